@@ -1,0 +1,123 @@
+"""Outputs that make cues audible: the live pygame mixer, and the interface every output
+(and every test fake) implements."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+
+from timekeeper.engine import Cue
+from timekeeper.profile import Profile
+from timekeeper.soundpack import RATE, SoundPack
+
+
+class AudioError(Exception):
+    """The audio device could not be opened or used."""
+
+
+class Output:
+    """Something that turns cues into sound (or light, or log lines). `play` is called on
+    the runner's thread as soon as a cue is due and must not block."""
+
+    def prepare(self, profile: Profile) -> None:
+        """Build whatever `play` will need for this profile, before the match starts."""
+
+    def play(self, cue: Cue) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the device."""
+
+
+@contextmanager
+def _sdl_driver(driver: str | None):
+    old = os.environ.get("SDL_AUDIODRIVER")
+    if driver:
+        os.environ["SDL_AUDIODRIVER"] = driver
+    try:
+        yield
+    finally:
+        if driver:
+            if old is None:
+                os.environ.pop("SDL_AUDIODRIVER", None)
+            else:
+                os.environ["SDL_AUDIODRIVER"] = old
+
+
+def init_mixer(driver: str | None = None, buffer: int = 512) -> None:
+    """Open the mixer at our fixed format (48 kHz, 16-bit, stereo); SDL converts for the
+    device, so sample arrays never need to know what the hardware wants."""
+    import pygame
+
+    with _sdl_driver(driver):
+        try:
+            pygame.mixer.init(frequency=RATE, size=-16, channels=2, buffer=buffer,
+                              allowedchanges=0)
+        except pygame.error as exc:
+            raise AudioError(f"cannot open audio ({exc}); check the speaker/sound card, or "
+                             "run with SDL_AUDIODRIVER=dummy for silence") from None
+
+
+def to_pygame_sound(samples: np.ndarray):
+    import pygame
+
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+    return pygame.sndarray.make_sound(np.ascontiguousarray(np.repeat(pcm[:, None], 2, axis=1)))
+
+
+class PygameAudio(Output):
+    """Live sound through pygame's mixer. The stream is opened (and run once) at start-up,
+    so the first cue of the day is as prompt as the last. The melody has a channel of its
+    own so that stopping it never cuts a mark or a signal."""
+
+    def __init__(self, pack: SoundPack, driver: str | None = None, buffer: int = 512) -> None:
+        import pygame
+
+        self._pygame = pygame
+        self.pack = pack
+        if not pygame.mixer.get_init():
+            init_mixer(driver, buffer)
+        pygame.mixer.set_num_channels(16)
+        pygame.mixer.set_reserved(1)
+        self._melody = pygame.mixer.Channel(0)
+        self._sounds: dict[tuple, object] = {}
+        warmup = to_pygame_sound(np.zeros(RATE // 50, np.float32))
+        warmup.play()  # wakes the device's stream now rather than at the first cue
+
+    def prepare(self, profile: Profile) -> None:
+        for name in profile.cue_names - {"last30"}:
+            self._sound(name, 1)
+        for period in profile.periods:
+            for mark in period.marks:
+                self._sound(mark.cue, mark.count)
+            if period.melody:
+                self._melody_sound(period.melody, 0.0)
+
+    def play(self, cue: Cue) -> None:
+        if cue.name == "last30":
+            if cue.stop:
+                self._melody.fadeout(5)  # a 5-ms fade: no click, and the end is sharp
+            else:
+                self._melody.play(self._melody_sound(cue.length, cue.offset))
+            return
+        self._sound(cue.name, cue.count).play()
+
+    def close(self) -> None:
+        self._pygame.mixer.quit()
+
+    def _sound(self, name: str, count: int):
+        key = (name, count)
+        if key not in self._sounds:
+            self._sounds[key] = to_pygame_sound(self.pack.repeated(name, count))
+        return self._sounds[key]
+
+    def _melody_sound(self, length: float, offset: float):
+        if offset == 0.0:
+            key = ("last30", length)
+            if key not in self._sounds:
+                self._sounds[key] = to_pygame_sound(self.pack.melody(length))
+            return self._sounds[key]
+        window = self.pack.melody(length)
+        return to_pygame_sound(window[min(len(window), round(offset * RATE)):])

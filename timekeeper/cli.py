@@ -1,0 +1,210 @@
+"""Command line: argument parsing and wiring, nothing else."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from timekeeper import __version__, profile
+from timekeeper.commands import Action, Command
+from timekeeper.yamldoc import ConfigError
+
+log = logging.getLogger("timekeeper")
+CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="timekeeper: %(message)s", stream=sys.stderr)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 2
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="timekeeper", description="Match timekeeper and sound signals for table hockey.")
+    p.add_argument("--version", action="version", version=f"timekeeper {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = p.add_subparsers(required=True, metavar="COMMAND")
+    default_profile = os.environ.get("TIMEKEEPER_PROFILE", "ithf")
+
+    run = sub.add_parser("run", help="run matches live with sound")
+    run.add_argument("--profile", default=default_profile, help="name or path (%(default)s)")
+    run.add_argument("--sounds", help="sound pack folder or name (default: the built-in pack)")
+    run.add_argument("--start", action="store_true", help="begin the countdown at once")
+    run.add_argument("--events", type=Path, help="append one JSON line per cue played")
+    run.add_argument("--control", type=Path, help="ctl socket path")
+    run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
+    run.set_defaults(func=cmd_run)
+
+    render = sub.add_parser("render", help="write a match to a WAV file")
+    render.add_argument("--profile", default=default_profile)
+    render.add_argument("--sounds")
+    render.add_argument("-o", "--output", type=Path, default=Path("match.wav"))
+    render.add_argument("--actions", default="",
+                        help="operator script, seconds after the first start signal, "
+                             "e.g. 120:pause,135:resume,200:add=10")
+    render.add_argument("--events", type=Path, help="also write the cue schedule as JSON lines")
+    render.set_defaults(func=cmd_render)
+
+    profiles = sub.add_parser("profiles", help="list built-in and user profiles")
+    profiles.set_defaults(func=cmd_profiles)
+
+    show = sub.add_parser("show", help="print a profile's timeline of cues")
+    show.add_argument("profile", nargs="?", default=default_profile)
+    show.set_defaults(func=cmd_show)
+
+    check = sub.add_parser("check", help="validate profiles and a sound pack")
+    check.add_argument("--profile", help="one profile (default: all of them)")
+    check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
+    check.set_defaults(func=cmd_check)
+
+    ctl = sub.add_parser("ctl", help="control a running timekeeper")
+    ctl.add_argument("command", choices=CTL_COMMANDS)
+    ctl.add_argument("seconds", nargs="?", type=float, help="for add (negative takes time back)")
+    ctl.add_argument("--control", type=Path, help="ctl socket path")
+    ctl.set_defaults(func=cmd_ctl)
+    return p
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    found = profile.available()
+    width = max((len(n) for n in found), default=0)
+    for name, (file, origin) in found.items():
+        try:
+            title = profile.load(str(file)).title
+        except ConfigError as exc:
+            title = f"INVALID: {exc}"
+        print(f"{name:<{width}}  {origin:<8}  {title}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from timekeeper.timeline import describe
+
+    print("\n".join(describe(profile.load(args.profile))))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from timekeeper.soundpack import find_pack, load_pack
+
+    names = [args.profile] if args.profile else [str(f) for f, _ in profile.available().values()]
+    needed: set[str] = set()
+    for name in names:
+        loaded = profile.load(name)
+        needed |= loaded.cue_names
+        print(f"ok  profile {loaded.key}: {loaded.title}")
+    folder = find_pack(args.sounds)
+    pack = load_pack(folder, needed)
+    print(f"ok  sound pack {pack.name} ({folder}): {len(pack.sounds)} cues")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from timekeeper.render import render
+    from timekeeper.replay import ScriptError, parse_actions
+    from timekeeper.soundpack import find_pack, load_pack
+
+    chosen = profile.load(args.profile)
+    try:
+        steps = parse_actions(args.actions)
+    except ScriptError as exc:
+        raise ConfigError(str(exc), field="--actions") from None
+    pack = load_pack(find_pack(args.sounds), chosen.cue_names)
+    try:
+        result = render(chosen, pack, args.output, steps, args.events)
+    except ScriptError as exc:
+        raise ConfigError(str(exc), field="--actions") from None
+    for step in result.unused:
+        log.warning("--actions %g:%s comes after the end of the match; not applied",
+                    step.at, step.command)
+    print(f"wrote {args.output}: {result.end + 0.5:.1f} s, {len(result.cues)} cues "
+          f"(start at {result.start:.3f} s)")
+    return 0
+
+
+def cmd_ctl(args: argparse.Namespace) -> int:
+    from timekeeper.controls.socket import default_path, send
+
+    line = args.command
+    if args.seconds is not None:
+        if args.command != "add":
+            print("timekeeper: only add takes a number", file=sys.stderr)
+            return 2
+        line += f" {args.seconds:g}"
+    try:
+        answer = send(args.control or default_path(), line)
+    except ConnectionError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    if not answer.get("ok"):
+        print(f"timekeeper: {args.command} refused: {answer.get('error')}", file=sys.stderr)
+        return 1
+    print(json.dumps(answer["status"]))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from timekeeper.audio import AudioError, PygameAudio, init_mixer
+    from timekeeper.controls.keyboard import HELP, Keyboard
+    from timekeeper.controls.socket import ControlServer, default_path
+    from timekeeper.display import LogLines, StatusLine
+    from timekeeper.engine import Engine
+    from timekeeper.eventlog import EventLog
+    from timekeeper.runner import Runner
+    from timekeeper.soundpack import find_pack, load_pack
+
+    chosen = profile.load(args.profile)
+    folder = find_pack(args.sounds)
+    try:
+        init_mixer()
+        pack = load_pack(folder, chosen.cue_names)
+        audio = PygameAudio(pack)
+        audio.prepare(chosen)
+    except AudioError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    events = EventLog(args.events) if args.events else None
+    runner = Runner(Engine(chosen), [audio], events)
+    control_path = args.control or default_path()
+    try:
+        server = ControlServer(runner, control_path).start()
+    except OSError as exc:
+        print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
+        return 1
+    closers: list = [server, audio]
+    interactive = sys.stdin.isatty() and not args.no_keyboard
+    if sys.stdout.isatty():
+        line = StatusLine(runner.status, HELP if interactive else "keys off").start()
+        runner.listeners.append(line)
+        closers.insert(0, line)
+    else:
+        runner.listeners.append(LogLines())
+    if interactive:
+        closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
+    log.info("ready: profile %s, sounds %s, control %s", chosen.key, pack.name, control_path)
+    if args.start:
+        runner.submit(Command(Action.START))
+    try:
+        runner.run()
+    finally:
+        for closer in closers:
+            closer.close()
+        if events:
+            events.close()
+    return 0

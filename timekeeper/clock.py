@@ -1,0 +1,54 @@
+"""The period clock: a mapping from the runner's time to play time, never a tick counter.
+
+While the clock runs, play time is `base + (now - anchor)`; stopping folds the run into
+`base`, adding time raises the period's total. Deadlines are computed from the mapping, so a
+pause or added time moves every cue still to come, and nothing accumulates rounding."""
+
+from __future__ import annotations
+
+
+class PeriodClock:
+    def __init__(self, length: float | None) -> None:
+        self.length = length  # None: untimed, counts up only
+        self.added = 0.0
+        self._base = 0.0  # play time before the current run
+        self._anchor: float | None = None  # when the current run began
+
+    @property
+    def running(self) -> bool:
+        return self._anchor is not None
+
+    def play_time(self, now: float) -> float:
+        return self._base + (now - self._anchor if self._anchor is not None else 0.0)
+
+    @property
+    def total(self) -> float | None:
+        return None if self.length is None else self.length + self.added
+
+    def remaining(self, now: float) -> float | None:
+        total = self.total
+        return None if total is None else max(0.0, total - self.play_time(now))
+
+    def start(self, now: float) -> None:
+        if self._anchor is None:
+            self._anchor = now
+
+    def stop(self, now: float) -> None:
+        if self._anchor is not None:
+            self._base += now - self._anchor
+            self._anchor = None
+
+    def add(self, seconds: float, now: float) -> float:
+        """Add (or take back) play time; the added total never goes below zero and the
+        remaining time never below zero. Returns the change actually made."""
+        if self.length is None:
+            return 0.0
+        change = max(seconds, -self.added, -(self.remaining(now) or 0.0))
+        self.added += change
+        return change
+
+    def when_remaining(self, remaining: float) -> float | None:
+        """The runner's time at which `remaining` seconds will be left (running clocks only)."""
+        if self._anchor is None or self.length is None:
+            return None
+        return self._anchor + (self.length + self.added - self._base) - remaining

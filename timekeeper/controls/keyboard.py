@@ -1,0 +1,69 @@
+"""Keys in a terminal: single presses, no Enter needed (cbreak mode, restored on exit)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import sys
+import termios
+import threading
+import tty
+from collections.abc import Callable
+
+from timekeeper.commands import Action, Command
+
+KEYS: dict[str, Command] = {
+    " ": Command(Action.TOGGLE),
+    "s": Command(Action.START),
+    "\n": Command(Action.START),
+    "\r": Command(Action.START),
+    "n": Command(Action.NEXT),
+    "+": Command(Action.ADD),
+    "=": Command(Action.ADD),
+    "f": Command(Action.FINISH),
+    "r": Command(Action.RESET),
+    "q": Command(Action.QUIT),
+    "\x03": Command(Action.QUIT),  # Ctrl-C arrives as a key in cbreak mode only if ISIG is off
+}
+HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r reset  q quit"
+
+
+def key_command(key: str, add_step: float) -> Command | None:
+    if key == "-":
+        return Command(Action.ADD, -add_step)
+    return KEYS.get(key.lower() if key.isalpha() else key)
+
+
+class Keyboard:
+    def __init__(self, submit: Callable[[Command], object], add_step: float,
+                 fd: int | None = None) -> None:
+        self.submit, self.add_step = submit, add_step
+        self.fd = sys.stdin.fileno() if fd is None else fd
+        self._saved = termios.tcgetattr(self.fd)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="keyboard", daemon=True)
+
+    def start(self) -> Keyboard:
+        tty.setcbreak(self.fd)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if not ready:
+                continue
+            data = os.read(self.fd, 32).decode(errors="ignore")
+            if not data:
+                self.submit(Command(Action.QUIT))
+                return
+            for key in data:
+                command = key_command(key, self.add_step)
+                if command is not None:
+                    self.submit(command)

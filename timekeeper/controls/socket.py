@@ -1,0 +1,122 @@
+"""The ctl socket: a local UNIX socket taking one command per line, answering one JSON line.
+
+Requests are plain text (`start`, `add 10`, `status`); replies are
+`{"ok": true, "status": {...}}` or `{"ok": false, "error": "..."}`."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import socket
+import threading
+from pathlib import Path
+
+from timekeeper.commands import Command, Refused
+from timekeeper.runner import Runner
+
+log = logging.getLogger(__name__)
+REPLY_TIMEOUT = 5.0
+
+
+def default_path() -> Path:
+    """$TIMEKEEPER_CONTROL, else the service's RuntimeDirectory, else the user's runtime dir."""
+    if env := os.environ.get("TIMEKEEPER_CONTROL"):
+        return Path(env)
+    if runtime := os.environ.get("RUNTIME_DIRECTORY"):
+        return Path(runtime.split(":")[0]) / "control.sock"
+    if xdg := os.environ.get("XDG_RUNTIME_DIR"):
+        return Path(xdg) / "timekeeper" / "control.sock"
+    return Path(f"/tmp/timekeeper-{os.getuid()}") / "control.sock"
+
+
+class ControlServer:
+    def __init__(self, runner: Runner, path: Path) -> None:
+        self.runner, self.path = runner, path
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
+        if path.exists():
+            if _alive(path):
+                raise OSError(f"another timekeeper is already listening on {path}")
+            path.unlink()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o117)  # the socket is created 0660 from the start, no window
+        try:
+            self._sock.bind(str(path))
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o660)
+        self._sock.listen(8)
+        self._thread = threading.Thread(target=self._serve, name="ctl", daemon=True)
+
+    def start(self) -> ControlServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn, conn.makefile("rw", encoding="utf-8") as f:
+            conn.settimeout(REPLY_TIMEOUT)
+            try:
+                line = f.readline().strip()
+                f.write(json.dumps(self.reply(line)) + "\n")
+                f.flush()
+            except OSError as exc:
+                log.debug("ctl connection dropped: %s", exc)
+
+    def reply(self, line: str) -> dict:
+        if line == "status":
+            return {"ok": True, "status": dataclasses.asdict(self.runner.status())}
+        try:
+            command = Command.parse(line)
+        except ValueError as exc:
+            return {"ok": False, "error": str(exc)}
+        try:
+            status = self.runner.submit(command).result(timeout=REPLY_TIMEOUT)
+        except Refused as exc:
+            return {"ok": False, "error": str(exc)}
+        except TimeoutError:
+            return {"ok": False, "error": "the timekeeper did not answer in time"}
+        return {"ok": True, "status": dataclasses.asdict(status)}
+
+
+def _alive(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
+def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1) -> dict:
+    """The client side, used by `timekeeper ctl`."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(path))
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise ConnectionError(f"no timekeeper is running at {path} "
+                                  "(start one with `timekeeper run`, or give --control)") from None
+        except PermissionError:
+            raise ConnectionError(f"not allowed to use {path} (are you in its group?)") from None
+        sock.sendall((line.strip() + "\n").encode())
+        with sock.makefile("r", encoding="utf-8") as f:
+            answer = f.readline()
+    if not answer:
+        raise ConnectionError("the timekeeper closed the connection without answering")
+    return json.loads(answer)

@@ -1,0 +1,93 @@
+"""What a person at the table sees: a status line on a terminal, or one log line per cue and
+state change when stdout is a file or the journal."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from timekeeper.engine import Cue, Status
+
+
+def clock_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    whole = int(seconds + 0.999) if seconds > 0 else 0  # count down like a scoreboard: 0:01 … 0:00
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def status_text(s: Status) -> str:
+    parts = [s.profile, s.state.upper()]
+    if s.part:
+        parts.append(s.part)
+    if s.state in ("prestart", "break", "shot"):
+        parts.append(f"{s.state} {clock_text(s.countdown)}")
+    if s.remaining is not None and s.state not in ("idle", "prestart"):
+        parts.append(f"left {clock_text(s.remaining)}")
+    elif s.part and s.state in ("running", "stopped"):
+        parts.append(f"played {clock_text(s.play_time)}")
+    if s.added:
+        parts.append(f"added {s.added:+g}s")
+    if s.series:
+        parts.append(f"series {s.series}, {s.shot} shots taken")
+    if s.waiting_for:
+        parts.append(f"[{s.waiting_for}]")
+    return "  ".join(parts)
+
+
+def cue_text(cue: Cue) -> str:
+    what = cue.name + ("" if cue.count == 1 else f" x{cue.count}")
+    if cue.name == "last30":
+        what = "last30 stop" if cue.stop else f"last30 from {cue.offset:.1f}s"
+    return f"cue {what}  period={cue.period} play={clock_text(cue.play_time)}"
+
+
+class LogLines:
+    """One line per cue and per state change (stdout not a terminal, e.g. under systemd)."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+
+    def __call__(self, cue: Cue | None, status: Status) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        text = cue_text(cue) if cue is not None else "state " + status_text(status)
+        print(f"{stamp} {text}", file=self.out, flush=True)
+
+
+class StatusLine:
+    """A line redrawn in place a few times a second, with cues scrolling above it."""
+
+    def __init__(self, status: Callable[[], Status], help_text: str,
+                 out: TextIO = sys.stdout, period: float = 0.2) -> None:
+        self.status, self.out, self.period = status, out, period
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        print(help_text, file=out, flush=True)
+        self._thread = threading.Thread(target=self._loop, name="status", daemon=True)
+
+    def start(self) -> StatusLine:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            print(file=self.out, flush=True)
+
+    def __call__(self, cue: Cue | None, status: Status) -> None:
+        if cue is not None:
+            with self._lock:
+                self.out.write(f"\r\x1b[K{time.strftime('%H:%M:%S')} {cue_text(cue)}\n")
+        self._draw(status)
+
+    def _draw(self, status: Status) -> None:
+        with self._lock:
+            self.out.write(f"\r\x1b[K{status_text(status)}")
+            self.out.flush()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.period):
+            self._draw(self.status())

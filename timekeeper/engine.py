@@ -1,0 +1,417 @@
+"""The match engine: a state machine told the time and the operator's commands, answering with
+cues. It never reads a clock and never sleeps, so live runs, renders and tests drive the very
+same code; `now` is whatever time base the caller uses (monotonic seconds, file seconds).
+
+    idle → prestart → running ⇄ stopped → break → running … → waiting → overtime …
+         → shootout ⇄ shot → finished
+
+Every cue is due at an absolute deadline computed from the period clock's mapping; a command
+moves the mapping, never a sum of ticks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from timekeeper.clock import PeriodClock
+from timekeeper.commands import Action, Command, Refused
+from timekeeper.profile import Period, Profile
+
+
+class State(StrEnum):
+    IDLE = "idle"  # waiting for START
+    PRESTART = "prestart"  # the pre-start signal has sounded, counting down to the start
+    RUNNING = "running"
+    STOPPED = "stopped"  # clock stopped by the operator (ITHF 10.1)
+    BREAK = "break"  # timed intermission between periods
+    WAITING = "waiting"  # a period is over; NEXT starts the next part (overtime: on a draw)
+    SHOOTOUT = "shootout"  # between shots; NEXT starts a shot, FINISH ends the match
+    SHOT = "shot"  # a shot's time limit is running
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A sound to start (or, with `stop`, the melody to stop) at `due` on the caller's time base."""
+
+    name: str
+    due: float
+    period: int = 0  # 1-based part of the match; 0 before the first
+    play_time: float = 0.0  # of that period, at `due`
+    count: int = 1  # marks: how many beeps
+    offset: float = 0.0  # melody: where in the tune to start
+    length: float = 0.0  # melody: how long the whole melody window is
+    stop: bool = False
+
+
+@dataclass(frozen=True)
+class Status:
+    profile: str
+    title: str
+    state: str
+    period: int  # 1-based; 0 before the match
+    periods: int  # regulation periods
+    part: str  # "period 2", "overtime", "shoot-out", ""
+    play_time: float
+    remaining: float | None  # of the period's play time; None when untimed or none
+    added: float
+    countdown: float | None  # to the start, the end of a break, or of a shot
+    melody: bool
+    shot: int = 0  # shots taken in the shoot-out
+    series: int = 0
+    waiting_for: str = ""  # what NEXT / START would do now
+
+
+@dataclass
+class _Match:
+    """What one match has done so far (reset makes a new one)."""
+
+    index: int = -1  # into profile.periods
+    clock: PeriodClock | None = None
+    next_mark: int = 0
+    melody_on: bool = False
+    deadline_at: float | None = None  # prestart → start, break end, shot end
+    warned: bool = False
+    shots: int = 0
+
+
+class Engine:
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.state = State.IDLE
+        self.m = _Match()
+        self.now = float("-inf")  # the latest time the engine was told
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def period(self) -> Period | None:
+        return self.profile.periods[self.m.index] if self.m.index >= 0 else None
+
+    def next_deadline(self) -> float | None:
+        """When the engine next has something to do unless a command comes first."""
+        s, m = self.state, self.m
+        if s in (State.PRESTART, State.SHOT):
+            return m.deadline_at
+        if s is State.BREAK:
+            warning = self.profile.intermission.warning if self.profile.intermission else None
+            if warning is not None and not m.warned and m.deadline_at is not None:
+                return m.deadline_at - warning
+            return m.deadline_at
+        if s is State.RUNNING and m.clock is not None and m.clock.length is not None:
+            return min(t for t in self._running_deadlines() if t is not None)
+        return None
+
+    def advance(self, now: float) -> list[Cue]:
+        """Everything that came due up to `now`, each at its own exact deadline."""
+        cues: list[Cue] = []
+        while (due := self.next_deadline()) is not None and due <= now:
+            self.now = max(self.now, due)
+            cues += self._fire(due)
+        self.now = max(self.now, now)
+        return cues
+
+    def handle(self, command: Command, now: float) -> list[Cue]:
+        """Apply an operator command at `now`. Raises Refused (with `.cues` that came due
+        before it) when the command does not apply; nothing is changed then."""
+        cues = self.advance(now)
+        try:
+            return cues + self._apply(command, now)
+        except Refused as refusal:
+            refusal.cues = cues
+            raise
+
+    def status(self, now: float) -> Status:
+        m, p, s = self.m, self.period, self.state
+        clock = m.clock
+        countdown = None
+        if s in (State.PRESTART, State.BREAK, State.SHOT) and m.deadline_at is not None:
+            countdown = max(0.0, m.deadline_at - now)
+        series = 0
+        if self.profile.shootout and s in (State.SHOOTOUT, State.SHOT):
+            series = self.profile.shootout.describe(m.shots)[0]
+        return Status(
+            profile=self.profile.key,
+            title=self.profile.title,
+            state=s.value,
+            period=p.number if p else 0,
+            periods=self.profile.regulation,
+            part="shoot-out" if s in (State.SHOOTOUT, State.SHOT) else (p.name if p else ""),
+            play_time=round(clock.play_time(now), 3) if clock else 0.0,
+            remaining=_round(clock.remaining(now)) if clock else None,
+            added=clock.added if clock else 0.0,
+            countdown=_round(countdown),
+            melody=m.melody_on,
+            shot=m.shots,
+            series=series,
+            waiting_for=self._waiting_for(),
+        )
+
+    # ------------------------------------------------------------------ commands
+
+    def _apply(self, command: Command, now: float) -> list[Cue]:
+        a, s = command.action, self.state
+        if a is Action.RESET:
+            return self._reset(now)
+        if a is Action.START and s in (State.IDLE, State.FINISHED):
+            return self._begin_match(now)
+        if a in (Action.START, Action.NEXT):
+            return self._next(now)
+        if a is Action.TOGGLE:
+            return self._pause(now) if s is State.RUNNING else self._resume(now)
+        if a is Action.PAUSE:
+            return self._pause(now)
+        if a is Action.RESUME:
+            return self._resume(now)
+        if a is Action.ADD:
+            return self._add(command.seconds, now)
+        if a is Action.FINISH:
+            return self._finish(now)
+        raise Refused(f"{a.value} is not an engine command")
+
+    def _begin_match(self, now: float) -> list[Cue]:
+        self.m = _Match()
+        if self.profile.prestart > 0:
+            self.state = State.PRESTART
+            self.m.deadline_at = now + self.profile.prestart
+            return [Cue("prestart", now)]
+        return self._start_period(0, now)
+
+    def _next(self, now: float) -> list[Cue]:
+        s, p = self.state, self.period
+        if s is State.IDLE or s is State.FINISHED:
+            return self._begin_match(now)
+        if s is State.PRESTART:
+            raise Refused("the start is already counting down")
+        more = self.m.index + 1 < len(self.profile.periods)
+        if s is State.BREAK or (s is State.WAITING and more):
+            return self._start_period(self.m.index + 1, now)
+        if s is State.WAITING:  # after the last period: the shoot-out
+            self.state = State.SHOOTOUT
+            return []
+        if s in (State.RUNNING, State.STOPPED) and p is not None:
+            if p.sudden_death:
+                return self._end_period(now, decided=True)
+            raise Refused(f"the {p.name} is still being played; NEXT comes after its end")
+        if s is State.SHOOTOUT:
+            return self._start_shot(now)
+        if s is State.SHOT:  # the shot was taken before its limit: no signal needed
+            self.m.shots += 1
+            self.m.deadline_at = None
+            self.state = State.SHOOTOUT
+            return []
+        raise Refused(f"nothing to go on to while {s.value}")
+
+    def _finish(self, now: float) -> list[Cue]:
+        s, p = self.state, self.period
+        if s is State.WAITING and p is not None and self.m.index + 1 >= self.profile.regulation:
+            self.state = State.FINISHED  # decided in regulation: the end signal has sounded
+            return []
+        if s in (State.SHOOTOUT, State.SHOT):
+            if s is State.SHOT:
+                self.m.shots += 1
+            self.state = State.FINISHED
+            return [self._cue("end", now)]
+        if s in (State.RUNNING, State.STOPPED) and p is not None and p.overtime:
+            return self._end_period(now, decided=True)
+        raise Refused("finish ends a match after regulation (overtime, shoot-out); "
+                      f"not while {s.value}" + (f" in the {p.name}" if p else ""))
+
+    def _reset(self, now: float) -> list[Cue]:
+        cues = self._melody_stop(now)
+        self.state, self.m = State.IDLE, _Match()
+        return cues
+
+    def _pause(self, now: float) -> list[Cue]:
+        if self.state is not State.RUNNING or self.m.clock is None:
+            raise Refused(f"the clock is not running ({self.state.value})")
+        self.m.clock.stop(now)
+        self.state = State.STOPPED
+        return self._melody_stop(now) + self._feedback("pause", now)
+
+    def _resume(self, now: float) -> list[Cue]:
+        if self.state is not State.STOPPED or self.m.clock is None:
+            raise Refused(f"the clock is not stopped ({self.state.value})")
+        clock = self.m.clock
+        if clock.remaining(now) == 0:  # time was taken back to zero while stopped
+            clock.start(now)
+            return self._end_period(now)
+        clock.start(now)
+        self.state = State.RUNNING
+        return self._feedback("resume", now) + self._melody_sync(now)
+
+    def _add(self, seconds: float | None, now: float) -> list[Cue]:
+        clock = self.m.clock
+        if self.state not in (State.RUNNING, State.STOPPED) or clock is None:
+            raise Refused(f"no period is being played ({self.state.value})")
+        if clock.length is None:
+            raise Refused(f"the {self.period.name if self.period else 'period'} is untimed")
+        step = self.profile.add_step if seconds is None else seconds
+        change = clock.add(step, now)
+        if change == 0:
+            raise Refused("no added time to take back" if step < 0 else "nothing to add")
+        cues = self._feedback("time_added", now) if change > 0 else []
+        if change < 0:  # marks jumped over by taking time back are passed, not sounded late
+            self._skip_marks_above(clock.remaining(now) or 0.0)
+        if self.state is State.RUNNING:
+            if clock.remaining(now) == 0:
+                return cues + self._end_period(now)
+            cues += self._melody_stop(now) + self._melody_sync(now)
+        return cues
+
+    # ------------------------------------------------------------------ deadlines
+
+    def _running_deadlines(self) -> list[float | None]:
+        m, p = self.m, self.period
+        assert m.clock is not None and p is not None
+        times = [m.clock.when_remaining(0.0)]
+        if m.next_mark < len(p.marks):
+            times.append(m.clock.when_remaining(p.marks[m.next_mark].remaining))
+        if p.melody and not m.melody_on:
+            times.append(m.clock.when_remaining(p.melody))
+        return times
+
+    def _fire(self, t: float) -> list[Cue]:
+        s, m = self.state, self.m
+        if s is State.PRESTART:
+            return self._start_period(0, t)
+        if s is State.SHOT:
+            m.shots += 1
+            m.deadline_at = None
+            self.state = State.SHOOTOUT
+            return [self._cue("shot_end", t)]
+        if s is State.BREAK:
+            assert m.deadline_at is not None
+            cues = []
+            if not m.warned and self.profile.intermission.warning is not None:  # type: ignore[union-attr]
+                m.warned = True
+                cues.append(self._cue("break_warning", t))
+                if t < m.deadline_at:
+                    return cues
+            if self.profile.periods[m.index + 1].starts == "auto":
+                return cues + self._start_period(m.index + 1, t)
+            self.state, m.deadline_at = State.WAITING, None
+            return cues
+        return self._fire_running(t)
+
+    def _fire_running(self, t: float) -> list[Cue]:
+        m, p = self.m, self.period
+        assert m.clock is not None and p is not None
+        cues: list[Cue] = []
+        while m.next_mark < len(p.marks):
+            mark = p.marks[m.next_mark]
+            due = m.clock.when_remaining(mark.remaining)
+            if due is None or due > t:
+                break
+            cues.append(self._cue(mark.cue, due, count=mark.count))
+            m.next_mark += 1
+        cues += self._melody_sync(t, due_only=True)
+        end = m.clock.when_remaining(0.0)
+        if end is not None and end <= t:
+            cues += self._end_period(end)
+        return cues
+
+    # ------------------------------------------------------------------ transitions
+
+    def _start_period(self, index: int, now: float) -> list[Cue]:
+        p = self.profile.periods[index]
+        self.m.index, self.m.clock = index, PeriodClock(p.length)
+        self.m.next_mark, self.m.melody_on, self.m.deadline_at = 0, False, None
+        self.m.warned = False
+        self.m.clock.start(now)
+        self.state = State.RUNNING
+        return [self._cue("start", now)]
+
+    def _end_period(self, now: float, decided: bool = False) -> list[Cue]:
+        """The period's play time is used up (or, `decided`, a sudden-death goal ended it)."""
+        m, p = self.m, self.period
+        assert m.clock is not None and p is not None
+        cues = self._melody_stop(now)
+        m.clock.stop(now)
+        m.next_mark = len(p.marks)
+        last = m.index + 1 >= len(self.profile.periods)
+        if decided:
+            self.state = State.FINISHED
+            return [*cues, self._cue("end", now)]
+        cues.append(self._cue(p.end_cue, now))
+        if not p.overtime and m.index + 1 < self.profile.regulation:
+            brk = self.profile.intermission
+            if brk is not None:
+                self.state, m.deadline_at, m.warned = State.BREAK, now + brk.length, False
+            elif self.profile.periods[m.index + 1].starts == "auto":
+                return cues + self._start_period(m.index + 1, now)
+            else:
+                self.state = State.WAITING
+        elif not last:
+            self.state = State.WAITING  # overtime (on a draw) or the next overtime part
+        elif self.profile.shootout is None:
+            self.state = State.FINISHED
+        else:  # straight to the shoot-out if it must follow, else NEXT on a draw
+            self.state = State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
+        return cues
+
+    def _start_shot(self, now: float) -> list[Cue]:
+        assert self.profile.shootout is not None
+        self.state = State.SHOT
+        self.m.deadline_at = now + self.profile.shootout.shot
+        return [self._cue("shot_start", now)]
+
+    # ------------------------------------------------------------------ the last-30 melody
+
+    def _melody_sync(self, now: float, due_only: bool = False) -> list[Cue]:
+        """Start the melody if the running clock is inside the melody window. The tune's
+        position always equals the play time elapsed in the window, so it tracks every
+        pause and every second added or taken back."""
+        m, p = self.m, self.period
+        if p is None or not p.melody or m.melody_on or self.state is not State.RUNNING:
+            return []
+        assert m.clock is not None
+        start_at = m.clock.when_remaining(p.melody)
+        if start_at is None or start_at > now:
+            return []
+        remaining = m.clock.remaining(now) or 0.0
+        if remaining <= 0:
+            return []
+        offset = 0.0 if due_only else max(0.0, p.melody - remaining)
+        m.melody_on = True
+        return [self._cue("last30", start_at if due_only else now, offset=offset, length=p.melody)]
+
+    def _melody_stop(self, now: float) -> list[Cue]:
+        if not self.m.melody_on:
+            return []
+        self.m.melody_on = False
+        return [self._cue("last30", now, stop=True)]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _skip_marks_above(self, remaining: float) -> None:
+        p = self.period
+        assert p is not None
+        while self.m.next_mark < len(p.marks) and p.marks[self.m.next_mark].remaining > remaining:
+            self.m.next_mark += 1
+
+    def _feedback(self, name: str, now: float) -> list[Cue]:
+        return [self._cue(name, now)] if self.profile.feedback else []
+
+    def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
+        p, clock = self.period, self.m.clock
+        play = clock.play_time(due) if clock else 0.0
+        if clock is not None and clock.total is not None:
+            play = min(play, clock.total)
+        return Cue(name, due, p.number if p else 0, round(play, 6), **kw)  # type: ignore[arg-type]
+
+    def _waiting_for(self) -> str:
+        s, i, periods = self.state, self.m.index, self.profile.periods
+        if s in (State.IDLE, State.FINISHED):
+            return "start"
+        if s in (State.WAITING, State.BREAK) and i + 1 < len(periods):
+            return f"next: {periods[i + 1].name}"
+        if s is State.WAITING:
+            return "next: shoot-out"
+        if s is State.SHOOTOUT:
+            return "next: shot"
+        return ""
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)

@@ -1,0 +1,352 @@
+"""Profiles: a rule set's timing as YAML, validated once at load into immutable objects.
+
+Everything the engine needs is decided here (period names, which cue ends each period, the
+mark schedule), so the engine itself never second-guesses its input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from timekeeper.data import builtin_dir, user_dirs
+from timekeeper.yamldoc import ConfigError, Doc, Path_
+
+TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
+            "period", "break", "overtime", "shootout")
+PERIOD_KEYS = ("length", "count", "marks", "mark_beeps", "melody", "starts")
+OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
+BREAK_KEYS = ("length", "warning")
+SHOOTOUT_KEYS = ("first", "then", "shot")
+RULE_SETS = ("ithf",)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A time mark: sounded `count` times when `remaining` seconds of the period are left."""
+
+    remaining: float
+    count: int
+    cue: str  # "minute" or "third"
+
+
+@dataclass(frozen=True)
+class Period:
+    number: int  # 1-based over regulation and overtime
+    name: str  # "period 2", "overtime 1", "match"
+    overtime: bool
+    length: float | None  # None: untimed (sudden death until the operator ends it)
+    marks: tuple[Mark, ...]  # most remaining first
+    melody: float  # seconds of last-N melody, 0 for none
+    sudden_death: bool  # NEXT while it runs means "the deciding goal": the match ends
+    starts: str  # "operator" (waits for START/NEXT) or "auto" (straight after the break)
+    end_cue: str  # "end" closes the match, "period_end" when another part must follow
+
+
+@dataclass(frozen=True)
+class Break:
+    length: float
+    warning: float | None  # break_warning this many seconds before the break ends
+
+
+@dataclass(frozen=True)
+class Shootout:
+    first: int  # shots each in the first series
+    then: int  # shots each in every later series
+    shot: float  # time limit of one shot
+
+    def describe(self, taken: int) -> tuple[int, int]:
+        """(series, shot within series), both 1-based, of the shot after `taken` shots."""
+        first = 2 * self.first
+        if taken < first:
+            return 1, taken + 1
+        return 2 + (taken - first) // (2 * self.then), (taken - first) % (2 * self.then) + 1
+
+
+@dataclass(frozen=True)
+class Profile:
+    key: str  # the name it is selected by
+    title: str
+    source: Path
+    follows: str | None
+    add_step: float
+    prestart: float  # lead of the pre-start signal before the first start; 0: none
+    feedback: bool  # pause / resume / time_added cues
+    periods: tuple[Period, ...]
+    regulation: int  # how many of `periods` are regulation periods
+    intermission: Break | None  # between regulation periods
+    shootout: Shootout | None
+
+    @property
+    def cue_names(self) -> set[str]:
+        """Every cue this profile can ask for (packs are checked against it at start-up)."""
+        names = {"start", "end"}
+        if self.prestart:
+            names.add("prestart")
+        if self.feedback:
+            names |= {"pause", "resume", "time_added"}
+        for p in self.periods:
+            names.add(p.end_cue)
+            names |= {m.cue for m in p.marks}
+            if p.melody:
+                names.add("last30")
+        if self.intermission and self.intermission.warning is not None:
+            names.add("break_warning")
+        if self.shootout:
+            names |= {"shot_start", "shot_end"}
+        return names
+
+
+# ---------------------------------------------------------------------------- lookup
+
+
+def profile_dirs() -> list[tuple[Path, str]]:
+    return [(d, "user") for d in user_dirs("profiles")] + [(builtin_dir("profiles"), "built-in")]
+
+
+def available() -> dict[str, tuple[Path, str]]:
+    """name -> (file, origin); user profiles shadow built-ins of the same name."""
+    found: dict[str, tuple[Path, str]] = {}
+    for folder, origin in profile_dirs():
+        if folder.is_dir():
+            for file in sorted(folder.glob("*.yaml")):
+                found.setdefault(file.stem, (file, origin))
+    return dict(sorted(found.items()))
+
+
+def find(name_or_path: str, relative_to: Path | None = None) -> Path:
+    looks_like_path = "/" in name_or_path or name_or_path.endswith((".yaml", ".yml"))
+    if looks_like_path:
+        path = Path(name_or_path).expanduser()
+        if relative_to is not None and not path.is_absolute():
+            path = relative_to / path
+        if not path.is_file():
+            raise ConfigError("no such profile file", path)
+        return path
+    if relative_to is not None and (relative_to / f"{name_or_path}.yaml").is_file():
+        return relative_to / f"{name_or_path}.yaml"
+    profiles = available()
+    if name_or_path not in profiles:
+        names = ", ".join(profiles) or "(none found)"
+        raise ConfigError(f"unknown profile {name_or_path!r}; available: {names}")
+    return profiles[name_or_path][0]
+
+
+def load(name_or_path: str) -> Profile:
+    file = find(name_or_path)
+    return build(_load_doc(file, ()), file)
+
+
+def _load_doc(file: Path, chain: tuple[Path, ...]) -> Doc:
+    file = file.resolve()
+    if file in chain:
+        raise ConfigError("extends itself (a loop of extends:)", file, "extends")
+    doc = Doc.load(file)
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a profile must be a mapping of settings")
+    base_name = doc.data.get("extends")
+    if base_name is None:
+        return doc
+    if not isinstance(base_name, str):
+        raise doc.error(("extends",), "must be a profile name or a path")
+    try:
+        base_file = find(base_name, relative_to=file.parent)
+    except ConfigError as exc:
+        raise doc.error(("extends",), exc.message) from None
+    return doc.merged_over(_load_doc(base_file, (*chain, file)))
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+class _Reader:
+    """Typed access to a Doc, raising ConfigError with file:line and the field's name."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+
+    def get(self, path: Path_, default: Any = None) -> Any:
+        value: Any = self.doc.data
+        for part in path:
+            in_dict = isinstance(value, dict) and part in value
+            in_list = isinstance(value, list) and isinstance(part, int) and part < len(value)
+            if in_dict or in_list:
+                value = value[part]
+            else:
+                return default
+        return value
+
+    def mapping(self, path: Path_, keys: tuple[str, ...], *, optional: bool = True) -> dict | None:
+        value = self.get(path)
+        if value is None:
+            if optional:
+                return None
+            raise self.doc.error(path, "missing")
+        if not isinstance(value, dict):
+            raise self.doc.error(path, "must be a mapping of settings")
+        self.doc.check_keys(path, value, keys)
+        return value
+
+    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False) -> float:
+        value = self.get(path, default)
+        if value is None:
+            raise self.doc.error(path, "missing (a number of seconds)")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.doc.error(path, f"must be a number of seconds, not {value!r}")
+        if value < 0 or (value == 0 and not zero):
+            kind = "zero or more" if zero else "more than zero"
+            raise self.doc.error(path, f"must be {kind} seconds (got {value})")
+        return float(value)
+
+    def integer(self, path: Path_, default: int) -> int:
+        value = self.get(path, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.doc.error(path, f"must be a whole number of at least 1, not {value!r}")
+        return value
+
+    def flag(self, path: Path_, default: bool) -> bool:
+        value = self.get(path, default)
+        if not isinstance(value, bool):
+            raise self.doc.error(path, f"must be true or false, not {value!r}")
+        return value
+
+    def choice(self, path: Path_, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(path, default)
+        if value not in choices:
+            raise self.doc.error(path, f"must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    def text(self, path: Path_, default: str) -> str:
+        value = self.get(path, default)
+        if not isinstance(value, str):
+            raise self.doc.error(path, f"must be text, not {value!r}")
+        return value
+
+
+def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float) -> tuple[Mark, ...]:
+    if spec in (None, "none", False):
+        return ()
+    if spec == "thirds":
+        counts = [(length * 2 / 3, 2), (length / 3, 1)]
+        cue = "third"
+    else:
+        if spec == "minutes":
+            every = 60.0
+        elif isinstance(spec, int | float) and not isinstance(spec, bool) and spec > 0:
+            every = float(spec)
+        else:
+            raise r.doc.error(path, "must be minutes, thirds, none or a number of seconds "
+                                    f"between marks, not {spec!r}")
+        counts = [(n * every, n) for n in range(int(length // every), 0, -1)
+                  if n * every < length - 1e-9]
+        cue = "minute"
+    return tuple(Mark(rem, n if beeps == "count" else 1, cue) for rem, n in counts)
+
+
+def build(doc: Doc, file: Path) -> Profile:
+    r = _Reader(doc)
+    doc.check_keys((), doc.data, TOP_KEYS)
+    follows = r.get(("follows",))
+    if follows is not None and follows not in RULE_SETS:
+        known = ", ".join(RULE_SETS)
+        raise doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}")
+
+    r.mapping(("period",), PERIOD_KEYS, optional=False)
+    length = r.seconds(("period", "length"))
+    count = r.integer(("period", "count"), 1)
+    beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
+    marks_spec = r.get(("period", "marks"), "none")
+    marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
+    melody = r.seconds(("period", "melody"), 0, zero=True)
+    if melody > length:
+        raise doc.error(("period", "melody"),
+                        f"is longer than the period ({melody:g} > {length:g} s)")
+    starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
+
+    intermission = None
+    if r.mapping(("break",), BREAK_KEYS) is not None:
+        blen = r.seconds(("break", "length"))
+        warning = r.get(("break", "warning"))
+        if warning is not None:
+            warning = r.seconds(("break", "warning"), zero=True)
+            if warning >= blen:
+                raise doc.error(("break", "warning"), "must be shorter than the break")
+        intermission = Break(blen, warning)
+
+    overtime_specs = r.get(("overtime",), [])
+    if not isinstance(overtime_specs, list):
+        raise doc.error(("overtime",), "must be a list of overtime parts")
+    shootout = None
+    if r.mapping(("shootout",), SHOOTOUT_KEYS) is not None:
+        shootout = Shootout(r.integer(("shootout", "first"), 3), r.integer(("shootout", "then"), 1),
+                            r.seconds(("shootout", "shot"), 15.0))
+
+    # (number, name, overtime, length, marks, melody, sudden_death, starts)
+    parts: list[tuple] = []
+    for i in range(count):
+        name = f"period {i + 1}" if count > 1 else ("regulation" if overtime_specs else "match")
+        parts.append((name, False, length, marks, melody, False, "operator" if i == 0 else starts))
+    for i, _ in enumerate(overtime_specs):
+        p: Path_ = ("overtime", i)
+        r.mapping(p, OVERTIME_KEYS, optional=False)
+        name = "overtime" if len(overtime_specs) == 1 else f"overtime {i + 1}"
+        sudden = r.flag((*p, "sudden_death"), True)
+        if r.flag((*p, "untimed"), False):
+            for key in ("length", "marks", "melody"):
+                if r.get((*p, key)) is not None:
+                    raise doc.error((*p, key), "an untimed overtime has no " + key)
+            parts.append((name, True, None, (), 0.0, True, "operator"))
+            continue
+        olen = r.seconds((*p, "length"))
+        obeeps = r.choice((*p, "mark_beeps"), ("count", "single"), beeps)
+        omarks = _marks(r, (*p, "marks"), r.get((*p, "marks"), marks_spec), obeeps, olen)
+        omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True)
+        if omelody > olen:
+            raise doc.error((*p, "melody"), "is longer than the overtime")
+        parts.append((name, True, olen, omarks, omelody, sudden, "operator"))
+
+    periods = []
+    for i, (name, ot, plen, pmarks, pmelody, sudden, pstarts) in enumerate(parts):
+        last = i == len(parts) - 1
+        if last:
+            must_follow = shootout is not None and ot and sudden
+        else:
+            # a regulation period is followed by another one for sure; overtime only on a draw,
+            # which a sudden-death part that runs out of time is.
+            must_follow = not parts[i + 1][1] or (ot and sudden)
+        end_cue = "period_end" if must_follow else "end"
+        periods.append(Period(i + 1, name, ot, plen, pmarks, pmelody, sudden, pstarts, end_cue))
+
+    profile = Profile(
+        key=file.stem,
+        title=r.text(("title",), file.stem),
+        source=file,
+        follows=follows,
+        add_step=r.seconds(("add_step",), 10.0),
+        prestart=r.seconds(("prestart",), 0, zero=True),
+        feedback=r.flag(("feedback",), True),
+        periods=tuple(periods),
+        regulation=count,
+        intermission=intermission,
+        shootout=shootout,
+    )
+    if follows == "ithf":
+        _check_ithf(profile, doc, marks_spec)
+    return profile
+
+
+def _check_ithf(p: Profile, doc: Doc, marks_spec: Any) -> None:
+    """A profile that says it follows ITHF must keep ITHF's timing rules."""
+    if not 15 <= p.prestart <= 30:
+        raise doc.error(("prestart",), f"{p.prestart:g} s breaks ITHF rule 4.4: the pre-start "
+                                       "signal must sound between 30 and 15 s before the start")
+    first = p.periods[0]
+    if p.regulation != 1 or first.length != 300:
+        raise doc.error(("period",), "breaks ITHF rule 4.1: a match is one period of 5 minutes "
+                                     "(length: 300, count: 1)")
+    if marks_spec not in ("minutes", "thirds"):
+        raise doc.error(("period", "marks"), "breaks ITHF rule 4.4: the timer must mark every "
+                                             "minute or every third (minutes or thirds)")
+    if first.melody != 30:
+        raise doc.error(("period", "melody"), "breaks ITHF rule 4.4: the last 30 seconds must be "
+                                              "filled with a melody (melody: 30)")

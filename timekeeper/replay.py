@@ -1,0 +1,101 @@
+"""A whole match played in virtual time: the engine, an operator script and an operator who
+presses START/NEXT as soon as the engine waits for one. Renders and `show` use it; so do the
+tests, which is why a 40-minute match replays in milliseconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from timekeeper.commands import Action, Command, Refused
+from timekeeper.engine import Cue, Engine, State
+from timekeeper.profile import Profile
+
+WAITS_FOR_OPERATOR = (Action.START, Action.NEXT, Action.FINISH, Action.RESET)
+
+
+@dataclass(frozen=True)
+class Step:
+    at: float  # seconds after the first start cue
+    command: Command
+
+
+class ScriptError(ValueError):
+    pass
+
+
+def parse_actions(text: str) -> list[Step]:
+    """`120:pause,135:resume,200:add=10` (also `2:00:pause`, minutes:seconds)."""
+    steps = []
+    for item in filter(None, (part.strip() for part in text.replace(";", ",").split(","))):
+        when, sep, what = item.rpartition(":")
+        if not sep or not when:
+            raise ScriptError(f"{item!r}: write TIME:COMMAND, e.g. 120:pause")
+        try:
+            seconds = sum(float(x) * 60**i for i, x in enumerate(reversed(when.split(":"))))
+            command = Command.parse(what)
+        except ValueError as exc:
+            raise ScriptError(f"{item!r}: {exc}") from None
+        if seconds < 0:
+            raise ScriptError(f"{item!r}: times count from the start and cannot be negative")
+        if command.action is Action.QUIT:
+            raise ScriptError(f"{item!r}: quit is not a match command")
+        steps.append(Step(seconds, command))
+    return sorted(steps, key=lambda s: s.at)
+
+
+@dataclass
+class Replay:
+    cues: list[Cue]
+    start: float  # time of the first start cue
+    end: float  # time the match finished
+    presses: list[tuple[float, Command]] = field(default_factory=list)
+    unused: list[Step] = field(default_factory=list)  # script steps after the end
+
+
+def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type: ignore[assignment]
+           max_time: float = 6 * 3600) -> Replay:
+    """Play `profile` from START at `begin` to the end. The shoot-out is played to its first
+    series, then finished; an untimed sudden death is decided at once."""
+    engine = Engine(profile)
+    pending = list(steps)
+    presses: list[tuple[float, Command]] = [(begin, Command(Action.START))]
+    cues = engine.handle(Command(Action.START), begin)
+    now, start = begin, _first_start(cues)
+    while engine.state is not State.FINISHED:
+        deadline = engine.next_deadline()
+        action_at = start + pending[0].at if pending and start is not None else None
+        if action_at is not None and (
+            action_at < deadline if deadline is not None
+            else engine.state in (State.RUNNING, State.STOPPED)
+            or pending[0].command.action in WAITS_FOR_OPERATOR
+        ):
+            step = pending.pop(0)
+            now = max(now, action_at)
+            try:
+                cues += engine.handle(step.command, now)
+            except Refused as refusal:
+                raise ScriptError(f"{step.at:g}:{step.command} refused: {refusal}") from None
+            presses.append((now, step.command))
+        elif deadline is not None:
+            now = deadline
+            cues += engine.advance(now)
+        else:  # the engine waits for the operator and the script has nothing for it
+            command = _operator(engine)
+            cues += engine.handle(command, now)
+            presses.append((now, command))
+        if start is None:
+            start = _first_start(cues)
+        if now - begin > max_time:
+            raise ScriptError(f"the match has not ended after {max_time:g} s of replay")
+    return Replay(cues, start if start is not None else begin, now, presses, pending)
+
+
+def _operator(engine: Engine) -> Command:
+    shootout = engine.profile.shootout
+    if engine.state is State.SHOOTOUT and shootout and engine.m.shots >= 2 * shootout.first:
+        return Command(Action.FINISH)
+    return Command(Action.NEXT)
+
+
+def _first_start(cues: list[Cue]) -> float | None:
+    return next((c.due for c in cues if c.name == "start"), None)

@@ -1,0 +1,101 @@
+"""The live runner: the one place that reads the monotonic clock.
+
+It sleeps on the command queue until the engine's next deadline or the next command,
+whichever comes first, tells the engine the time, and hands the cues to the outputs.
+Controls (keyboard, ctl socket, buttons) only ever put commands on the queue."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from timekeeper.audio import Output
+from timekeeper.commands import Action, Command, Refused
+from timekeeper.engine import Cue, Engine, Status
+from timekeeper.eventlog import EventLog
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[Cue | None, Status], None]
+
+
+class Runner:
+    def __init__(self, engine: Engine, outputs: list[Output], events: EventLog | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.engine, self.outputs, self.events, self.clock = engine, outputs, events, clock
+        self.listeners: list[Listener] = []  # told of every cue and state change
+        self._queue: queue.Queue[tuple[Command, Future | None]] = queue.Queue()
+        self._lock = threading.Lock()
+        self.stopped = threading.Event()
+
+    def submit(self, command: Command) -> Future:
+        """Queue a command from any thread; the future gets the status after it, or Refused."""
+        future: Future = Future()
+        self._queue.put((command, future))
+        return future
+
+    def status(self) -> Status:
+        with self._lock:
+            return self.engine.status(self.clock())
+
+    def run(self) -> None:
+        """Serve until a QUIT command."""
+        last_state = None
+        while True:
+            with self._lock:
+                deadline = self.engine.next_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            try:
+                command, future = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                command, future = None, None
+            if command is not None and command.action is Action.QUIT:
+                if future:
+                    future.set_result(self.status())
+                break
+            now = self.clock()
+            refusal = None
+            with self._lock:
+                cues = self.engine.advance(now)
+                if command is not None:
+                    try:
+                        cues += self.engine.handle(command, now)
+                    except Refused as exc:
+                        cues += exc.cues
+                        refusal = exc
+                status = self.engine.status(now)
+            self._dispatch(cues, status)
+            if status.state != last_state:
+                last_state = status.state
+                self._tell(None, status)
+            if future is not None:
+                if refusal is not None:
+                    future.set_exception(refusal)
+                else:
+                    future.set_result(status)
+            if refusal is not None:
+                log.info("%s refused: %s", command, refusal)
+        self.stopped.set()
+
+    def _dispatch(self, cues: list[Cue], status: Status) -> None:
+        for cue in cues:
+            for output in self.outputs:
+                try:
+                    output.play(cue)
+                except Exception:  # a broken output must never stop the clock
+                    log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
+            played = self.clock()
+            if self.events is not None and not cue.stop:
+                self.events.record(cue, played)
+            self._tell(cue, status)
+
+    def _tell(self, cue: Cue | None, status: Status) -> None:
+        for listener in self.listeners:
+            try:
+                listener(cue, status)
+            except Exception:
+                log.exception("listener failed")

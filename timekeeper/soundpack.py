@@ -1,0 +1,205 @@
+"""Sound packs: a folder with pack.yaml mapping cue names to WAV/OGG files.
+
+Everything is decoded at start-up into float32 mono samples at the output rate, so that a
+missing or corrupt file is refused before a match, and nothing is decoded mid-match."""
+
+from __future__ import annotations
+
+import logging
+import os
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from timekeeper.data import builtin_dir, user_dirs
+from timekeeper.engine import Cue
+from timekeeper.yamldoc import ConfigError, Doc
+
+log = logging.getLogger(__name__)
+
+RATE = 48000  # every sample array, the live mixer and renders use this rate
+CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "end",
+             "break_warning", "shot_start", "shot_end", "timeout_end", "penalty_end",
+             "pause", "resume", "time_added")
+DEFAULT_REPEAT_EVERY = 0.5
+
+
+@dataclass(frozen=True)
+class CueSound:
+    name: str
+    file: Path
+    samples: np.ndarray  # float32, mono, RATE
+    repeat_every: float  # onset spacing when a mark sounds N times
+
+
+@dataclass
+class SoundPack:
+    name: str
+    folder: Path
+    sounds: dict[str, CueSound]
+    _cache: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def samples(self, cue: Cue) -> np.ndarray:
+        """The samples a (non-stop) cue plays: marks repeated `count` times, the melody as
+        its whole window from `offset` (the caller cuts it where the melody stops)."""
+        if cue.name == "last30":
+            window = self.melody(cue.length)
+            return window[min(len(window), round(cue.offset * RATE)):]
+        return self.repeated(cue.name, cue.count)
+
+    def repeated(self, name: str, count: int) -> np.ndarray:
+        key = (name, count)
+        if key not in self._cache:
+            sound = self.sounds[name]
+            if count <= 1:
+                self._cache[key] = sound.samples
+            else:
+                step = round(sound.repeat_every * RATE)
+                out = np.zeros(step * (count - 1) + len(sound.samples), np.float32)
+                for i in range(count):
+                    out[i * step:i * step + len(sound.samples)] += sound.samples
+                self._cache[key] = np.clip(out, -1, 1)
+        return self._cache[key]
+
+    def melody(self, length: float) -> np.ndarray:
+        """The tune looped (if shorter) and cut to exactly `length` seconds."""
+        key = ("last30-window", length)
+        if key not in self._cache:
+            tune = self.sounds["last30"].samples
+            n = round(length * RATE)
+            self._cache[key] = np.resize(tune, n).astype(np.float32) if n else tune[:0]
+        return self._cache[key]
+
+
+def default_pack_dir() -> Path:
+    return builtin_dir("sounds") / "default"
+
+
+def find_pack(name_or_path: str | None) -> Path:
+    if name_or_path is None:
+        return default_pack_dir()
+    path = Path(name_or_path).expanduser()
+    if "/" in name_or_path or path.is_dir():
+        if not path.is_dir():
+            raise ConfigError("no such sound pack folder", path)
+        return path
+    for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
+        if (folder / name_or_path / "pack.yaml").is_file():
+            return folder / name_or_path
+    raise ConfigError(f"unknown sound pack {name_or_path!r} (give a folder with a pack.yaml)")
+
+
+def load_pack(folder: Path, needed: set[str] | None = None) -> SoundPack:
+    """Load and decode a pack; cues it lacks come from the default pack (warned once)."""
+    pack = _load_one(folder)
+    default = default_pack_dir()
+    missing = sorted((set(CUE_NAMES) if needed is None else needed) - set(pack.sounds))
+    if missing and folder.resolve() != default.resolve():
+        fallback = _load_one(default, only=set(missing))
+        for name in missing:
+            if name in fallback.sounds:
+                log.warning("sound pack %s has no %r cue; using the default pack's", folder, name)
+                pack.sounds[name] = fallback.sounds[name]
+    missing = sorted((needed or set()) - set(pack.sounds))
+    if missing:
+        raise ConfigError(f"no sound for cue(s) {', '.join(missing)}", folder / "pack.yaml", "cues")
+    return pack
+
+
+def _load_one(folder: Path, only: set[str] | None = None) -> SoundPack:
+    file = folder / "pack.yaml"
+    if not file.is_file():
+        raise ConfigError("not a sound pack: no pack.yaml here", folder)
+    doc = Doc.load(file)
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a pack must be a mapping with a cues: section")
+    doc.check_keys((), doc.data, ("name", "description", "cues"))
+    cues = doc.data.get("cues")
+    if not isinstance(cues, dict) or not cues:
+        raise doc.error(("cues",), "must map cue names to audio files")
+    doc.check_keys(("cues",), cues, CUE_NAMES)
+    sounds: dict[str, CueSound] = {}
+    for name, spec in cues.items():
+        if only is not None and name not in only:
+            continue
+        path = ("cues", name)
+        repeat = DEFAULT_REPEAT_EVERY
+        if isinstance(spec, dict):
+            doc.check_keys(path, spec, ("file", "repeat_every"))
+            repeat = spec.get("repeat_every", repeat)
+            if isinstance(repeat, bool) or not isinstance(repeat, int | float) or repeat <= 0:
+                raise doc.error((*path, "repeat_every"), f"must be seconds > 0, not {repeat!r}")
+            spec = spec.get("file")
+            path = (*path, "file")
+        if not isinstance(spec, str) or not spec:
+            raise doc.error(path, "must be a file name (WAV or OGG) relative to the pack")
+        audio = (folder / spec).resolve()
+        try:
+            samples = decode(audio)
+        except ConfigError as exc:
+            raise doc.error(path, f"{audio}: {exc.message}") from None
+        sounds[name] = CueSound(name, audio, samples, float(repeat))
+    return SoundPack(str(doc.data.get("name", folder.name)), folder, sounds)
+
+
+def decode(path: Path) -> np.ndarray:
+    """Any WAV or OGG file → float32 mono samples at RATE."""
+    if not path.is_file():
+        raise ConfigError("missing audio file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError("audio file is not readable")
+    try:
+        samples, rate = _decode_wav(path)
+    except (wave.Error, EOFError, ValueError):
+        samples, rate = _decode_pygame(path)
+    if len(samples) == 0:
+        raise ConfigError("audio file holds no sound")
+    if rate != RATE:
+        n = round(len(samples) * RATE / rate)
+        samples = np.interp(np.arange(n) * (rate / RATE), np.arange(len(samples)), samples)
+    return np.ascontiguousarray(samples, dtype=np.float32)
+
+
+def _decode_wav(path: Path) -> tuple[np.ndarray, int]:
+    with wave.open(str(path), "rb") as w:
+        width, channels, rate = w.getsampwidth(), w.getnchannels(), w.getframerate()
+        raw = w.readframes(w.getnframes())
+    if width == 1:
+        data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128) / 128
+    elif width == 2:
+        data = np.frombuffer(raw, "<i2").astype(np.float32) / 32768
+    elif width == 3:
+        b = np.frombuffer(raw, np.uint8).reshape(-1, 3).astype(np.int32)
+        data = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8 >> 8).astype(np.float32) / 2**23
+    elif width == 4:
+        data = np.frombuffer(raw, "<i4").astype(np.float32) / 2**31
+    else:
+        raise ValueError(width)
+    usable = len(data) // channels * channels
+    return data[:usable].reshape(-1, channels).mean(axis=1), rate
+
+
+def _decode_pygame(path: Path) -> tuple[np.ndarray, int]:
+    """OGG (and WAV flavours `wave` cannot read) through SDL_mixer."""
+    import pygame  # imported late: start-up of check/render stays light without OGG
+
+    if not pygame.mixer.get_init():
+        from timekeeper.audio import init_mixer
+
+        init_mixer(driver="dummy")
+    rate, fmt, _channels = pygame.mixer.get_init()
+    try:
+        sound = pygame.mixer.Sound(str(path))
+    except pygame.error as exc:
+        raise ConfigError(f"not a WAV or OGG file this program can decode ({exc})") from None
+    data = pygame.sndarray.array(sound).astype(np.float32)
+    scale = float(2 ** (abs(fmt) - 1)) if fmt < 0 else None
+    if scale is None:  # unsigned
+        data = data - 2 ** (fmt - 1)
+        scale = float(2 ** (fmt - 1))
+    data /= scale
+    if data.ndim == 2:
+        data = data.mean(axis=1)
+    return data, rate

@@ -1,0 +1,87 @@
+"""`timekeeper show`: a profile's timeline, drawn from a replay of the real engine so that
+what people read is exactly what the box will do."""
+
+from __future__ import annotations
+
+from timekeeper.display import clock_text
+from timekeeper.engine import Cue
+from timekeeper.profile import Period, Profile
+from timekeeper.replay import replay
+
+BAR = 60
+CUE_NOTES = {
+    "prestart": "pre-start signal (START pressed)",
+    "start": "start signal",
+    "last30": "melody over the rest of the period",
+    "period_end": "end of period",
+    "end": "final signal",
+    "break_warning": "the break ends soon",
+    "shot_start": "shot starts",
+    "shot_end": "shot time is up",
+}
+
+
+def signed(seconds: float) -> str:
+    return ("-" if seconds < 0 else " ") + clock_text(abs(seconds))
+
+
+def period_bar(p: Period) -> str:
+    """`[S····4····3····2····1··~~~E]`: marks as their beep count, ~ the melody."""
+    if p.length is None:
+        return "[S ··· untimed: ends at the deciding goal (NEXT)]"
+    cells = ["·"] * BAR
+    for i in range(BAR):
+        if p.melody and (BAR - i) * p.length / BAR <= p.melody + 1e-9:
+            cells[i] = "~"
+    for mark in p.marks:
+        i = min(BAR - 1, round((p.length - mark.remaining) / p.length * BAR))
+        cells[i] = str(mark.count) if mark.count < 10 else "+"
+    end = "E" if p.end_cue == "end" else "|"
+    return "[S" + "".join(cells) + end + "]"
+
+
+def describe(profile: Profile) -> list[str]:
+    lines = [f"{profile.key} — {profile.title}", f"  file: {profile.source}"]
+    facts = [f"ADD gives {profile.add_step:g} s"]
+    if profile.follows:
+        facts.insert(0, f"follows {profile.follows.upper()} (checked at load)")
+    if profile.prestart:
+        facts.append(f"pre-start {profile.prestart:g} s before the start")
+    brk = profile.intermission
+    if brk:
+        warn = f", warning {brk.warning:g} s before its end" if brk.warning is not None else ""
+        facts.append(f"{brk.length:g} s break between periods{warn}")
+    if profile.shootout:
+        s = profile.shootout
+        facts.append(f"shoot-out: {s.first} shots each, then {s.then} each, {s.shot:g} s per shot")
+    lines.append("  " + " · ".join(facts))
+    lines.append("")
+    width = max(len(p.name) for p in profile.periods)
+    for p in profile.periods:
+        length = "untimed" if p.length is None else clock_text(p.length)
+        lines.append(f"  {p.name:<{width}} {length:>7}  {period_bar(p)}")
+    lines.append("")
+    lines.append("  match clock  play    cue")
+    result = replay(profile)
+    presses = {round(t, 6): c for t, c in result.presses[1:]}
+    shown: set[float] = set()
+    for cue in result.cues:
+        if cue.stop:
+            continue
+        key = round(cue.due, 6)
+        if key in presses and key not in shown:
+            shown.add(key)
+            lines.append(f"  {signed(cue.due - result.start):>8}            "
+                         f"(operator: {presses[key].action.value.upper()})")
+        lines.append(_cue_line(cue, result.start))
+    return lines
+
+
+def _cue_line(cue: Cue, start: float) -> str:
+    name = cue.name + (f" ×{cue.count}" if cue.count > 1 else "")
+    note = CUE_NOTES.get(cue.name, "")
+    if cue.name in ("minute", "third"):
+        unit = "minute" if cue.name == "minute" else "third"
+        note = f"{cue.count} {unit}{'s' if cue.count > 1 else ''} left"
+    play = clock_text(cue.play_time) if cue.period else ""
+    return f"  {signed(cue.due - start):>8}  {play:>6}  p{cue.period or '-'} {name:<14} {note}"
