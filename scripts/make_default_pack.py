@@ -59,7 +59,7 @@ def osc(
 
     By default the fundamental starts in cosine phase so the very first sample is non-zero;
     chords pass a different `phase0` per voice so their peaks don't all line up. Partials
-    above 16 kHz are dropped (band-limited, nothing aliases)."""
+    above 16 kHz are dropped, so the oscillator itself never aliases."""
     f = np.broadcast_to(np.asarray(freq, dtype=float), (n,))
     phase = 2 * np.pi * (np.cumsum(f) - f[0]) / SR + phase0
     t = np.arange(n) / SR
@@ -130,7 +130,7 @@ def finish(x: np.ndarray, peak_db: float) -> np.ndarray:
 
 BELL = [(1, 1.0, 3.0), (2, 0.35, 6.0), (3, 0.18, 10.0), (4, 0.22, 16.0), (10, 0.04, 40.0)]
 HORN = [(k, 0.9 ** (k - 1) / k**0.3, 0.0) for k in range(1, 9)]
-BRASS = [(k, 1.0 / k**0.7, 0.3 * k) for k in range(1, 9)]  # bright blat, mellowing
+BRASS = [(k, 1.0 / k, 0.0) for k in range(1, 9)]  # band-limited sawtooth
 BEEP = [(1, 1.0, 0.0), (2, 0.12, 0.0)]
 CHIME = [(1, 1.0, 6.0), (2.76, 0.22, 14.0), (5.4, 0.06, 30.0)]
 SQUARE = [(k, np.exp(-k / 16) / k, 0.0) for k in range(1, 20, 2)]  # stops at 4.2 kHz
@@ -148,7 +148,7 @@ def prestart() -> np.ndarray:
     buf = np.zeros(samples(1.5))
     for i, name in enumerate(["C5", "E5", "G5", "C6"]):
         t0 = 0.2 * i
-        place(buf, t0, tone(midi_hz(pitch(name)), 1.5 - t0, BELL, release=0.03), 1.0)
+        place(buf, t0, tone(midi_hz(pitch(name)), 1.5 - t0, BELL, release=0.03))
     return buf
 
 
@@ -159,10 +159,6 @@ def start() -> np.ndarray:
     f = 440.0 * (1 + 0.004 * np.sin(2 * np.pi * 5.5 * t) * np.minimum(t / 0.2, 1))
     sig = osc(f, n, HORN) + 0.3 * osc(f / 2, n, HORN[:4])
     return saturate(sig * env(n, release=0.03) * (0.8 + 0.2 * np.exp(-t / 0.12)), 1.5)
-
-
-def minute() -> np.ndarray:
-    return tone(1400.0, 0.15, BEEP)
 
 
 def third() -> np.ndarray:
@@ -179,15 +175,15 @@ def period_end() -> np.ndarray:
 def end() -> np.ndarray:
     """Long open D-major brass chord: bright, punchy attack, then a driven, vibrato sustain.
 
-    Voice phases are spread so the chord's peaks don't line up; the tanh drive makes it as
-    loud as a single siren tone at the same -3 dBFS peak."""
+    Voice phases are spread so the chord's peaks don't line up, and the tanh drive makes it
+    at least as loud as the single-tone period siren at the same -3 dBFS peak."""
     n = samples(2.5)
     t = np.arange(n) / SR
     vibrato = 1 + 0.003 * np.sin(2 * np.pi * 5 * t) * np.minimum(t / 0.3, 1)
     sig = np.zeros(n)
     for i, name in enumerate(["D4", "A4", "D5", "F#5"]):
-        sig += osc(midi_hz(pitch(name)) * vibrato, n, BRASS, 2.1 * i)
-    return saturate(sig * env(n, release=0.03) * (0.75 + 0.25 * np.exp(-t / 0.25)), 4.0)
+        sig += osc(midi_hz(pitch(name)) * vibrato, n, BRASS, 1.6 + 2.1 * i)  # starts near a crest
+    return saturate(sig * env(n, release=0.03) * (0.8 + 0.2 * np.exp(-t / 0.25)), 4.0)
 
 
 def break_warning() -> np.ndarray:
@@ -232,15 +228,7 @@ def blip(f0: float, f1: float, dur: float) -> np.ndarray:
     return sig * env(n, release=0.03) * np.exp(-np.arange(n) / SR / 0.12)
 
 
-def pause() -> np.ndarray:
-    return blip(440.0, 330.0, 0.12)
-
-
-def resume() -> np.ndarray:
-    return blip(660.0, 880.0, 0.12)
-
-
-def time_added() -> np.ndarray:
+def time_added() -> np.ndarray:  # two ascending blips
     buf = np.zeros(samples(0.25))
     place(buf, 0.0, blip(660.0, 700.0, 0.1))
     place(buf, 0.14, blip(880.0, 935.0, 0.11))
@@ -304,20 +292,17 @@ def parse_bars(bars: Sequence[str]) -> list[tuple[int | None, float, float]]:
     return events
 
 
-def note(
-    midi: int,
-    beats: float,
-    partials: Sequence[Partial],
-    gate: float = 0.9,
-    first: bool = False,
-    body: float = 4.0,
-    sustain: float = 0.6,
-) -> np.ndarray:
-    """One note: pluck-to-sustain envelope, `gate` = fraction of the duration that sounds."""
+def note(midi: int, beats: float, timbre: Sequence[Partial], gate: float = 0.9,
+         first: bool = False, ring: bool = False) -> np.ndarray:  # fmt: skip
+    """One note with a pluck-to-sustain envelope (`ring`: decay freely, for the final chord).
+
+    `gate` is the fraction of the duration that sounds; the file's `first` notes start at
+    once (1 ms attack from 30 %), the others get a click-free 3 ms attack."""
     n = samples(beats * BEAT * gate)
     e = env(n, 0.001, 0.015, 0.3) if first else env(n, 0.003, 0.015, 0.0)
+    sustain, body = (0.2, 1.8) if ring else (0.6, 4.0)
     pluck = sustain + (1 - sustain) * np.exp(-body * np.arange(n) / SR)
-    return osc(midi_hz(midi), n, partials, 0.0 if first else 0.9 * midi) * e * pluck
+    return osc(midi_hz(midi), n, timbre, 0.0 if first else 0.9 * midi) * e * pluck
 
 
 def last30() -> np.ndarray:
@@ -341,9 +326,9 @@ def last30() -> np.ndarray:
         root, tones = pitch(bass_name), [pitch(x) for x in voicing.split()]
         if b >= CADENCE_AT:  # final tonic: full chord, octave bass, cymbal, let it ring
             for m in (root, root + 12):
-                at(b, note(m, d, BASS, 1.0, sustain=0.25, body=2.0), 0.35)
+                at(b, note(m, d, BASS, 1.0, ring=True), 0.35)
             for m in [*tones, tones[0] + 12, tones[0] + 24]:
-                at(b, note(m, d, ORGAN, 1.0, sustain=0.2, body=1.5), 0.09)
+                at(b, note(m, d, ORGAN, 1.0, ring=True), 0.09)
             at(b, noise_burst(rng, 1.0, 0.25), 0.10)
         elif b >= BUILD_FROM:  # build-up: driving octave bass + sixteenth-note arpeggio
             for i in range(int(d * 2)):
@@ -376,7 +361,7 @@ def last30() -> np.ndarray:
 CUES: dict[str, tuple[Sound, float, float | None]] = {  # name -> (synth, peak dB, repeat)
     "prestart": (prestart, LOUD_DB, None),
     "start": (start, LOUD_DB, None),
-    "minute": (minute, LOUD_DB, 0.4),
+    "minute": (lambda: tone(1400.0, 0.15, BEEP), LOUD_DB, 0.4),  # short: sounded N times
     "third": (third, LOUD_DB, 0.5),
     "last30": (last30, LOUD_DB, None),
     "period_end": (period_end, LOUD_DB, None),
@@ -386,8 +371,8 @@ CUES: dict[str, tuple[Sound, float, float | None]] = {  # name -> (synth, peak d
     "shot_end": (shot_end, LOUD_DB, None),
     "timeout_end": (timeout_end, LOUD_DB, None),
     "penalty_end": (penalty_end, LOUD_DB, None),
-    "pause": (pause, SOFT_DB, None),
-    "resume": (resume, SOFT_DB, None),
+    "pause": (lambda: blip(440.0, 330.0, 0.12), SOFT_DB, None),  # "clock stopped": falls
+    "resume": (lambda: blip(660.0, 880.0, 0.12), SOFT_DB, None),  # "clock resumed": rises
     "time_added": (time_added, SOFT_DB, None),
 }
 

@@ -43,8 +43,10 @@ def field_name(path: Path_) -> str:
 class Doc:
     """A parsed YAML document: plain Python data plus the position of every value."""
 
-    def __init__(self, data: Any, where: dict[Path_, Where], file: Path) -> None:
+    def __init__(self, data: Any, where: dict[Path_, Where], file: Path,
+                 keys: dict[Path_, Where] | None = None) -> None:
         self.data, self.where, self.file = data, where, file
+        self.keys = keys or {}  # where each mapping key itself stands
 
     @classmethod
     def load(cls, file: Path) -> Doc:
@@ -58,14 +60,15 @@ class Doc:
         try:
             node = loader.get_single_node()
             where: dict[Path_, Where] = {}
-            data = _build(loader, node, (), where, file) if node is not None else None
+            keys: dict[Path_, Where] = {}
+            data = _build(loader, node, (), where, keys, file) if node is not None else None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             at = Where(file, mark.line + 1, mark.column + 1) if mark else file
             raise ConfigError(f"malformed YAML: {exc.problem or exc.context}", at) from None
         finally:
             loader.dispose()
-        return cls(data if data is not None else {}, where, file)
+        return cls(data if data is not None else {}, where, file, keys)
 
     def at(self, path: Path_) -> Where | Path:
         """The position of `path`, or of its nearest parent that has one."""
@@ -80,9 +83,8 @@ class Doc:
 
     def merged_over(self, base: Doc) -> Doc:
         """This document laid over `base` (mappings merge, everything else replaces)."""
-        where = dict(base.where)
-        where.update(self.where)
-        return Doc(_merge(base.data, self.data), where, self.file)
+        return Doc(_merge(base.data, self.data), base.where | self.where, self.file,
+                   base.keys | self.keys)
 
     def check_keys(self, path: Path_, mapping: dict, allowed: Iterable[str]) -> None:
         allowed = list(allowed)
@@ -90,7 +92,8 @@ class Doc:
             if key not in allowed:
                 near = difflib.get_close_matches(str(key), allowed, n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(allowed)}"
-                raise self.error((*path, key), f"unknown key{hint}")
+                at = self.keys.get((*path, key)) or self.at((*path, key))
+                raise ConfigError(f"unknown key{hint}", at, field_name((*path, key)))
 
 
 def _merge(base: Any, over: Any) -> Any:
@@ -102,7 +105,8 @@ def _merge(base: Any, over: Any) -> Any:
     return over
 
 
-def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, file: Path) -> Any:
+def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, keys: dict,
+           file: Path) -> Any:
     where[path] = Where(file, node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
@@ -114,8 +118,11 @@ def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, f
             if key in out:
                 raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}",
                                            problem_mark=key_node.start_mark)
-            out[key] = _build(loader, value_node, (*path, key), where, file)
+            keys[(*path, key)] = Where(file, key_node.start_mark.line + 1,
+                                       key_node.start_mark.column + 1)
+            out[key] = _build(loader, value_node, (*path, key), where, keys, file)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*path, i), where, file) for i, item in enumerate(node.value)]
+        return [_build(loader, item, (*path, i), where, keys, file)
+                for i, item in enumerate(node.value)]
     return loader.construct_object(node, deep=True)

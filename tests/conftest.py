@@ -1,0 +1,43 @@
+"""Shared test set-up: no real sound device, no user profiles, short profiles on demand."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+# Real pygame, but SDL's dummy driver: the tests must pass on a box with no sound card.
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ["TIMEKEEPER_PROFILES_PATH"] = ""  # only built-in profiles unless a test adds some
+os.environ["TIMEKEEPER_SOUNDS_PATH"] = ""
+
+
+@pytest.fixture
+def write_profile(tmp_path: Path):
+    """write_profile("name", "yaml text") -> path of a profile file in a temp folder."""
+
+    def write(name: str, text: str) -> Path:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    return write
+
+
+SHORT = """\
+    title: 20-second test match
+    prestart: 2
+    add_step: 5
+    period:
+      length: 20
+      marks: 5
+      melody: 5
+"""
+
+
+@pytest.fixture
+def short_profile(write_profile) -> Path:
+    """A 20-second match with marks every 5 s and a 5-s melody: every feature, fast."""
+    return write_profile("short", SHORT)

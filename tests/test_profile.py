@@ -1,0 +1,158 @@
+"""Profiles are validated once at load: every bad input is refused with file:line:column and
+the field, before a match can start."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from timekeeper import profile
+from timekeeper.yamldoc import ConfigError
+
+BUILT_IN = ["ithf", "ithf-playoff", "ithf-thirds", "pl-3x6", "pl-3x6-final", "pl-3x6-ko",
+            "radegast", "radegast-playoff"]
+
+
+def error_of(path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        profile.load(str(path))
+    return str(caught.value)
+
+
+def test_built_in_profiles_are_all_there_and_load() -> None:
+    assert list(profile.available()) == BUILT_IN
+    for name in BUILT_IN:
+        assert profile.load(name).key == name
+
+
+def test_every_built_in_profile_cites_its_rules() -> None:
+    for name, (file, _) in profile.available().items():
+        head = file.read_text(encoding="utf-8").split("\n", 1)[0]
+        assert head.startswith("#"), name
+        assert re.search(r"\d+\.\d+|III|RULES\.md", file.read_text(encoding="utf-8")), name
+
+
+def test_a_20_second_test_match_with_marks_every_5_s(short_profile) -> None:
+    p = profile.load(str(short_profile))
+    period = p.periods[0]
+    assert period.length == 20 and period.melody == 5
+    assert [(m.remaining, m.count) for m in period.marks] == [(15, 3), (10, 2), (5, 1)]
+
+
+def test_extends_reuses_a_base_and_overrides_only_what_it_says() -> None:
+    thirds = profile.load("ithf-thirds")
+    assert thirds.prestart == 20 and thirds.periods[0].melody == 30
+    assert [m.cue for m in thirds.periods[0].marks] == ["third", "third"]
+
+
+def test_extends_a_user_profile_by_relative_path(write_profile) -> None:
+    write_profile("base", "period: {length: 60}\n")
+    child = write_profile("child", "extends: base.yaml\nperiod: {marks: 10}\n")
+    assert len(profile.load(str(child)).periods[0].marks) == 5
+
+
+def test_user_profiles_are_listed_and_shadow_nothing_silently(write_profile, monkeypatch) -> None:
+    path = write_profile("club-night", "title: Club night\nperiod: {length: 240}\n")
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(path.parent))
+    found = profile.available()
+    assert found["club-night"][1] == "user" and found["ithf"][1] == "built-in"
+    assert profile.load("club-night").title == "Club night"
+
+
+def test_malformed_yaml_names_file_line_and_column(write_profile) -> None:
+    path = write_profile("bad", "period:\n  length: 300\n  marks: [minutes\n")
+    assert re.match(rf"{re.escape(str(path))}:\d+:\d+: malformed YAML", error_of(path))
+
+
+def test_unknown_key_suggests_the_nearest_valid_name(write_profile) -> None:
+    path = write_profile("typo", "period:\n  length: 300\n  melodie: 30\n")
+    assert error_of(path) == (f"{path}:3:3: period.melodie: unknown key; did you mean 'melody'?")
+
+
+def test_wrong_type_is_refused(write_profile) -> None:
+    path = write_profile("type", "period:\n  length: five minutes\n")
+    assert error_of(path) == (f"{path}:2:11: period.length: must be a number of seconds, "
+                              "not 'five minutes'")
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_zero_or_negative_durations_are_refused(write_profile, value) -> None:
+    path = write_profile("neg", f"period:\n  length: {value}\n")
+    assert "period.length: must be more than zero seconds" in error_of(path)
+
+
+def test_negative_overtime_in_a_list_names_the_item(write_profile) -> None:
+    path = write_profile("ot", "period: {length: 60}\novertime:\n  - length: 30\n  - length: -1\n")
+    assert error_of(path).startswith(f"{path}:4:13: overtime[1].length: must be more than zero")
+
+
+def test_melody_longer_than_the_period(write_profile) -> None:
+    path = write_profile("mel", "period: {length: 20, melody: 30}\n")
+    assert "period.melody: is longer than the period" in error_of(path)
+
+
+def test_unknown_profile_lists_the_available_ones() -> None:
+    with pytest.raises(ConfigError, match="unknown profile 'ithff'; available: ithf, ithf-playoff"):
+        profile.load("ithff")
+
+
+def test_missing_period_section(write_profile) -> None:
+    path = write_profile("empty", "title: nothing\n")
+    assert error_of(path) == f"{path}:1:1: period: missing"
+
+
+def test_extends_loop_is_refused(write_profile) -> None:
+    write_profile("a", "extends: b\nperiod: {length: 60}\n")
+    b = write_profile("b", "extends: a\n")
+    assert "loop of extends" in error_of(b)
+
+
+def test_duplicate_keys_are_refused(write_profile) -> None:
+    path = write_profile("dup", "period:\n  length: 60\n  length: 90\n")
+    assert "duplicate key 'length'" in error_of(path)
+
+
+@pytest.mark.parametrize(("change", "rule"), [
+    ("prestart: 10", "ITHF rule 4.4"),
+    ("prestart: 31", "ITHF rule 4.4"),
+    ("period: {length: 240}", "ITHF rule 4.1"),
+    ("period: {marks: none}", "ITHF rule 4.4"),
+    ("period: {melody: 20}", "ITHF rule 4.4"),
+])
+def test_a_profile_that_follows_ithf_must_keep_its_rules(write_profile, change, rule) -> None:
+    path = write_profile("mine", f"extends: ithf\n{change}\n")
+    message = error_of(path)
+    assert rule in message and str(path) in message
+
+
+def test_ithf_prestart_window_edges_are_allowed(write_profile) -> None:
+    for lead in (15, 30):
+        assert profile.load(str(write_profile(f"p{lead}", f"extends: ithf\nprestart: {lead}\n")))
+
+
+def test_the_error_points_at_the_file_that_has_the_bad_value(write_profile) -> None:
+    base = write_profile("base", "period:\n  length: 60\n  marks: sometimes\n")
+    child = write_profile("child", "extends: base\ntitle: child\n")
+    assert error_of(child).startswith(f"{base}:3:10: period.marks: must be minutes, thirds")
+
+
+def test_every_profile_setting_is_a_setting(write_profile) -> None:
+    path = write_profile("all", """\
+        title: Everything
+        add_step: 15
+        prestart: 5
+        feedback: false
+        period: {length: 90, count: 2, marks: 30, mark_beeps: single, melody: 10, starts: auto}
+        break: {length: 20, warning: 5}
+        overtime:
+          - {length: 40, marks: none, melody: 0, sudden_death: false}
+          - {untimed: true}
+        shootout: {first: 2, then: 1, shot: 10}
+    """)
+    p = profile.load(str(path))
+    assert (p.add_step, p.prestart, p.feedback) == (15, 5, False)
+    assert [m.count for m in p.periods[0].marks] == [1, 1]
+    assert p.intermission is not None and p.intermission.warning == 5
+    assert [x.length for x in p.periods] == [90, 90, 40, None]
+    assert p.shootout is not None and p.shootout.shot == 10
