@@ -175,7 +175,7 @@ def test_ithf_with_pause_resume_and_added_time(pack: SoundPack, tmp_path: Path) 
     assert abs(audio[worst] - expected[worst]) <= 1.5 * LSB, f"mix differs at {worst / RATE:.4f} s"
 
     # the pause: nothing between the end of the 3-beep mark (and the pause blip) and the resume
-    tails = max(at(140.5) + len(pack.repeated("minute", 3)), at(140.5) + len(pack.sounds["pause"].samples))
+    tails = at(140.5) + max(len(pack.repeated("minute", 3)), len(pack.sounds["pause"].samples))
     assert tails < at(142)
     assert not audio[tails:at(155.5)].any(), "sound while the clock is stopped"
     # silence before the start signal after the prestart tail, and between marks
@@ -218,7 +218,7 @@ def test_melody_resumes_where_it_was_paused(spaced: Profile, pack: SoundPack,
     score = np.correlate(candidates, segment, mode="valid")
     energy = np.convolve(candidates**2, np.ones(len(segment)), mode="valid")
     best = lo + int(np.argmax(score / np.sqrt(energy)))
-    assert abs(best - expected_offset) <= 1, f"tune resumed {(best - expected_offset) / RATE:+.4f} s off"
+    assert abs(best - expected_offset) <= 1, f"resumed {(best - expected_offset) / RATE:+.4f} s off"
     rest = audio[at(44.5):at(47.2)]
     assert np.abs(rest - tune[best:best + len(rest)]).max() <= 1.5 * LSB
     # …and it runs to the end signal, which starts right where the melody is cut

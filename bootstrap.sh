@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
+#   ./bootstrap.sh          the program (with GPIO support)
+#   ./bootstrap.sh --test   the program plus what the tests need
+# Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
+# project into .venv. Safe to run again: it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+extras="gpio"
+[ "${1:-}" = "--test" ] && extras="gpio,test"
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+need_apt=()
+command -v python3 >/dev/null || need_apt+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv python3-pip)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${need_apt[*]} with apt-get"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+python3 - <<'PY'
+import sys
+if sys.version_info < (3, 11):
+    sys.exit(f"bootstrap: timekeeper needs Python 3.11 or newer, this is {sys.version.split()[0]}")
+PY
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[$extras]"
+echo "bootstrap: ready: .venv/bin/timekeeper ($extras)"

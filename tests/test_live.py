@@ -1,0 +1,130 @@
+"""The live path: the runner on the real monotonic clock feeding real outputs, and pygame's
+mixer really playing cues (SDL's disk driver records what the device would have heard)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timekeeper import profile
+from timekeeper.audio import Output, PygameAudio
+from timekeeper.commands import Action, Command, Refused
+from timekeeper.engine import Cue, Engine
+from timekeeper.eventlog import EventLog
+from timekeeper.runner import Runner
+from timekeeper.soundpack import RATE, default_pack_dir, load_pack
+
+TINY = """\
+    title: under a second
+    prestart: 0.2
+    period: {length: 0.6, marks: 0.2, melody: 0.2}
+"""
+
+
+class RecordingOutput(Output):
+    """A fake that implements the real Output interface and remembers what it was given."""
+
+    def __init__(self) -> None:
+        self.played: list[tuple[Cue, float]] = []
+        self.prepared: list[str] = []
+
+    def prepare(self, p: profile.Profile) -> None:
+        self.prepared.append(p.key)
+
+    def play(self, cue: Cue) -> None:
+        self.played.append((cue, time.monotonic()))
+
+
+class BrokenOutput(Output):
+    def play(self, cue: Cue) -> None:
+        raise RuntimeError("speaker unplugged")
+
+
+@pytest.fixture
+def tiny(write_profile) -> profile.Profile:
+    return profile.load(str(write_profile("tiny", TINY)))
+
+
+def run_in_thread(runner: Runner) -> threading.Thread:
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_runner_plays_a_whole_match_in_order_never_early(tiny, tmp_path: Path) -> None:
+    out = RecordingOutput()
+    events = EventLog(tmp_path / "events.jsonl")
+    runner = Runner(Engine(tiny), [out, BrokenOutput()], events)
+    thread = run_in_thread(runner)
+    runner.submit(Command(Action.START)).result(timeout=5)
+    deadline = time.monotonic() + 10
+    while runner.status().state != "finished" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(timeout=5)
+    events.close()
+    names = [c.name + ("/stop" if c.stop else "") for c, _ in out.played]
+    assert names == ["prestart", "start", "minute", "minute", "last30", "last30/stop", "end"]
+    assert all(played >= cue.due for cue, played in out.played)  # never before its deadline
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    assert len(lines) == 6  # every cue played, the melody's stop is not a sound
+
+
+def test_commands_get_answers_and_refusals(tiny) -> None:
+    runner = Runner(Engine(tiny), [RecordingOutput()])
+    thread = run_in_thread(runner)
+    assert runner.submit(Command(Action.START)).result(timeout=5).state == "prestart"
+    with pytest.raises(Refused, match="not running"):
+        runner.submit(Command(Action.PAUSE)).result(timeout=5)
+    assert runner.submit(Command(Action.RESET)).result(timeout=5).state == "idle"
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(timeout=5)
+    assert runner.stopped.is_set()
+
+
+def test_pygame_audio_plays_every_cue_kind_on_the_dummy_driver() -> None:
+    import pygame
+
+    pygame.mixer.quit()
+    ithf = profile.load("ithf")
+    audio = PygameAudio(load_pack(default_pack_dir(), ithf.cue_names), driver="dummy")
+    try:
+        audio.prepare(ithf)
+        for cue in [Cue("prestart", 0), Cue("minute", 0, count=4), Cue("last30", 0, length=30),
+                    Cue("last30", 0, stop=True), Cue("last30", 0, offset=12.5, length=30),
+                    Cue("end", 0)]:
+            audio.play(cue)
+    finally:
+        audio.close()
+
+
+def test_live_audio_reaches_the_device(tmp_path: Path, monkeypatch) -> None:
+    """SDL's disk driver writes what the sound card would get: the start signal is in it."""
+    import pygame
+
+    pygame.mixer.quit()
+    raw = tmp_path / "device.raw"
+    monkeypatch.setenv("SDL_DISKAUDIOFILE", str(raw))
+    monkeypatch.setenv("SDL_DISKAUDIODELAY", "1")
+    pack = load_pack(default_pack_dir(), {"start"})
+    audio = PygameAudio(pack, driver="disk", buffer=512)
+    try:
+        audio.play(Cue("start", 0))
+        expected = pack.sounds["start"].samples
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if raw.exists() and raw.stat().st_size > (len(expected) + RATE // 10) * 4:
+                break
+            time.sleep(0.05)
+    finally:
+        audio.close()
+    device = np.frombuffer(raw.read_bytes(), "<i2").reshape(-1, 2)[:, 0] / 32767
+    onset = int(np.argmax(np.abs(device) > 0.05))
+    start_ref = int(np.argmax(np.abs(expected) > 0.05))
+    got = device[onset - start_ref:onset - start_ref + len(expected)]
+    assert len(got) == len(expected)
+    assert np.abs(got - expected).max() < 2e-3  # the very samples of the pack, unchanged
