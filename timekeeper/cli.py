@@ -61,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
 
     show = sub.add_parser("show", help="print a profile's timeline of cues")
     show.add_argument("profile", nargs="?", default=default_profile)
+    show.add_argument("--actions", default="", help="operator script, as for render")
+    show.add_argument("--svg", type=Path, help="also draw the timeline as an SVG picture")
     show.set_defaults(func=cmd_show)
 
     check = sub.add_parser("check", help="validate profiles and a sound pack")
@@ -93,9 +95,23 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from timekeeper.timeline import describe
+    from timekeeper.timeline_svg import svg
 
-    print("\n".join(describe(profile.load(args.profile))))
+    chosen = profile.load(args.profile)
+    print("\n".join(describe(chosen, _steps(args.actions))))
+    if args.svg:
+        args.svg.write_text(svg(chosen), encoding="utf-8")
+        print(f"\nwrote {args.svg}")
     return 0
+
+
+def _steps(actions: str) -> list:
+    from timekeeper.replay import ScriptError, parse_actions
+
+    try:
+        return parse_actions(actions)
+    except ScriptError as exc:
+        raise ConfigError(str(exc), field="--actions") from None
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -115,14 +131,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from timekeeper.render import render
-    from timekeeper.replay import ScriptError, parse_actions
+    from timekeeper.replay import ScriptError
     from timekeeper.soundpack import find_pack, load_pack
 
     chosen = profile.load(args.profile)
-    try:
-        steps = parse_actions(args.actions)
-    except ScriptError as exc:
-        raise ConfigError(str(exc), field="--actions") from None
+    steps = _steps(args.actions)
     pack = load_pack(find_pack(args.sounds), chosen.cue_names)
     try:
         result = render(chosen, pack, args.output, steps, args.events)
@@ -191,6 +204,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         line = StatusLine(runner.status, HELP if interactive else "keys off").start()
         runner.listeners.append(line)
         closers.insert(0, line)
+        root = logging.getLogger()
+        for handler in root.handlers[:]:
+            root.removeHandler(handler)
+        root.addHandler(line.log_handler())
     else:
         runner.listeners.append(LogLines())
     if interactive:

@@ -3,6 +3,8 @@ state change when stdout is a file or the journal."""
 
 from __future__ import annotations
 
+import logging
+import math
 import sys
 import threading
 import time
@@ -13,9 +15,16 @@ from timekeeper.engine import Cue, Status
 
 
 def clock_text(seconds: float | None) -> str:
+    """Time left, as a scoreboard counts down: 0:00 only once the time is really up."""
     if seconds is None:
         return "--:--"
-    whole = int(seconds + 0.999) if seconds > 0 else 0  # count down like a scoreboard: 0:01 … 0:00
+    whole = math.ceil(seconds - 1e-9) if seconds > 0 else 0
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def elapsed_text(seconds: float) -> str:
+    """Time played, counting up: whole seconds completed."""
+    whole = int(max(0.0, seconds) + 1e-9)
     return f"{whole // 60}:{whole % 60:02d}"
 
 
@@ -28,7 +37,7 @@ def status_text(s: Status) -> str:
     if s.remaining is not None and s.state not in ("idle", "prestart"):
         parts.append(f"left {clock_text(s.remaining)}")
     elif s.part and s.state in ("running", "stopped"):
-        parts.append(f"played {clock_text(s.play_time)}")
+        parts.append(f"played {elapsed_text(s.play_time)}")
     if s.added:
         parts.append(f"added {s.added:+g}s")
     if s.series:
@@ -42,7 +51,7 @@ def cue_text(cue: Cue) -> str:
     what = cue.name + ("" if cue.count == 1 else f" x{cue.count}")
     if cue.name == "last30":
         what = "last30 stop" if cue.stop else f"last30 from {cue.offset:.1f}s"
-    return f"cue {what}  period={cue.period} play={clock_text(cue.play_time)}"
+    return f"cue {what}  period={cue.period} play={elapsed_text(cue.play_time)}"
 
 
 class LogLines:
@@ -79,9 +88,26 @@ class StatusLine:
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if cue is not None:
-            with self._lock:
-                self.out.write(f"\r\x1b[K{time.strftime('%H:%M:%S')} {cue_text(cue)}\n")
+            self.above(f"{time.strftime('%H:%M:%S')} {cue_text(cue)}")
         self._draw(status)
+
+    def above(self, text: str) -> None:
+        """Print a line above the status line (which the next redraw puts back)."""
+        with self._lock:
+            self.out.write(f"\r\x1b[K{text}\n")
+
+    def log_handler(self) -> logging.Handler:
+        """Log messages (refusals, warnings) go above the status line, not through it."""
+        line = self
+
+        class Above(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                line.above(self.format(record))
+                line._draw(line.status())
+
+        handler = Above()
+        handler.setFormatter(logging.Formatter("timekeeper: %(message)s"))
+        return handler
 
     def _draw(self, status: Status) -> None:
         with self._lock:

@@ -3,10 +3,10 @@ what people read is exactly what the box will do."""
 
 from __future__ import annotations
 
-from timekeeper.display import clock_text
+from timekeeper.display import clock_text, elapsed_text
 from timekeeper.engine import Cue
 from timekeeper.profile import Period, Profile
-from timekeeper.replay import replay
+from timekeeper.replay import Step, replay
 
 BAR = 60
 CUE_NOTES = {
@@ -40,7 +40,7 @@ def period_bar(p: Period) -> str:
     return "[S" + "".join(cells) + end + "]"
 
 
-def describe(profile: Profile) -> list[str]:
+def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines = [f"{profile.key} — {profile.title}", f"  file: {profile.source}"]
     facts = [f"ADD gives {profile.add_step:g} s"]
     if profile.follows:
@@ -61,8 +61,8 @@ def describe(profile: Profile) -> list[str]:
         length = "untimed" if p.length is None else clock_text(p.length)
         lines.append(f"  {p.name:<{width}} {length:>7}  {period_bar(p)}")
     lines.append("")
-    lines.append("  match clock  play    cue")
-    result = replay(profile)
+    lines.append(f"  {'clock':>8}  {'play':>6}  cue  (clock: since the first start signal)")
+    result = replay(profile, steps or [])
     presses = {round(t, 6): c for t, c in result.presses[1:]}
     shown: set[float] = set()
     for cue in result.cues:
@@ -83,5 +83,5 @@ def _cue_line(cue: Cue, start: float) -> str:
     if cue.name in ("minute", "third"):
         unit = "minute" if cue.name == "minute" else "third"
         note = f"{cue.count} {unit}{'s' if cue.count > 1 else ''} left"
-    play = clock_text(cue.play_time) if cue.period else ""
+    play = elapsed_text(cue.play_time) if cue.period else ""
     return f"  {signed(cue.due - start):>8}  {play:>6}  p{cue.period or '-'} {name:<14} {note}"
