@@ -7,6 +7,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# `HYPOTHESIS_PROFILE=deep pytest` searches much harder than the everyday run.
+settings.register_profile("default", max_examples=300, deadline=None)
+settings.register_profile("deep", max_examples=20_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Real pygame, but SDL's dummy driver: the tests must pass on a box with no sound card.
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

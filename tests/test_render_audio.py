@@ -252,10 +252,6 @@ def test_events_file_lists_each_sounding_cue_at_its_onset(
     assert onsets == [at(e["due"]) for e in entries]
 
 
-@pytest.mark.xfail(reason="BUG: render() opens the --events file in append mode "
-                          "(EventLog uses open('a')), so rendering again to the same path "
-                          "leaves the previous schedule in it and the file no longer "
-                          "describes the WAV next to it", strict=True)
 def test_rendering_again_rewrites_the_events_file(
         spaced: Profile, pack: SoundPack, tmp_path: Path) -> None:
     """Re-running a render with --events must leave the schedule of that render only, as the

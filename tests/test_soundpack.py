@@ -111,7 +111,7 @@ def test_empty_audio_file_is_an_error(tmp_path) -> None:
 
 def test_unknown_cue_name_suggests_the_right_one(tmp_path) -> None:
     folder = make_pack(tmp_path / "pack", {"minutes": "m.wav"})
-    with pytest.raises(ConfigError, match="cues.minutes: unknown key; did you mean 'minute'"):
+    with pytest.raises(ConfigError, match=r"cues\.minutes: unknown key; did you mean 'minute'"):
         load_pack(folder)
 
 
@@ -119,12 +119,12 @@ def test_repeat_every_must_be_positive(tmp_path) -> None:
     (tmp_path / "pack").mkdir()
     write_wav(tmp_path / "pack" / "m.wav", beep())
     folder = make_pack(tmp_path / "pack", {"minute": "{file: m.wav, repeat_every: 0}"})
-    with pytest.raises(ConfigError, match="cues.minute.repeat_every: must be seconds > 0"):
+    with pytest.raises(ConfigError, match=r"cues\.minute\.repeat_every: must be seconds > 0"):
         load_pack(folder)
 
 
 def test_no_pack_yaml(tmp_path) -> None:
-    with pytest.raises(ConfigError, match="no pack.yaml"):
+    with pytest.raises(ConfigError, match=r"no pack\.yaml"):
         load_pack(tmp_path)
     with pytest.raises(ConfigError, match="no such sound pack folder"):
         find_pack(str(tmp_path / "missing/"))

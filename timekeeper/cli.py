@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import sys
+import wave
 from pathlib import Path
 
 from timekeeper import __version__, profile
@@ -144,8 +145,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     for step in result.unused:
         log.warning("--actions %g:%s comes after the end of the match; not applied",
                     step.at, step.command)
-    print(f"wrote {args.output}: {result.end + 0.5:.1f} s, {len(result.cues)} cues "
-          f"(start at {result.start:.3f} s)")
+    with wave.open(str(args.output), "rb") as written:
+        seconds = written.getnframes() / written.getframerate()
+    print(f"wrote {args.output}: {seconds:.1f} s, {len(result.cues)} cues "
+          f"(first start signal at {result.start:.3f} s)")
     return 0
 
 

@@ -80,7 +80,6 @@ class Engine:
         self.profile = profile
         self.state = State.IDLE
         self.m = _Match()
-        self.now = float("-inf")  # the latest time the engine was told
 
     # ------------------------------------------------------------------ public API
 
@@ -106,9 +105,7 @@ class Engine:
         """Everything that came due up to `now`, each at its own exact deadline."""
         cues: list[Cue] = []
         while (due := self.next_deadline()) is not None and due <= now:
-            self.now = max(self.now, due)
             cues += self._fire(due)
-        self.now = max(self.now, now)
         return cues
 
     def handle(self, command: Command, now: float) -> list[Cue]:
@@ -137,7 +134,7 @@ class Engine:
             period=p.number if p else 0,
             periods=self.profile.regulation,
             part="shoot-out" if s in (State.SHOOTOUT, State.SHOT) else (p.name if p else ""),
-            play_time=round(clock.play_time(now), 3) if clock else 0.0,
+            play_time=round(_played(clock, now), 3) if clock else 0.0,
             remaining=_round(clock.remaining(now)) if clock else None,
             added=clock.added if clock else 0.0,
             countdown=_round(countdown),
@@ -395,9 +392,7 @@ class Engine:
 
     def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
         p, clock = self.period, self.m.clock
-        play = clock.play_time(due) if clock else 0.0
-        if clock is not None and clock.total is not None:
-            play = min(play, clock.total)
+        play = _played(clock, due) if clock else 0.0
         return Cue(name, due, p.number if p else 0, round(play, 6), **kw)  # type: ignore[arg-type]
 
     def _waiting_for(self) -> str:
@@ -411,6 +406,14 @@ class Engine:
         if s is State.SHOOTOUT:
             return "next: shot"
         return ""
+
+
+def _played(clock: PeriodClock, now: float) -> float:
+    """Play time, never past the period's total (a status asked for between a deadline and
+    the engine being told of it must not show 5:00.3 of a 5:00 match)."""
+    total = clock.total
+    played = clock.play_time(now)
+    return played if total is None else min(played, total)
 
 
 def _round(value: float | None) -> float | None:

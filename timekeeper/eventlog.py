@@ -10,9 +10,12 @@ from timekeeper.engine import Cue
 
 
 class EventLog:
-    def __init__(self, path: Path) -> None:
+    """Live runs append (a day of matches in one file); a render replaces the file, so that
+    it always describes the WAV beside it."""
+
+    def __init__(self, path: Path, append: bool = True) -> None:
         self.path = path
-        self._file: TextIO = path.open("a", encoding="utf-8", buffering=1)  # line-buffered
+        self._file: TextIO = path.open("a" if append else "w", encoding="utf-8", buffering=1)
 
     def record(self, cue: Cue, played: float) -> None:
         entry = {"cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),

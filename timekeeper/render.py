@@ -77,7 +77,7 @@ def render(profile: Profile, pack: SoundPack, out: Path, steps: list[Step] = (),
     length = max([p.end for p in parts] + [round(result.end * RATE)]) + round(TAIL * RATE)
     write_mix(out, parts, length)
     if events is not None:
-        log = EventLog(events)
+        log = EventLog(events, append=False)
         for cue in result.cues:
             if not cue.stop:
                 log.record(cue, cue.due)

@@ -69,14 +69,14 @@ class ControlServer:
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
 
     def _answer(self, conn: socket.socket) -> None:
-        with conn, conn.makefile("rw", encoding="utf-8") as f:
-            conn.settimeout(REPLY_TIMEOUT)
-            try:
+        conn.settimeout(REPLY_TIMEOUT)
+        try:  # a client may hang up at any point, even during the final flush on close
+            with conn, conn.makefile("rw", encoding="utf-8") as f:
                 line = f.readline().strip()
-                f.write(json.dumps(self.reply(line)) + "\n")
-                f.flush()
-            except OSError as exc:
-                log.debug("ctl connection dropped: %s", exc)
+                if line:
+                    f.write(json.dumps(self.reply(line)) + "\n")
+        except OSError as exc:
+            log.debug("ctl connection dropped: %s", exc)
 
     def reply(self, line: str) -> dict:
         if line == "status":
