@@ -80,7 +80,7 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
             now = deadline
             cues += engine.advance(now)
         else:  # the engine waits for the operator and the script has nothing for it
-            command = _operator(engine)
+            command = _operator(engine, now)
             cues += engine.handle(command, now)
             presses.append((now, command))
         if start is None:
@@ -90,9 +90,10 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
     return Replay(cues, start if start is not None else begin, now, presses, pending)
 
 
-def _operator(engine: Engine) -> Command:
+def _operator(engine: Engine, now: float) -> Command:
     shootout = engine.profile.shootout
-    if engine.state is State.SHOOTOUT and shootout and engine.m.shots >= 2 * shootout.first:
+    taken = engine.status(now).shot
+    if engine.state is State.SHOOTOUT and shootout and taken >= 2 * shootout.first:
         return Command(Action.FINISH)
     return Command(Action.NEXT)
 
