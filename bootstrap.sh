@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
-#   ./bootstrap.sh          the program (with GPIO support)
+#   ./bootstrap.sh          the program
 #   ./bootstrap.sh --test   the program plus what the tests need
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
 # project into .venv. Safe to run again: it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-extras="gpio"
-[ "${1:-}" = "--test" ] && extras="gpio,test"
+extras=""
+[ "${1:-}" = "--test" ] && extras="[test]"
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -31,5 +31,5 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[$extras]"
-echo "bootstrap: ready: .venv/bin/timekeeper ($extras)"
+.venv/bin/python -m pip install -q -e ".$extras"
+echo "bootstrap: ready: .venv/bin/timekeeper"

@@ -306,3 +306,42 @@ def test_next_during_a_break_starts_the_next_period_early() -> None:
     eng.advance(365)
     assert [c.name for c in eng.handle(NEXT, 370)] == ["start"]
     assert eng.status(370).period == 2
+
+
+def test_next_after_the_end_does_not_start_a_new_match() -> None:
+    """One press too many after the deciding goal must not sound a start in the hall."""
+    eng = Engine(profile.load("ithf"))
+    with pytest.raises(Refused, match="START begins it"):
+        eng.handle(NEXT, 0)
+    eng.handle(START, 0)
+    eng.advance(400)
+    with pytest.raises(Refused, match="the match is over"):
+        eng.handle(NEXT, 401)
+    assert eng.state is State.FINISHED
+
+
+def test_start_never_ends_a_sudden_death_or_a_shot() -> None:
+    eng = Engine(profile.load("pl-3x6-ko"))
+    eng.handle(START, 0)
+    t = 3 * 360 + 60
+    eng.advance(t)
+    assert [c.name for c in eng.handle(START, t)] == ["start"]  # START starts the overtime
+    with pytest.raises(Refused, match="already started"):
+        eng.handle(START, t + 10)
+    eng.advance(t + 180)
+    eng.handle(START, t + 200)  # a shot
+    with pytest.raises(Refused, match="already started"):
+        eng.handle(START, t + 201)
+    assert eng.state is State.SHOT
+
+
+def test_status_after_a_shootout_says_shoot_out() -> None:
+    eng = Engine(profile.load("pl-3x6-ko"))
+    eng.handle(START, 0)
+    t = 3 * 360 + 60
+    eng.advance(t)
+    eng.handle(NEXT, t)
+    eng.advance(t + 180)
+    eng.handle(NEXT, t + 190)
+    eng.handle(FINISH, t + 195)
+    assert eng.status(t + 200).part == "shoot-out"

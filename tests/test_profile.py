@@ -147,12 +147,41 @@ def test_every_profile_setting_is_a_setting(write_profile) -> None:
         break: {length: 20, warning: 5}
         overtime:
           - {length: 40, marks: none, melody: 0, sudden_death: false}
-          - {untimed: true}
+          - {length: 20, mark_beeps: count}
         shootout: {first: 2, then: 1, shot: 10}
     """)
     p = profile.load(str(path))
     assert (p.add_step, p.prestart, p.feedback) == (15, 5, False)
     assert [m.count for m in p.periods[0].marks] == [1, 1]
     assert p.intermission is not None and p.intermission.warning == 5
-    assert [x.length for x in p.periods] == [90, 90, 40, None]
+    assert [x.length for x in p.periods] == [90, 90, 40, 20]
     assert p.shootout is not None and p.shootout.shot == 10
+
+
+@pytest.mark.parametrize(("marks", "message"), [
+    ("0", "must be minutes, thirds, none or a number of seconds"),
+    ("120", "marks every 120 s leave none in a 60-s period"),
+    ("5", "the first mark of a 60-s period would be 11 beeps"),
+])
+def test_marks_that_make_no_sense_are_refused(write_profile, marks, message) -> None:
+    path = write_profile("marks", f"period: {{length: 60, marks: {marks}}}\n")
+    assert message in error_of(path)
+
+
+def test_many_marks_are_fine_as_single_beeps(write_profile) -> None:
+    path = write_profile("marks", "period: {length: 60, marks: 5, mark_beeps: single}\n")
+    assert {m.count for m in profile.load(str(path)).periods[0].marks} == {1}
+
+
+def test_a_user_profile_can_take_a_built_in_name_and_extend_it(write_profile, monkeypatch) -> None:
+    path = write_profile("ithf", "extends: ithf\nprestart: 25\n")
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(path.parent))
+    mine = profile.load("ithf")
+    assert mine.source == path and mine.prestart == 25 and mine.periods[0].length == 300
+    assert profile.available()["ithf"][1] == "user"
+
+
+def test_nothing_may_follow_an_untimed_sudden_death(write_profile) -> None:
+    path = write_profile("ot", "period: {length: 60}\novertime: [{untimed: true}]\n"
+                               "shootout: {first: 3}\n")
+    assert "nothing after it (overtime, shoot-out) is ever played" in error_of(path)

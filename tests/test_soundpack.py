@@ -126,7 +126,7 @@ def test_repeat_every_must_be_positive(tmp_path) -> None:
 def test_no_pack_yaml(tmp_path) -> None:
     with pytest.raises(ConfigError, match=r"no pack\.yaml"):
         load_pack(tmp_path)
-    with pytest.raises(ConfigError, match="no such sound pack folder"):
+    with pytest.raises(ConfigError, match="neither a folder nor a pack name"):
         find_pack(str(tmp_path / "missing/"))
 
 
@@ -169,3 +169,27 @@ def test_marks_repeat_at_the_packs_spacing_and_the_melody_loops_to_length(tmp_pa
 def test_every_built_in_profile_finds_all_its_cues_in_the_default_pack() -> None:
     for name in profile.available():
         load_pack(default_pack_dir(), profile.load(name).cue_names)
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: write_wav(p, beep(0.0001)), "no sound to speak of"),
+    (lambda p: write_wav(p, np.zeros(RATE, np.float32)), "silent"),
+    (lambda p: p.write_bytes(write_wav(p, beep(0.5)).read_bytes()[:-4000]), "cut short"),
+])
+def test_files_that_would_sound_wrong_are_refused(tmp_path, make, message) -> None:
+    (tmp_path / "pack").mkdir()
+    make(tmp_path / "pack" / "x.wav")
+    with pytest.raises(ConfigError, match=message):
+        load_pack(make_pack(tmp_path / "pack", {"end": "x.wav"}))
+
+
+def test_a_pack_is_found_by_name_in_the_user_folder_before_a_folder_here(
+        tmp_path, monkeypatch) -> None:
+    user = tmp_path / "user"
+    (user / "club").mkdir(parents=True)
+    (user / "club" / "pack.yaml").write_text("cues: {}\n")
+    (tmp_path / "club").mkdir()
+    monkeypatch.setenv("TIMEKEEPER_SOUNDS_PATH", str(user))
+    monkeypatch.chdir(tmp_path)
+    assert find_pack("club") == user / "club"
+    assert find_pack("./club").resolve() == (tmp_path / "club").resolve()

@@ -28,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `timekeeper profiles | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:  # an output file or folder that cannot be written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"timekeeper: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 def parser() -> argparse.ArgumentParser:
@@ -95,11 +102,16 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from timekeeper.replay import ScriptError
     from timekeeper.timeline import describe
     from timekeeper.timeline_svg import svg
 
     chosen = profile.load(args.profile)
-    print("\n".join(describe(chosen, _steps(args.actions))))
+    try:
+        lines = describe(chosen, _steps(args.actions))
+    except ScriptError as exc:
+        raise ConfigError(str(exc), field="--actions") from None
+    print("\n".join(lines))
     if args.svg:
         args.svg.write_text(svg(chosen), encoding="utf-8")
         print(f"\nwrote {args.svg}")
@@ -147,7 +159,8 @@ def cmd_render(args: argparse.Namespace) -> int:
                     step.at, step.command)
     with wave.open(str(args.output), "rb") as written:
         seconds = written.getnframes() / written.getframerate()
-    print(f"wrote {args.output}: {seconds:.1f} s, {len(result.cues)} cues "
+    sounds = sum(1 for cue in result.cues if not cue.stop)
+    print(f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
           f"(first start signal at {result.start:.3f} s)")
     return 0
 
@@ -193,11 +206,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     except AudioError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
-    events = EventLog(args.events) if args.events else None
+    events = EventLog(args.events, profile=chosen.key, wall_clock=True) if args.events else None
     runner = Runner(Engine(chosen), [audio], events)
     control_path = args.control or default_path()
     try:
-        server = ControlServer(runner, control_path).start()
+        server = ControlServer(runner, control_path, make_folder=args.control is None).start()
     except OSError as exc:
         print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
         return 1

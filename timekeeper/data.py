@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 from pathlib import Path
 
+_PACKAGE = Path(__file__).resolve().parent
+
 
 def builtin_dir(kind: str) -> Path:
-    """`profiles` or `sounds`: shipped as the packages timekeeper.profiles / timekeeper.sounds,
-    kept at the top of the repo (see pyproject's package-dir)."""
-    try:
-        found = Path(str(importlib.resources.files(f"timekeeper.{kind}")))
-        if found.is_dir():
-            return found
-    except ModuleNotFoundError:
-        pass
-    return Path(__file__).resolve().parent.parent / kind
+    """`profiles` or `sounds`: inside the package once installed (pyproject maps the repo's
+    top-level folders there), beside it in a source checkout or an editable install."""
+    installed = _PACKAGE / kind
+    return installed if installed.is_dir() else _PACKAGE.parent / kind
 
 
 def user_dirs(kind: str) -> list[Path]:
-    """User folders searched before the built-ins: $TIMEKEEPER_<KIND>_PATH (colon-separated),
-    else ~/.config/timekeeper/<kind> and /etc/timekeeper/<kind>."""
+    """User folders searched before the built-ins: $TIMEKEEPER_<KIND>_PATH (colon-separated)
+    instead of ~/.config/timekeeper/<kind> and /etc/timekeeper/<kind> when it is set."""
     env = os.environ.get(f"TIMEKEEPER_{kind.upper()}_PATH")
     if env is not None:
         return [Path(p).expanduser() for p in env.split(os.pathsep) if p]

@@ -42,6 +42,7 @@ class Cue:
     offset: float = 0.0  # melody: where in the tune to start
     length: float = 0.0  # melody: how long the whole melody window is
     stop: bool = False
+    remaining: float | None = None  # play time left in the period at `due` (timed periods)
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,8 @@ class Engine:
             state=s.value,
             period=p.number if p else 0,
             periods=self.profile.regulation,
-            part="shoot-out" if s in (State.SHOOTOUT, State.SHOT) else (p.name if p else ""),
+            part="shoot-out" if s in (State.SHOOTOUT, State.SHOT) or m.shots else (
+                p.name if p else ""),
             play_time=round(_played(clock, now), 3) if clock else 0.0,
             remaining=_round(clock.remaining(now)) if clock else None,
             added=clock.added if clock else 0.0,
@@ -152,6 +154,9 @@ class Engine:
             return self._reset(now)
         if a is Action.START and s in (State.IDLE, State.FINISHED):
             return self._begin_match(now)
+        if a is Action.START and s not in (State.WAITING, State.BREAK, State.SHOOTOUT):
+            # START only ever starts something: it never ends a sudden death or a shot
+            raise Refused(f"already started ({s.value}); NEXT goes on, RESET starts over")
         if a in (Action.START, Action.NEXT):
             return self._next(now)
         if a is Action.TOGGLE:
@@ -176,8 +181,10 @@ class Engine:
 
     def _next(self, now: float) -> list[Cue]:
         s, p = self.state, self.period
-        if s is State.IDLE or s is State.FINISHED:
-            return self._begin_match(now)
+        if s is State.IDLE:
+            raise Refused("the match has not begun; START begins it")
+        if s is State.FINISHED:
+            raise Refused("the match is over; START begins the next one")
         if s is State.PRESTART:
             raise Refused("the start is already counting down")
         more = self.m.index + 1 < len(self.profile.periods)
@@ -189,7 +196,7 @@ class Engine:
         if s in (State.RUNNING, State.STOPPED) and p is not None:
             if p.sudden_death:
                 return self._end_period(now, decided=True)
-            raise Refused(f"the {p.name} is still being played; NEXT comes after its end")
+            raise Refused(f"{_the(p.name)} is still being played; NEXT comes after its end")
         if s is State.SHOOTOUT:
             return self._start_shot(now)
         if s is State.SHOT:  # the shot was taken before its limit: no signal needed
@@ -211,8 +218,8 @@ class Engine:
             return [self._cue("end", now)]
         if s in (State.RUNNING, State.STOPPED) and p is not None and p.overtime:
             return self._end_period(now, decided=True)
-        raise Refused("finish ends a match after regulation (overtime, shoot-out); "
-                      f"not while {s.value}" + (f" in the {p.name}" if p else ""))
+        raise Refused("finish ends a match after regulation (overtime, shoot-out), "
+                      f"not while {s.value}" + (f" in {_the(p.name)}" if p else ""))
 
     def _reset(self, now: float) -> list[Cue]:
         cues = self._melody_stop(now)
@@ -242,7 +249,7 @@ class Engine:
         if self.state not in (State.RUNNING, State.STOPPED) or clock is None:
             raise Refused(f"no period is being played ({self.state.value})")
         if clock.length is None:
-            raise Refused(f"the {self.period.name if self.period else 'period'} is untimed")
+            raise Refused(f"{_the(self.period.name) if self.period else 'the period'} is untimed")
         step = self.profile.add_step if seconds is None else seconds
         change = clock.add(step, now)
         if change == 0:
@@ -393,7 +400,9 @@ class Engine:
     def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
         p, clock = self.period, self.m.clock
         play = _played(clock, due) if clock else 0.0
-        return Cue(name, due, p.number if p else 0, round(play, 6), **kw)  # type: ignore[arg-type]
+        left = clock.total - play if clock and clock.total is not None else None
+        return Cue(name, due, p.number if p else 0, round(play, 6),  # type: ignore[arg-type]
+                   remaining=None if left is None else round(left, 6), **kw)
 
     def _waiting_for(self) -> str:
         s, i, periods = self.state, self.m.index, self.profile.periods
@@ -406,6 +415,11 @@ class Engine:
         if s is State.SHOOTOUT:
             return "next: shot"
         return ""
+
+
+def _the(name: str) -> str:
+    """'the match', 'the overtime', but 'period 2', 'overtime 1'."""
+    return name if name[-1].isdigit() else f"the {name}"
 
 
 def _played(clock: PeriodClock, now: float) -> float:

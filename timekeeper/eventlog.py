@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -13,15 +14,21 @@ class EventLog:
     """Live runs append (a day of matches in one file); a render replaces the file, so that
     it always describes the WAV beside it."""
 
-    def __init__(self, path: Path, append: bool = True) -> None:
-        self.path = path
+    def __init__(self, path: Path, append: bool = True, profile: str = "",
+                 wall_clock: bool = False) -> None:
+        self.path, self.profile, self.wall_clock = path, profile, wall_clock
         self._file: TextIO = path.open("a" if append else "w", encoding="utf-8", buffering=1)
 
     def record(self, cue: Cue, played: float) -> None:
-        entry = {"cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),
-                 "period": cue.period, "play_time": round(cue.play_time, 3)}
-        if cue.count > 1:
+        entry: dict[str, object] = {
+            "cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),
+            "period": cue.period, "play_time": round(cue.play_time, 3)}
+        if cue.name in ("minute", "third"):
             entry["count"] = cue.count
+        if self.profile:
+            entry["profile"] = self.profile
+        if self.wall_clock:  # for people reading the record; never used for timing
+            entry["time"] = datetime.now().astimezone().isoformat(timespec="milliseconds")
         if cue.offset:
             entry["offset"] = round(cue.offset, 6)
         self._file.write(json.dumps(entry) + "\n")

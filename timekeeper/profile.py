@@ -27,7 +27,7 @@ class Mark:
 
     remaining: float
     count: int
-    cue: str  # "minute" or "third"
+    cue: str  # "minute" (also for marks every N seconds) or "third"
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,11 @@ def available() -> dict[str, tuple[Path, str]]:
     return dict(sorted(found.items()))
 
 
-def find(name_or_path: str, relative_to: Path | None = None) -> Path:
+def find(name_or_path: str, relative_to: Path | None = None,
+         exclude: tuple[Path, ...] = ()) -> Path:
+    """A profile file by path, or by name: next to `relative_to` (for extends:), then the
+    user folders, then the built-ins. Files in `exclude` are passed over, so that a user's
+    `ithf.yaml` can say `extends: ithf` and mean the built-in one."""
     looks_like_path = "/" in name_or_path or name_or_path.endswith((".yaml", ".yml"))
     if looks_like_path:
         path = Path(name_or_path).expanduser()
@@ -123,13 +127,14 @@ def find(name_or_path: str, relative_to: Path | None = None) -> Path:
         if not path.is_file():
             raise ConfigError("no such profile file", path)
         return path
-    if relative_to is not None and (relative_to / f"{name_or_path}.yaml").is_file():
-        return relative_to / f"{name_or_path}.yaml"
-    profiles = available()
-    if name_or_path not in profiles:
-        names = ", ".join(profiles) or "(none found)"
-        raise ConfigError(f"unknown profile {name_or_path!r}; available: {names}")
-    return profiles[name_or_path][0]
+    folders = [relative_to] if relative_to is not None else []
+    folders += [folder for folder, _ in profile_dirs()]
+    for folder in folders:
+        candidate = folder / f"{name_or_path}.yaml"
+        if candidate.is_file() and candidate.resolve() not in exclude:
+            return candidate
+    names = ", ".join(available()) or "(none found)"
+    raise ConfigError(f"unknown profile {name_or_path!r}; available: {names}")
 
 
 def load(name_or_path: str) -> Profile:
@@ -150,7 +155,7 @@ def _load_doc(file: Path, chain: tuple[Path, ...]) -> Doc:
     if not isinstance(base_name, str):
         raise doc.error(("extends",), "must be a profile name or a path")
     try:
-        base_file = find(base_name, relative_to=file.parent)
+        base_file = find(base_name, relative_to=file.parent, exclude=(file,))
     except ConfigError as exc:
         raise doc.error(("extends",), exc.message) from None
     return doc.merged_over(_load_doc(base_file, (*chain, file)))
@@ -223,8 +228,14 @@ class _Reader:
         return value
 
 
-def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float) -> tuple[Mark, ...]:
-    if spec in (None, "none", False):
+MAX_BEEPS = 9  # more beeps than this nobody counts; they run into the next mark
+
+
+def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
+           inherited: bool = False) -> tuple[Mark, ...]:
+    """The marks of a period. Marks `inherited` from the regulation period that do not fit a
+    shorter overtime are simply left out; marks a profile asks for and cannot get are errors."""
+    if spec is None or spec is False or spec == "none":
         return ()
     if spec == "thirds":
         counts = [(length * 2 / 3, 2), (length / 3, 1)]
@@ -237,9 +248,18 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float) -> tup
         else:
             raise r.doc.error(path, "must be minutes, thirds, none or a number of seconds "
                                     f"between marks, not {spec!r}")
+        if every >= length:
+            if inherited:
+                return ()
+            raise r.doc.error(path, f"marks every {every:g} s leave none in a "
+                                    f"{length:g}-s period")
         counts = [(n * every, n) for n in range(int(length // every), 0, -1)
                   if n * every < length - 1e-9]
         cue = "minute"
+    if beeps == "count" and counts and counts[0][1] > MAX_BEEPS:
+        raise r.doc.error(path, f"the first mark of a {length:g}-s period would be "
+                                f"{counts[0][1]} beeps; mark less often, or set "
+                                "mark_beeps: single")
     return tuple(Mark(rem, n if beeps == "count" else 1, cue) for rem, n in counts)
 
 
@@ -295,11 +315,17 @@ def build(doc: Doc, file: Path) -> Profile:
             for key in ("length", "marks", "melody"):
                 if r.get((*p, key)) is not None:
                     raise doc.error((*p, key), "an untimed overtime has no " + key)
+            if i + 1 < len(overtime_specs) or shootout is not None:
+                raise doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
+                                "deciding goal: nothing after it (overtime, shoot-out) is "
+                                "ever played")
             parts.append((name, True, None, (), 0.0, True, "operator"))
             continue
         olen = r.seconds((*p, "length"))
         obeeps = r.choice((*p, "mark_beeps"), ("count", "single"), beeps)
-        omarks = _marks(r, (*p, "marks"), r.get((*p, "marks"), marks_spec), obeeps, olen)
+        own = r.get((*p, "marks"))
+        omarks = _marks(r, (*p, "marks"), marks_spec if own is None else own, obeeps, olen,
+                        inherited=own is None)
         omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True)
         if omelody > olen:
             raise doc.error((*p, "melody"), "is longer than the overtime")

@@ -50,7 +50,7 @@ def placements(cues: list[Cue], pack: SoundPack) -> list[Placement]:
 
 def write_mix(path: Path, parts: list[Placement], length: int) -> None:
     parts = sorted(parts, key=lambda p: p.start)
-    with wave.open(str(path), "wb") as w:
+    with path.open("wb") as file, wave.open(file, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(RATE)

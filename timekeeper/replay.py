@@ -80,6 +80,10 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
             now = deadline
             cues += engine.advance(now)
         else:  # the engine waits for the operator and the script has nothing for it
+            if engine.state is State.STOPPED:
+                at = now - (start if start is not None else begin)
+                raise ScriptError(f"the script leaves the clock stopped at {at:g} s; "
+                                  "add a resume after it")
             command = _operator(engine, now)
             cues += engine.handle(command, now)
             presses.append((now, command))

@@ -78,17 +78,18 @@ def default_pack_dir() -> Path:
 
 
 def find_pack(name_or_path: str | None) -> Path:
+    """A pack by name (user folders, then built-in) or by folder path."""
     if name_or_path is None:
         return default_pack_dir()
     path = Path(name_or_path).expanduser()
-    if "/" in name_or_path or path.is_dir():
-        if not path.is_dir():
-            raise ConfigError("no such sound pack folder", path)
+    if "/" not in name_or_path and not name_or_path.startswith("."):
+        for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
+            if (folder / name_or_path / "pack.yaml").is_file():
+                return folder / name_or_path
+    if path.is_dir():
         return path
-    for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
-        if (folder / name_or_path / "pack.yaml").is_file():
-            return folder / name_or_path
-    raise ConfigError(f"unknown sound pack {name_or_path!r} (give a folder with a pack.yaml)")
+    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name "
+                      f"in {', '.join(str(d) for d in user_dirs('sounds'))}")
 
 
 def load_pack(folder: Path, needed: set[str] | None = None) -> SoundPack:
@@ -154,8 +155,10 @@ def decode(path: Path) -> np.ndarray:
         samples, rate = _decode_wav(path)
     except (wave.Error, EOFError, ValueError):
         samples, rate = _decode_pygame(path)
-    if len(samples) == 0:
-        raise ConfigError("audio file holds no sound")
+    if len(samples) < rate // 100:
+        raise ConfigError(f"audio file holds no sound to speak of ({len(samples)} samples)")
+    if np.abs(samples).max() < 1e-3:
+        raise ConfigError("audio file is silent")
     if rate != RATE:
         n = round(len(samples) * RATE / rate)
         samples = np.interp(np.arange(n) * (rate / RATE), np.arange(len(samples)), samples)
@@ -165,7 +168,11 @@ def decode(path: Path) -> np.ndarray:
 def _decode_wav(path: Path) -> tuple[np.ndarray, int]:
     with wave.open(str(path), "rb") as w:
         width, channels, rate = w.getsampwidth(), w.getnchannels(), w.getframerate()
-        raw = w.readframes(w.getnframes())
+        frames = w.getnframes()
+        raw = w.readframes(frames)
+    if len(raw) < frames * width * channels:
+        raise ConfigError(f"audio file is cut short ({len(raw) // (width * channels)} of "
+                          f"{frames} frames)")
     if width == 1:
         data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128) / 128
     elif width == 2:

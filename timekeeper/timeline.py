@@ -74,14 +74,15 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
             lines.append(f"  {signed(cue.due - result.start):>8}            "
                          f"(operator: {presses[key].action.value.upper()})")
         lines.append(_cue_line(cue, result.start))
+    for step in result.unused:
+        lines.append(f"  (not applied: {step.at:g}:{step.command} comes after the end)")
     return lines
 
 
 def _cue_line(cue: Cue, start: float) -> str:
     name = cue.name + (f" ×{cue.count}" if cue.count > 1 else "")
     note = CUE_NOTES.get(cue.name, "")
-    if cue.name in ("minute", "third"):
-        unit = "minute" if cue.name == "minute" else "third"
-        note = f"{cue.count} {unit}{'s' if cue.count > 1 else ''} left"
+    if cue.name in ("minute", "third") and cue.remaining is not None:
+        note = f"{clock_text(cue.remaining)} left"
     play = elapsed_text(cue.play_time) if cue.period else ""
     return f"  {signed(cue.due - start):>8}  {play:>6}  p{cue.period or '-'} {name:<14} {note}"

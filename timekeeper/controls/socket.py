@@ -33,9 +33,11 @@ def default_path() -> Path:
 
 
 class ControlServer:
-    def __init__(self, runner: Runner, path: Path) -> None:
+    def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
+        """`make_folder` for the default path only: a mistyped --control should fail."""
         self.runner, self.path = runner, path
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
+        if make_folder:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
         if path.exists():
             if _alive(path):
                 raise OSError(f"another timekeeper is already listening on {path}")
