@@ -41,7 +41,7 @@ def status_text(s: Status) -> str:
     if s.added:
         parts.append(f"added {s.added:+g}s")
     if s.series:
-        parts.append(f"series {s.series}, {s.shot} shots taken")
+        parts.append(f"series {s.series}, {s.shot} shot{'' if s.shot == 1 else 's'} taken")
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
     return "  ".join(parts)

@@ -43,12 +43,19 @@ def parse_actions(text: str) -> list[Step]:
     return sorted(steps, key=lambda s: s.at)
 
 
+@dataclass(frozen=True)
+class Press:
+    at: float
+    command: Command
+    first_cue: int  # index in Replay.cues of the first cue the press caused
+
+
 @dataclass
 class Replay:
     cues: list[Cue]
     start: float  # time of the first start cue
     end: float  # time the match finished
-    presses: list[tuple[float, Command]] = field(default_factory=list)
+    presses: list[Press] = field(default_factory=list)
     unused: list[Step] = field(default_factory=list)  # script steps after the end
 
 
@@ -58,8 +65,15 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
     series, then finished; an untimed sudden death is decided at once."""
     engine = Engine(profile)
     pending = list(steps)
-    presses: list[tuple[float, Command]] = [(begin, Command(Action.START))]
-    cues = engine.handle(Command(Action.START), begin)
+    cues: list[Cue] = []
+    presses: list[Press] = []
+
+    def press(command: Command, now: float) -> None:
+        cues.extend(engine.advance(now))  # what came due first is not the press's doing
+        presses.append(Press(now, command, len(cues)))
+        cues.extend(engine.handle(command, now))
+
+    press(Command(Action.START), begin)
     now, start = begin, _first_start(cues)
     while engine.state is not State.FINISHED:
         deadline = engine.next_deadline()
@@ -72,10 +86,9 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
             step = pending.pop(0)
             now = max(now, action_at)
             try:
-                cues += engine.handle(step.command, now)
+                press(step.command, now)
             except Refused as refusal:
                 raise ScriptError(f"{step.at:g}:{step.command} refused: {refusal}") from None
-            presses.append((now, step.command))
         elif deadline is not None:
             now = deadline
             cues += engine.advance(now)
@@ -84,9 +97,7 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
                 at = now - (start if start is not None else begin)
                 raise ScriptError(f"the script leaves the clock stopped at {at:g} s; "
                                   "add a resume after it")
-            command = _operator(engine, now)
-            cues += engine.handle(command, now)
-            presses.append((now, command))
+            press(_operator(engine, now), now)
         if start is None:
             start = _first_start(cues)
         if now - begin > max_time:

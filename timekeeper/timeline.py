@@ -53,7 +53,8 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
         facts.append(f"{brk.length:g} s break between periods{warn}")
     if profile.shootout:
         s = profile.shootout
-        facts.append(f"shoot-out: {s.first} shots each, then {s.then} each, {s.shot:g} s per shot")
+        shots = f"{s.first} shot{'' if s.first == 1 else 's'} each"
+        facts.append(f"shoot-out: {shots}, then {s.then} each, {s.shot:g} s per shot")
     lines.append("  " + " · ".join(facts))
     lines.append("")
     width = max(len(p.name) for p in profile.periods)
@@ -63,16 +64,13 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines.append("")
     lines.append(f"  {'clock':>8}  {'play':>6}  cue  (clock: since the first start signal)")
     result = replay(profile, steps or [])
-    presses = {round(t, 6): c for t, c in result.presses[1:]}
-    shown: set[float] = set()
-    for cue in result.cues:
+    pressed_at = {p.first_cue: p for p in result.presses[1:]}
+    for i, cue in enumerate(result.cues):
+        if i in pressed_at:
+            lines.append(f"  {signed(pressed_at[i].at - result.start):>8}            "
+                         f"(operator: {pressed_at[i].command.action.value.upper()})")
         if cue.stop:
             continue
-        key = round(cue.due, 6)
-        if key in presses and key not in shown:
-            shown.add(key)
-            lines.append(f"  {signed(cue.due - result.start):>8}            "
-                         f"(operator: {presses[key].action.value.upper()})")
         lines.append(_cue_line(cue, result.start))
     for step in result.unused:
         lines.append(f"  (not applied: {step.at:g}:{step.command} comes after the end)")

@@ -102,7 +102,8 @@ def _footer(profile: Profile) -> list[str]:
         lines.append("Overtime is played on a draw: NEXT starts it, FINISH ends the match.")
     if profile.shootout:
         s = profile.shootout
-        lines.append(f"Shoot-out: {s.first} shots each, then {s.then} each until decided; "
+        shots = f"{s.first} shot{'' if s.first == 1 else 's'} each"
+        lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; "
                      f"{s.shot:g} s per shot (NEXT starts a shot, FINISH when decided).")
     if profile.follows:
         lines.append(f"Follows {profile.follows.upper()}: checked against its rules at load.")
