@@ -74,6 +74,7 @@ class _Match:
     deadline_at: float | None = None  # prestart → start, break end, shot end
     warned: bool = False
     shots: int = 0
+    shootout: bool = False  # the shoot-out has begun: cues belong to it, not to a period
 
 
 class Engine:
@@ -132,13 +133,12 @@ class Engine:
             profile=self.profile.key,
             title=self.profile.title,
             state=s.value,
-            period=p.number if p else 0,
+            period=self._part_number(),
             periods=self.profile.regulation,
-            part="shoot-out" if s in (State.SHOOTOUT, State.SHOT) or m.shots else (
-                p.name if p else ""),
-            play_time=round(_played(clock, now), 3) if clock else 0.0,
-            remaining=_round(clock.remaining(now)) if clock else None,
-            added=clock.added if clock else 0.0,
+            part="shoot-out" if m.shootout else (p.name if p else ""),
+            play_time=round(_played(clock, now), 3) if clock and not m.shootout else 0.0,
+            remaining=_round(clock.remaining(now)) if clock and not m.shootout else None,
+            added=clock.added if clock and not m.shootout else 0.0,
             countdown=_round(countdown),
             melody=m.melody_on,
             shot=m.shots,
@@ -191,7 +191,7 @@ class Engine:
         if s is State.BREAK or (s is State.WAITING and more):
             return self._start_period(self.m.index + 1, now)
         if s is State.WAITING:  # after the last period: the shoot-out
-            self.state = State.SHOOTOUT
+            self.state, self.m.shootout = State.SHOOTOUT, True
             return []
         if s in (State.RUNNING, State.STOPPED) and p is not None:
             if p.sudden_death:
@@ -352,6 +352,7 @@ class Engine:
             self.state = State.FINISHED
         else:  # straight to the shoot-out if it must follow, else NEXT on a draw
             self.state = State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
+            m.shootout = self.state is State.SHOOTOUT
         return cues
 
     def _start_shot(self, now: float) -> list[Cue]:
@@ -398,11 +399,17 @@ class Engine:
         return [self._cue(name, now)] if self.profile.feedback else []
 
     def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
-        p, clock = self.period, self.m.clock
+        clock = None if self.m.shootout else self.m.clock
         play = _played(clock, due) if clock else 0.0
         left = clock.total - play if clock and clock.total is not None else None
-        return Cue(name, due, p.number if p else 0, round(play, 6),  # type: ignore[arg-type]
+        return Cue(name, due, self._part_number(), round(play, 6),  # type: ignore[arg-type]
                    remaining=None if left is None else round(left, 6), **kw)
+
+    def _part_number(self) -> int:
+        """1-based over the periods, overtime parts, and the shoot-out after them."""
+        if self.m.shootout:
+            return len(self.profile.periods) + 1
+        return self.period.number if self.period else 0
 
     def _waiting_for(self) -> str:
         s, i, periods = self.state, self.m.index, self.profile.periods
