@@ -71,16 +71,17 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
                          f"(operator: {pressed_at[i].command.action.value.upper()})")
         if cue.stop:
             continue
-        lines.append(_cue_line(cue, result.start))
+        lines.append(_cue_line(cue, result.start, shootout=cue.period > len(profile.periods)))
     for step in result.unused:
         lines.append(f"  (not applied: {step.at:g}:{step.command} comes after the end)")
     return lines
 
 
-def _cue_line(cue: Cue, start: float) -> str:
+def _cue_line(cue: Cue, start: float, shootout: bool = False) -> str:
     name = cue.name + (f" ×{cue.count}" if cue.count > 1 else "")
     note = CUE_NOTES.get(cue.name, "")
     if cue.name in ("minute", "third") and cue.remaining is not None:
         note = f"{clock_text(cue.remaining)} left"
-    play = elapsed_text(cue.play_time) if cue.period else ""
-    return f"  {signed(cue.due - start):>8}  {play:>6}  p{cue.period or '-'} {name:<14} {note}"
+    play = elapsed_text(cue.play_time) if cue.period and not shootout else ""
+    part = "so" if shootout else f"p{cue.period or '-'}"
+    return f"  {signed(cue.due - start):>8}  {play:>6}  {part} {name:<14} {note}"
