@@ -345,3 +345,12 @@ def test_status_after_a_shootout_says_shoot_out() -> None:
     eng.handle(NEXT, t + 190)
     eng.handle(FINISH, t + 195)
     assert eng.status(t + 200).part == "shoot-out"
+
+
+def test_actions_script_forms() -> None:
+    steps = parse_actions("2:15:pause, 140:resume;200:add=-10")
+    assert [(s.at, str(s.command)) for s in steps] == [
+        (135, "pause"), (140, "resume"), (200, "add=-10")]
+    for bad in ("pause", "5:60:pause", "1:2:3:pause", "10:jump", "10:pause=3", "10:quit"):
+        with pytest.raises(ValueError):
+            parse_actions(bad)

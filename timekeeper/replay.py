@@ -31,10 +31,13 @@ def parse_actions(text: str) -> list[Step]:
         if not sep or not when:
             raise ScriptError(f"{item!r}: write TIME:COMMAND, e.g. 120:pause")
         try:
-            seconds = sum(float(x) * 60**i for i, x in enumerate(reversed(when.split(":"))))
+            parts = [float(x) for x in when.split(":")]
             command = Command.parse(what)
         except ValueError as exc:
             raise ScriptError(f"{item!r}: {exc}") from None
+        if len(parts) > 2 or (len(parts) == 2 and not 0 <= parts[1] < 60):
+            raise ScriptError(f"{item!r}: a time is seconds (135) or minutes:seconds (2:15)")
+        seconds = parts[0] * 60 + parts[1] if len(parts) == 2 else parts[0]
         if seconds < 0:
             raise ScriptError(f"{item!r}: times count from the start and cannot be negative")
         if command.action is Action.QUIT:
