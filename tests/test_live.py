@@ -128,3 +128,17 @@ def test_live_audio_reaches_the_device(tmp_path: Path, monkeypatch) -> None:
     got = device[onset - start_ref:onset - start_ref + len(expected)]
     assert len(got) == len(expected)
     assert np.abs(got - expected).max() < 2e-3  # the very samples of the pack, unchanged
+
+
+def test_a_melody_resumed_late_skips_ahead_to_stay_on_the_match_clock() -> None:
+    import pygame
+
+    pygame.mixer.quit()
+    pack = load_pack(default_pack_dir(), {"last30"})
+    audio = PygameAudio(pack, driver="dummy", clock=lambda: 100.0)
+    try:
+        audio.play(Cue("last30", 99.0, offset=10.0, length=30))  # told 1 s late
+        playing = audio._melody.get_sound()
+        assert playing.get_length() == pytest.approx(30 - 10 - 1, abs=1e-3)
+    finally:
+        audio.close()

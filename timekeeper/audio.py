@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
@@ -60,11 +62,16 @@ def init_mixer(driver: str | None = None, buffer: int = 512) -> None:
                              "run with SDL_AUDIODRIVER=dummy for silence") from None
 
 
+def to_pcm(samples: np.ndarray) -> np.ndarray:
+    """float mono → the mixer's int16 stereo frames."""
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+    return np.ascontiguousarray(np.repeat(pcm[:, None], 2, axis=1))
+
+
 def to_pygame_sound(samples: np.ndarray):
     import pygame
 
-    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
-    return pygame.sndarray.make_sound(np.ascontiguousarray(np.repeat(pcm[:, None], 2, axis=1)))
+    return pygame.sndarray.make_sound(to_pcm(samples))
 
 
 class PygameAudio(Output):
@@ -72,17 +79,19 @@ class PygameAudio(Output):
     so the first cue of the day is as prompt as the last. The melody has a channel of its
     own so that stopping it never cuts a mark or a signal."""
 
-    def __init__(self, pack: SoundPack, driver: str | None = None, buffer: int = 512) -> None:
+    def __init__(self, pack: SoundPack, driver: str | None = None, buffer: int = 512,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         import pygame
 
         self._pygame = pygame
-        self.pack = pack
+        self.pack, self.clock = pack, clock
         if not pygame.mixer.get_init():
             init_mixer(driver, buffer)
         pygame.mixer.set_num_channels(16)
         pygame.mixer.set_reserved(1)
         self._melody = pygame.mixer.Channel(0)
         self._sounds: dict[tuple, object] = {}
+        self._melody_pcm: dict[float, np.ndarray] = {}
         warmup = to_pygame_sound(np.zeros(RATE // 50, np.float32))
         warmup.play()  # wakes the device's stream now rather than at the first cue
 
@@ -94,13 +103,17 @@ class PygameAudio(Output):
                 self._sound(mark.cue, mark.count)
             if period.melody:
                 self._melody_sound(period.melody, 0.0)
+                self._melody_pcm.setdefault(period.melody, to_pcm(self.pack.melody(period.melody)))
 
     def play(self, cue: Cue) -> None:
         if cue.name == "last30":
             if cue.stop:
                 self._melody.fadeout(5)  # a 5-ms fade: no click, and the end is sharp
             else:
-                self._melody.play(self._melody_sound(cue.length, cue.offset))
+                # started late (by the runner's wake-up): skip as much of the tune, so that it
+                # stays on the match clock and still ends with the period
+                late = max(0.0, self.clock() - cue.due) if cue.offset else 0.0
+                self._melody.play(self._melody_sound(cue.length, cue.offset + late))
             return
         self._sound(cue.name, cue.count).play()
 
@@ -119,5 +132,7 @@ class PygameAudio(Output):
             if key not in self._sounds:
                 self._sounds[key] = to_pygame_sound(self.pack.melody(length))
             return self._sounds[key]
-        window = self.pack.melody(length)
-        return to_pygame_sound(window[min(len(window), round(offset * RATE)):])
+        if length not in self._melody_pcm:
+            self._melody_pcm[length] = to_pcm(self.pack.melody(length))
+        pcm = self._melody_pcm[length]  # a slice of the prepared frames: no conversion now
+        return self._pygame.sndarray.make_sound(pcm[min(len(pcm) - 1, round(offset * RATE)):])
