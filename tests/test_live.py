@@ -35,12 +35,12 @@ class RecordingOutput(Output):
     def prepare(self, p: profile.Profile) -> None:
         self.prepared.append(p.key)
 
-    def play(self, cue: Cue) -> None:
-        self.played.append((cue, time.monotonic()))
+    def play(self, cue: Cue, now: float) -> None:
+        self.played.append((cue, now))
 
 
 class BrokenOutput(Output):
-    def play(self, cue: Cue) -> None:
+    def play(self, cue: Cue, now: float) -> None:
         raise RuntimeError("speaker unplugged")
 
 
@@ -97,7 +97,7 @@ def test_pygame_audio_plays_every_cue_kind_on_the_dummy_driver() -> None:
         for cue in [Cue("prestart", 0), Cue("minute", 0, count=4), Cue("last30", 0, length=30),
                     Cue("last30", 0, stop=True), Cue("last30", 0, offset=12.5, length=30),
                     Cue("end", 0)]:
-            audio.play(cue)
+            audio.play(cue, 0.0)
     finally:
         audio.close()
 
@@ -113,7 +113,7 @@ def test_live_audio_reaches_the_device(tmp_path: Path, monkeypatch) -> None:
     pack = load_pack(default_pack_dir(), {"start"})
     audio = PygameAudio(pack, driver="disk", buffer=512)
     try:
-        audio.play(Cue("start", 0))
+        audio.play(Cue("start", 0), 0.0)
         expected = pack.sounds["start"].samples
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -135,9 +135,9 @@ def test_a_melody_resumed_late_skips_ahead_to_stay_on_the_match_clock() -> None:
 
     pygame.mixer.quit()
     pack = load_pack(default_pack_dir(), {"last30"})
-    audio = PygameAudio(pack, driver="dummy", clock=lambda: 100.0)
+    audio = PygameAudio(pack, driver="dummy")
     try:
-        audio.play(Cue("last30", 99.0, offset=10.0, length=30))  # told 1 s late
+        audio.play(Cue("last30", 99.0, offset=10.0, length=30), now=100.0)  # told 1 s late
         playing = audio._melody.get_sound()
         assert playing.get_length() == pytest.approx(30 - 10 - 1, abs=1e-3)
     finally:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
@@ -21,12 +19,13 @@ class AudioError(Exception):
 
 class Output:
     """Something that turns cues into sound (or light, or log lines). `play` is called on
-    the runner's thread as soon as a cue is due and must not block."""
+    the runner's thread as soon as a cue is due and must not block; `now` is the runner's
+    clock at that moment (outputs never read a clock of their own)."""
 
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""
 
-    def play(self, cue: Cue) -> None:
+    def play(self, cue: Cue, now: float) -> None:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -79,12 +78,11 @@ class PygameAudio(Output):
     so the first cue of the day is as prompt as the last. The melody has a channel of its
     own so that stopping it never cuts a mark or a signal."""
 
-    def __init__(self, pack: SoundPack, driver: str | None = None, buffer: int = 512,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, pack: SoundPack, driver: str | None = None, buffer: int = 512) -> None:
         import pygame
 
         self._pygame = pygame
-        self.pack, self.clock = pack, clock
+        self.pack = pack
         if not pygame.mixer.get_init():
             init_mixer(driver, buffer)
         pygame.mixer.set_num_channels(16)
@@ -105,14 +103,14 @@ class PygameAudio(Output):
                 self._melody_sound(period.melody, 0.0)
                 self._melody_pcm.setdefault(period.melody, to_pcm(self.pack.melody(period.melody)))
 
-    def play(self, cue: Cue) -> None:
+    def play(self, cue: Cue, now: float) -> None:
         if cue.name == "last30":
             if cue.stop:
                 self._melody.fadeout(5)  # a 5-ms fade: no click, and the end is sharp
             else:
                 # started late (by the runner's wake-up): skip as much of the tune, so that it
                 # stays on the match clock and still ends with the period
-                late = max(0.0, self.clock() - cue.due) if cue.offset else 0.0
+                late = max(0.0, now - cue.due) if cue.offset else 0.0
                 self._melody.play(self._melody_sound(cue.length, cue.offset + late))
             return
         self._sound(cue.name, cue.count).play()

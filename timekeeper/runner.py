@@ -83,9 +83,10 @@ class Runner:
 
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
         for cue in cues:
+            now = self.clock()
             for output in self.outputs:
                 try:
-                    output.play(cue)
+                    output.play(cue, now)
                 except Exception:  # a broken output must never stop the clock
                     log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
             played = self.clock()
