@@ -422,3 +422,48 @@ def test_a_client_hanging_up_does_not_put_a_traceback_in_the_log(
     _, err = first.communicate(timeout=TIMEOUT)
     assert first.returncode == 0
     assert "Traceback" not in err, err
+
+
+def test_keys_map_to_commands() -> None:
+    """The keys the README documents, and nothing for keys it does not."""
+    from timekeeper.commands import Action
+    from timekeeper.controls.keyboard import key_command
+
+    assert key_command(" ", 10).action is Action.TOGGLE
+    assert key_command("S", 10).action is Action.START
+    assert key_command("\r", 10).action is Action.START
+    assert key_command("n", 10).action is Action.NEXT
+    assert key_command("+", 10).action is Action.ADD
+    minus = key_command("-", 15)
+    assert minus.action is Action.ADD and minus.seconds == -15
+    assert key_command("f", 10).action is Action.FINISH
+    assert key_command("r", 10).action is Action.RESET
+    assert key_command("q", 10).action is Action.QUIT
+    assert key_command("x", 10) is None
+
+
+def test_keyboard_reads_single_keys_from_a_terminal() -> None:
+    """On a real (pseudo) terminal: no Enter needed, and the terminal is restored after."""
+    import termios
+    import time as _time
+
+    from timekeeper.commands import Action
+    from timekeeper.controls.keyboard import Keyboard
+
+    master, slave = os.openpty()
+    before = termios.tcgetattr(slave)
+    got: list = []
+    keyboard = Keyboard(got.append, add_step=10, fd=slave).start()
+    try:
+        os.write(master, b"s +-q")
+        deadline = _time.monotonic() + 5
+        while len(got) < 5 and _time.monotonic() < deadline:
+            _time.sleep(0.01)
+    finally:
+        keyboard.close()
+    assert [c.action for c in got] == [Action.START, Action.TOGGLE, Action.ADD, Action.ADD,
+                                       Action.QUIT]
+    assert got[3].seconds == -10
+    assert termios.tcgetattr(slave) == before
+    os.close(master)
+    os.close(slave)

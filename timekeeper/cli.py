@@ -188,7 +188,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from timekeeper.audio import AudioError, PygameAudio, init_mixer
-    from timekeeper.controls.keyboard import HELP, Keyboard
+    from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
     from timekeeper.controls.socket import ControlServer, default_path
     from timekeeper.display import LogLines, StatusLine
     from timekeeper.engine import Engine
@@ -215,7 +215,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
         return 1
     closers: list = [server, audio]
-    interactive = sys.stdin.isatty() and not args.no_keyboard
+    interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
     if sys.stdout.isatty():
         line = StatusLine(runner.status, HELP if interactive else "keys off").start()
         runner.listeners.append(line)

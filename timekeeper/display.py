@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+import shutil
 import sys
 import threading
 import time
@@ -110,8 +111,9 @@ class StatusLine:
         return handler
 
     def _draw(self, status: Status) -> None:
+        width = shutil.get_terminal_size().columns - 1  # never wrap: \r could not undo it
         with self._lock:
-            self.out.write(f"\r\x1b[K{status_text(status)}")
+            self.out.write(f"\r\x1b[K{status_text(status)[:width]}")
             self.out.flush()
 
     def _loop(self) -> None:

@@ -29,6 +29,15 @@ KEYS: dict[str, Command] = {
 HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r reset  q quit"
 
 
+def in_foreground(fd: int) -> bool:
+    """A terminal we may read keys from: ours, and we are its foreground job (a job started
+    with `&` that touched the terminal's modes would be stopped by SIGTTOU)."""
+    try:
+        return os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+
+
 def key_command(key: str, add_step: float) -> Command | None:
     if key == "-":
         return Command(Action.ADD, -add_step)
@@ -51,6 +60,8 @@ class Keyboard:
 
     def close(self) -> None:
         self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
         with contextlib.suppress(termios.error):
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
