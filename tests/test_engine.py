@@ -39,6 +39,15 @@ def regulation(t0: float, length: float, minutes: int, end: str) -> list[tuple[f
     return [(t0, "start"), *marks, *melody(t0 + length - 30), (t0 + length, end)]
 
 
+def ko_after_regulation() -> tuple[Engine, float]:
+    """A pl-3x6-ko match at the end of regulation, drawn: waiting for the overtime."""
+    eng = Engine(profile.load("pl-3x6-ko"))
+    eng.handle(START, 0)
+    t = 3 * 360 + 60
+    eng.advance(t)
+    return eng, t
+
+
 def test_ithf_whole_match() -> None:
     assert timeline("ithf") == [
         (-20, "prestart"), (0, "start"), (60, "minutex4"), (120, "minutex3"), (180, "minutex2"),
@@ -139,10 +148,7 @@ def test_pl_3x6_final_has_3_plus_6_minutes_of_overtime_and_five_shots_each() -> 
 
 
 def test_shootout_series_counting_and_early_shots() -> None:
-    eng = Engine(profile.load("pl-3x6-ko"))
-    eng.handle(START, 0)
-    t = 3 * 360 + 60
-    eng.advance(t)
+    eng, t = ko_after_regulation()
     eng.handle(NEXT, t)  # overtime
     eng.advance(t + 180)
     assert eng.state is State.SHOOTOUT
@@ -155,10 +161,7 @@ def test_shootout_series_counting_and_early_shots() -> None:
 
 
 def test_sudden_death_goal_in_timed_overtime_ends_the_match() -> None:
-    eng = Engine(profile.load("pl-3x6-ko"))
-    eng.handle(START, 0)
-    t = 3 * 360 + 60
-    eng.advance(t)
+    eng, t = ko_after_regulation()
     eng.handle(NEXT, t)
     cues = eng.handle(NEXT, t + 170)  # a goal with 10 s left: melody playing
     assert [(c.name, c.stop) for c in cues[-2:]] == [("last30", True), ("end", False)]
@@ -321,10 +324,7 @@ def test_next_after_the_end_does_not_start_a_new_match() -> None:
 
 
 def test_start_never_ends_a_sudden_death_or_a_shot() -> None:
-    eng = Engine(profile.load("pl-3x6-ko"))
-    eng.handle(START, 0)
-    t = 3 * 360 + 60
-    eng.advance(t)
+    eng, t = ko_after_regulation()
     assert [c.name for c in eng.handle(START, t)] == ["start"]  # START starts the overtime
     with pytest.raises(Refused, match="already started"):
         eng.handle(START, t + 10)
@@ -336,10 +336,7 @@ def test_start_never_ends_a_sudden_death_or_a_shot() -> None:
 
 
 def test_status_after_a_shootout_says_shoot_out() -> None:
-    eng = Engine(profile.load("pl-3x6-ko"))
-    eng.handle(START, 0)
-    t = 3 * 360 + 60
-    eng.advance(t)
+    eng, t = ko_after_regulation()
     eng.handle(NEXT, t)
     eng.advance(t + 180)
     eng.handle(NEXT, t + 190)

@@ -22,10 +22,10 @@ ACTIONS = st.sampled_from([
 SCRIPTS = st.lists(st.tuples(st.floats(0, 8, allow_nan=False), ACTIONS), max_size=25)
 
 
-def drive(p: profile.Profile, script: list[tuple[float, Command]]
+def drive(p: profile.Profile, script: list[tuple[float, Command]], to_the_end: bool = True
           ) -> tuple[Engine, list[Cue], set[float]]:
-    """Replay the script; between commands, probe the melody against the clock. Also
-    returns when time was taken back (which may end a period early)."""
+    """Replay the script; between commands, probe the melody against the clock; then (if
+    `to_the_end`) let the match run out. Also returns when time was taken back to zero."""
     cut_at: set[float] = set()
     eng = Engine(p)
     cues = eng.handle(Command(Action.START), 0.0)
@@ -47,6 +47,8 @@ def drive(p: profile.Profile, script: list[tuple[float, Command]]
         if taken_back and clock is not None and clock.remaining(now) == 0:
             cut_at.add(now)  # the time was taken back to zero: the period ends early
         check_melody(eng, cues, now)
+    if not to_the_end:
+        return eng, cues, cut_at
     if eng.state is State.STOPPED:
         cues += eng.handle(Command(Action.RESUME), now)
     cues += eng.advance(now + 10_000)
@@ -110,13 +112,17 @@ def played_time(cues: list[Cue]) -> float:
     return total
 
 
+def load_text(tmp_path_factory, name: str, text: str) -> profile.Profile:
+    path = tmp_path_factory.mktemp("profiles") / f"{name}.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return profile.load(str(path))
+
+
 @pytest.fixture(scope="module")
 def short(tmp_path_factory) -> profile.Profile:
     from tests.conftest import SHORT
 
-    path = tmp_path_factory.mktemp("profiles") / "short.yaml"
-    path.write_text(textwrap.dedent(SHORT), encoding="utf-8")
-    return profile.load(str(path))
+    return load_text(tmp_path_factory, "short", SHORT)
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
@@ -152,27 +158,13 @@ ALL_ACTIONS = st.sampled_from([*ACTIONS.elements, Command(Action.FINISH)])
 
 @pytest.fixture(scope="module")
 def multi(tmp_path_factory) -> profile.Profile:
-    path = tmp_path_factory.mktemp("profiles") / "multi.yaml"
-    path.write_text(textwrap.dedent(MULTI), encoding="utf-8")
-    return profile.load(str(path))
+    return load_text(tmp_path_factory, "multi", MULTI)
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(script=st.lists(st.tuples(st.floats(0, 6, allow_nan=False), ALL_ACTIONS), max_size=40))
 def test_any_script_through_periods_breaks_overtime_and_shootout(multi, script) -> None:
-    eng = Engine(multi)
-    cues = eng.handle(Command(Action.START), 0.0)
-    now = 0.0
-    for delay, command in script:
-        now += delay
-        cues += eng.advance(now)
-        check_melody(eng, cues, now)
-        if eng.state is State.FINISHED:
-            break
-        try:
-            cues += eng.handle(command, now)
-        except Refused as refused:
-            cues += refused.cues
+    eng, cues, _ = drive(multi, script, to_the_end=False)
     dues = [c.due for c in cues]
     assert dues == sorted(dues), "cues out of order"
     for number in range(1, len(multi.periods) + 1):
