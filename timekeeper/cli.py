@@ -217,7 +217,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     closers: list = [server, audio]
     interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
     if sys.stdout.isatty():
-        line = StatusLine(runner.status, HELP if interactive else "keys off").start()
+        help_text = HELP if interactive else "keys off: control it with `timekeeper ctl`"
+        line = StatusLine(runner.status, help_text).start()
         runner.listeners.append(line)
         closers.insert(0, line)
         root = logging.getLogger()
