@@ -1,0 +1,35 @@
+"""`show` draws what the engine will do: the text timeline and the SVG picture."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from timekeeper import profile
+from timekeeper.replay import parse_actions
+from timekeeper.timeline import describe
+from timekeeper.timeline_svg import svg
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.mark.parametrize("name", list(profile.available()))
+def test_every_profile_draws_a_well_formed_picture(name: str) -> None:
+    root = ET.fromstring(svg(profile.load(name)))
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(name in (t or "") for t in texts)
+
+
+@pytest.mark.parametrize("name", ["ithf", "pl-3x6-ko"])
+def test_the_readme_pictures_are_current(name: str) -> None:
+    assert (DOCS / f"{name}.svg").read_text(encoding="utf-8") == svg(profile.load(name)), (
+        f"regenerate: timekeeper show {name} --svg docs/{name}.svg")
+
+
+def test_show_lists_operator_presses_before_what_they_cause() -> None:
+    lines = describe(profile.load("ithf"), parse_actions("100:pause,110:resume"))
+    text = "\n".join(lines)
+    assert "1:40            (operator: PAUSE)\n      1:40    1:40  p1 pause" in text
+    assert "5:10    5:00  p1 end" in text
