@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ["TIMEKEEPER_PROFILES_PATH"] = ""  # the built-in profiles only, whoever runs it
+
 from timekeeper import profile
 from timekeeper.render import render
 from timekeeper.replay import parse_actions, replay

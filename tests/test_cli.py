@@ -3,6 +3,7 @@ what lands on stdout/stderr, the ctl socket), or `cli.main([...])` where no proc
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -467,3 +468,28 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
     assert termios.tcgetattr(slave) == before
     os.close(master)
     os.close(slave)
+
+
+def test_control_path_that_is_a_file_is_never_replaced(tmp_path: Path) -> None:
+    from timekeeper.controls.socket import ControlServer
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("data")
+    with pytest.raises(OSError, match="exists and is not a socket"):
+        ControlServer(runner=None, path=precious)  # type: ignore[arg-type]
+    assert precious.read_text() == "data"
+
+
+def test_log_lines_stop_quietly_when_the_reader_goes_away() -> None:
+    from timekeeper import profile as profiles
+    from timekeeper.display import LogLines
+    from timekeeper.engine import Cue, Engine
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    lines = LogLines(Gone())
+    status = Engine(profiles.load("ithf")).status(0)
+    lines(Cue("start", 0), status)  # no exception: the match must go on
+    assert lines.gone

@@ -351,3 +351,25 @@ def test_actions_script_forms() -> None:
     for bad in ("pause", "5:60:pause", "1:2:3:pause", "10:jump", "10:pause=3", "10:quit"):
         with pytest.raises(ValueError):
             parse_actions(bad)
+
+
+@pytest.mark.parametrize("text", ["add nan", "add inf", "add 1e300", "add -3601"])
+def test_absurd_added_time_is_refused_before_it_reaches_the_clock(text: str) -> None:
+    with pytest.raises(ValueError, match="at most 3600 seconds"):
+        Command.parse(text)
+    eng = Engine(profile.load("ithf"))
+    eng.handle(START, 0)
+    with pytest.raises(Refused, match="at most 3600"):
+        eng.handle(Command(Action.ADD, float(text.split()[1])), 30)
+
+
+def test_a_script_may_reset_and_the_replay_begins_again() -> None:
+    tl = timeline("ithf", "120:reset")
+    assert [c for _, c in tl].count("prestart") == 2 and tl[-1] == (440, "end")
+
+
+def test_a_scripted_next_takes_over_the_press_a_finish_does_not() -> None:
+    waited = timeline("radegast", "9:00:next")  # the referee starts period 2 at 9:00
+    assert (540, "start") in waited and (180, "start") not in waited
+    decided = timeline("radegast-playoff", "9:30:finish")  # decided in the overtime
+    assert decided[-1] == (570, "end")

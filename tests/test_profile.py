@@ -185,3 +185,14 @@ def test_nothing_may_follow_an_untimed_sudden_death(write_profile) -> None:
     path = write_profile("ot", "period: {length: 60}\novertime: [{untimed: true}]\n"
                                "shootout: {first: 3}\n")
     assert "nothing after it (overtime, shoot-out) is ever played" in error_of(path)
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_not_a_number_and_infinity_are_refused(write_profile, value) -> None:
+    path = write_profile("nan", f"period: {{length: {value}}}\n")
+    assert "period.length: must be" in error_of(path)
+
+
+def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_profile) -> None:
+    path = write_profile("selfy", "extends: selfy\nperiod: {length: 60}\n")
+    assert "extends itself: no other profile is named 'selfy'" in error_of(path)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+MAX_ADD = 3600.0  # one press of ADD never means more than an hour
+
 
 class Action(StrEnum):
     START = "start"  # begin the match (or a new one once finished)
@@ -44,9 +46,12 @@ class Command:
         if action is not Action.ADD:
             raise ValueError(f"{action.value} takes no argument (got {arg!r})")
         try:
-            return cls(action, float(arg))
+            seconds = float(arg)
         except ValueError:
             raise ValueError(f"add takes a number of seconds (got {arg!r})") from None
+        if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
+            raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
+        return cls(action, seconds)
 
 
 class Refused(Exception):

@@ -60,11 +60,17 @@ class LogLines:
 
     def __init__(self, out: TextIO = sys.stdout) -> None:
         self.out = out
+        self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
+        if self.gone:
+            return
         stamp = time.strftime("%H:%M:%S")
         text = cue_text(cue) if cue is not None else "state " + status_text(status)
-        print(f"{stamp} {text}", file=self.out, flush=True)
+        try:
+            print(f"{stamp} {text}", file=self.out, flush=True)
+        except (BrokenPipeError, ValueError):
+            self.gone = True
 
 
 class StatusLine:

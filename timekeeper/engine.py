@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from timekeeper.clock import PeriodClock
-from timekeeper.commands import Action, Command, Refused
+from timekeeper.commands import MAX_ADD, Action, Command, Refused
 from timekeeper.profile import Period, Profile
 
 
@@ -156,7 +156,7 @@ class Engine:
             return self._begin_match(now)
         if a is Action.START and s not in (State.WAITING, State.BREAK, State.SHOOTOUT):
             # START only ever starts something: it never ends a sudden death or a shot
-            raise Refused(f"already started ({s.value}); NEXT goes on, RESET starts over")
+            raise Refused(f"already started ({_DOING[s]}); RESET starts over")
         if a in (Action.START, Action.NEXT):
             return self._next(now)
         if a is Action.TOGGLE:
@@ -204,7 +204,7 @@ class Engine:
             self.m.deadline_at = None
             self.state = State.SHOOTOUT
             return []
-        raise Refused(f"nothing to go on to while {s.value}")
+        raise Refused(f"nothing to go on to {_DOING[s]}")
 
     def _finish(self, now: float) -> list[Cue]:
         s, p = self.state, self.period
@@ -219,7 +219,8 @@ class Engine:
         if s in (State.RUNNING, State.STOPPED) and p is not None and p.overtime:
             return self._end_period(now, decided=True)
         raise Refused("finish ends a match after regulation (overtime, shoot-out), "
-                      f"not while {s.value}" + (f" in {_the(p.name)}" if p else ""))
+                      f"not {_DOING[s]}" + (f" of {_the(p.name)}" if p and s in (
+                          State.RUNNING, State.STOPPED) else ""))
 
     def _reset(self, now: float) -> list[Cue]:
         cues = self._melody_stop(now)
@@ -228,14 +229,14 @@ class Engine:
 
     def _pause(self, now: float) -> list[Cue]:
         if self.state is not State.RUNNING or self.m.clock is None:
-            raise Refused(f"the clock is not running ({self.state.value})")
+            raise Refused(f"the clock is not running ({_DOING[self.state]})")
         self.m.clock.stop(now)
         self.state = State.STOPPED
         return self._melody_stop(now) + self._feedback("pause", now)
 
     def _resume(self, now: float) -> list[Cue]:
         if self.state is not State.STOPPED or self.m.clock is None:
-            raise Refused(f"the clock is not stopped ({self.state.value})")
+            raise Refused(f"the clock is not stopped ({_DOING[self.state]})")
         clock = self.m.clock
         if clock.remaining(now) == 0:  # time was taken back to zero while stopped
             clock.start(now)
@@ -247,10 +248,12 @@ class Engine:
     def _add(self, seconds: float | None, now: float) -> list[Cue]:
         clock = self.m.clock
         if self.state not in (State.RUNNING, State.STOPPED) or clock is None:
-            raise Refused(f"no period is being played ({self.state.value})")
+            raise Refused(f"no period is being played ({_DOING[self.state]})")
         if clock.length is None:
             raise Refused(f"{_the(self.period.name) if self.period else 'the period'} is untimed")
         step = self.profile.add_step if seconds is None else seconds
+        if not abs(step) <= MAX_ADD:
+            raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
         change = clock.add(step, now)
         if change == 0:
             raise Refused("no added time to take back" if step < 0 else "nothing to add")
@@ -422,6 +425,15 @@ class Engine:
         if s is State.SHOOTOUT:
             return "next: shot"
         return ""
+
+
+_DOING = {
+    State.IDLE: "before the match", State.PRESTART: "during the pre-start countdown",
+    State.RUNNING: "while the clock runs", State.STOPPED: "while the clock is stopped",
+    State.BREAK: "during the break", State.WAITING: "between the parts of the match",
+    State.SHOOTOUT: "between shots", State.SHOT: "during a shot",
+    State.FINISHED: "after the end",
+}
 
 
 def _the(name: str) -> str:

@@ -5,6 +5,7 @@ mark schedule), so the engine itself never second-guesses its input."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,10 +130,15 @@ def find(name_or_path: str, relative_to: Path | None = None,
         return path
     folders = [relative_to] if relative_to is not None else []
     folders += [folder for folder, _ in profile_dirs()]
+    passed_over = False
     for folder in folders:
         candidate = folder / f"{name_or_path}.yaml"
-        if candidate.is_file() and candidate.resolve() not in exclude:
-            return candidate
+        if candidate.is_file():
+            if candidate.resolve() not in exclude:
+                return candidate
+            passed_over = True
+    if passed_over:
+        raise ConfigError(f"extends itself: no other profile is named {name_or_path!r}")
     names = ", ".join(available()) or "(none found)"
     raise ConfigError(f"unknown profile {name_or_path!r}; available: {names}")
 
@@ -155,7 +161,7 @@ def _load_doc(file: Path, chain: tuple[Path, ...]) -> Doc:
     if not isinstance(base_name, str):
         raise doc.error(("extends",), "must be a profile name or a path")
     try:
-        base_file = find(base_name, relative_to=file.parent, exclude=(file,))
+        base_file = find(base_name, relative_to=file.parent, exclude=(file.resolve(),))
     except ConfigError as exc:
         raise doc.error(("extends",), exc.message) from None
     return doc.merged_over(_load_doc(base_file, (*chain, file)))
@@ -197,7 +203,10 @@ class _Reader:
         if value is None:
             raise self.doc.error(path, "missing (a number of seconds)")
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.doc.error(path, f"must be a number of seconds, not {value!r}")
+            hint = " (YAML reads 1e9 as text: write 1.0e+9)" if _numeric_text(value) else ""
+            raise self.doc.error(path, f"must be a number of seconds, not {value!r}{hint}")
+        if not math.isfinite(value):
+            raise self.doc.error(path, f"must be a finite number of seconds, not {value}")
         if value < 0 or (value == 0 and not zero):
             kind = "zero or more" if zero else "more than zero"
             raise self.doc.error(path, f"must be {kind} seconds (got {value})")
@@ -231,6 +240,13 @@ class _Reader:
 MAX_BEEPS = 9  # more beeps than this nobody counts; they run into the next mark
 
 
+def _numeric_text(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
 def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
            inherited: bool = False) -> tuple[Mark, ...]:
     """The marks of a period. Marks `inherited` from the regulation period that do not fit a
@@ -243,7 +259,8 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
     else:
         if spec == "minutes":
             every = 60.0
-        elif isinstance(spec, int | float) and not isinstance(spec, bool) and spec > 0:
+        elif isinstance(spec, int | float) and not isinstance(spec, bool) and (
+                math.isfinite(spec) and spec > 0):
             every = float(spec)
         else:
             raise r.doc.error(path, "must be minutes, thirds, none or a number of seconds "

@@ -73,11 +73,14 @@ def write_mix(path: Path, parts: list[Placement], length: int) -> None:
 def render(profile: Profile, pack: SoundPack, out: Path, steps: list[Step] = (),  # type: ignore[assignment]
            events: Path | None = None) -> Replay:
     result = replay(profile, list(steps), begin=LEAD_IN)
+    log = EventLog(events, append=False) if events is not None else None  # fails before the WAV
     parts = placements(result.cues, pack)
     length = max([p.end for p in parts] + [round(result.end * RATE)]) + round(TAIL * RATE)
-    write_mix(out, parts, length)
-    if events is not None:
-        log = EventLog(events, append=False)
+    try:
+        write_mix(out, parts, length)
+    except OSError as exc:  # name the file even when the OS does not (a full disk)
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
+    if log is not None:
         for cue in result.cues:
             if not cue.stop:
                 log.record(cue, cue.due)

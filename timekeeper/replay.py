@@ -10,7 +10,8 @@ from timekeeper.commands import Action, Command, Refused
 from timekeeper.engine import Cue, Engine, State
 from timekeeper.profile import Profile
 
-WAITS_FOR_OPERATOR = (Action.START, Action.NEXT, Action.FINISH, Action.RESET)
+# a scripted START/NEXT takes over the operator's next press: the replay waits for it
+TAKES_OVER_THE_PRESS = (Action.START, Action.NEXT)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
         if action_at is not None and (
             action_at < deadline if deadline is not None
             else engine.state in (State.RUNNING, State.STOPPED)
-            or pending[0].command.action in WAITS_FOR_OPERATOR
+            or pending[0].command.action in TAKES_OVER_THE_PRESS
         ):
             step = pending.pop(0)
             now = max(now, action_at)
@@ -100,7 +101,12 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
                 at = now - (start if start is not None else begin)
                 raise ScriptError(f"the script leaves the clock stopped at {at:g} s; "
                                   "add a resume after it")
-            press(_operator(engine, now), now)
+            command = _operator(engine, now)
+            try:
+                press(command, now)
+            except Refused as refusal:  # the script left the engine where no press helps
+                raise ScriptError(f"at {now - (start or begin):g} s the replay's {command} "
+                                  f"was refused: {refusal}") from None
         if start is None:
             start = _first_start(cues)
         if now - begin > max_time:
@@ -109,6 +115,8 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
 
 
 def _operator(engine: Engine, now: float) -> Command:
+    if engine.state is State.IDLE:  # the script reset the match: begin it again
+        return Command(Action.START)
     shootout = engine.profile.shootout
     taken = engine.status(now).shot
     if engine.state is State.SHOOTOUT and shootout and taken >= 2 * shootout.first:

@@ -48,7 +48,8 @@ class Runner:
         while True:
             with self._lock:
                 deadline = self.engine.next_deadline()
-            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
+            timeout = None if deadline is None else min(3600.0, max(0.0, deadline - self.clock()))
             try:
                 command, future = self._queue.get(timeout=timeout)
             except queue.Empty:

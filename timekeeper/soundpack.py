@@ -88,8 +88,9 @@ def find_pack(name_or_path: str | None) -> Path:
                 return folder / name_or_path
     if path.is_dir():
         return path
+    searched = ", ".join(str(d) for d in [*user_dirs("sounds"), builtin_dir("sounds")])
     raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name "
-                      f"in {', '.join(str(d) for d in user_dirs('sounds'))}")
+                      f"in {searched}")
 
 
 def load_pack(folder: Path, needed: set[str] | None = None) -> SoundPack:
@@ -142,11 +143,13 @@ def _load_one(folder: Path, only: set[str] | None = None) -> SoundPack:
         except ConfigError as exc:
             raise doc.error(path, f"{audio}: {exc.message}") from None
         sounds[name] = CueSound(name, audio, samples, float(repeat))
-    return SoundPack(str(doc.data.get("name", folder.name)), folder, sounds)
+    return SoundPack(str(doc.data.get("name", folder.resolve().name)), folder, sounds)
 
 
 def decode(path: Path) -> np.ndarray:
     """Any WAV or OGG file → float32 mono samples at RATE."""
+    if path.is_dir():
+        raise ConfigError("is a folder, not an audio file")
     if not path.is_file():
         raise ConfigError("missing audio file")
     if not os.access(path, os.R_OK):

@@ -99,7 +99,8 @@ def _footer(profile: Profile) -> list[str]:
     elif profile.regulation > 1:
         lines.append("Between periods: the referee starts each period (NEXT).")
     if any(p.overtime for p in profile.periods):
-        lines.append("Overtime is played on a draw: NEXT starts it, FINISH ends the match.")
+        lines.append("Overtime is played on a draw: NEXT starts it; in sudden death NEXT at the "
+                     "goal ends the match (FINISH ends it otherwise).")
     if profile.shootout:
         s = profile.shootout
         shots = f"{s.first} shot{'' if s.first == 1 else 's'} each"

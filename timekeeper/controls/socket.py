@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import socket
+import stat
 import threading
 from pathlib import Path
 
@@ -38,7 +39,9 @@ class ControlServer:
         self.runner, self.path = runner, path
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
-        if path.exists():
+        if path.exists() or path.is_symlink():
+            if not stat.S_ISSOCK(path.lstat().st_mode):
+                raise OSError(f"{path} exists and is not a socket; give a new path")
             if _alive(path):
                 raise OSError(f"another timekeeper is already listening on {path}")
             path.unlink()
