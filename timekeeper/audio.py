@@ -100,8 +100,7 @@ class PygameAudio(Output):
             for mark in period.marks:
                 self._sound(mark.cue, mark.count)
             if period.melody:
-                self._melody_sound(period.melody, 0.0)
-                self._melody_pcm.setdefault(period.melody, to_pcm(self.pack.melody(period.melody)))
+                self._melody_sound(period.melody, 0.0)  # converts the frames once, now
 
     def play(self, cue: Cue, now: float) -> None:
         if cue.name == "last30":
@@ -110,7 +109,7 @@ class PygameAudio(Output):
             else:
                 # started late (by the runner's wake-up): skip as much of the tune, so that it
                 # stays on the match clock and still ends with the period
-                late = max(0.0, now - cue.due) if cue.offset else 0.0
+                late = max(0.0, now - cue.due)
                 self._melody.play(self._melody_sound(cue.length, cue.offset + late))
             return
         self._sound(cue.name, cue.count).play()
@@ -125,12 +124,9 @@ class PygameAudio(Output):
         return self._sounds[key]
 
     def _melody_sound(self, length: float, offset: float):
-        if offset == 0.0:
-            key = ("last30", length)
-            if key not in self._sounds:
-                self._sounds[key] = to_pygame_sound(self.pack.melody(length))
-            return self._sounds[key]
+        """The melody window from `offset`: a slice of frames prepared before the match, so
+        a start or a resume costs a copy (well under a millisecond), never a conversion."""
         if length not in self._melody_pcm:
             self._melody_pcm[length] = to_pcm(self.pack.melody(length))
-        pcm = self._melody_pcm[length]  # a slice of the prepared frames: no conversion now
+        pcm = self._melody_pcm[length]
         return self._pygame.sndarray.make_sound(pcm[min(len(pcm) - 1, round(offset * RATE)):])
