@@ -60,14 +60,14 @@ class Runner:
                 break
             now = self.clock()
             refusal = None
-            with self._lock:
-                cues = self.engine.advance(now)
-                if command is not None:
+            with self._lock:  # handle() plays out what came due first, refused or not
+                if command is None:
+                    cues = self.engine.advance(now)
+                else:
                     try:
-                        cues += self.engine.handle(command, now)
+                        cues = self.engine.handle(command, now)
                     except Refused as exc:
-                        cues += exc.cues
-                        refusal = exc
+                        cues, refusal = exc.cues, exc
                 status = self.engine.status(now)
             self._dispatch(cues, status)
             if status.state != last_state:
