@@ -26,7 +26,7 @@ from timekeeper.controls.socket import send
 from timekeeper.soundpack import RATE
 
 BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",
-            "pl-3x6-ko", "pl-3x6-final")
+            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-playoff")
 TIMEOUT = 30  # seconds any one CLI call may take before the test gives up on it
 
 # ~6 s of match: prestart 1, 5-s period, marks at 4 and 2 s left (×2, ×1), 2-s melody
@@ -143,7 +143,7 @@ def wav_seconds(path: Path) -> float:
 
 
 def test_profiles_lists_every_builtin(capsys: pytest.CaptureFixture[str]) -> None:
-    """`profiles` names all eight built-in profiles, each marked built-in with its title."""
+    """`profiles` names all ten built-in profiles, each marked built-in with its title."""
     assert cli.main(["profiles"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: line.split()[1] for line in lines}

@@ -47,6 +47,17 @@ class PeriodClock:
         self.added += change
         return change
 
+    def set_play_time(self, play: float) -> None:
+        """Correct the clock while it is stopped (a timekeeper's correction)."""
+        assert self._anchor is None, "correct a stopped clock only"
+        self._base = play
+
+    def when_played(self, play: float) -> float | None:
+        """The runner's time at which `play` seconds will have been played (running only)."""
+        if self._anchor is None:
+            return None
+        return self._anchor + play - self._base
+
     def when_remaining(self, remaining: float) -> float | None:
         """The runner's time at which `remaining` seconds will be left (running clocks only)."""
         if self._anchor is None or self.length is None:

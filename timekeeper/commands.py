@@ -3,8 +3,11 @@ scripts) turns a press into before it reaches the engine."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from enum import StrEnum
+
+from timekeeper.penalties import KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 
@@ -18,22 +21,55 @@ class Action(StrEnum):
     ADD = "add"  # add play time (negative takes added time back)
     FINISH = "finish"  # the match is decided: end it (after regulation, in overtime or shoot-out)
     RESET = "reset"  # back to idle, whatever the state
+    # stopped-time games (ball hockey): the profile's penalties, time-outs, shoot-out score
+    PENALTY = "penalty"  # penalty TEAM KIND[+KIND…] [PLAYER]
+    RELEASE = "release"  # release TEAM: a power-play goal against TEAM ends its running minor
+    REMOVE = "remove"  # remove TEAM [ID]: a penalty entered by mistake (default: the latest)
+    TIMEOUT = "timeout"  # timeout TEAM: the team's time-out, while the clock is stopped
+    SET = "set"  # set M:SS: correct the game clock (time left) while it is stopped
+    ATTEMPT = "attempt"  # attempt TEAM goal|miss: a shoot-out attempt's result
     QUIT = "quit"  # stop the program (handled by the runner, never by the engine)
+
+
+TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT, Action.ATTEMPT)
+USAGE = {
+    Action.PENALTY: "penalty TEAM KIND[+KIND…] [PLAYER], e.g. penalty home minor+minor+personal 17",
+    Action.RELEASE: "release TEAM, e.g. release away",
+    Action.REMOVE: "remove TEAM [ID], e.g. remove home 3",
+    Action.TIMEOUT: "timeout TEAM, e.g. timeout home",
+    Action.SET: "set M:SS (time left), e.g. set 4:32",
+    Action.ATTEMPT: "attempt TEAM goal|miss, e.g. attempt home goal",
+}
 
 
 @dataclass(frozen=True)
 class Command:
     action: Action
-    seconds: float | None = None  # ADD only; None means the profile's step
+    seconds: float | None = None  # ADD: None means the profile's step; SET: the time left
+    team: str = ""  # home | away, for the stopped-time commands
+    kinds: tuple[str, ...] = ()  # PENALTY: e.g. ("major", "game")
+    player: str = ""  # PENALTY: the player's number or name, for the record
+    ref: int | None = None  # REMOVE: the penalty's id (None: the team's latest)
+    scored: bool = False  # ATTEMPT
 
     def __str__(self) -> str:
         if self.action is Action.ADD and self.seconds is not None:
             return f"add={self.seconds:g}"
-        return self.action.value
+        if self.action is Action.SET and self.seconds is not None:
+            return f"set={int(self.seconds) // 60}:{self.seconds % 60:02g}"
+        words = [self.team] if self.team else []
+        if self.action is Action.PENALTY:
+            words += ["+".join(self.kinds)] + ([self.player] if self.player else [])
+        elif self.action is Action.REMOVE and self.ref is not None:
+            words.append(str(self.ref))
+        elif self.action is Action.ATTEMPT:
+            words.append("goal" if self.scored else "miss")
+        return self.action.value + ("=" + ":".join(words) if words else "")
 
     @classmethod
     def parse(cls, text: str) -> Command:
-        """Parse `start`, `add`, `add 10`, `add=-10` (the forms of ctl and --actions)."""
+        """Parse `start`, `add`, `add 10`, `add=-10`, `penalty home minor 17`,
+        `penalty=home:major+game` (the forms of ctl and --actions)."""
         word, _, arg = text.strip().replace("=", " ", 1).partition(" ")
         try:
             action = Action(word.strip().lower())
@@ -41,6 +77,10 @@ class Command:
             names = ", ".join(a.value for a in Action if a is not Action.QUIT)
             raise ValueError(f"unknown command {word!r}; commands: {names}") from None
         arg = arg.strip()
+        if action in TEAM_ACTIONS:
+            return _team_command(action, arg.replace(":", " ").split())
+        if action is Action.SET:
+            return cls(action, parse_clock(arg))
         if not arg:
             return cls(action)
         if action is not Action.ADD:
@@ -52,6 +92,63 @@ class Command:
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
+
+
+def parse_clock(text: str) -> float:
+    """`4:32`, `272` or `4:32.5`: a game-clock reading in seconds."""
+    parts = text.strip().split(":")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if not text.strip() or not numbers or len(numbers) > 2 or any(
+            not 0 <= n < 1e6 for n in numbers) or (len(numbers) == 2 and numbers[1] >= 60):
+        raise ValueError(f"{USAGE[Action.SET]} (got {text.strip()!r})")
+    return numbers[0] * 60 + numbers[1] if len(numbers) == 2 else numbers[0]
+
+
+def parse_team(word: str) -> str:
+    team = next((t for t in TEAMS if word and t.startswith(word.lower())), None)
+    if team is None:
+        raise ValueError(f"unknown team {word!r}; teams: {', '.join(TEAMS)}")
+    return team
+
+
+def parse_kinds(text: str) -> tuple[str, ...]:
+    kinds = tuple(k.strip().lower() for k in text.split("+"))
+    for kind in kinds:
+        if kind not in KINDS:
+            near = difflib.get_close_matches(kind, KINDS, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ValueError(f"unknown penalty {kind!r}{hint} (penalties: {', '.join(KINDS)}, "
+                             "combined with +, e.g. minor+minor+personal, major+game)")
+    if kinds.count("game") > 1 or ("game" in kinds and kinds[-1] != "game"):
+        raise ValueError("a game misconduct comes once, last (e.g. major+game)")
+    return kinds
+
+
+def _team_command(action: Action, words: list[str]) -> Command:
+    usage = f"usage: {USAGE[action]}"
+    if not words:
+        raise ValueError(f"{action.value} needs a team; {usage}")
+    team, rest = parse_team(words[0]), words[1:]
+    if action is Action.PENALTY:
+        if not rest or len(rest) > 2:
+            raise ValueError(f"{usage}")
+        return Command(action, team=team, kinds=parse_kinds(rest[0]),
+                       player=rest[1] if len(rest) > 1 else "")
+    if action is Action.REMOVE and len(rest) == 1:
+        ref = rest[0].lstrip("#")
+        if not ref.isdigit():
+            raise ValueError(f"a penalty's id is a number (got {rest[0]!r}); {usage}")
+        return Command(action, team=team, ref=int(ref))
+    if action is Action.ATTEMPT:
+        if len(rest) != 1 or rest[0].lower() not in ("goal", "miss"):
+            raise ValueError(usage)
+        return Command(action, team=team, scored=rest[0].lower() == "goal")
+    if rest:
+        raise ValueError(f"{action.value} takes a team only (got {' '.join(rest)!r}); {usage}")
+    return Command(action, team=team)
 
 
 class Refused(Exception):

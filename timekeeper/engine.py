@@ -6,16 +6,23 @@ same code; `now` is whatever time base the caller uses (monotonic seconds, file 
          → shootout ⇄ shot → finished
 
 Every cue is due at an absolute deadline computed from the period clock's mapping; a command
-moves the mapping, never a sum of ticks."""
+moves the mapping, never a sum of ticks.
+
+Stopped-time games (ball hockey) add, when their profile asks for them, a penalty box whose
+penalties end at a play time of the game clock (so they stop with it and are frozen in the
+breaks), a time-out with its own countdown while the clock is stopped, a correction of the
+game clock, and the shoot-out's score, which ends the match once it is decided."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from timekeeper.clock import PeriodClock
-from timekeeper.commands import MAX_ADD, Action, Command, Refused
+from timekeeper.commands import MAX_ADD, TEAM_ACTIONS, Action, Command, Refused
+from timekeeper.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
 from timekeeper.profile import Period, Profile
+from timekeeper.shootout import ShootoutScore
 
 
 class State(StrEnum):
@@ -43,6 +50,23 @@ class Cue:
     length: float = 0.0  # melody: how long the whole melody window is
     stop: bool = False
     remaining: float | None = None  # play time left in the period at `due` (timed periods)
+    detail: str = ""  # penalty_end / timeout_end: whose ("home #2 17 minor")
+
+
+@dataclass(frozen=True)
+class PenaltyStatus:
+    id: int
+    kinds: str  # "minor", "minor+minor+personal", "major+game"
+    player: str
+    state: str  # running | waiting | game (out for the rest of the match)
+    remaining: float | None  # of the timed part; None once only the game misconduct is left
+
+
+@dataclass(frozen=True)
+class TeamStatus:
+    penalties: list[PenaltyStatus]  # running first, then waiting, then game misconducts
+    timeouts_left: int
+    shootout: str  # "2/3": goals / attempts in the shoot-out ("" before it)
 
 
 @dataclass(frozen=True)
@@ -61,6 +85,10 @@ class Status:
     shot: int = 0  # shots taken in the shoot-out
     series: int = 0
     waiting_for: str = ""  # what NEXT / START would do now
+    # stopped-time games only (None otherwise)
+    teams: dict[str, TeamStatus] | None = None
+    timeout: str | None = None  # the team whose time-out is running
+    timeout_countdown: float | None = None
 
 
 @dataclass
@@ -75,13 +103,40 @@ class _Match:
     warned: bool = False
     shots: int = 0
     shootout: bool = False  # the shoot-out has begun: cues belong to it, not to a period
+    extra: StoppedTime | None = None  # penalties, time-outs, shoot-out score (ball hockey)
+
+
+@dataclass
+class StoppedTime:
+    """A stopped-time match's own state, all plain data (`to_dict`/`from_dict`) so that it
+    can be journaled: the penalty box, the time-outs and the shoot-out score."""
+
+    box: PenaltyBox
+    score: ShootoutScore | None
+    timeouts_used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
+    timeout_team: str | None = None  # whose time-out is running
+    timeout_until: float | None = None  # on the caller's time base
+    stoppage: int = 0  # counts the clock's stops (one time-out per stoppage, rule 26)
+    timeout_stoppage: int = -1  # the stoppage in which the last time-out was taken
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["box"] = self.box.to_dict()
+        out["score"] = self.score.to_dict() if self.score else None
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StoppedTime:
+        score = data.get("score")
+        return cls(**{**data, "box": PenaltyBox.from_dict(data["box"]),
+                      "score": ShootoutScore.from_dict(score) if score else None})
 
 
 class Engine:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.state = State.IDLE
-        self.m = _Match()
+        self.m = self._new_match()
 
     # ------------------------------------------------------------------ public API
 
@@ -99,8 +154,11 @@ class Engine:
             if warning is not None and not m.warned and m.deadline_at is not None:
                 return m.deadline_at - warning
             return m.deadline_at
-        if s is State.RUNNING and m.clock is not None and m.clock.length is not None:
-            return min(t for t in self._running_deadlines() if t is not None)
+        if s is State.RUNNING and m.clock is not None:
+            times = [t for t in self._running_deadlines() if t is not None]
+            return min(times) if times else None
+        if s is State.STOPPED and m.extra is not None:
+            return m.extra.timeout_until
         return None
 
     def advance(self, now: float) -> list[Cue]:
@@ -144,6 +202,7 @@ class Engine:
             shot=m.shots,
             series=series,
             waiting_for=self._waiting_for(),
+            **self._stopped_time_status(now),
         )
 
     # ------------------------------------------------------------------ commands
@@ -169,10 +228,20 @@ class Engine:
             return self._add(command.seconds, now)
         if a is Action.FINISH:
             return self._finish(now)
+        if a in TEAM_ACTIONS or a is Action.SET:
+            return self._stopped_time_command(command, now)
         raise Refused(f"{a.value} is not an engine command")
 
+    def _new_match(self) -> _Match:
+        p = self.profile
+        if p.penalties is None and p.timeout is None:
+            return _Match()
+        box = PenaltyBox(p.penalties.running if p.penalties else 2)
+        score = ShootoutScore(p.shootout.first, p.shootout.then) if p.shootout else None
+        return _Match(extra=StoppedTime(box, score))
+
     def _begin_match(self, now: float) -> list[Cue]:
-        self.m = _Match()
+        self.m = self._new_match()
         if self.profile.prestart > 0:
             self.state = State.PRESTART
             self.m.deadline_at = now + self.profile.prestart
@@ -200,6 +269,8 @@ class Engine:
         if s is State.SHOOTOUT:
             return self._start_shot(now)
         if s is State.SHOT:  # the shot was taken before its limit: no signal needed
+            if self.m.extra is not None and self.m.extra.score is not None:
+                raise Refused("enter the attempt's result: attempt TEAM goal|miss")
             self.m.shots += 1
             self.m.deadline_at = None
             self.state = State.SHOOTOUT
@@ -224,7 +295,7 @@ class Engine:
 
     def _reset(self, now: float) -> list[Cue]:
         cues = self._melody_stop(now)
-        self.state, self.m = State.IDLE, _Match()
+        self.state, self.m = State.IDLE, self._new_match()
         return cues
 
     def _pause(self, now: float) -> list[Cue]:
@@ -232,12 +303,16 @@ class Engine:
             raise Refused(f"the clock is not running ({_DOING[self.state]})")
         self.m.clock.stop(now)
         self.state = State.STOPPED
+        if self.m.extra is not None:
+            self.m.extra.stoppage += 1
         return self._melody_stop(now) + self._feedback("pause", now)
 
     def _resume(self, now: float) -> list[Cue]:
         if self.state is not State.STOPPED or self.m.clock is None:
             raise Refused(f"the clock is not stopped ({_DOING[self.state]})")
         clock = self.m.clock
+        if self.m.extra is not None:  # play goes on: a time-out still running is over
+            self.m.extra.timeout_team = self.m.extra.timeout_until = None
         if clock.remaining(now) == 0:  # time was taken back to zero while stopped
             clock.start(now)
             return self._end_period(now)
@@ -272,6 +347,8 @@ class Engine:
         m, p = self.m, self.period
         assert m.clock is not None and p is not None
         times = [m.clock.when_remaining(0.0)]
+        if m.extra is not None and (expiry := m.extra.box.next_expiry()) is not None:
+            times.append(m.clock.when_played(expiry))
         if m.next_mark < len(p.marks):
             times.append(m.clock.when_remaining(p.marks[m.next_mark].remaining))
         if p.melody and not m.melody_on:
@@ -287,6 +364,10 @@ class Engine:
             m.deadline_at = None
             self.state = State.SHOOTOUT
             return [self._cue("shot_end", t)]
+        if s is State.STOPPED:
+            assert m.extra is not None
+            team, m.extra.timeout_team, m.extra.timeout_until = m.extra.timeout_team, None, None
+            return [self._cue("timeout_end", t, detail=team or "")]
         if s is State.BREAK:
             assert m.deadline_at is not None
             cues = []
@@ -314,6 +395,13 @@ class Engine:
             m.next_mark += 1
         cues += self._melody_sync(t, due_only=True)
         end = m.clock.when_remaining(0.0)
+        if m.extra is not None:  # a penalty served exactly at the end ends with the period
+            until = t if end is None else min(t, end)
+            for play, penalty in m.extra.box.expire(m.clock.play_time(until)):
+                due = m.clock.when_played(play)
+                assert due is not None
+                if end is None or due < end:
+                    cues.append(self._cue("penalty_end", due, detail=penalty.label))
         if end is not None and end <= t:
             cues += self._end_period(end)
         return cues
@@ -327,6 +415,8 @@ class Engine:
         self.m.warned = False
         self.m.clock.start(now)
         self.state = State.RUNNING
+        if self.m.extra is not None:
+            self.m.extra.box.thaw(0.0)
         return [self._cue("start", now)]
 
     def _end_period(self, now: float, decided: bool = False) -> list[Cue]:
@@ -336,6 +426,11 @@ class Engine:
         cues = self._melody_stop(now)
         m.clock.stop(now)
         m.next_mark = len(p.marks)
+        if m.extra is not None:  # frozen until the next part of the match
+            played = _played(m.clock, now)
+            m.extra.box.expire(played)
+            m.extra.box.freeze(played)
+            m.extra.timeout_team = m.extra.timeout_until = None
         last = m.index + 1 >= len(self.profile.periods)
         if decided:
             self.state = State.FINISHED
@@ -361,8 +456,135 @@ class Engine:
     def _start_shot(self, now: float) -> list[Cue]:
         assert self.profile.shootout is not None
         self.state = State.SHOT
-        self.m.deadline_at = now + self.profile.shootout.shot
+        limit = self.profile.shootout.shot
+        if limit is None:  # untimed: the attempt's result (or NEXT) ends it
+            self.m.deadline_at = None
+            return []
+        self.m.deadline_at = now + limit
         return [self._cue("shot_start", now)]
+
+    # ------------------------------------------------------------------ stopped-time games
+
+    def _stopped_time_command(self, command: Command, now: float) -> list[Cue]:
+        a, s, x = command.action, self.state, self.m.extra
+        if x is None:
+            raise Refused(f"{a.value}: the profile {self.profile.key} has no penalties or "
+                          "time-outs (a stopped-time profile such as hokejbal has)")
+        if s is State.IDLE:
+            raise Refused(f"{a.value}: the match has not begun; START begins it")
+        if s is State.FINISHED:
+            raise Refused(f"{a.value}: the match is over")
+        if a is Action.TIMEOUT:
+            return self._timeout(command.team, now)
+        if a is Action.SET:
+            return self._set_clock(command.seconds or 0.0, now)
+        if a is Action.ATTEMPT:
+            return self._attempt(command.team, command.scored, now)
+        if self.profile.penalties is None:
+            raise Refused(f"{a.value}: the profile {self.profile.key} has no penalties")
+        play = self._box_play(now)
+        if a is Action.PENALTY:
+            x.box.add(command.team, command.kinds, self.profile.penalties.lengths, play,
+                      command.player)
+            return []
+        if a is Action.RELEASE:
+            if x.box.release(command.team, play) is None:
+                raise Refused(f"{command.team} has no running minor penalty to release")
+            return []
+        if x.box.remove(command.team, command.ref, play) is None:  # REMOVE
+            which = f"no penalty #{command.ref}" if command.ref is not None else "no penalty"
+            raise Refused(f"{command.team} has {which} to remove")
+        return []
+
+    def _box_play(self, now: float) -> float | None:
+        """Play time of the period being played; None between periods (penalties frozen)."""
+        clock = self.m.clock
+        if self.state in (State.RUNNING, State.STOPPED) and clock is not None:
+            return _played(clock, now)
+        return None
+
+    def _timeout(self, team: str, now: float) -> list[Cue]:
+        x, rules = self.m.extra, self.profile.timeout
+        assert x is not None
+        if rules is None:
+            raise Refused(f"the profile {self.profile.key} has no time-outs")
+        if x.timeouts_used[team] >= rules.per_team:
+            raise Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
+        if self.state is not State.STOPPED:
+            raise Refused(f"a time-out is taken while the clock is stopped, not "
+                          f"{_DOING[self.state]}")
+        if x.timeout_team is not None:
+            raise Refused(f"{x.timeout_team}'s time-out is running")
+        if x.timeout_stoppage == x.stoppage:
+            raise Refused("one time-out per stoppage (rule 26): the other team took one in "
+                          "this stoppage")
+        x.timeouts_used[team] += 1
+        x.timeout_team, x.timeout_until = team, now + rules.length
+        x.timeout_stoppage = x.stoppage
+        return []
+
+    def _set_clock(self, left: float, now: float) -> list[Cue]:
+        """Time correction: the period's time left is `left` from now; running penalties
+        move by the same amount (those it serves end at once, with their signal)."""
+        clock, x = self.m.clock, self.m.extra
+        assert x is not None
+        if self.state is not State.STOPPED or clock is None:
+            raise Refused(f"the game clock is corrected while it is stopped, not "
+                          f"{_DOING[self.state]}")
+        if clock.total is None:
+            raise Refused("an untimed period has no clock to correct")
+        if not 0 <= left <= clock.total:
+            raise Refused(f"the time left must be between 0:00 and {_mss(clock.total)} "
+                          f"(got {_mss(left)})")
+        old = clock.play_time(now)
+        clock.set_play_time(clock.total - left)
+        x.box.shift(old, clock.total - left)
+        p = self.period
+        assert p is not None
+        self.m.next_mark = next((i for i, mk in enumerate(p.marks) if mk.remaining < left),
+                                len(p.marks))
+        return [self._cue("penalty_end", now, detail=penalty.label)
+                for _, penalty in x.box.expire(clock.play_time(now))]
+
+    def _attempt(self, team: str, scored: bool, now: float) -> list[Cue]:
+        x, m = self.m.extra, self.m
+        assert x is not None
+        if x.score is None:
+            raise Refused(f"the profile {self.profile.key} has no shoot-out")
+        if self.state not in (State.SHOOTOUT, State.SHOT):
+            raise Refused(f"attempts are entered in the shoot-out, not {_DOING[self.state]}")
+        if (why := x.score.check(team)) is not None:
+            raise Refused(why)
+        recorded = sum(x.score.attempts.values())
+        if self.state is State.SHOT or recorded >= m.shots:
+            m.shots += 1  # the attempt being shot (or one entered without NEXT)
+        m.deadline_at, self.state = None, State.SHOOTOUT
+        x.score.record(team, scored)
+        if x.score.winner() is None:
+            return []
+        self.state = State.FINISHED
+        return [self._cue("end", now)]
+
+    def _stopped_time_status(self, now: float) -> dict:
+        x = self.m.extra
+        if x is None:
+            return {}
+        play = self._box_play(now)
+        teams = {}
+        for team in TEAMS:
+            shown = [PenaltyStatus(p.id, "+".join(p.kinds), p.player, p.state,
+                                   None if p.state == GAME else round(p.left_at(play), 3))
+                     for state in (RUNNING, WAITING, GAME) for p in x.box.of(team, state)]
+            left = (self.profile.timeout.per_team - x.timeouts_used[team]
+                    if self.profile.timeout else 0)
+            so = ""
+            if x.score is not None and self.m.shootout:
+                so = f"{x.score.goals[team]}/{x.score.attempts[team]}"
+            teams[team] = TeamStatus(shown, left, so)
+        countdown = None
+        if x.timeout_until is not None:
+            countdown = round(max(0.0, x.timeout_until - now), 3)
+        return {"teams": teams, "timeout": x.timeout_team, "timeout_countdown": countdown}
 
     # ------------------------------------------------------------------ the last-30 melody
 
@@ -401,7 +623,7 @@ class Engine:
     def _feedback(self, name: str, now: float) -> list[Cue]:
         return [self._cue(name, now)] if self.profile.feedback else []
 
-    def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
+    def _cue(self, name: str, due: float, **kw: float | int | bool | str) -> Cue:
         clock = None if self.m.shootout else self.m.clock
         play = _played(clock, due) if clock else 0.0
         left = clock.total - play if clock and clock.total is not None else None
@@ -447,6 +669,10 @@ def _played(clock: PeriodClock, now: float) -> float:
     total = clock.total
     played = clock.play_time(now)
     return played if total is None else min(played, total)
+
+
+def _mss(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{seconds % 60:02.0f}"
 
 
 def _round(value: float | None) -> float | None:

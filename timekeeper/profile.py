@@ -14,11 +14,13 @@ from timekeeper.data import builtin_dir, user_dirs
 from timekeeper.yamldoc import ConfigError, Doc, Path_
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
-            "period", "break", "overtime", "shootout")
-PERIOD_KEYS = ("length", "count", "marks", "mark_beeps", "melody", "starts")
+            "period", "break", "overtime", "shootout", "penalties", "timeout")
+PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
 SHOOTOUT_KEYS = ("first", "then", "shot")
+PENALTY_KEYS = ("minor", "major", "personal", "running")
+TIMEOUT_KEYS = ("length", "per_team")
 RULE_SETS = ("ithf",)
 
 
@@ -54,7 +56,7 @@ class Break:
 class Shootout:
     first: int  # shots each in the first series
     then: int  # shots each in every later series
-    shot: float  # time limit of one shot
+    shot: float | None  # time limit of one shot; None: untimed (the result ends it)
 
     def describe(self, taken: int) -> tuple[int, int]:
         """(series, shot within series), both 1-based, of the shot after `taken` shots."""
@@ -62,6 +64,21 @@ class Shootout:
         if taken < first:
             return 1, taken + 1
         return 2 + (taken - first) // (2 * self.then), (taken - first) % (2 * self.then) + 1
+
+
+@dataclass(frozen=True)
+class Penalties:
+    """Stopped-time games: penalty lengths by kind (a game misconduct has none: the rest of
+    the match) and how many of a team's penalties run at once (the rest wait)."""
+
+    lengths: dict[str, float]  # minor, major, personal
+    running: int
+
+
+@dataclass(frozen=True)
+class Timeout:
+    length: float
+    per_team: int  # per match
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,8 @@ class Profile:
     regulation: int  # how many of `periods` are regulation periods
     intermission: Break | None  # between regulation periods
     shootout: Shootout | None
+    penalties: Penalties | None = None
+    timeout: Timeout | None = None
 
     @property
     def cue_names(self) -> set[str]:
@@ -93,8 +112,12 @@ class Profile:
                 names.add("last30")
         if self.intermission and self.intermission.warning is not None:
             names.add("break_warning")
-        if self.shootout:
+        if self.shootout and self.shootout.shot is not None:
             names |= {"shot_start", "shot_end"}
+        if self.penalties:
+            names.add("penalty_end")
+        if self.timeout:
+            names.add("timeout_end")
         return names
 
 
@@ -315,13 +338,27 @@ def build(doc: Doc, file: Path) -> Profile:
         raise doc.error(("overtime",), "must be a list of overtime parts")
     shootout = None
     if r.mapping(("shootout",), SHOOTOUT_KEYS) is not None:
+        untimed = r.get(("shootout", "shot")) == "none"
         shootout = Shootout(r.integer(("shootout", "first"), 3), r.integer(("shootout", "then"), 1),
-                            r.seconds(("shootout", "shot"), 15.0))
+                            None if untimed else r.seconds(("shootout", "shot"), 15.0))
+    penalties = None
+    if r.mapping(("penalties",), PENALTY_KEYS) is not None:
+        defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
+        penalties = Penalties({k: r.seconds(("penalties", k), v) for k, v in defaults.items()},
+                              r.integer(("penalties", "running"), 2))
+    timeout = None
+    if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
+        timeout = Timeout(r.seconds(("timeout", "length"), 30.0),
+                          r.integer(("timeout", "per_team"), 1))
+    period_word = r.text(("period", "name"), "period").strip()
+    if not period_word:
+        raise doc.error(("period", "name"), "must name the periods (period, half, …)")
 
     # (number, name, overtime, length, marks, melody, sudden_death, starts)
     parts: list[tuple] = []
     for i in range(count):
-        name = f"period {i + 1}" if count > 1 else ("regulation" if overtime_specs else "match")
+        single = "regulation" if overtime_specs else "match"
+        name = f"{period_word} {i + 1}" if count > 1 else single
         parts.append((name, False, length, marks, melody, False, "operator" if i == 0 else starts))
     for i, _ in enumerate(overtime_specs):
         p: Path_ = ("overtime", i)
@@ -372,6 +409,8 @@ def build(doc: Doc, file: Path) -> Profile:
         regulation=count,
         intermission=intermission,
         shootout=shootout,
+        penalties=penalties,
+        timeout=timeout,
     )
     if follows == "ithf":
         _check_ithf(profile, doc, marks_spec)

@@ -4,14 +4,18 @@ tests, which is why a 40-minute match replays in milliseconds."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from timekeeper.commands import Action, Command, Refused
 from timekeeper.engine import Cue, Engine, State
 from timekeeper.profile import Profile
 
-# a scripted START/NEXT takes over the operator's next press: the replay waits for it
+# a scripted START/NEXT takes over the operator's next press: the replay waits for it (and so
+# does a scripted shoot-out result, once the operator has started the attempt)
 TAKES_OVER_THE_PRESS = (Action.START, Action.NEXT)
+# TIME:COMMAND, TIME seconds or minutes:seconds; the command may hold colons of its own
+_STEP = re.compile(r"\s*([-+]?[\d.]+(?::[\d.]+)?)\s*:\s*(\S.*)")
 
 
 @dataclass(frozen=True)
@@ -25,12 +29,14 @@ class ScriptError(ValueError):
 
 
 def parse_actions(text: str) -> list[Step]:
-    """`120:pause,135:resume,200:add=10` (also `2:00:pause`, minutes:seconds)."""
+    """`120:pause,135:resume,200:add=10` (also `2:00:pause`, minutes:seconds), and the
+    ball-hockey commands with their arguments: `30:penalty=home:minor`, `70:set=6:55`."""
     steps = []
     for item in filter(None, (part.strip() for part in text.replace(";", ",").split(","))):
-        when, sep, what = item.rpartition(":")
-        if not sep or not when:
+        match = _STEP.fullmatch(item)
+        if match is None:
             raise ScriptError(f"{item!r}: write TIME:COMMAND, e.g. 120:pause")
+        when, what = match.groups()
         try:
             parts = [float(x) for x in when.split(":")]
             command = Command.parse(what)
@@ -86,6 +92,7 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
             action_at < deadline if deadline is not None
             else engine.state in (State.RUNNING, State.STOPPED)
             or pending[0].command.action in TAKES_OVER_THE_PRESS
+            or (pending[0].command.action is Action.ATTEMPT and engine.state is State.SHOT)
         ):
             step = pending.pop(0)
             now = max(now, action_at)
@@ -121,6 +128,10 @@ def _operator(engine: Engine, now: float) -> Command:
     taken = engine.status(now).shot
     if engine.state is State.SHOOTOUT and shootout and taken >= 2 * shootout.first:
         return Command(Action.FINISH)
+    score = engine.m.extra.score if engine.m.extra else None
+    if engine.state is State.SHOT and score is not None:  # score-keeping: a miss, in turn
+        home, away = score.attempts["home"], score.attempts["away"]
+        return Command(Action.ATTEMPT, team="away" if home > away else "home")
     return Command(Action.NEXT)
 
 

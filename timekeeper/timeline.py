@@ -3,6 +3,7 @@ what people read is exactly what the box will do."""
 
 from __future__ import annotations
 
+from timekeeper.commands import Action, Command
 from timekeeper.display import clock_text, elapsed_text
 from timekeeper.engine import Cue
 from timekeeper.profile import Period, Profile
@@ -18,6 +19,8 @@ CUE_NOTES = {
     "break_warning": "the break ends soon",
     "shot_start": "shot starts",
     "shot_end": "shot time is up",
+    "penalty_end": "penalty served:",
+    "timeout_end": "time-out over:",
 }
 
 
@@ -49,12 +52,21 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
         facts.append(f"pre-start {profile.prestart:g} s before the start")
     brk = profile.intermission
     if brk:
-        warn = f", warning {brk.warning:g} s before its end" if brk.warning is not None else ""
+        warn = f", warning {brk.warning:g} s before its end" if brk.warning else ""
+        warn = ", a signal at its end" if brk.warning == 0 else warn
         facts.append(f"{brk.length:g} s break between periods{warn}")
     if profile.shootout:
         s = profile.shootout
         shots = f"{s.first} shot{'' if s.first == 1 else 's'} each"
-        facts.append(f"shoot-out: {shots}, then {s.then} each, {s.shot:g} s per shot")
+        limit = "untimed attempts" if s.shot is None else f"{s.shot:g} s per shot"
+        facts.append(f"shoot-out: {shots}, then {s.then} each, {limit}")
+    if profile.penalties:
+        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in profile.penalties.lengths.items())
+        facts.append(f"penalties {lengths}, game misconduct; {profile.penalties.running} "
+                     "per team at once")
+    if profile.timeout:
+        facts.append(f"{profile.timeout.per_team} time-out of {profile.timeout.length:g} s "
+                     "per team")
     lines.append("  " + " · ".join(facts))
     lines.append("")
     width = max(len(p.name) for p in profile.periods)
@@ -64,12 +76,12 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines.append("")
     lines.append(f"  {'clock':>8}  {'play':>6}  cue  (clock: since the first start signal)")
     result = replay(profile, steps or [])
-    pressed_at = {p.first_cue: p for p in result.presses[1:]}
-    for i, cue in enumerate(result.cues):
-        if i in pressed_at:
-            lines.append(f"  {signed(pressed_at[i].at - result.start):>8}            "
-                         f"(operator: {pressed_at[i].command.action.value.upper()})")
-        if cue.stop:
+    presses = result.presses[1:]
+    for i, cue in enumerate([*result.cues, None]):
+        while presses and (cue is None or presses[0].first_cue <= i):
+            lines.append(f"  {signed(presses[0].at - result.start):>8}            "
+                         f"(operator: {_press_text(presses.pop(0).command)})")
+        if cue is None or cue.stop:
             continue
         lines.append(_cue_line(cue, result.start, shootout=cue.period > len(profile.periods)))
     for step in result.unused:
@@ -77,11 +89,23 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     return lines
 
 
+def _press_text(command: Command) -> str:
+    """`PAUSE`, and with their arguments the ball-hockey commands: `PENALTY home minor 17`."""
+    what = command.action.value.upper()
+    if command.team:
+        what += " " + str(command).partition("=")[2].replace(":", " ")
+    elif command.action is Action.SET:
+        what += " " + str(command).partition("=")[2]
+    return what
+
+
 def _cue_line(cue: Cue, start: float, shootout: bool = False) -> str:
     name = cue.name + (f" ×{cue.count}" if cue.count > 1 else "")
     note = CUE_NOTES.get(cue.name, "")
     if cue.name in ("minute", "third") and cue.remaining is not None:
         note = f"{clock_text(cue.remaining)} left"
+    if cue.detail:
+        note = f"{note} {cue.detail}"
     play = elapsed_text(cue.play_time) if cue.period and not shootout else ""
     part = "so" if shootout else f"p{cue.period or '-'}"
     return f"  {signed(cue.due - start):>8}  {play:>6}  {part} {name:<14} {note}"

@@ -104,8 +104,20 @@ def _footer(profile: Profile) -> list[str]:
     if profile.shootout:
         s = profile.shootout
         shots = f"{s.first} shot{'' if s.first == 1 else 's'} each"
-        lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; "
-                     f"{s.shot:g} s per shot (NEXT starts a shot, FINISH when decided).")
+        if s.shot is None:
+            lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; NEXT starts an "
+                         "attempt, its result is entered; the match ends once it is decided.")
+        else:
+            lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; "
+                         f"{s.shot:g} s per shot (NEXT starts a shot, FINISH when decided).")
+    if profile.penalties:
+        pen = profile.penalties
+        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items())
+        lines.append(f"Net time: the clock stops on every whistle. Penalties ({lengths}, game "
+                     f"misconduct) run with it, {pen.running} per team at once.")
+    if profile.timeout:
+        lines.append(f"Time-out: {profile.timeout.per_team} of {profile.timeout.length:g} s per "
+                     "team, while the clock is stopped, ended by timeout_end.")
     if profile.follows:
         lines.append(f"Follows {profile.follows.upper()}: checked against its rules at load.")
     return lines

@@ -1,0 +1,66 @@
+"""Shoot-out score-keeping: who took an attempt and who scored, so the engine can tell the
+moment the shoot-out is decided — inside the first series as soon as one side cannot be
+caught (3 each: 2:0 after two each is over), after that at the end of any series of `then`
+each that one side alone won."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from timekeeper.penalties import TEAMS
+
+
+@dataclass
+class ShootoutScore:
+    first: int  # attempts each in the first series
+    then: int  # attempts each in every later series
+    attempts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
+    goals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
+
+    def check(self, team: str) -> str | None:
+        """Why `team` may not take the next attempt (None: it may). Teams alternate, so no
+        side is ever more than one attempt ahead, and nobody shoots once it is decided."""
+        other = _other(team)
+        if self.winner() is not None:
+            return f"the shoot-out is decided ({self.text()})"
+        if self.attempts[team] > self.attempts[other]:
+            return (f"{team} has taken {self.attempts[team]} attempt(s) to {other}'s "
+                    f"{self.attempts[other]}: it is {other}'s turn")
+        return None
+
+    def record(self, team: str, scored: bool) -> None:
+        self.attempts[team] += 1
+        self.goals[team] += int(scored)
+
+    def series_end(self) -> int:
+        """Attempts each by the end of the series being shot."""
+        end = self.first
+        a, b = (self.attempts[t] for t in TEAMS)
+        while max(a, b) > end or (a == b == end and self._tied()):
+            end += self.then
+        return end
+
+    def winner(self) -> str | None:
+        end = self.series_end()
+        for team in TEAMS:
+            other = _other(team)
+            if self.goals[team] > self.goals[other] + (end - self.attempts[other]):
+                return team
+        return None
+
+    def text(self) -> str:
+        return " ".join(f"{t} {self.goals[t]}/{self.attempts[t]}" for t in TEAMS)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ShootoutScore:
+        return cls(**data)
+
+    def _tied(self) -> bool:
+        return self.goals["home"] == self.goals["away"]
+
+
+def _other(team: str) -> str:
+    return TEAMS[1 - TEAMS.index(team)]
