@@ -151,10 +151,11 @@ class PenaltyBox:
     def shift(self, old_play: float, new_play: float) -> None:
         """The game clock was corrected while stopped: every running penalty moves with it,
         by the same amount, but never below nothing served or past its end (`expire` then)."""
-        delta = new_play - old_play
+        if new_play >= old_play:
+            return  # the mapping already counts the time as served; `expire` ends what is due
         for p in self.of(None, RUNNING):
             if p.since is not None:
-                p.served = min(p.total, max(0.0, p.served_at(old_play) + delta))
+                p.served = max(0.0, p.served_at(old_play) - (old_play - new_play))
                 p.since = new_play
 
     # ---------------------------------------------------------------- reading
