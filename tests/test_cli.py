@@ -493,3 +493,101 @@ def test_log_lines_stop_quietly_when_the_reader_goes_away() -> None:
     status = Engine(profiles.load("ithf")).status(0)
     lines(Cue("start", 0), status)  # no exception: the match must go on
     assert lines.gone
+
+
+# ----------------------------------------------------------------------------- ball hockey
+
+# a 20-s half, 2-s penalties and a 1-s time-out: a live ball-hockey match in a few seconds
+LIVE_BALL = """\
+    title: live ball-hockey test
+    extends: hokejbal
+    period:
+      length: 20
+    penalties:
+      minor: 2
+      major: 6
+    timeout:
+      length: 1
+"""
+
+
+def test_ball_hockey_live_over_ctl_penalties_timeouts_and_correction(
+        tmp_path: Path, env: dict[str, str], sock: Path,
+        procs: list[subprocess.Popen]) -> None:
+    """`ctl penalty home minor`, `ctl timeout away` (and refused a second time), `ctl set`,
+    `ctl status` JSON with the penalties; the penalty_end and timeout_end cues are played."""
+    prof = write(tmp_path / "ball.yaml", LIVE_BALL)
+    events = tmp_path / "ev.jsonl"
+    proc = start_run(procs, env, tmp_path, "--start", "--profile", str(prof),
+                     "--events", str(events), "--control", str(sock))
+    wait_until_answers(proc, env, sock)
+    wait_for_state(sock, "running")
+    code, _, err = ctl(env, sock, "timeout", "away")
+    assert code == 1 and "while the clock is stopped" in err
+    ctl(env, sock, "pause")  # penalties entered while stopped wait for the clock
+    code, st, _ = ctl(env, sock, "penalty", "home", "minor", "17")
+    assert code == 0 and st is not None
+    assert [(p["kinds"], p["player"], p["state"]) for p in st["teams"]["home"]["penalties"]] == [
+        ("minor", "17", "running")]
+    ctl(env, sock, "penalty", "home", "major")
+    code, st, _ = ctl(env, sock, "penalty", "home", "minor+minor+personal")
+    assert [p["state"] for p in st["teams"]["home"]["penalties"]] == [  # type: ignore[index]
+        "running", "running", "waiting"]
+    code, st, _ = ctl(env, sock, "remove", "home")  # the third one was a mistake
+    assert code == 0 and len(st["teams"]["home"]["penalties"]) == 2  # type: ignore[index]
+    code, st, _ = ctl(env, sock, "timeout", "away")
+    assert code == 0 and st["timeout"] == "away"  # type: ignore[index]
+    code, _, err = ctl(env, sock, "timeout", "away")
+    assert code == 1 and "away has taken its time-out already" in err
+    code, st, _ = ctl(env, sock, "set", "0:15")
+    assert code == 0 and st["remaining"] == 15  # type: ignore[index]
+    code, _, err = ctl(env, sock, "penalty", "home", "minr")
+    assert code == 2 and "did you mean 'minor'" in err  # refused before the socket
+    wait_for_state(sock, "stopped")
+    deadline = time.monotonic() + TIMEOUT
+    while "timeout_end" not in events.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, "no timeout_end"
+        time.sleep(0.05)
+    ctl(env, sock, "resume")
+    while "penalty_end" not in events.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, "no penalty_end"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0 and "Traceback" not in err
+
+
+def test_team_keys_are_two_presses() -> None:
+    from timekeeper.commands import Action
+    from timekeeper.controls.keyboard import KeyReader
+
+    keys = KeyReader(add_step=1)
+    assert keys.feed("h") is None
+    penalty = keys.feed("1")
+    assert penalty is not None and (penalty.action, penalty.team, penalty.kinds) == (
+        Action.PENALTY, "home", ("minor",))
+    assert keys.feed("1") is None  # no team key before it: nothing
+    assert keys.feed("a") is None
+    timeout = keys.feed("T")
+    assert timeout is not None and (timeout.action, timeout.team) == (Action.TIMEOUT, "away")
+    assert keys.feed("a") is None
+    toggle = keys.feed(" ")  # not a team key: read on its own
+    assert toggle is not None and toggle.action is Action.TOGGLE
+    assert [str(keys.feed(k)) for k in "hrhxhgam"][1::2] == [
+        "release=home", "remove=home", "attempt=home:goal", "attempt=away:miss"]
+
+
+def test_status_line_shows_penalties_and_the_timeout() -> None:
+    from timekeeper import profile
+    from timekeeper.commands import Command
+    from timekeeper.display import status_text
+    from timekeeper.engine import Engine
+
+    eng = Engine(profile.load("hokejbal"))
+    for at, line in [(0, "start"), (10, "penalty home minor 17"), (11, "penalty home major"),
+                     (12, "penalty home minor"), (13, "penalty away major+game"), (20, "pause"),
+                     (21, "timeout away")]:
+        eng.handle(Command.parse(line), at)
+    assert status_text(eng.status(30)) == (
+        "hokejbal  STOPPED  half 1  left 7:40  TIME-OUT away 0:21  "
+        "home 0:50 #17 2:51 +1 waiting  away 2:53 t/o used")

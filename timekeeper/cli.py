@@ -16,7 +16,8 @@ from timekeeper.commands import Action, Command
 from timekeeper.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
-CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset")
+CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
+                "penalty", "release", "remove", "timeout", "set", "attempt")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,9 +79,14 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
     check.set_defaults(func=cmd_check)
 
-    ctl = sub.add_parser("ctl", help="control a running timekeeper")
+    ctl = sub.add_parser("ctl", help="control a running timekeeper",
+                         epilog="ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] (minor, major, "
+                                "personal, game), release TEAM, remove TEAM [ID], timeout TEAM, "
+                                "set M:SS, attempt TEAM goal|miss")
     ctl.add_argument("command", choices=CTL_COMMANDS)
-    ctl.add_argument("seconds", nargs="?", type=float, help="for add (negative takes time back)")
+    ctl.add_argument("args", nargs="*", metavar="ARG",
+                     help="add: seconds (negative takes time back); penalty: home|away and the "
+                          "penalty; set: the time left, e.g. 4:32")
     ctl.add_argument("--control", type=Path, help="ctl socket path")
     ctl.set_defaults(func=cmd_ctl)
     return p
@@ -168,12 +174,15 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_ctl(args: argparse.Namespace) -> int:
     from timekeeper.controls.socket import default_path, send
 
-    line = args.command
-    if args.seconds is not None:
-        if args.command != "add":
-            print("timekeeper: only add takes a number", file=sys.stderr)
-            return 2
-        line += f" {args.seconds:g}"
+    line = " ".join([args.command, *args.args])
+    try:  # refused here, before the socket, if it cannot mean anything
+        if args.command == "status" and args.args:
+            raise ValueError("status takes no argument")
+        if args.command != "status":
+            Command.parse(line)
+    except ValueError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 2
     try:
         answer = send(args.control or default_path(), line)
     except ConnectionError as exc:

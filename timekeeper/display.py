@@ -33,7 +33,7 @@ def status_text(s: Status) -> str:
     parts = [s.profile, s.state.upper()]
     if s.part:
         parts.append(s.part)
-    if s.state in ("prestart", "break", "shot"):
+    if s.state in ("prestart", "break", "shot") and s.countdown is not None:
         parts.append(f"{s.state} {clock_text(s.countdown)}")
     if s.remaining is not None and s.state not in ("idle", "prestart"):
         parts.append(f"left {clock_text(s.remaining)}")
@@ -43,9 +43,34 @@ def status_text(s: Status) -> str:
         parts.append(f"added {s.added:+g}s")
     if s.series:
         parts.append(f"series {s.series}, {s.shot} shot{'' if s.shot == 1 else 's'} taken")
+    parts += team_texts(s)
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
     return "  ".join(parts)
+
+
+def team_texts(s: Status) -> list[str]:
+    """Stopped-time games: `TIME-OUT away 0:21`, `home 0:42 #17 2:10 +1 waiting`, …"""
+    if s.teams is None:
+        return []
+    out = []
+    if s.timeout is not None:
+        out.append(f"TIME-OUT {s.timeout} {clock_text(s.timeout_countdown)}")
+    for team, t in s.teams.items():
+        running = [p for p in t.penalties if p.state == "running"]
+        words = [clock_text(p.remaining) + (f" #{p.player}" if p.player else "")
+                 for p in running]
+        if waiting := sum(1 for p in t.penalties if p.state == "waiting"):
+            words.append(f"+{waiting} waiting")
+        if out_for_good := sum(1 for p in t.penalties if p.state == "game"):
+            words.append(f"{out_for_good} out (game)")
+        if t.shootout:
+            words.append(f"shoot-out {t.shootout}")
+        if t.timeouts_left == 0:
+            words.append("t/o used")
+        if words:
+            out.append(f"{team} " + " ".join(words))
+    return out
 
 
 def cue_text(cue: Cue) -> str:

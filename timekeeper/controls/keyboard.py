@@ -27,6 +27,22 @@ KEYS: dict[str, Command] = {
     "\x03": Command(Action.QUIT),  # Ctrl-C arrives as a key in cbreak mode only if ISIG is off
 }
 HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r reset  q quit"
+# stopped-time games: a team key, then what happened to that team (two presses, no Enter)
+TEAM_PREFIX = {"h": "home", "a": "away"}
+TEAM_KEYS: dict[str, str] = {
+    "1": "penalty {team} minor",
+    "2": "penalty {team} major",
+    "3": "penalty {team} personal",
+    "4": "penalty {team} game",
+    "r": "release {team}",  # a power-play goal against the team: its running minor ends
+    "x": "remove {team}",  # the team's latest penalty was entered by mistake
+    "t": "timeout {team}",
+    "g": "attempt {team} goal",  # shoot-out
+    "m": "attempt {team} miss",
+}
+TEAM_HELP = ("team keys: h (home) or a (away), then 1 minor  2 major  3 personal  4 game "
+             "misconduct  r release (power-play goal)  x remove the latest penalty  t time-out  "
+             "g/m shoot-out goal/miss")
 
 
 def in_foreground(fd: int) -> bool:
@@ -44,10 +60,31 @@ def key_command(key: str, add_step: float) -> Command | None:
     return KEYS.get(key.lower() if key.isalpha() else key)
 
 
+class KeyReader:
+    """Single keys, and the two-key team commands (`h1`: a minor penalty for home). A team
+    key waits for the next key; a key that means nothing after it is read on its own."""
+
+    def __init__(self, add_step: float) -> None:
+        self.add_step = add_step
+        self.team: str | None = None
+
+    def feed(self, key: str) -> Command | None:
+        lower = key.lower()
+        if self.team is not None:
+            team, self.team = self.team, None
+            if lower in TEAM_KEYS:
+                return Command.parse(TEAM_KEYS[lower].format(team=team))
+        if lower in TEAM_PREFIX:
+            self.team = TEAM_PREFIX[lower]
+            return None
+        return key_command(key, self.add_step)
+
+
 class Keyboard:
     def __init__(self, submit: Callable[[Command], object], add_step: float,
                  fd: int | None = None) -> None:
         self.submit, self.add_step = submit, add_step
+        self._keys = KeyReader(add_step)
         self.fd = sys.stdin.fileno() if fd is None else fd
         self._saved = termios.tcgetattr(self.fd)
         self._stop = threading.Event()
@@ -75,6 +112,6 @@ class Keyboard:
                 self.submit(Command(Action.QUIT))
                 return
             for key in data:
-                command = key_command(key, self.add_step)
+                command = self._keys.feed(key)
                 if command is not None:
                     self.submit(command)
