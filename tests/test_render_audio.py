@@ -261,3 +261,50 @@ def test_rendering_again_rewrites_the_events_file(
     first = events.read_text(encoding="utf-8")
     render(spaced, pack, out, events=events)
     assert events.read_text(encoding="utf-8") == first
+
+
+def test_ball_hockey_renders_penalty_and_timeout_signals_on_the_game_clock(
+        pack: SoundPack, tmp_path: Path) -> None:
+    """hokejbal with a script of whistles: the penalty's end moves with every stoppage and
+    with a correction, it is frozen in the break, and the time-out has its own countdown;
+    every signal is in the audio at its due sample."""
+    hokejbal = profile.load("hokejbal")
+    out, events = tmp_path / "hokejbal.wav", tmp_path / "hokejbal.jsonl"
+    script = ("1:00:penalty=home:minor:17,1:20:pause,1:25:timeout=away,2:00:resume,"
+              "7:30:penalty=away:major,7:40:pause,7:45:set=1:10,7:50:resume,12:30:next")
+    result = render(hokejbal, pack, out, parse_actions(script), events)
+    # by hand (file time = script time + 0.5 s lead-in): the minor from 1:00 of play ends at
+    # 2:00 of play, which the 40-s stoppage puts at 2:40; the time-out from 1:25 ends 30 s
+    # later. At 7:40 (7:00 of play, 1:00 left, the major 10 s old) the clock is set back to
+    # 1:10 left: the major moves back with it to its full 3:00. The half ends 70 s after the
+    # resume, at 9:00, the major frozen with 1:50 left; the break's signal 3 minutes later;
+    # the second half at 12:30, the major served 1:50 into it.
+    assert schedule(result.cues) == [
+        ("start", 0.5, 1), ("timeout_end", 115.5, 1), ("penalty_end", 160.5, 1),
+        ("period_end", 540.5, 1), ("break_warning", 720.5, 1), ("start", 750.5, 1),
+        ("penalty_end", 860.5, 1), ("end", 1230.5, 1)]
+    audio = read_wav(out)
+    parts = regions(result.cues, pack)
+    assert check_onsets(audio, parts) == [at(c.due) for c, _, _ in parts]
+    details = [json.loads(line).get("detail") for line in events.read_text().splitlines()]
+    assert details == [None, "away", "home #1 17 minor", None, None, None, "away #2 major",
+                       None]
+
+
+def test_ball_hockey_playoff_render_ends_when_the_shootout_is_decided(
+        pack: SoundPack, tmp_path: Path) -> None:
+    """hokejbal-playoff to a shoot-out: 0:2 after two attempts each is decided, and the
+    end signal sounds at the result that decided it."""
+    playoff = profile.load("hokejbal-playoff")
+    out = tmp_path / "playoff.wav"
+    results = [("home", "miss"), ("away", "goal"), ("home", "miss"), ("away", "goal")]
+    script = "800:next,1420:next," + ",".join(
+        f"{1740 + 20 * i}:attempt={team}:{result}" for i, (team, result) in enumerate(results))
+    result = render(playoff, pack, out, parse_actions(script))
+    assert schedule(result.cues) == [
+        ("start", 0.5, 1), ("period_end", 600.5, 1), ("break_warning", 780.5, 1),
+        ("start", 800.5, 1), ("end", 1400.5, 1), ("start", 1420.5, 1),
+        ("period_end", 1720.5, 1), ("end", 1800.5, 1)]
+    audio = read_wav(out)
+    parts = regions(result.cues, pack)
+    assert check_onsets(audio, parts) == [at(c.due) for c, _, _ in parts]

@@ -400,7 +400,7 @@ class Engine:
             for play, penalty in m.extra.box.expire(m.clock.play_time(until)):
                 due = m.clock.when_played(play)
                 assert due is not None
-                if end is None or due < end:
+                if end is None or due < end - 1e-9:
                     cues.append(self._cue("penalty_end", due, detail=penalty.label))
         if end is not None and end <= t:
             cues += self._end_period(end)

@@ -31,6 +31,8 @@ class EventLog:
             entry["time"] = datetime.now().astimezone().isoformat(timespec="milliseconds")
         if cue.offset:
             entry["offset"] = round(cue.offset, 6)
+        if cue.detail:  # whose penalty or time-out ended
+            entry["detail"] = cue.detail
         self._file.write(json.dumps(entry) + "\n")
 
     def close(self) -> None:
