@@ -92,7 +92,8 @@ def _footer(profile: Profile) -> list[str]:
     lines = []
     if profile.intermission:
         b = profile.intermission
-        warn = f", warning {b.warning:g} s before it ends" if b.warning is not None else ""
+        warn = f", warning {b.warning:g} s before it ends" if b.warning else ""
+        warn = ", a signal when it ends" if b.warning == 0 else warn
         starts = profile.periods[1].starts if len(profile.periods) > 1 else "operator"
         then = "the next period starts by itself" if starts == "auto" else "NEXT starts it"
         lines.append(f"Between periods: a {b.length:g}-s break{warn}; {then}.")
