@@ -317,3 +317,34 @@ def test_the_match_state_of_penalties_and_timeouts_is_plain_data() -> None:
     twin.handle(STOP, 30)
     twin.m.extra = StoppedTime.from_dict(json.loads(saved))
     assert twin.m.extra == extra and twin.status(40) == eng.status(40)
+
+
+# ---------------------------------------------------------------- commands and scripts
+
+
+def test_ball_hockey_commands_parse_in_ctl_and_script_forms() -> None:
+    assert cmd("penalty home minor+minor+personal 17") == Command(
+        Action.PENALTY, team="home", kinds=("minor", "minor", "personal"), player="17")
+    assert cmd("penalty=a:major+game") == Command(Action.PENALTY, team="away",
+                                                  kinds=("major", "game"))
+    assert cmd("remove home #3").ref == 3 and cmd("set 4:32").seconds == 272
+    steps = parse_actions("30:penalty=home:minor,1:30:set=4:30,2:00:attempt=away:goal")
+    assert [(s.at, str(s.command)) for s in steps] == [
+        (30, "penalty=home:minor"), (90, "set=4:30"), (120, "attempt=away:goal")]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("penalty home", "usage: penalty TEAM"),
+    ("penalty visitors minor", "unknown team 'visitors'; teams: home, away"),
+    ("penalty home mjaor", "did you mean 'major'?"),
+    ("penalty home game+minor", "a game misconduct comes once, last"),
+    ("timeout", "timeout needs a team"),
+    ("remove home last", "a penalty's id is a number"),
+    ("attempt home scored", "usage: attempt TEAM goal|miss"),
+    ("set 4:75", "set M:SS"),
+    ("release home 3", "release takes a team only"),
+])
+def test_ball_hockey_commands_that_cannot_mean_anything_are_refused(text: str,
+                                                                     message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("|", r"\|")):
+        cmd(text)

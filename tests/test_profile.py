@@ -196,3 +196,35 @@ def test_not_a_number_and_infinity_are_refused(write_profile, value) -> None:
 def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_profile) -> None:
     path = write_profile("selfy", "extends: selfy\nperiod: {length: 60}\n")
     assert "extends itself: no other profile is named 'selfy'" in error_of(path)
+
+
+# ----------------------------------------------------------------------------- ball hockey
+
+
+def test_ball_hockey_settings_load_into_typed_objects() -> None:
+    p = profile.load("hokejbal-playoff")
+    assert p.penalties is not None and p.penalties.lengths == {
+        "minor": 60, "major": 180, "personal": 300} and p.penalties.running == 2
+    assert p.timeout is not None and (p.timeout.length, p.timeout.per_team) == (30, 1)
+    assert p.shootout is not None and p.shootout.shot is None
+    assert [x.name for x in p.periods] == ["half 1", "half 2", "overtime"]
+    assert {"penalty_end", "timeout_end"} <= p.cue_names
+    assert not {"shot_start", "shot_end", "pause"} & p.cue_names  # untimed attempts, no blips
+
+
+@pytest.mark.parametrize(("text", "where", "message"), [
+    ("penalties:\n  minr: 60\n", "4:3: penalties.minr", "unknown key; did you mean 'minor'?"),
+    ("penalties:\n  major: -3\n", "4:10: penalties.major",
+     "must be more than zero seconds (got -3)"),
+    ("penalties:\n  running: 0\n", "4:12: penalties.running",
+     "must be a whole number of at least 1, not 0"),
+    ("timeout:\n  lenght: 30\n", "4:3: timeout.lenght", "unknown key; did you mean 'length'?"),
+    ("timeout:\n  per_team: two\n", "4:13: timeout.per_team",
+     "must be a whole number of at least 1, not 'two'"),
+    ("shootout:\n  shot: never\n", "4:9: shootout.shot", "must be a number of seconds"),
+])
+def test_ball_hockey_settings_are_checked_with_file_line_and_field(
+        write_profile, text: str, where: str, message: str) -> None:
+    path = write_profile("ball", "period:\n  length: 480\n" + text)
+    error = error_of(path)
+    assert error.startswith(f"{path}:{where}: ") and message in error
