@@ -151,7 +151,7 @@ def test_combinations_one_plus_one_plus_five_and_three_plus_game() -> None:
 def test_penalty_commands_are_refused_by_rod_hockey_profiles() -> None:
     eng = Engine(profile.load("ithf"))
     eng.handle(START, 0)
-    for text in ("penalty home minor", "timeout home", "set 4:00", "attempt home goal"):
+    for text in ("penalty home minor", "timeout home", "attempt home goal"):
         with pytest.raises(Refused, match="no penalties or time-outs"):
             eng.handle(cmd(text), 30)
     assert eng.status(30).teams is None
@@ -235,6 +235,17 @@ def test_correcting_past_a_penalty_ends_it_at_once_and_the_next_one_starts() -> 
     assert [(c.name, c.detail) for c in cues] == [("penalty_end", "home #1 minor"),
                                                   ("penalty_end", "home #2 minor")]
     assert penalties(eng, 155) == [(3, "minor", "running", 50)]  # started 10 s ago, at 160
+
+
+def test_rod_hockey_can_set_its_clock_too_and_marks_follow_the_new_time() -> None:
+    """One engine: ITHF 4.5 wants a failed timer resumed where it stopped."""
+    eng = Engine(profile.load("ithf"))
+    eng.handle(START, 0)
+    eng.advance(100)  # the 4-minute mark sounded at 80 (1:00 of play)
+    eng.handle(STOP, 100)
+    eng.handle(cmd("set 4:30"), 101)  # back to 0:30 of play: the 4:00-left mark comes again
+    cues = eng.handle(GO, 110) + eng.advance(150)
+    assert [(c.name, c.due, c.count) for c in cues] == [("resume", 110, 1), ("minute", 140, 4)]
 
 
 def test_correction_is_checked() -> None:

@@ -228,7 +228,9 @@ class Engine:
             return self._add(command.seconds, now)
         if a is Action.FINISH:
             return self._finish(now)
-        if a in TEAM_ACTIONS or a is Action.SET:
+        if a is Action.SET:
+            return self._set_clock(command.seconds or 0.0, now)
+        if a in TEAM_ACTIONS:
             return self._stopped_time_command(command, now)
         raise Refused(f"{a.value} is not an engine command")
 
@@ -476,8 +478,6 @@ class Engine:
             raise Refused(f"{a.value}: the match is over")
         if a is Action.TIMEOUT:
             return self._timeout(command.team, now)
-        if a is Action.SET:
-            return self._set_clock(command.seconds or 0.0, now)
         if a is Action.ATTEMPT:
             return self._attempt(command.team, command.scored, now)
         if self.profile.penalties is None:
@@ -525,9 +525,9 @@ class Engine:
 
     def _set_clock(self, left: float, now: float) -> list[Cue]:
         """Time correction: the period's time left is `left` from now; running penalties
-        move by the same amount (those it serves end at once, with their signal)."""
+        move by the same amount (those it serves end at once, with their signal). Every
+        profile has it: a rod-hockey match can so be resumed where a failed timer stopped."""
         clock, x = self.m.clock, self.m.extra
-        assert x is not None
         if self.state is not State.STOPPED or clock is None:
             raise Refused(f"the game clock is corrected while it is stopped, not "
                           f"{_DOING[self.state]}")
@@ -538,11 +538,13 @@ class Engine:
                           f"(got {_mss(left)})")
         old = clock.play_time(now)
         clock.set_play_time(clock.total - left)
-        x.box.shift(old, clock.total - left)
         p = self.period
         assert p is not None
         self.m.next_mark = next((i for i, mk in enumerate(p.marks) if mk.remaining < left),
                                 len(p.marks))
+        if x is None:
+            return []
+        x.box.shift(old, clock.total - left)
         return [self._cue("penalty_end", now, detail=penalty.label)
                 for _, penalty in x.box.expire(clock.play_time(now))]
 
