@@ -77,6 +77,8 @@ def cue_text(cue: Cue) -> str:
     what = cue.name + ("" if cue.count == 1 else f" x{cue.count}")
     if cue.name == "last30":
         what = "last30 stop" if cue.stop else f"last30 from {cue.offset:.1f}s"
+    if cue.detail:  # whose penalty or time-out ended
+        what += f" {cue.detail}"
     return f"cue {what}  period={cue.period} play={elapsed_text(cue.play_time)}"
 
 

@@ -71,8 +71,14 @@ class Penalties:
     """Stopped-time games: penalty lengths by kind (a game misconduct has none: the rest of
     the match) and how many of a team's penalties run at once (the rest wait)."""
 
-    lengths: dict[str, float]  # minor, major, personal
+    minor: float
+    major: float
+    personal: float
     running: int
+
+    @property
+    def lengths(self) -> dict[str, float]:
+        return {"minor": self.minor, "major": self.major, "personal": self.personal}
 
 
 @dataclass(frozen=True)
@@ -344,8 +350,8 @@ def build(doc: Doc, file: Path) -> Profile:
     penalties = None
     if r.mapping(("penalties",), PENALTY_KEYS) is not None:
         defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-        penalties = Penalties({k: r.seconds(("penalties", k), v) for k, v in defaults.items()},
-                              r.integer(("penalties", "running"), 2))
+        penalties = Penalties(*(r.seconds(("penalties", k), v) for k, v in defaults.items()),
+                              running=r.integer(("penalties", "running"), 2))
     timeout = None
     if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
         timeout = Timeout(r.seconds(("timeout", "length"), 30.0),
