@@ -12,8 +12,9 @@ import pytest
 
 from timekeeper import profile
 from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Engine, State, StoppedTime
+from timekeeper.engine import Engine, State
 from timekeeper.replay import parse_actions, replay
+from timekeeper.stoppedtime import StoppedTime
 
 START, NEXT = Command(Action.START), Command(Action.NEXT)
 STOP, GO = Command(Action.PAUSE), Command(Action.RESUME)

@@ -15,14 +15,15 @@ game clock, and the shoot-out's score, which ends the match once it is decided."
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from timekeeper.clock import PeriodClock
 from timekeeper.commands import MAX_ADD, TEAM_ACTIONS, Action, Command, Refused
-from timekeeper.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
+from timekeeper.penalties import PenaltyBox
 from timekeeper.profile import Period, Profile
 from timekeeper.shootout import ShootoutScore
+from timekeeper.stoppedtime import StoppedTime, TeamStatus
 
 
 class State(StrEnum):
@@ -51,22 +52,6 @@ class Cue:
     stop: bool = False
     remaining: float | None = None  # play time left in the period at `due` (timed periods)
     detail: str = ""  # penalty_end / timeout_end: whose ("home #2 17 minor")
-
-
-@dataclass(frozen=True)
-class PenaltyStatus:
-    id: int
-    kinds: str  # "minor", "minor+minor+personal", "major+game"
-    player: str
-    state: str  # running | waiting | game (out for the rest of the match)
-    remaining: float | None  # of the timed part; None once only the game misconduct is left
-
-
-@dataclass(frozen=True)
-class TeamStatus:
-    penalties: list[PenaltyStatus]  # running first, then waiting, then game misconducts
-    timeouts_left: int
-    shootout: str  # "2/3": goals / attempts in the shoot-out ("" before it)
 
 
 @dataclass(frozen=True)
@@ -104,32 +89,6 @@ class _Match:
     shots: int = 0
     shootout: bool = False  # the shoot-out has begun: cues belong to it, not to a period
     extra: StoppedTime | None = None  # penalties, time-outs, shoot-out score (ball hockey)
-
-
-@dataclass
-class StoppedTime:
-    """A stopped-time match's own state, all plain data (`to_dict`/`from_dict`) so that it
-    can be journaled: the penalty box, the time-outs and the shoot-out score."""
-
-    box: PenaltyBox
-    score: ShootoutScore | None
-    timeouts_used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
-    timeout_team: str | None = None  # whose time-out is running
-    timeout_until: float | None = None  # on the caller's time base
-    stoppage: int = 0  # counts the clock's stops (one time-out per stoppage, rule 26)
-    timeout_stoppage: int = -1  # the stoppage in which the last time-out was taken
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["box"] = self.box.to_dict()
-        out["score"] = self.score.to_dict() if self.score else None
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict) -> StoppedTime:
-        score = data.get("score")
-        return cls(**{**data, "box": PenaltyBox.from_dict(data["box"]),
-                      "score": ShootoutScore.from_dict(score) if score else None})
 
 
 class Engine:
@@ -571,22 +530,7 @@ class Engine:
         x = self.m.extra
         if x is None:
             return {}
-        play = self._box_play(now)
-        teams = {}
-        for team in TEAMS:
-            shown = [PenaltyStatus(p.id, "+".join(p.kinds), p.player, p.state,
-                                   None if p.state == GAME else round(p.left_at(play), 3))
-                     for state in (RUNNING, WAITING, GAME) for p in x.box.of(team, state)]
-            left = (self.profile.timeout.per_team - x.timeouts_used[team]
-                    if self.profile.timeout else 0)
-            so = ""
-            if x.score is not None and self.m.shootout:
-                so = f"{x.score.goals[team]}/{x.score.attempts[team]}"
-            teams[team] = TeamStatus(shown, left, so)
-        countdown = None
-        if x.timeout_until is not None:
-            countdown = round(max(0.0, x.timeout_until - now), 3)
-        return {"teams": teams, "timeout": x.timeout_team, "timeout_countdown": countdown}
+        return x.status(self.profile, self._box_play(now), now, self.m.shootout)
 
     # ------------------------------------------------------------------ the last-30 melody
 
