@@ -577,6 +577,14 @@ def test_team_keys_are_two_presses() -> None:
         "release=home", "remove=home", "attempt=home:goal", "attempt=away:miss"]
 
 
+def test_key_help_adds_the_team_keys_for_ball_hockey_only() -> None:
+    from timekeeper import profile
+    from timekeeper.controls.keyboard import HELP, help_for
+
+    assert help_for(profile.load("ithf")) == HELP
+    assert "h (home) or a (away), then 1 minor" in help_for(profile.load("hokejbal"))
+
+
 def test_status_line_shows_penalties_and_the_timeout() -> None:
     from timekeeper import profile
     from timekeeper.commands import Command

@@ -12,6 +12,7 @@ import tty
 from collections.abc import Callable
 
 from timekeeper.commands import Action, Command
+from timekeeper.profile import Profile
 
 KEYS: dict[str, Command] = {
     " ": Command(Action.TOGGLE),
@@ -43,6 +44,12 @@ TEAM_KEYS: dict[str, str] = {
 TEAM_HELP = ("team keys: h (home) or a (away), then 1 minor  2 major  3 personal  4 game "
              "misconduct  r release (power-play goal)  x remove the latest penalty  t time-out  "
              "g/m shoot-out goal/miss")
+
+
+def help_for(profile: Profile) -> str:
+    """The key help `run` prints: the team keys too where the profile has penalties or
+    time-outs."""
+    return HELP + (f"\n{TEAM_HELP}" if profile.penalties or profile.timeout else "")
 
 
 def in_foreground(fd: int) -> bool:
