@@ -28,6 +28,11 @@ class Output:
     def play(self, cue: Cue, now: float) -> None:
         raise NotImplementedError
 
+    def fault(self) -> str | None:
+        """Why the device has stopped working (e.g. its stream is gone), or None while it
+        works. Polled by the AudioGuard about once a second."""
+        return None
+
     def close(self) -> None:
         """Release the device."""
 
