@@ -89,6 +89,8 @@ def parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
     check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
+    check.add_argument("--config", type=Path, help="also a box config file (and its profile "
+                                                   "and pack)")
     check.set_defaults(func=cmd_check)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper")
@@ -143,13 +145,23 @@ def _steps(actions: str) -> list:
 def cmd_check(args: argparse.Namespace) -> int:
     from timekeeper.soundpack import find_pack, load_pack
 
-    names = [args.profile] if args.profile else [str(f) for f, _ in profile.available().values()]
+    sounds = args.sounds
+    chosen = args.profile
+    if args.config:
+        from timekeeper import config as box_config
+
+        cfg = box_config.load(args.config)
+        print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
+              f"{', lamp' if cfg.gpio.lamp else ''}{', horn' if cfg.gpio.horn else ''}"
+              f"{', buzzer' if cfg.gpio.buzzer else ''}")
+        chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
+    names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()
     for name in names:
         loaded = profile.load(name)
         needed |= loaded.cue_names
         print(f"ok  profile {loaded.key}: {loaded.title}")
-    folder = find_pack(args.sounds)
+    folder = find_pack(sounds)
     pack = load_pack(folder, needed)
     print(f"ok  sound pack {pack.name} ({folder}): {len(pack.sounds)} cues")
     return 0
@@ -179,7 +191,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
-    from timekeeper.controls.socket import default_path, send
+    from timekeeper.controls.socket import client_path, send
 
     line = args.command
     if args.seconds is not None:
@@ -188,7 +200,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
             return 2
         line += f" {args.seconds:g}"
     try:
-        answer = send(args.control or default_path(), line)
+        answer = send(args.control or client_path(), line)
     except ConnectionError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1

@@ -199,7 +199,8 @@ class Engine:
             m.next_mark, self.state = len(p.marks), State.WAITING
             return
         self.state = State.STOPPED
-        self._skip_marks_above(m.clock.remaining(0.0) or 0.0)
+        # a mark due at the very moment of the snapshot had sounded (it was journaled after)
+        self._skip_marks_above((m.clock.remaining(0.0) or 0.0) - 0.001)
 
     # ------------------------------------------------------------------ commands
 
