@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -24,7 +25,28 @@ from timekeeper.yamldoc import ConfigError
 log = logging.getLogger("timekeeper")
 
 
+class _Stopped(Exception):
+    """SIGTERM or SIGINT before the runner runs (e.g. while audio is being retried)."""
+
+
+def _stop_now(*_: object) -> None:
+    raise _Stopped
+
+
 def run_live(args: argparse.Namespace) -> int:
+    # Until the runner can take a QUIT, a stop request simply unwinds start-up. SDL must not
+    # install its own SIGINT/SIGTERM handlers (they swallow the signal into an SDL event).
+    os.environ["SDL_NO_SIGNAL_HANDLERS"] = "1"
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stop_now)
+    try:
+        return _run_live(args)
+    except _Stopped:
+        log.info("stopped before the match started")
+        return 0
+
+
+def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.audio import PygameAudio, init_mixer
     from timekeeper.audioguard import AudioGuard
     from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
@@ -57,14 +79,6 @@ def run_live(args: argparse.Namespace) -> int:
     runner = Runner(engine, [audio], events)
     closers: list = [audio]
     try:
-        control_path = args.control or cfg.control or default_path()
-        try:
-            server = ControlServer(runner, control_path,
-                                   make_folder=not (args.control or cfg.control)).start()
-        except OSError as exc:
-            print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
-            return 1
-        closers.insert(0, server)
         now = runner.clock()
         runner.timers.append(audio)
         audio.start_checks(now)
@@ -89,6 +103,14 @@ def run_live(args: argparse.Namespace) -> int:
         if interactive:
             closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
 
+        control_path = args.control or cfg.control or default_path()
+        try:  # last: once the socket answers, the box is ready
+            server = ControlServer(runner, control_path,
+                                   make_folder=not (args.control or cfg.control)).start()
+        except OSError as exc:
+            print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
+            return 1
+        closers.insert(0, server)
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
