@@ -151,7 +151,7 @@ def test_every_profile_setting_is_a_setting(write_profile) -> None:
         shootout: {first: 2, then: 1, shot: 10}
     """)
     p = profile.load(str(path))
-    assert (p.add_step, p.prestart, p.feedback) == (15, 5, False)
+    assert (p.add_step, p.prestart, p.feedback) == (15, 5, frozenset())
     assert [m.count for m in p.periods[0].marks] == [1, 1]
     assert p.intermission is not None and p.intermission.warning == 5
     assert [x.length for x in p.periods] == [90, 90, 40, 20]
@@ -196,3 +196,20 @@ def test_not_a_number_and_infinity_are_refused(write_profile, value) -> None:
 def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_profile) -> None:
     path = write_profile("selfy", "extends: selfy\nperiod: {length: 60}\n")
     assert "extends itself: no other profile is named 'selfy'" in error_of(path)
+
+
+def test_feedback_cues_can_be_chosen_one_by_one(write_profile) -> None:
+    path = write_profile("quiet", """\
+        title: only the pause is answered
+        feedback: [pause]
+        period: {length: 60}
+    """)
+    p = profile.load(str(path))
+    assert p.feedback == {"pause"} and "resume" not in p.cue_names
+    bad = write_profile("bad", """\
+        title: x
+        feedback: [pause, beep]
+        period: {length: 60}
+    """)
+    with pytest.raises(ConfigError, match=r"bad.yaml:2:19: feedback\[1\]: must be one of"):
+        profile.load(str(bad))

@@ -457,7 +457,7 @@ class Engine:
             self.m.next_mark += 1
 
     def _feedback(self, name: str, now: float) -> list[Cue]:
-        return [self._cue(name, now)] if self.profile.feedback else []
+        return [self._cue(name, now)] if name in self.profile.feedback else []
 
     def _cue(self, name: str, due: float, **kw: float | int | bool) -> Cue:
         clock = None if self.m.shootout else self.m.clock
