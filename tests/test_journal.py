@@ -162,3 +162,13 @@ def test_loads_rejects_wrong_types() -> None:
                          ("shots", True)]:
         with pytest.raises(JournalError, match=field):
             loads(json.dumps(good | {field: value}))
+
+
+def test_a_half_written_temporary_file_never_matters(tmp_path: Path) -> None:
+    """A power cut during a write leaves the temporary file, never a half journal."""
+    e = Engine(profile.load("radegast"))
+    go(e, Action.START, 0.0)
+    journal = Journal(tmp_path, e)
+    journal.save(5.0)
+    (tmp_path / f".{FILE_NAME}.tmp").write_text('{"format": 1, "prof')
+    assert journal.load() == e.snapshot(5.0)

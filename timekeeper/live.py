@@ -169,7 +169,7 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
             return None
     try:
         engine.restore(snap)
-    except ValueError as exc:
+    except Exception as exc:  # never a crash loop on a journal
         if source == str(journal.path):  # a journal that does not fit: start clean
             log.warning("journal %s: %s; starting a new match", journal.path, exc)
             engine.restore(Snapshot(key, "idle"))
