@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
-#   ./bootstrap.sh --test   the program plus what the tests need
+#   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio)
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
 # project into .venv. Safe to run again: it only does what is missing.
 set -euo pipefail
@@ -15,6 +15,10 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv python3-pip)
+# the tests play into a private PulseAudio server (a sound card lost mid-match)
+if [ -n "$extras" ]; then
+    command -v pulseaudio >/dev/null || need_apt+=(pulseaudio)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "bootstrap: installing ${need_apt[*]} with apt-get"
     as_root apt-get update -qq

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -18,6 +19,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""  # only built-in profiles unless a test adds some
 os.environ["TIMEKEEPER_SOUNDS_PATH"] = ""
+# Journals go to a folder of each test (see below), never to the tester's ~/.local/state.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="tk-state-")
+os.environ.pop("STATE_DIRECTORY", None)
+os.environ.pop("NOTIFY_SOCKET", None)
+os.environ.pop("WATCHDOG_USEC", None)
+# gpiozero's mock pins everywhere (subprocesses too): a test never touches a real GPIO chip.
+os.environ["GPIOZERO_PIN_FACTORY"] = "mock"
+os.environ.pop("TIMEKEEPER_CONFIG", None)
+
+
+@pytest.fixture(autouse=True)
+def own_state_dir(tmp_path_factory, monkeypatch) -> Path:
+    """Each test its own journal folder: one test's match is never resumed by the next."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder / "timekeeper"
 
 
 @pytest.fixture

@@ -360,3 +360,14 @@ def test_ball_hockey_commands_that_cannot_mean_anything_are_refused(text: str,
                                                                      message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("|", r"\|")):
         cmd(text)
+
+
+def test_a_match_restored_from_its_journal_is_still_a_ball_hockey_match() -> None:
+    eng = match()
+    eng.advance(100)
+    back = Engine(profile.load("hokejbal"))
+    back.restore(eng.snapshot(100))
+    assert back.state is State.STOPPED
+    back.handle(cmd("penalty home minor"), 200)
+    back.handle(cmd("timeout away"), 200)  # stopped: allowed
+    assert back.status(200).teams["home"].penalties[0].remaining == 60

@@ -151,7 +151,7 @@ def test_every_profile_setting_is_a_setting(write_profile) -> None:
         shootout: {first: 2, then: 1, shot: 10}
     """)
     p = profile.load(str(path))
-    assert (p.add_step, p.prestart, p.feedback) == (15, 5, False)
+    assert (p.add_step, p.prestart, p.feedback) == (15, 5, frozenset())
     assert [m.count for m in p.periods[0].marks] == [1, 1]
     assert p.intermission is not None and p.intermission.warning == 5
     assert [x.length for x in p.periods] == [90, 90, 40, 20]
@@ -228,3 +228,20 @@ def test_ball_hockey_settings_are_checked_with_file_line_and_field(
     path = write_profile("ball", "period:\n  length: 480\n" + text)
     error = error_of(path)
     assert error.startswith(f"{path}:{where}: ") and message in error
+
+
+def test_feedback_cues_can_be_chosen_one_by_one(write_profile) -> None:
+    path = write_profile("quiet", """\
+        title: only the pause is answered
+        feedback: [pause]
+        period: {length: 60}
+    """)
+    p = profile.load(str(path))
+    assert p.feedback == {"pause"} and "resume" not in p.cue_names
+    bad = write_profile("bad", """\
+        title: x
+        feedback: [pause, beep]
+        period: {length: 60}
+    """)
+    with pytest.raises(ConfigError, match=r"bad.yaml:2:19: feedback\[1\]: must be one of"):
+        profile.load(str(bad))

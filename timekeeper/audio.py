@@ -28,6 +28,11 @@ class Output:
     def play(self, cue: Cue, now: float) -> None:
         raise NotImplementedError
 
+    def fault(self) -> str | None:
+        """Why the device has stopped working (e.g. its stream is gone), or None while it
+        works. Polled by the AudioGuard about once a second."""
+        return None
+
     def close(self) -> None:
         """Release the device."""
 
@@ -73,6 +78,27 @@ def to_pygame_sound(samples: np.ndarray):
     return pygame.sndarray.make_sound(to_pcm(samples))
 
 
+def _watch_device_events(pygame) -> None:
+    """SDL delivers AUDIODEVICEREMOVED through its event queue, which needs the video
+    subsystem: SDL's dummy video driver gives the queue without touching any screen."""
+    if pygame.display.get_init():
+        return
+    old = os.environ.get("SDL_VIDEODRIVER")
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    try:
+        pygame.display.init()
+    except pygame.error:
+        return  # no events: a lost device is then noticed only if playing raises
+    finally:
+        if old is None:
+            os.environ.pop("SDL_VIDEODRIVER", None)
+        else:
+            os.environ["SDL_VIDEODRIVER"] = old
+    pygame.event.set_blocked(None)
+    pygame.event.set_allowed([pygame.AUDIODEVICEREMOVED])
+    pygame.event.clear()
+
+
 class PygameAudio(Output):
     """Live sound through pygame's mixer. The stream is opened (and run once) at start-up,
     so the first cue of the day is as prompt as the last. The melody has a channel of its
@@ -88,6 +114,7 @@ class PygameAudio(Output):
         pygame.mixer.set_num_channels(16)
         pygame.mixer.set_reserved(1)
         self._melody = pygame.mixer.Channel(0)
+        _watch_device_events(pygame)
         self._sounds: dict[tuple, object] = {}
         self._melody_pcm: dict[float, np.ndarray] = {}
         warmup = to_pygame_sound(np.zeros(RATE // 50, np.float32))
@@ -113,6 +140,16 @@ class PygameAudio(Output):
                 self._melody.play(self._melody_sound(cue.length, cue.offset + late))
             return
         self._sound(cue.name, cue.count).play()
+
+    def fault(self) -> str | None:
+        """SDL reports a lost device only as an event (the mixer goes on "playing" into
+        nothing and raises nothing), so the event queue is read here."""
+        pygame = self._pygame
+        if not pygame.mixer.get_init():
+            return "the mixer was closed"
+        if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
+            return "the audio device was removed"
+        return None
 
     def close(self) -> None:
         self._pygame.mixer.quit()

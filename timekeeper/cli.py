@@ -6,13 +6,11 @@ import argparse
 import json
 import logging
 import os
-import signal
 import sys
 import wave
 from pathlib import Path
 
 from timekeeper import __version__, profile
-from timekeeper.commands import Action, Command
 from timekeeper.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
@@ -47,13 +45,28 @@ def parser() -> argparse.ArgumentParser:
     default_profile = os.environ.get("TIMEKEEPER_PROFILE", "ithf")
 
     run = sub.add_parser("run", help="run matches live with sound")
-    run.add_argument("--profile", default=default_profile, help="name or path (%(default)s)")
-    run.add_argument("--sounds", help="sound pack folder or name (default: the built-in pack)")
+    run.add_argument("--profile", help="name or path (default: the config's, else "
+                                       f"{default_profile})")
+    run.add_argument("--sounds", help="sound pack folder or name (default: the config's, "
+                                      "else the built-in pack)")
+    run.add_argument("--config", type=Path, help="box config: profile, pack, buttons, lamp, "
+                                                 "horn (default: /etc/timekeeper/config.yaml "
+                                                 "if it exists)")
+    run.add_argument("--state-dir", type=Path, help="where the match journal is kept "
+                                                    "(default: $STATE_DIRECTORY, else "
+                                                    "~/.local/state/timekeeper)")
+    run.add_argument("--resume-at", metavar="PERIOD:MM:SS",
+                     help="continue a match stopped at this play time, e.g. 2:01:30")
+    run.add_argument("--resume-from", type=Path, metavar="JOURNAL",
+                     help="continue the match in a journal file copied from another box")
+    run.add_argument("--fresh", action="store_true",
+                     help="start a new match even if the journal holds one")
+    run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
     run.add_argument("--start", action="store_true", help="begin the countdown at once")
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
     render.add_argument("--profile", default=default_profile)
@@ -77,6 +90,8 @@ def parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
     check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
+    check.add_argument("--config", type=Path, help="also a box config file (and its profile "
+                                                   "and pack)")
     check.set_defaults(func=cmd_check)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
@@ -136,13 +151,23 @@ def _steps(actions: str) -> list:
 def cmd_check(args: argparse.Namespace) -> int:
     from timekeeper.soundpack import find_pack, load_pack
 
-    names = [args.profile] if args.profile else [str(f) for f, _ in profile.available().values()]
+    sounds = args.sounds
+    chosen = args.profile
+    if args.config:
+        from timekeeper import config as box_config
+
+        cfg = box_config.load(args.config)
+        print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
+              f"{', lamp' if cfg.gpio.lamp else ''}{', horn' if cfg.gpio.horn else ''}"
+              f"{', buzzer' if cfg.gpio.buzzer else ''}")
+        chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
+    names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()
     for name in names:
         loaded = profile.load(name)
         needed |= loaded.cue_names
         print(f"ok  profile {loaded.key}: {loaded.title}")
-    folder = find_pack(args.sounds)
+    folder = find_pack(sounds)
     pack = load_pack(folder, needed)
     print(f"ok  sound pack {pack.name} ({folder}): {len(pack.sounds)} cues")
     return 0
@@ -172,7 +197,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
-    from timekeeper.controls.socket import default_path, send
+    from timekeeper.commands import Command
+    from timekeeper.controls.socket import client_path, send
 
     line = " ".join([args.command, *args.args])
     try:  # refused here, before the socket, if it cannot mean anything
@@ -184,7 +210,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 2
     try:
-        answer = send(args.control or default_path(), line)
+        answer = send(args.control or client_path(), line)
     except ConnectionError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
@@ -196,58 +222,6 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from timekeeper.audio import AudioError, PygameAudio, init_mixer
-    from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
-    from timekeeper.controls.socket import ControlServer, default_path
-    from timekeeper.display import LogLines, StatusLine
-    from timekeeper.engine import Engine
-    from timekeeper.eventlog import EventLog
-    from timekeeper.runner import Runner
-    from timekeeper.soundpack import find_pack, load_pack
+    from timekeeper.live import run_live
 
-    chosen = profile.load(args.profile)
-    folder = find_pack(args.sounds)
-    try:
-        init_mixer()
-        pack = load_pack(folder, chosen.cue_names)
-        audio = PygameAudio(pack)
-        audio.prepare(chosen)
-    except AudioError as exc:
-        print(f"timekeeper: {exc}", file=sys.stderr)
-        return 1
-    events = EventLog(args.events, profile=chosen.key, wall_clock=True) if args.events else None
-    runner = Runner(Engine(chosen), [audio], events)
-    control_path = args.control or default_path()
-    try:
-        server = ControlServer(runner, control_path, make_folder=args.control is None).start()
-    except OSError as exc:
-        print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
-        return 1
-    closers: list = [server, audio]
-    interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
-    if sys.stdout.isatty():
-        help_text = HELP if interactive else "keys off: control it with `timekeeper ctl`"
-        line = StatusLine(runner.status, help_text).start()
-        runner.listeners.append(line)
-        closers.insert(0, line)
-        root = logging.getLogger()
-        for handler in root.handlers[:]:
-            root.removeHandler(handler)
-        root.addHandler(line.log_handler())
-    else:
-        runner.listeners.append(LogLines())
-    if interactive:
-        closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
-    log.info("ready: profile %s, sounds %s, control %s", chosen.key, pack.name, control_path)
-    if args.start:
-        runner.submit(Command(Action.START))
-    try:
-        runner.run()
-    finally:
-        for closer in closers:
-            closer.close()
-        if events:
-            events.close()
-    return 0
+    return run_live(args)

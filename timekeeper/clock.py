@@ -14,6 +14,13 @@ class PeriodClock:
         self._base = 0.0  # play time before the current run
         self._anchor: float | None = None  # when the current run began
 
+    @classmethod
+    def stopped_at(cls, length: float | None, play_time: float, added: float = 0.0) -> PeriodClock:
+        """A stopped clock at `play_time` (a match resumed from its journal)."""
+        clock = cls(length)
+        clock._base, clock.added = play_time, added
+        return clock
+
     @property
     def running(self) -> bool:
         return self._anchor is not None

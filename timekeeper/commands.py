@@ -15,6 +15,7 @@ MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 class Action(StrEnum):
     START = "start"  # begin the match (or a new one once finished)
     NEXT = "next"  # go on: next period, overtime, shot; in sudden death: the deciding goal
+    GO = "go"  # the START/NEXT button: START before and after a match, NEXT during it
     TOGGLE = "toggle"  # stop or resume the clock
     PAUSE = "pause"
     RESUME = "resume"

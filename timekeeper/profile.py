@@ -95,7 +95,7 @@ class Profile:
     follows: str | None
     add_step: float
     prestart: float  # lead of the pre-start signal before the first start; 0: none
-    feedback: bool  # pause / resume / time_added cues
+    feedback: frozenset[str]  # which of pause / resume / time_added a press is answered with
     periods: tuple[Period, ...]
     regulation: int  # how many of `periods` are regulation periods
     intermission: Break | None  # between regulation periods
@@ -109,8 +109,7 @@ class Profile:
         names = {"start", "end"}
         if self.prestart:
             names.add("prestart")
-        if self.feedback:
-            names |= {"pause", "resume", "time_added"}
+        names |= self.feedback
         for p in self.periods:
             names.add(p.end_cue)
             names |= {m.cue for m in p.marks}
@@ -266,6 +265,24 @@ class _Reader:
         return value
 
 
+FEEDBACK_CUES = ("pause", "resume", "time_added")
+
+
+def _feedback(r: _Reader) -> frozenset[str]:
+    """`feedback: true` (all), `false` (none), or a list of the cues wanted."""
+    value = r.get(("feedback",), True)
+    if isinstance(value, bool):
+        return frozenset(FEEDBACK_CUES if value else ())
+    if not isinstance(value, list):
+        raise r.doc.error(("feedback",), f"must be true, false or a list of "
+                                         f"{', '.join(FEEDBACK_CUES)}, not {value!r}")
+    for i, name in enumerate(value):
+        if name not in FEEDBACK_CUES:
+            raise r.doc.error(("feedback", i), f"must be one of {', '.join(FEEDBACK_CUES)}, "
+                                              f"not {name!r}")
+    return frozenset(value)
+
+
 MAX_BEEPS = 9  # more beeps than this nobody counts; they run into the next mark
 
 
@@ -410,7 +427,7 @@ def build(doc: Doc, file: Path) -> Profile:
         follows=follows,
         add_step=r.seconds(("add_step",), 10.0),
         prestart=r.seconds(("prestart",), 0, zero=True),
-        feedback=r.flag(("feedback",), True),
+        feedback=_feedback(r),
         periods=tuple(periods),
         regulation=count,
         intermission=intermission,

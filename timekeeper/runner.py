@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Protocol
 
 from timekeeper.audio import Output
 from timekeeper.commands import Action, Command, Refused
@@ -23,11 +24,23 @@ log = logging.getLogger(__name__)
 Listener = Callable[[Cue | None, Status], None]
 
 
+class Timed(Protocol):
+    """Something the runner wakes for at times of its choosing: lamp patterns, the horn's
+    release, journal writes, watchdog pings, audio reopen attempts. All of them run on the
+    runner's thread, at deadlines on the runner's clock, so none of them drifts or races."""
+
+    def next_due(self) -> float | None: ...
+
+    def fire(self, now: float) -> None: ...
+
+
 class Runner:
     def __init__(self, engine: Engine, outputs: list[Output], events: EventLog | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.engine, self.outputs, self.events, self.clock = engine, outputs, events, clock
         self.listeners: list[Listener] = []  # told of every cue and state change
+        self.timers: list[Timed] = []
+        self.on_change: list[Callable[[float], None]] = []  # after every change to the match
         self._queue: queue.Queue[tuple[Command, Future | None]] = queue.Queue()
         self._lock = threading.Lock()
         self.stopped = threading.Event()
@@ -48,13 +61,15 @@ class Runner:
         while True:
             with self._lock:
                 deadline = self.engine.next_deadline()
+            wakes = [t for t in (deadline, *self._timer_dues()) if t is not None]
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
-            timeout = None if deadline is None else min(3600.0, max(0.0, deadline - self.clock()))
+            timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
                 command, future = self._queue.get(timeout=timeout)
             except queue.Empty:
                 command, future = None, None
             if command is not None and command.action is Action.QUIT:
+                self._changed(self.clock())  # the journal keeps the exact time of a shutdown
                 if future:
                     future.set_result(self.status())
                 break
@@ -70,9 +85,13 @@ class Runner:
                         cues, refusal = exc.cues, exc
                 status = self.engine.status(now)
             self._dispatch(cues, status)
+            changed = bool(cues) or (command is not None and refusal is None)
             if status.state != last_state:
-                last_state = status.state
+                last_state, changed = status.state, True
                 self._tell(None, status)
+            if changed:
+                self._changed(now)
+            self._run_timers(self.clock())
             if future is not None:
                 if refusal is not None:
                     future.set_exception(refusal)
@@ -94,6 +113,25 @@ class Runner:
             if self.events is not None and not cue.stop:
                 self.events.record(cue, played)
             self._tell(cue, status)
+
+    def _timer_dues(self) -> list[float | None]:
+        return [timer.next_due() for timer in self.timers]
+
+    def _run_timers(self, now: float) -> None:
+        for timer in self.timers:
+            due = timer.next_due()
+            if due is not None and due <= now:
+                try:
+                    timer.fire(now)
+                except Exception:
+                    log.exception("%s failed", type(timer).__name__)
+
+    def _changed(self, now: float) -> None:
+        for callback in self.on_change:
+            try:
+                callback(now)
+            except Exception:
+                log.exception("change callback failed")
 
     def _tell(self, cue: Cue | None, status: Status) -> None:
         for listener in self.listeners:

@@ -33,6 +33,18 @@ def default_path() -> Path:
     return Path(f"/tmp/timekeeper-{os.getuid()}") / "control.sock"
 
 
+SERVICE_PATH = Path("/run/timekeeper/control.sock")  # the systemd service's socket
+
+
+def client_path() -> Path:
+    """Where `timekeeper ctl` looks: the default path, else the service's socket (an
+    operator's shell has no RUNTIME_DIRECTORY)."""
+    path = default_path()
+    if not path.exists() and "TIMEKEEPER_CONTROL" not in os.environ and SERVICE_PATH.exists():
+        return SERVICE_PATH
+    return path
+
+
 class ControlServer:
     def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
         """`make_folder` for the default path only: a mistyped --control should fail."""

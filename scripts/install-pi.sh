@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Install timekeeper as a service on Raspberry Pi OS (Bookworm or later; Pi 3, 4 and 5).
+#
+#   sudo scripts/install-pi.sh               install, or upgrade from this checkout
+#   sudo scripts/install-pi.sh --uninstall   remove the service, its user and the program
+#                                            (keeps /etc/timekeeper and the journal)
+#   sudo scripts/install-pi.sh --purge       uninstall and also remove those
+#   scripts/install-pi.sh --dry-run [...]    only print what it would do
+#
+# What it does: apt packages (venv, ALSA tools, lgpio for the Pi 5), a venv in /opt/timekeeper
+# that can see the system's lgpio, a system user `timekeeper` in the audio and gpio groups,
+# /etc/timekeeper/config.yaml (never overwritten), the unit, and `systemctl enable --now`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC=$(pwd)
+PREFIX=/opt/timekeeper
+UNIT=/etc/systemd/system/timekeeper.service
+ETC=/etc/timekeeper
+USER_NAME=timekeeper
+
+dry=0 mode=install
+for arg in "$@"; do
+    case "$arg" in
+        --dry-run) dry=1 ;;
+        --uninstall) mode=uninstall ;;
+        --purge) mode=purge ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) echo "install-pi: unknown option $arg (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+run() {
+    echo "+ $*"
+    if [ "$dry" -eq 0 ]; then "$@"; fi
+}
+
+if [ "$dry" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
+    echo "install-pi: run it with sudo (or --dry-run to see what it does)" >&2
+    exit 1
+fi
+
+install() {
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        python3-venv python3-pip python3-lgpio alsa-utils
+    getent group gpio >/dev/null || run groupadd --system gpio
+    if ! id "$USER_NAME" >/dev/null 2>&1; then
+        run useradd --system --home-dir /var/lib/timekeeper --no-create-home \
+            --shell /usr/sbin/nologin --groups audio,gpio "$USER_NAME"
+    else
+        run usermod --append --groups audio,gpio "$USER_NAME"
+    fi
+    # the operator who installs it may use `timekeeper ctl` without sudo
+    if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+        run usermod --append --groups "$USER_NAME" "$SUDO_USER"
+    fi
+    # --system-site-packages: the Pi's lgpio (python3-lgpio) is used by gpiozero on a Pi 5
+    [ -x "$PREFIX/.venv/bin/python" ] || run python3 -m venv --system-site-packages "$PREFIX/.venv"
+    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade pip
+    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade "$SRC"
+    run ln -sf "$PREFIX/.venv/bin/timekeeper" /usr/local/bin/timekeeper
+    run install -d -m 0755 "$ETC" "$ETC/profiles" "$ETC/sounds"
+    if [ ! -e "$ETC/config.yaml" ]; then
+        run install -m 0644 systemd/config.yaml "$ETC/config.yaml"
+    else
+        echo "install-pi: keeping your $ETC/config.yaml"
+    fi
+    run "$PREFIX/.venv/bin/timekeeper" check --config "$ETC/config.yaml"
+    run install -m 0644 systemd/timekeeper.service "$UNIT"
+    run systemctl daemon-reload
+    run systemctl enable timekeeper.service
+    run systemctl restart timekeeper.service
+    echo "install-pi: done. Logs: journalctl -u timekeeper -f; control: timekeeper ctl status"
+}
+
+uninstall() {
+    if [ -e "$UNIT" ] || [ "$dry" -eq 1 ]; then
+        run systemctl disable --now timekeeper.service || true
+        run rm -f "$UNIT"
+        run systemctl daemon-reload
+    fi
+    run rm -f /usr/local/bin/timekeeper
+    run rm -rf "$PREFIX"
+    if id "$USER_NAME" >/dev/null 2>&1 || [ "$dry" -eq 1 ]; then
+        run userdel "$USER_NAME" || true
+    fi
+    if [ "$mode" = purge ]; then
+        run rm -rf "$ETC" /var/lib/timekeeper
+    else
+        echo "install-pi: kept $ETC and /var/lib/timekeeper (--purge removes them)"
+    fi
+}
+
+case "$mode" in
+    install) install ;;
+    uninstall|purge) uninstall ;;
+esac

@@ -1,0 +1,82 @@
+"""The box config: defaults, shorthand, and clear refusals naming file, line and field."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from timekeeper import config
+from timekeeper.yamldoc import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load(tmp_path: Path, text: str) -> config.Config:
+    path = tmp_path / "config.yaml"
+    path.write_text(textwrap.dedent(text))
+    return config.load(path)
+
+
+def test_no_config_file_means_the_default_wiring(monkeypatch) -> None:
+    monkeypatch.setattr(config, "DEFAULT_FILE", Path("/nonexistent/config.yaml"))
+    cfg = config.load(None)
+    assert cfg.source is None and cfg.profile is None
+    assert [(b.name, b.pin) for b in cfg.gpio.buttons] == [("start", 17), ("toggle", 27),
+                                                          ("add", 22)]
+    assert cfg.gpio.lamp == config.LampConfig(23) and cfg.gpio.horn is None
+
+
+def test_the_shipped_example_is_valid_and_matches_the_defaults() -> None:
+    cfg = config.load(ROOT / "systemd" / "config.yaml")
+    assert cfg.profile == "ithf" and cfg.gpio == config.default_gpio()
+
+
+def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
+    cfg = load(tmp_path, """\
+        profile: radegast
+        state_dir: journal
+        gpio:
+          buttons: {start: GPIO5, reset: {pin: 6, hold: 4}}
+          lamp: {pin: 13, active_high: false}
+          horn: {pin: 24, cues: [end], seconds: 3}
+    """)
+    assert cfg.state_dir == tmp_path / "journal"
+    assert [(b.name, b.pin, b.hold, b.short, b.long) for b in cfg.gpio.buttons] == [
+        ("start", "GPIO5", 3.0, "go", "reset"), ("reset", 6, 4.0, None, "reset")]
+    assert cfg.gpio.lamp == config.LampConfig(13, active_high=False)
+    assert cfg.gpio.horn == config.RelayConfig(24, frozenset({"end"}), 3.0)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("profle: ithf\n", r":1:1: profle: unknown key; did you mean 'profile'\?"),
+    ("gpio:\n  buttons:\n    start: 99\n", r":3:12: gpio.buttons.start: must be a GPIO number"),
+    ("gpio:\n  lamp: 27\n", r":2:9: gpio.lamp: pin 27 is already used by buttons.toggle"),
+    ("gpio:\n  horn: {pin: 24, seconds: 0}\n", r":2:28: gpio.horn.seconds: must be more than"),
+    ("gpio:\n  horn: {pin: 24, cues: end}\n", r":2:25: gpio.horn.cues: must be a list"),
+    ("audio: {attempts: 0}\n", r":1:19: audio.attempts: must be a whole number"),
+    ("gpio: [1, 2]\n", r":1:7: gpio: must be a mapping"),
+    ("- a list\n", r"must be a mapping"),
+])
+def test_bad_configs_are_refused_with_file_line_and_field(tmp_path: Path, text: str,
+                                                          where: str) -> None:
+    with pytest.raises(ConfigError, match=where):
+        load(tmp_path, text)
+
+
+def test_a_missing_config_given_by_name_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        config.load(tmp_path / "nope.yaml")
+
+
+def test_the_readme_shows_the_shipped_config_and_the_current_wiring() -> None:
+    import importlib.util
+
+    shipped = (ROOT / "systemd" / "config.yaml").read_text().split("\n\n", 1)[1]
+    assert shipped in (ROOT / "README.md").read_text()
+    spec = importlib.util.spec_from_file_location("draw", ROOT / "scripts" / "draw_wiring.py")
+    draw = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(draw)  # type: ignore[union-attr]
+    assert (ROOT / "docs" / "wiring.svg").read_text() == draw.svg(), \
+        "run scripts/draw_wiring.py"

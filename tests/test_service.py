@@ -1,0 +1,392 @@
+"""The program as systemd runs it: sd_notify messages on a socket, the watchdog, `kill -9`
+and a restart that resumes from the journal, a bad journal, a sound card that is missing at
+start or lost mid-match, the unit file and the install script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from timekeeper.controls.socket import send
+from timekeeper.journal import FILE_NAME
+from timekeeper.sdnotify import Notifier
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 30
+# a 60-s period, no pre-start: the referee's START starts it
+MATCH = """\
+title: one minute
+prestart: 0
+period: {length: 60, marks: none}
+"""
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Iterator[dict]:
+    """A folder standing in for the service's state, runtime and config folders (short
+    enough for AF_UNIX paths), and the environment systemd would give."""
+    folder = Path(tempfile.mkdtemp(prefix="tk-box-", dir="/tmp"))
+    (folder / "state").mkdir()
+    (folder / "profiles").mkdir()
+    (folder / "profiles" / "minute.yaml").write_text(MATCH)
+    env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_PROFILES_PATH":
+           str(folder / "profiles"), "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
+           "STATE_DIRECTORY": str(folder / "state"), "PYTHONUNBUFFERED": "1",
+           "PYTHONFAULTHANDLER": "1"}
+    procs: list[subprocess.Popen] = []
+    yield {"dir": folder, "env": env, "procs": procs, "sock": folder / "c.sock",
+           "journal": folder / "state" / FILE_NAME}
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=TIMEOUT)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def start(box: dict, *args: str, env: dict | None = None) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "minute",
+                             "--no-keyboard", *args], env=env or box["env"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    box["procs"].append(proc)
+    return proc
+
+
+def status(box: dict, proc: subprocess.Popen) -> dict:
+    """The running box's status, once it answers (bounded wait)."""
+    for _ in range(300):
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"timekeeper run exited with {proc.returncode}:\n{out}\n{err}")
+        try:
+            return send(box["sock"], "status")["status"]
+        except (ConnectionError, OSError):
+            time.sleep(0.02)
+    pytest.fail("the box never answered")
+
+
+def command(box: dict, line: str) -> dict:
+    answer = send(box["sock"], line)
+    assert answer["ok"], answer
+    return answer["status"]
+
+
+def wait_for(predicate, what: str, tries: int = 500):
+    for _ in range(tries):
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"never happened: {what}")
+
+
+def stop(proc: subprocess.Popen) -> tuple[str, str]:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        out, err = proc.communicate(timeout=5)
+        print(err)
+    assert proc.returncode == 0, err
+    return out, err
+
+
+# ----------------------------------------------------------------------------- sd_notify
+
+
+@pytest.fixture
+def notify_socket() -> Iterator[tuple[socket.socket, str]]:
+    folder = tempfile.mkdtemp(prefix="tk-n-", dir="/tmp")
+    path = os.path.join(folder, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(TIMEOUT)
+    yield sock, path
+    sock.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def messages(sock: socket.socket, until: str) -> list[str]:
+    got: list[str] = []
+    while not any(until in m for m in got):
+        got.append(sock.recv(4096).decode())
+    return got
+
+
+def test_notifier_sends_datagrams(notify_socket) -> None:
+    sock, path = notify_socket
+    notifier = Notifier(path)
+    assert notifier.ready("waiting") and notifier.notify("WATCHDOG=1")
+    assert messages(sock, "WATCHDOG=1") == ["READY=1\nSTATUS=waiting", "WATCHDOG=1"]
+    assert not Notifier("").enabled and not Notifier("").ready()
+
+
+def test_ready_watchdog_status_and_stopping(box, notify_socket) -> None:
+    sock, path = notify_socket
+    env = box["env"] | {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}
+    proc = start(box, env=env)
+    got = messages(sock, "READY=1")
+    ready = got[-1]
+    assert "STATUS=minute  IDLE" in ready
+    status(box, proc)  # the socket answers once READY has been sent
+    pings = [m for m in messages(sock, "WATCHDOG=1") + messages(sock, "WATCHDOG=1")
+             if m == "WATCHDOG=1"]
+    assert len(pings) >= 2  # pinged every WatchdogSec/2 = 0.1 s from the runner's thread
+    command(box, "start")
+    assert any("RUNNING" in m for m in messages(sock, "RUNNING"))
+    proc.send_signal(signal.SIGTERM)
+    assert "STOPPING=1" in messages(sock, "STOPPING=1")
+    proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0
+
+
+# ----------------------------------------------------------------------------- crashes
+
+
+def journal(box: dict) -> dict:
+    return json.loads(box["journal"].read_text())
+
+
+def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(box) -> None:
+    proc = start(box)
+    status(box, proc)
+    command(box, "start")
+    command(box, "add 5")
+    wait_for(lambda: journal(box)["play_time"] >= 2.5, "two journal writes while running")
+    proc.kill()  # SIGKILL: no chance to write anything more
+    proc.communicate(timeout=TIMEOUT)
+    written = journal(box)
+    assert written["state"] == "running" and written["added"] == 5.0
+
+    again = start(box)
+    back = status(box, again)
+    assert back["state"] == "stopped"
+    assert back["play_time"] == pytest.approx(written["play_time"], abs=1e-3)
+    assert back["added"] == 5.0 and back["remaining"] == pytest.approx(
+        65.0 - written["play_time"], abs=1e-3)
+    time.sleep(0.3)
+    assert status(box, again)["play_time"] == back["play_time"]  # waits for RESUME
+    assert command(box, "resume")["state"] == "running"
+    _, err = stop(again)
+    assert "resumed period 1 stopped at 0:0" in err
+    assert journal(box)["play_time"] > written["play_time"]  # SIGTERM journals the exact time
+
+
+def test_a_clean_shutdown_keeps_the_exact_time(box) -> None:
+    proc = start(box)
+    status(box, proc)
+    command(box, "start")
+    time.sleep(0.5)
+    stopped = command(box, "pause")
+    stop(proc)
+    assert journal(box)["play_time"] == stopped["play_time"]
+    again = start(box)
+    assert status(box, again)["play_time"] == stopped["play_time"]
+
+
+def test_fresh_ignores_the_journal(box) -> None:
+    box["journal"].write_text(json.dumps({"format": 1, "profile": "minute", "state": "stopped",
+                                          "period": 0, "play_time": 12.5, "added": 0,
+                                          "shots": 0, "shootout": False}))
+    proc = start(box, "--fresh")
+    assert status(box, proc)["state"] == "idle"
+
+
+@pytest.mark.parametrize("text", ['{"format": 1, "profile": "minute", "state": "runn',
+                                  "\x00\x00\x00\x00", ""])
+def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(box, text: str) -> None:
+    box["journal"].write_text(text)
+    proc = start(box)
+    assert status(box, proc)["state"] == "idle"
+    _, err = stop(proc)
+    assert "unusable" in err and "starting a new match" in err
+    assert (box["journal"].parent / f"{FILE_NAME}.bad").read_text() == text
+
+
+def test_resume_at_continues_a_match_from_another_box(box) -> None:
+    proc = start(box, "--resume-at", "1:00:42.5")
+    s = status(box, proc)
+    assert (s["state"], s["play_time"], s["remaining"]) == ("stopped", 42.5, 17.5)
+
+
+def test_resume_from_an_exported_journal(box) -> None:
+    exported = box["dir"] / "from-table-3.json"
+    exported.write_text(json.dumps({"format": 1, "profile": "minute", "state": "running",
+                                    "period": 0, "play_time": 30.25, "added": 2.0,
+                                    "shots": 0, "shootout": False}))
+    proc = start(box, "--resume-from", str(exported))
+    s = status(box, proc)
+    assert (s["state"], s["play_time"], s["added"]) == ("stopped", 30.25, 2.0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--resume-at", "2:00:10"), "period 2 does not exist"),
+    (("--resume-at", "1:02:00"), "does not fit"),
+    (("--resume-at", "soon"), "--resume-at takes PERIOD:MM:SS"),
+    (("--resume-from", "/nonexistent/j.json"), "cannot read"),
+])
+def test_bad_resume_arguments_are_refused_before_the_match(box, args, message) -> None:
+    proc = start(box, *args)
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 2 and message in err
+
+
+# ----------------------------------------------------------------------------- audio faults
+
+
+def write_config(box: dict, text: str) -> Path:
+    path = box["dir"] / "config.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
+    config = write_config(box, "audio: {driver: pulseaudio, attempts: 3}\n")
+    env = box["env"] | {"PULSE_SERVER": "unix:/nonexistent/pulse", "SDL_AUDIODRIVER": ""}
+    proc = start(box, "--config", str(config), env=env)
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 1
+    assert err.count("audio not ready (attempt") == 2
+    assert "gave up after 3 attempts" in err
+
+
+@pytest.fixture
+def pulse(box) -> Iterator[dict]:
+    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test)."""
+    if not shutil.which("pulseaudio"):
+        pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
+    runtime = box["dir"] / "pulse-rt"
+    runtime.mkdir(mode=0o700)
+    env = box["env"] | {"XDG_RUNTIME_DIR": str(runtime), "SDL_AUDIODRIVER": "pulseaudio",
+                        "PULSE_SERVER": f"unix:{runtime}/pulse/native"}
+
+    def server_up() -> None:
+        subprocess.run(["pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n",
+                        "--load=module-null-sink sink_name=tk rate=48000",
+                        "--load=module-native-protocol-unix", "--disallow-exit=no"],
+                       env=env, check=True, capture_output=True, timeout=TIMEOUT)
+        wait_for(lambda: (runtime / "pulse" / "native").exists(), "pulseaudio's socket")
+
+    def server_down() -> None:
+        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=TIMEOUT)
+        wait_for(lambda: subprocess.run(["pulseaudio", "--check"], env=env).returncode != 0,
+                 "pulseaudio to stop")
+
+    server_up()
+    yield {"env": env, "up": server_up, "down": server_down}
+    server_down()
+
+
+def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
+    proc = start(box, env=pulse["env"])
+    status(box, proc)
+    command(box, "start")
+    time.sleep(0.3)
+    pulse["down"]()  # the device disappears mid-match
+    time.sleep(1.5)
+    running = command(box, "status")
+    assert running["state"] == "running" and running["play_time"] > 1.5
+    pulse["up"]()
+    time.sleep(2.5)
+    paused = command(box, "pause")
+    assert paused["play_time"] == pytest.approx(running["play_time"] + 2.5, abs=0.5)
+    _, err = stop(proc)
+    assert "audio lost (the audio device was removed); the clock keeps running" in err
+    assert "audio is back" in err
+
+
+# ----------------------------------------------------------------------------- GPIO
+
+
+def test_without_gpio_it_runs_with_one_info_line(box) -> None:
+    proc = start(box, env=box["env"] | {"GPIOZERO_PIN_FACTORY": "no-such-factory"})
+    status(box, proc)
+    _, err = stop(proc)
+    assert err.count("no GPIO here") == 1 and "running without buttons" in err
+
+
+def test_with_mock_gpio_the_buttons_are_set_up(box) -> None:
+    proc = start(box)
+    status(box, proc)
+    _, err = stop(proc)
+    assert "GPIO: buttons start, toggle, add, lamp" in err
+
+
+def test_a_bad_config_is_refused_with_file_line_and_field(box) -> None:
+    config = write_config(box, "gpio:\n  buttons:\n    start: {pin: 17, hlod: 3}\n")
+    proc = start(box, "--config", str(config))
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 2
+    assert f"{config}:3:22: gpio.buttons.start.hlod: unknown key; did you mean 'hold'?" in err
+
+
+# ----------------------------------------------------------------------------- the unit
+
+
+UNIT = ROOT / "systemd" / "timekeeper.service"
+
+
+def unit_settings() -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in UNIT.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            settings.setdefault(key, []).append(value)
+    return settings
+
+
+def test_the_unit_file_says_what_the_service_needs() -> None:
+    s = unit_settings()
+    assert s["Type"] == ["notify"] and s["Restart"] == ["on-failure"]
+    assert s["WatchdogSec"] and s["User"] == ["timekeeper"]
+    assert s["SupplementaryGroups"] == ["audio gpio"]
+    assert s["StateDirectory"] == ["timekeeper"] and s["RuntimeDirectory"] == ["timekeeper"]
+    assert "char-alsa rw" in s["DeviceAllow"] and "char-gpiochip rw" in s["DeviceAllow"]
+    exec_start = s["ExecStart"][0]
+    assert "timekeeper run --config /etc/timekeeper/config.yaml --no-keyboard" in exec_start
+
+
+@pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="systemd-analyze not here")
+def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> None:
+    # verify with ExecStart pointing at this checkout's program (the Pi's path is /opt/...)
+    unit = tmp_path / "timekeeper.service"
+    program = Path(sys.executable).parent / "timekeeper"
+    unit.write_text(UNIT.read_text().replace("/opt/timekeeper/.venv/bin/timekeeper",
+                                             str(program)))
+    done = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
+                          text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert "timekeeper.service" not in done.stderr  # no warning about our unit
+    rated = subprocess.run(["systemd-analyze", "security", "--offline=true", str(UNIT)],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    exposure = float(rated.stdout.rsplit("Overall exposure level for timekeeper.service:",
+                                         1)[1].split()[0])
+    assert exposure <= 1.0, rated.stdout
+
+
+def test_the_install_script_dry_run_shows_every_step() -> None:
+    done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    for step in ("apt-get install", "python3-lgpio", "useradd --system", "audio,gpio",
+                 "venv --system-site-packages", "install -m 0644 systemd/timekeeper.service",
+                 "systemctl enable timekeeper.service", "check --config"):
+        assert step in done.stdout, step
+    gone = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run", "--purge"],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    for step in ("systemctl disable --now timekeeper.service", "userdel timekeeper",
+                 "rm -rf /etc/timekeeper /var/lib/timekeeper"):
+        assert step in gone.stdout, step

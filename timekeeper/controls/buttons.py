@@ -1,0 +1,122 @@
+"""GPIO buttons (gpiozero): presses become commands on the runner's queue, nothing more.
+
+Short or long is decided on release (gpiozero's `when_held` sets a flag that `when_released`
+reads), so a long press never also fires the short action, and RESET can only ever come from
+a long press. Presses shorter than `bounce` are contact bounce and are ignored, which works
+the same on every pin factory (the mock one included, which does not debounce)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from timekeeper.commands import Action, Command
+from timekeeper.config import ButtonConfig, GpioConfig
+
+log = logging.getLogger(__name__)
+
+
+class GpioUnavailable(Exception):
+    """No GPIO here (not a Pi, or no pin library); the box runs without buttons."""
+
+
+def commands_for(word: str | None, add_step: float) -> Command | None:
+    """A button action word from the config's table → the command it sends."""
+    return {
+        None: None,
+        "go": Command(Action.GO),
+        "toggle": Command(Action.TOGGLE),
+        "add": Command(Action.ADD, add_step),
+        "subtract": Command(Action.ADD, -add_step),
+        "finish": Command(Action.FINISH),
+        "reset": Command(Action.RESET),
+    }[word]
+
+
+def pin_factory(factory: object | None = None) -> object:
+    """The given factory, or gpiozero's default (chosen by $GPIOZERO_PIN_FACTORY, else the
+    first that works here); GpioUnavailable when none does."""
+    if factory is not None:
+        return factory
+    try:
+        from gpiozero import Device
+    except ImportError as exc:
+        raise GpioUnavailable(f"gpiozero is not installed ({exc})") from None
+    if Device.pin_factory is not None:
+        return Device.pin_factory
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gpiozero warns once per factory it falls back from
+        try:
+            Device.pin_factory = Device._default_pin_factory()
+        except Exception as exc:  # BadPinFactory, or a library's own error
+            raise GpioUnavailable(str(exc).splitlines()[0] if str(exc) else
+                                  type(exc).__name__) from None
+    return Device.pin_factory
+
+
+@dataclass
+class _Press:
+    started: float | None = None
+    held: bool = False
+
+
+class ButtonPanel:
+    """The box's buttons. `submit` puts a command on the runner's queue (thread-safe);
+    `clock` is the runner's clock, read only to tell bounce from a press."""
+
+    def __init__(self, config: GpioConfig, submit: Callable[[Command], object],
+                 clock: Callable[[], float], add_step: float,
+                 factory: object | None = None) -> None:
+        from gpiozero import Button
+
+        self.submit, self.clock, self.bounce = submit, clock, config.bounce
+        factory = pin_factory(factory)
+        self.buttons: dict[str, object] = {}
+        self._presses: dict[str, _Press] = {}
+        self._commands: dict[str, tuple[Command | None, Command | None]] = {}
+        try:
+            for spec in config.buttons:
+                self._add(Button, spec, config.pull_up, add_step, factory)
+        except Exception:
+            self.close()
+            raise
+
+    def _add(self, button_class: type, spec: ButtonConfig, pull_up: bool, add_step: float,
+             factory: object) -> None:
+        button = button_class(spec.pin, pull_up=pull_up, bounce_time=None, hold_time=spec.hold,
+                              pin_factory=factory)
+        self.buttons[spec.name] = button
+        self._presses[spec.name] = _Press()
+        self._commands[spec.name] = (commands_for(spec.short, add_step),
+                                     commands_for(spec.long, add_step))
+        button.when_pressed = lambda: self._pressed(spec.name)
+        button.when_held = lambda: self._held(spec.name)
+        button.when_released = lambda: self._released(spec)
+
+    def _pressed(self, name: str) -> None:
+        self._presses[name] = _Press(started=self.clock())
+
+    def _held(self, name: str) -> None:
+        self._presses[name].held = True  # the long action comes on release
+        log.debug("%s held", name)
+
+    def _released(self, spec: ButtonConfig) -> None:
+        press = self._presses[spec.name]
+        self._presses[spec.name] = _Press()
+        if press.started is None:
+            return
+        if not press.held and self.clock() - press.started < self.bounce:
+            return  # contact bounce, not a press
+        short, long = self._commands[spec.name]
+        command = long if press.held else short
+        if command is None:
+            log.info("button %s: hold it %g s to %s", spec.name, spec.hold, spec.long)
+            return
+        self.submit(command)
+
+    def close(self) -> None:
+        for button in self.buttons.values():
+            button.close()  # type: ignore[attr-defined]
+        self.buttons.clear()

@@ -1,0 +1,231 @@
+"""`timekeeper run`: wires the live box together — config, profile, pack, journal, audio,
+controls, lamp and relays, systemd — and hands over to the runner.
+
+Order matters for an appliance: everything that can be refused (config, profile, pack,
+journal) is checked before the sound card is touched, and systemd hears READY=1 only once
+audio, pack and GPIO are ready."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from timekeeper import config as box_config
+from timekeeper import profile
+from timekeeper.audio import AudioError, Output
+from timekeeper.commands import Action, Command
+from timekeeper.engine import Engine, Snapshot
+from timekeeper.journal import Journal, JournalError, loads, parse_resume_at, state_dir
+from timekeeper.yamldoc import ConfigError
+
+log = logging.getLogger("timekeeper")
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGINT before the runner runs (e.g. while audio is being retried)."""
+
+
+def _stop_now(*_: object) -> None:
+    raise _Stopped
+
+
+def run_live(args: argparse.Namespace) -> int:
+    # Until the runner can take a QUIT, a stop request simply unwinds start-up. SDL must not
+    # install its own SIGINT/SIGTERM handlers (they swallow the signal into an SDL event).
+    os.environ["SDL_NO_SIGNAL_HANDLERS"] = "1"
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stop_now)
+    try:
+        return _run_live(args)
+    except _Stopped:
+        log.info("stopped before the match started")
+        return 0
+
+
+def _run_live(args: argparse.Namespace) -> int:
+    from timekeeper.audio import PygameAudio, init_mixer
+    from timekeeper.audioguard import AudioGuard
+    from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
+    from timekeeper.controls.socket import ControlServer, default_path
+    from timekeeper.display import LogLines, StatusLine, status_text
+    from timekeeper.eventlog import EventLog
+    from timekeeper.runner import Runner
+    from timekeeper.sdnotify import Notifier, Watchdog, watchdog_interval
+    from timekeeper.soundpack import find_pack, load_pack
+
+    cfg = box_config.load(args.config)
+    name = args.profile or cfg.profile or args.default_profile
+    chosen = profile.load(name)
+    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names)
+    engine = Engine(chosen)
+    journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
+    resumed = _resume(args, engine, journal)
+
+    def open_audio() -> Output:
+        init_mixer(cfg.audio_driver)
+        return PygameAudio(pack)
+
+    audio = AudioGuard(open_audio, cfg.audio_attempts)
+    try:
+        audio.prepare(chosen)
+    except AudioError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    events = EventLog(args.events, profile=chosen.key, wall_clock=True) if args.events else None
+    runner = Runner(engine, [audio], events)
+    closers: list = [audio]
+    try:
+        now = runner.clock()
+        runner.timers.append(audio)
+        audio.start_checks(now)
+        runner.timers.append(journal)
+        runner.on_change.append(journal.save)
+        gpio = [] if args.no_gpio or not cfg.gpio.enabled else _gpio(cfg, runner, engine,
+                                                                      audio, chosen.add_step)
+        closers[:0] = gpio
+
+        interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
+        if sys.stdout.isatty():
+            help_text = HELP if interactive else "keys off: control it with `timekeeper ctl`"
+            line = StatusLine(runner.status, help_text).start()
+            runner.listeners.append(line)
+            closers.insert(0, line)
+            root = logging.getLogger()
+            for handler in root.handlers[:]:
+                root.removeHandler(handler)
+            root.addHandler(line.log_handler())
+        else:
+            runner.listeners.append(LogLines())
+        if interactive:
+            closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
+
+        control_path = args.control or cfg.control or default_path()
+        try:  # last: once the socket answers, the box is ready
+            server = ControlServer(runner, control_path,
+                                   make_folder=not (args.control or cfg.control)).start()
+        except OSError as exc:
+            print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
+            return 1
+        closers.insert(0, server)
+        notifier = Notifier()
+        closers.append(notifier)
+        runner.listeners.append(lambda cue, status: cue is None and notifier.status(
+            status_text(status)))
+        interval = watchdog_interval()
+        if interval is not None:
+            runner.timers.append(Watchdog(notifier, interval, now))
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
+
+        if resumed is not None:
+            journal.save(now)
+            log.info("resumed %s stopped at %s: RESUME to go on", _where(resumed),
+                     _clock(resumed.play_time))
+        log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
+                 control_path, journal.path)
+        notifier.ready(status_text(runner.status()))
+        if args.start:
+            runner.submit(Command(Action.START))
+        runner.run()
+        notifier.stopping()
+    finally:
+        for closer in closers:
+            closer.close()
+        if events:
+            events.close()
+    return 0
+
+
+def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:
+    """--resume-at, --resume-from, else the journal (unless --fresh): the match to go on with,
+    restored into the engine with its clock stopped."""
+    key = engine.profile.key
+    if args.resume_at:
+        try:
+            snap = parse_resume_at(args.resume_at, key)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field="--resume-at") from None
+        source = "--resume-at"
+    elif args.resume_from:
+        try:
+            snap = loads(args.resume_from.read_text(encoding="utf-8"), args.resume_from)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read: {exc}", args.resume_from) from None
+        except JournalError as exc:
+            raise ConfigError(str(exc), field="--resume-from") from None
+        if snap.profile != key:
+            raise ConfigError(f"the journal is of profile {snap.profile}, not {key}; "
+                              f"run with --profile {snap.profile}", args.resume_from)
+        source = str(args.resume_from)
+    elif args.fresh:
+        return None
+    else:
+        snap, source = journal.load(), str(journal.path)
+        if snap is None:
+            return None
+    try:
+        engine.restore(snap)
+    except Exception as exc:  # never a crash loop on a journal
+        if source == str(journal.path):  # a journal that does not fit: start clean
+            log.warning("journal %s: %s; starting a new match", journal.path, exc)
+            engine.restore(Snapshot(key, "idle"))
+            return None
+        raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
+                          "--resume-from") from None
+    if engine.state.value == "idle":
+        return None
+    return snap
+
+
+def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
+    """Buttons, lamp, horn and buzzer; [] with one info line where there is no GPIO."""
+    from timekeeper.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
+    from timekeeper.signals import Lamp, Relay
+
+    try:
+        factory = pin_factory()
+    except GpioUnavailable as exc:
+        log.info("no GPIO here (%s): running without buttons, lamp or horn", exc)
+        return []
+    g = cfg.gpio
+    devices: list = []
+    try:
+        devices.append(ButtonPanel(g, runner.submit, runner.clock, add_step, factory))
+        if g.lamp is not None:
+            lamp = Lamp(g.lamp, lambda: engine.state.value, lambda: audio.faulty, factory)
+            runner.timers.append(lamp)
+            runner.on_change.append(lamp.update)
+            audio.when_fault_changed.append(lamp.update)
+            lamp.update(runner.clock())
+            devices.append(lamp)
+        for relay_config in (g.horn, g.buzzer):
+            if relay_config is not None:
+                relay = Relay(relay_config, factory)
+                runner.listeners.append(relay)
+                runner.timers.append(relay)
+                devices.append(relay)
+    except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
+        for device in devices:
+            device.close()
+        where = cfg.source or "the default wiring"
+        raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
+    names = [b.name for b in g.buttons]
+    log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
+             ", lamp" if g.lamp else "", ", horn" if g.horn else "",
+             ", buzzer" if g.buzzer else "")
+    return devices
+
+
+def _where(snap: Snapshot) -> str:
+    return f"period {snap.period + 1}" if snap.period >= 0 else "the match"
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+

@@ -1,0 +1,122 @@
+"""Lights and relays on GPIO: the status lamp, the hall horn, the buzzer.
+
+Their timing comes from the runner's scheduler (they are its timers), not from gpiozero's
+`blink()` threads: every edge is computed from the time the pattern began, so a blink never
+drifts and a horn is released exactly `seconds` after its cue was due."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from timekeeper.config import LampConfig, RelayConfig
+from timekeeper.engine import Cue, Status
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A repeating light pattern: lit during each (start, end) of every `period` seconds."""
+
+    name: str
+    period: float
+    lit: tuple[tuple[float, float], ...]
+
+    def level(self, since: float, now: float) -> bool:
+        phase = (now - since) % self.period
+        return any(start <= phase < end for start, end in self.lit)
+
+    def next_edge(self, since: float, now: float) -> float | None:
+        """The first time after `now` at which the level changes (None: it never does)."""
+        if not self.lit or self.lit == ((0.0, self.period),):
+            return None  # off or steady
+        edges = sorted({t % self.period for span in self.lit for t in span})
+        cycle = math.floor((now - since) / self.period)
+        for k in (cycle, cycle + 1):
+            for edge in edges:
+                t = since + k * self.period + edge
+                if t > now:
+                    return t
+        return None
+
+
+OFF = Pattern("off", 1.0, ())
+STEADY = Pattern("steady", 1.0, ((0.0, 1.0),))
+SLOW = Pattern("slow blink", 1.0, ((0.0, 0.5),))  # clock stopped: a pause, a break, a wait
+FAST = Pattern("fast blink", 0.25, ((0.0, 0.125),))  # pre-start countdown
+FAULT = Pattern("double flash", 2.0, ((0.0, 0.12), (0.3, 0.42)))  # audio lost
+
+LAMP_PATTERNS = {
+    "idle": OFF, "finished": OFF, "prestart": FAST, "running": STEADY, "shot": STEADY,
+    "stopped": SLOW, "break": SLOW, "waiting": SLOW, "shootout": SLOW,
+}
+
+
+class Lamp:
+    """The status lamp: steady while the clock runs, slow blink while it is stopped, fast
+    blink during the pre-start countdown, off when idle; a double flash while audio is lost.
+    `update(now)` after every change; the runner fires it at each edge."""
+
+    def __init__(self, config: LampConfig, state: Callable[[], str],
+                 fault: Callable[[], bool], factory: object) -> None:
+        from gpiozero import DigitalOutputDevice
+
+        self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
+                                          initial_value=False, pin_factory=factory)
+        self.state, self.fault = state, fault
+        self.pattern, self._since = OFF, 0.0
+        self._next: float | None = None
+
+    def pattern_for(self) -> Pattern:
+        return FAULT if self.fault() else LAMP_PATTERNS.get(self.state(), OFF)
+
+    def update(self, now: float) -> None:
+        wanted = self.pattern_for()
+        if wanted != self.pattern:
+            self.pattern, self._since = wanted, now
+        self._show(now)
+
+    def _show(self, now: float) -> None:
+        self.device.value = self.pattern.level(self._since, now)  # type: ignore[attr-defined]
+        self._next = self.pattern.next_edge(self._since, now)
+
+    # the runner's scheduler interface
+    def next_due(self) -> float | None:
+        return self._next
+
+    def fire(self, now: float) -> None:
+        self._show(now)
+
+    def close(self) -> None:
+        self.device.close()  # type: ignore[attr-defined]
+
+
+class Relay:
+    """A horn relay or a buzzer: on when one of its cues is played, off `seconds` after that
+    cue was due (cues close together keep it on)."""
+
+    def __init__(self, config: RelayConfig, factory: object) -> None:
+        from gpiozero import DigitalOutputDevice
+
+        self.config = config
+        self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
+                                          initial_value=False, pin_factory=factory)
+        self._off_at: float | None = None
+
+    def __call__(self, cue: Cue | None, status: Status) -> None:
+        """A runner listener: told of every cue as it is played."""
+        if cue is None or cue.stop or cue.name not in self.config.cues:
+            return
+        off_at = cue.due + self.config.seconds
+        self._off_at = off_at if self._off_at is None else max(self._off_at, off_at)
+        self.device.on()  # type: ignore[attr-defined]
+
+    def next_due(self) -> float | None:
+        return self._off_at
+
+    def fire(self, now: float) -> None:
+        self.device.off()  # type: ignore[attr-defined]
+        self._off_at = None
+
+    def close(self) -> None:
+        self.device.close()  # type: ignore[attr-defined]
