@@ -676,7 +676,8 @@ def _played(clock: PeriodClock, now: float) -> float:
 
 
 def _mss(seconds: float) -> str:
-    return f"{int(seconds) // 60}:{seconds % 60:02.0f}"
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}" + (f"{seconds - whole:.1f}"[1:] if seconds % 1 else "")
 
 
 def _round(value: float | None) -> float | None:
