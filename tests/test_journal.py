@@ -172,3 +172,27 @@ def test_a_half_written_temporary_file_never_matters(tmp_path: Path) -> None:
     journal.save(5.0)
     (tmp_path / f".{FILE_NAME}.tmp").write_text('{"format": 1, "prof')
     assert journal.load() == e.snapshot(5.0)
+
+
+def test_a_ball_hockey_match_comes_back_with_its_penalties_and_time_outs() -> None:
+    e = Engine(profile.load("hokejbal"))
+    e.handle(Command.parse("start"), 0.0)
+    e.handle(Command.parse("penalty home minor 17"), 100.0)
+    e.handle(Command.parse("penalty home major"), 100.0)
+    e.handle(Command.parse("penalty home minor 9"), 100.0)  # third: waits for a place
+    e.handle(Command.parse("pause"), 130.0)
+    e.handle(Command.parse("timeout away"), 131.0)
+    before = e.status(140.0)
+    snap = loads(dumps(e.snapshot(140.0)))
+    back = restored(snap)
+    after = back.status(9_999.0)
+    assert after.state == "stopped" and after.play_time == before.play_time
+    assert after.teams == before.teams  # the same places, times left and queue
+    assert before.teams["home"].timeouts_left == 1
+    assert after.teams["away"].timeouts_left == 0
+    assert after.timeout is None  # the running time-out is not resumed ...
+    with pytest.raises(Exception, match="time-out"):
+        back.handle(Command.parse("timeout away"), 10_000.0)  # ... but it was used
+    back.handle(Command.parse("resume"), 10_000.0)
+    ends = [c for c in back.advance(10_000.0 + 60.0) if c.name == "penalty_end"]
+    assert [c.due for c in ends] == [pytest.approx(10_000.0 + 30.0)]  # the minor's last 30 s

@@ -88,6 +88,7 @@ class Snapshot:
     added: float = 0.0
     shots: int = 0
     shootout: bool = False
+    extra: dict | None = None  # ball hockey: penalties, time-outs used, shoot-out score
 
 
 @dataclass
@@ -180,9 +181,12 @@ class Engine:
 
     def snapshot(self, now: float) -> Snapshot:
         m, clock = self.m, self.m.clock
+        extra = None
+        if m.extra is not None:  # a running time-out is not kept: its end is on our clock
+            extra = m.extra.to_dict() | {"timeout_team": None, "timeout_until": None}
         return Snapshot(self.profile.key, self.state.value, m.index,
                         round(_played(clock, now), 3) if clock else 0.0,
-                        clock.added if clock else 0.0, m.shots, m.shootout)
+                        clock.added if clock else 0.0, m.shots, m.shootout, extra)
 
     def restore(self, snap: Snapshot) -> None:
         """Continue a match from a snapshot, with the clock stopped: after a crash or a power
@@ -204,6 +208,12 @@ class Engine:
             raise ValueError(f"play time {snap.play_time:g} s does not fit {p.name}")
         m = self.m
         m.index, m.shots = snap.period, snap.shots
+        if m.extra is not None and snap.extra is not None:
+            try:
+                m.extra = StoppedTime.from_dict(snap.extra | {"timeout_team": None,
+                                                              "timeout_until": None})
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ValueError(f"the penalties could not be read ({exc!r})") from None
         m.clock = PeriodClock.stopped_at(p.length, snap.play_time, snap.added)
         if snap.shootout or state in (State.SHOOTOUT, State.SHOT):
             if self.profile.shootout is None:

@@ -70,8 +70,14 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
         raise JournalError(f"{source}: not a timekeeper journal of format {FORMAT}")
     kinds = {"profile": str, "state": str, "period": int, "play_time": float, "added": float,
              "shots": int, "shootout": bool}
-    values = {}
+    values: dict = {}
+    extra = record.get("extra")
+    if extra is not None and not isinstance(extra, dict):
+        raise JournalError(f"{source}: field 'extra' must be an object ({extra!r})")
+    values["extra"] = extra
     for field in fields(Snapshot):
+        if field.name == "extra":
+            continue
         value = record.get(field.name)
         kind = kinds[field.name]
         ok = isinstance(value, kind) or (kind is float and isinstance(value, int))

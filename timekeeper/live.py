@@ -49,7 +49,7 @@ def run_live(args: argparse.Namespace) -> int:
 def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.audio import PygameAudio, init_mixer
     from timekeeper.audioguard import AudioGuard
-    from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
+    from timekeeper.controls.keyboard import Keyboard, help_for, in_foreground
     from timekeeper.controls.socket import ControlServer, default_path
     from timekeeper.display import LogLines, StatusLine, status_text
     from timekeeper.eventlog import EventLog
@@ -90,7 +90,8 @@ def _run_live(args: argparse.Namespace) -> int:
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
         if sys.stdout.isatty():
-            help_text = HELP if interactive else "keys off: control it with `timekeeper ctl`"
+            help_text = (help_for(chosen) if interactive
+                         else "keys off: control it with `timekeeper ctl`")
             line = StatusLine(runner.status, help_text).start()
             runner.listeners.append(line)
             closers.insert(0, line)
