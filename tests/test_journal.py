@@ -97,9 +97,11 @@ def test_restore_refuses_a_snapshot_that_does_not_fit() -> None:
 
 def test_resume_at_parses_period_and_play_time() -> None:
     assert parse_resume_at("2:01:30", "pl-3x6") == Snapshot("pl-3x6", "stopped", 1, 90.0)
-    assert parse_resume_at("1:45.5", "ithf") == Snapshot("ithf", "stopped", 0, 45.5)
-    for bad in ("", "2", "x:1:2", "0:01:00", "1:2:3:4"):
-        with pytest.raises(ValueError, match="resume-at"):
+    assert parse_resume_at("1:00:45.5", "ithf") == Snapshot("ithf", "stopped", 0, 45.5)
+    for bad, why in [("", "PERIOD:MM:SS"), ("2", "PERIOD:MM:SS"), ("1:30", "PERIOD:MM:SS"),
+                     ("x:1:2", "PERIOD:MM:SS"), ("1:2:3:4", "PERIOD:MM:SS"),
+                     ("0:01:00", "count from 1"), ("1:01:90", "under 60")]:
+        with pytest.raises(ValueError, match=why):
             parse_resume_at(bad, "ithf")
 
 
@@ -114,7 +116,7 @@ def test_the_journal_is_written_atomically_and_read_back(tmp_path: Path) -> None
     assert journal.next_due() == 12.0  # a running clock is journaled every 2 s
     journal.fire(12.0)
     record = json.loads((tmp_path / "state" / FILE_NAME).read_text())
-    assert (record["state"], record["play_time"]) == ("running", 2.0)
+    assert (record["state"], record["period"], record["play_time"]) == ("running", 1, 2.0)
     assert not list((tmp_path / "state").glob(".*tmp"))  # no temporary file left behind
     assert journal.load() == e.snapshot(12.0)
     go(e, Action.PAUSE, 13.0)
@@ -141,7 +143,8 @@ def test_a_journal_of_another_profile_is_left_alone(tmp_path: Path, caplog) -> N
     write_atomic(tmp_path / FILE_NAME, dumps(Snapshot("ithf", "running", 0, 12.0)))
     journal = Journal(tmp_path, Engine(profile.load("radegast")))
     assert journal.load() is None
-    assert "is of profile ithf, not radegast" in caplog.text
+    assert "holds a match of profile ithf, not radegast" in caplog.text
+    assert (tmp_path / f"{FILE_NAME}.bad").exists()
 
 
 def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path,
@@ -159,7 +162,8 @@ def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path
 def test_loads_rejects_wrong_types() -> None:
     good = json.loads(dumps(Snapshot("ithf", "stopped", 0, 10.0)))
     for field, value in [("period", "1"), ("play_time", None), ("shootout", 1),
-                         ("shots", True)]:
+                         ("shots", True), ("play_time", float("nan")), ("added", 1e9),
+                         ("play_time", -1)]:
         with pytest.raises(JournalError, match=field):
             loads(json.dumps(good | {field: value}))
 

@@ -180,7 +180,8 @@ def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(box) -> None:
     assert status(box, again)["play_time"] == back["play_time"]  # waits for RESUME
     assert command(box, "resume")["state"] == "running"
     _, err = stop(again)
-    assert "resumed period 1 stopped at 0:0" in err
+    assert "resumed from the journal: match stopped at 0:0" in err
+    assert "STOP/RESUME (SPACE, ctl resume) goes on" in err
     assert journal(box)["play_time"] > written["play_time"]  # SIGTERM journals the exact time
 
 
@@ -198,7 +199,7 @@ def test_a_clean_shutdown_keeps_the_exact_time(box) -> None:
 
 def test_fresh_ignores_the_journal(box) -> None:
     box["journal"].write_text(json.dumps({"format": 1, "profile": "minute", "state": "stopped",
-                                          "period": 0, "play_time": 12.5, "added": 0,
+                                          "period": 1, "play_time": 12.5, "added": 0,
                                           "shots": 0, "shootout": False}))
     proc = start(box, "--fresh")
     assert status(box, proc)["state"] == "idle"
@@ -211,7 +212,7 @@ def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(box, text: str) -> 
     proc = start(box)
     assert status(box, proc)["state"] == "idle"
     _, err = stop(proc)
-    assert "unusable" in err and "starting a new match" in err
+    assert "not resumed" in err and "starting a new match" in err
     assert (box["journal"].parent / f"{FILE_NAME}.bad").read_text() == text
 
 
@@ -224,7 +225,7 @@ def test_resume_at_continues_a_match_from_another_box(box) -> None:
 def test_resume_from_an_exported_journal(box) -> None:
     exported = box["dir"] / "from-table-3.json"
     exported.write_text(json.dumps({"format": 1, "profile": "minute", "state": "running",
-                                    "period": 0, "play_time": 30.25, "added": 2.0,
+                                    "period": 1, "play_time": 30.25, "added": 2.0,
                                     "shots": 0, "shootout": False}))
     proc = start(box, "--resume-from", str(exported))
     s = status(box, proc)
@@ -234,7 +235,8 @@ def test_resume_from_an_exported_journal(box) -> None:
 @pytest.mark.parametrize("args, message", [
     (("--resume-at", "2:00:10"), "period 2 does not exist"),
     (("--resume-at", "1:02:00"), "does not fit"),
-    (("--resume-at", "soon"), "--resume-at takes PERIOD:MM:SS"),
+    (("--resume-at", "soon"), "--resume-at: takes PERIOD:MM:SS"),
+    (("--resume-at", "1:30"), "--resume-at: takes PERIOD:MM:SS"),
     (("--resume-from", "/nonexistent/j.json"), "cannot read"),
 ])
 def test_bad_resume_arguments_are_refused_before_the_match(box, args, message) -> None:

@@ -55,12 +55,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--state-dir", type=Path, help="where the match journal is kept "
                                                     "(default: $STATE_DIRECTORY, else "
                                                     "~/.local/state/timekeeper)")
-    run.add_argument("--resume-at", metavar="PERIOD:MM:SS",
-                     help="continue a match stopped at this play time, e.g. 2:01:30")
-    run.add_argument("--resume-from", type=Path, metavar="JOURNAL",
-                     help="continue the match in a journal file copied from another box")
-    run.add_argument("--fresh", action="store_true",
-                     help="start a new match even if the journal holds one")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument("--resume-at", metavar="PERIOD:MM:SS",
+                        help="continue a match stopped at this play time, e.g. 2:01:30")
+    resume.add_argument("--resume-from", type=Path, metavar="JOURNAL",
+                        help="continue the match in a journal file copied from another box")
+    resume.add_argument("--fresh", action="store_true",
+                        help="start a new match even if the journal holds one")
     run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
     run.add_argument("--start", action="store_true", help="begin the countdown at once")
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")

@@ -201,7 +201,7 @@ class Engine:
             return
         if snap.period >= len(periods):
             raise ValueError(f"period {snap.period + 1} does not exist in {self.profile.key} "
-                             f"({len(periods)} parts)")
+                             f"({len(periods)} part{'' if len(periods) == 1 else 's'})")
         p = periods[snap.period]
         total = None if p.length is None else p.length + snap.added
         if snap.play_time < 0 or snap.added < 0 or (total is not None and snap.play_time > total):
@@ -224,7 +224,10 @@ class Engine:
                                                      and snap.play_time >= total):
             # the period was over: wait for NEXT (a break's countdown is not resumed)
             m.clock = PeriodClock.stopped_at(p.length, total or snap.play_time, snap.added)
-            m.next_mark, self.state = len(p.marks), State.WAITING
+            m.next_mark = len(p.marks)
+            self.state = State.WAITING if state is not State.STOPPED and state is not \
+                State.RUNNING else self._after_period()
+            m.shootout = self.state is State.SHOOTOUT
             return
         self.state = State.STOPPED
         # a mark due at the very moment of the snapshot had sounded (it was journaled after)
@@ -288,6 +291,8 @@ class Engine:
         more = self.m.index + 1 < len(self.profile.periods)
         if s is State.BREAK or (s is State.WAITING and more):
             return self._start_period(self.m.index + 1, now)
+        if s is State.WAITING and self.profile.shootout is None:
+            raise Refused("the match is over; START begins the next one")
         if s is State.WAITING:  # after the last period: the shoot-out
             self.state, self.m.shootout = State.SHOOTOUT, True
             return []
@@ -481,6 +486,17 @@ class Engine:
             self.state = State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
             m.shootout = self.state is State.SHOOTOUT
         return cues
+
+    def _after_period(self) -> State:
+        """Where a match stands once the current period's time is up (no break, no cues):
+        for a match resumed at the very end of a period."""
+        i, p, periods = self.m.index, self.period, self.profile.periods
+        assert p is not None
+        if i + 1 < len(periods):
+            return State.WAITING
+        if self.profile.shootout is None:
+            return State.FINISHED
+        return State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
 
     def _start_shot(self, now: float) -> list[Cue]:
         assert self.profile.shootout is not None

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 FILE_NAME = "match.json"
 FORMAT = 1
 RUNNING = (State.RUNNING.value, State.SHOT.value)
+MAX_SECONDS = 24 * 3600.0  # no period is played, nor time added, for longer than a day
 
 
 class JournalError(ValueError):
@@ -55,7 +56,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def dumps(snap: Snapshot) -> str:
-    record = {"format": FORMAT, **asdict(snap),
+    # periods count from 1 in the file, as on the status line (0: before the first)
+    record = {"format": FORMAT, **asdict(snap) | {"period": snap.period + 1},
               "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}  # for people reading it only
     return json.dumps(record) + "\n"
 
@@ -86,20 +88,28 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
         values[field.name] = float(value) if kind is float else value
     if values["state"] not in {s.value for s in State}:
         raise JournalError(f"{source}: unknown state {values['state']!r}")
+    for name in ("play_time", "added"):
+        if not 0 <= values[name] <= MAX_SECONDS:  # also NaN and infinity
+            raise JournalError(f"{source}: field {name!r} out of range ({values[name]!r})")
+    if values["period"] < 0 or values["shots"] < 0:
+        raise JournalError(f"{source}: negative period or shots")
+    values["period"] -= 1
     return Snapshot(**values)
 
 
 def parse_resume_at(text: str, profile_key: str) -> Snapshot:
-    """`PERIOD:MM:SS` (or `PERIOD:SS`), the play time already played in that period, e.g.
-    `2:01:30` — to continue on another box a match whose table or box broke."""
-    match = re.fullmatch(r"\s*(\d+):(?:(\d+):)?(\d+(?:\.\d+)?)\s*", text)
+    """`PERIOD:MM:SS`, the play time already played in that period, e.g. `2:01:30` — to
+    continue on another box a match whose table or box broke."""
+    match = re.fullmatch(r"\s*(\d+):(\d+):(\d+(?:\.\d+)?)\s*", text)
     if not match:
-        raise ValueError(f"--resume-at takes PERIOD:MM:SS of play time, e.g. 2:01:30 "
-                         f"(got {text!r})")
+        raise ValueError(f"takes PERIOD:MM:SS of play time, e.g. 2:01:30 for period 2 at "
+                         f"1:30 played (got {text!r})")
     period, minutes, seconds = match.groups()
     if int(period) < 1:
-        raise ValueError("--resume-at: periods count from 1")
-    played = int(minutes or 0) * 60 + float(seconds)
+        raise ValueError("periods count from 1")
+    if float(seconds) >= 60:
+        raise ValueError(f"seconds must be under 60 (got {seconds})")
+    played = int(minutes) * 60 + float(seconds)
     return Snapshot(profile_key, State.STOPPED.value, int(period) - 1, played)
 
 
@@ -123,25 +133,25 @@ class Journal:
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as exc:
-            return self._set_aside(f"cannot read it ({exc})")
+            return self.set_aside(f"cannot read it ({exc})")
         try:
             snap = loads(text, self.path)
         except JournalError as exc:
-            return self._set_aside(str(exc).removeprefix(f"{self.path}: "))
+            return self.set_aside(str(exc).removeprefix(f"{self.path}: "))
         if snap.profile != self.engine.profile.key:
-            log.warning("journal %s is of profile %s, not %s: starting a new match",
-                        self.path, snap.profile, self.engine.profile.key)
-            return None
+            return self.set_aside(f"it holds a match of profile {snap.profile}, not "
+                                  f"{self.engine.profile.key}")
         return snap
 
-    def _set_aside(self, why: str) -> None:
+    def set_aside(self, why: str) -> None:
+        """Keep a journal that cannot be resumed as match.json.bad, and say so."""
         bad = self.path.with_name(self.path.name + ".bad")
         try:
             os.replace(self.path, bad)
             kept = f"; kept as {bad}"
         except OSError:
             kept = ""
-        log.warning("journal %s unusable: %s; starting a new match%s", self.path, why, kept)
+        log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why, kept)
         return None
 
     def save(self, now: float) -> None:

@@ -122,10 +122,9 @@ def _run_live(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
 
+        journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            journal.save(now)
-            log.info("resumed %s stopped at %s: RESUME to go on", _where(resumed),
-                     _clock(resumed.play_time))
+            log.info("resumed from the journal: %s", _resumed_text(runner.status()))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         notifier.ready(status_text(runner.status()))
@@ -133,6 +132,9 @@ def _run_live(args: argparse.Namespace) -> int:
             runner.submit(Command(Action.START))
         runner.run()
         notifier.stopping()
+        if engine.state.value not in ("idle", "finished"):
+            log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
+                     _resumed_text(engine.status(runner.clock())))
     finally:
         for closer in closers:
             closer.close()
@@ -172,12 +174,14 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
         engine.restore(snap)
     except Exception as exc:  # never a crash loop on a journal
         if source == str(journal.path):  # a journal that does not fit: start clean
-            log.warning("journal %s: %s; starting a new match", journal.path, exc)
+            journal.set_aside(str(exc))
             engine.restore(Snapshot(key, "idle"))
             return None
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
     if engine.state.value == "idle":
+        if snap.state == "prestart":
+            log.info("the match was in its pre-start countdown: START begins it again")
         return None
     return snap
 
@@ -221,12 +225,16 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
     return devices
 
 
-def _where(snap: Snapshot) -> str:
-    return f"period {snap.period + 1}" if snap.period >= 0 else "the match"
+def _resumed_text(status) -> str:
+    """Where a resumed match stands and which press goes on with it."""
+    from timekeeper.display import clock_text, elapsed_text
 
-
-def _clock(seconds: float) -> str:
-    whole = int(seconds)
-    return f"{whole // 60}:{whole % 60:02d}"
-
-
+    where = status.part or "the match"
+    if status.state == "stopped":
+        return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
+                f"{clock_text(status.remaining)} left: STOP/RESUME (SPACE, ctl resume) "
+                "goes on")
+    if status.state == "finished":
+        return "the match was over: START begins the next one"
+    return (f"{where} over: NEXT (n, ctl next) goes on to "
+            f"{status.waiting_for.removeprefix('next: ')}")
