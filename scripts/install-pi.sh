@@ -9,7 +9,8 @@
 #
 # What it does: apt packages (venv, ALSA tools, lgpio for the Pi 5), a venv in /opt/timekeeper
 # that can see the system's lgpio, a system user `timekeeper` in the audio and gpio groups,
-# /etc/timekeeper/config.yaml (never overwritten), the unit, and `systemctl enable --now`.
+# /etc/timekeeper/config.yaml (never overwritten), the unit; then enables and (re)starts it.
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
@@ -17,6 +18,7 @@ PREFIX=/opt/timekeeper
 UNIT=/etc/systemd/system/timekeeper.service
 ETC=/etc/timekeeper
 USER_NAME=timekeeper
+SYSTEMCTL=${INSTALL_PI_SYSTEMCTL:-systemctl}  # (a stand-in for trying it where systemd is not PID 1)
 
 dry=0 mode=install
 for arg in "$@"; do
@@ -24,7 +26,7 @@ for arg in "$@"; do
         --dry-run) dry=1 ;;
         --uninstall) mode=uninstall ;;
         --purge) mode=purge ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "install-pi: unknown option $arg (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -39,14 +41,21 @@ if [ "$dry" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
-install() {
+do_install() {
     run apt-get update -qq
-    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        python3-venv python3-pip python3-lgpio alsa-utils
+    packages=(python3-venv python3-pip alsa-utils)
+    # lgpio: the Pi 5's GPIO library (Raspberry Pi OS has it; plain Debian does not)
+    if [ "$dry" -eq 1 ] || apt-cache show python3-lgpio >/dev/null 2>&1; then
+        packages+=(python3-lgpio)
+    else
+        echo "install-pi: no python3-lgpio in apt (not Raspberry Pi OS?): GPIO may be missing"
+    fi
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}"
     getent group gpio >/dev/null || run groupadd --system gpio
+    getent group "$USER_NAME" >/dev/null || run groupadd --system "$USER_NAME"
     if ! id "$USER_NAME" >/dev/null 2>&1; then
-        run useradd --system --home-dir /var/lib/timekeeper --no-create-home \
-            --shell /usr/sbin/nologin --groups audio,gpio "$USER_NAME"
+        run useradd --system --gid "$USER_NAME" --home-dir /var/lib/timekeeper \
+            --no-create-home --shell /usr/sbin/nologin --groups audio,gpio "$USER_NAME"
     else
         run usermod --append --groups audio,gpio "$USER_NAME"
     fi
@@ -57,7 +66,13 @@ install() {
     # --system-site-packages: the Pi's lgpio (python3-lgpio) is used by gpiozero on a Pi 5
     [ -x "$PREFIX/.venv/bin/python" ] || run python3 -m venv --system-site-packages "$PREFIX/.venv"
     run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade pip
-    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade "$SRC"
+    # built from a copy: the checkout gets no root-owned build/ or *.egg-info
+    build=$(mktemp -d)
+    run tar -C "$SRC" --exclude=./.venv --exclude=./.git --exclude=./build -cf "$build/src.tar" .
+    run mkdir "$build/src"
+    run tar -C "$build/src" -xf "$build/src.tar"
+    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade "$build/src"
+    rm -rf "$build"
     run ln -sf "$PREFIX/.venv/bin/timekeeper" /usr/local/bin/timekeeper
     run install -d -m 0755 "$ETC" "$ETC/profiles" "$ETC/sounds"
     if [ ! -e "$ETC/config.yaml" ]; then
@@ -67,22 +82,28 @@ install() {
     fi
     run "$PREFIX/.venv/bin/timekeeper" check --config "$ETC/config.yaml"
     run install -m 0644 systemd/timekeeper.service "$UNIT"
-    run systemctl daemon-reload
-    run systemctl enable timekeeper.service
-    run systemctl restart timekeeper.service
-    echo "install-pi: done. Logs: journalctl -u timekeeper -f; control: timekeeper ctl status"
+    run "$SYSTEMCTL" daemon-reload
+    run "$SYSTEMCTL" enable timekeeper.service
+    run "$SYSTEMCTL" restart timekeeper.service
+    echo "install-pi: done. Logs: journalctl -u timekeeper -f"
+    echo "install-pi: control it with \`timekeeper ctl status\` (log in again first: you were"
+    echo "            added to group $USER_NAME; until then: sudo timekeeper ctl status)"
 }
 
-uninstall() {
+do_uninstall() {
     if [ -e "$UNIT" ] || [ "$dry" -eq 1 ]; then
-        run systemctl disable --now timekeeper.service || true
+        run "$SYSTEMCTL" disable --now timekeeper.service || true
         run rm -f "$UNIT"
-        run systemctl daemon-reload
+        run "$SYSTEMCTL" daemon-reload
     fi
     run rm -f /usr/local/bin/timekeeper
     run rm -rf "$PREFIX"
     if id "$USER_NAME" >/dev/null 2>&1 || [ "$dry" -eq 1 ]; then
-        run userdel "$USER_NAME" || true
+        run userdel "$USER_NAME"
+    fi
+    # the group outlives the user while operators are in it (install adds the sudo user)
+    if getent group "$USER_NAME" >/dev/null 2>&1 || [ "$dry" -eq 1 ]; then
+        run groupdel "$USER_NAME"
     fi
     if [ "$mode" = purge ]; then
         run rm -rf "$ETC" /var/lib/timekeeper
@@ -92,6 +113,6 @@ uninstall() {
 }
 
 case "$mode" in
-    install) install ;;
-    uninstall|purge) uninstall ;;
+    install) do_install ;;
+    uninstall|purge) do_uninstall ;;
 esac

@@ -43,8 +43,10 @@ def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
           horn: {pin: 24, cues: [end], seconds: 3}
     """)
     assert cfg.state_dir == tmp_path / "journal"
+    # buttons not mentioned keep their default pins
     assert [(b.name, b.pin, b.hold, b.short, b.long) for b in cfg.gpio.buttons] == [
-        ("start", "GPIO5", 3.0, "go", "reset"), ("reset", 6, 4.0, None, "reset")]
+        ("start", 5, 3.0, "go", "reset"), ("toggle", 27, 2.0, "toggle", "finish"),
+        ("add", 22, 1.0, "add", "subtract"), ("reset", 6, 4.0, None, "reset")]
     assert cfg.gpio.lamp == config.LampConfig(13, active_high=False)
     assert cfg.gpio.horn == config.RelayConfig(24, frozenset({"end"}), 3.0)
 
@@ -52,7 +54,15 @@ def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, where", [
     ("profle: ithf\n", r":1:1: profle: unknown key; did you mean 'profile'\?"),
     ("gpio:\n  buttons:\n    start: 99\n", r":3:12: gpio.buttons.start: must be a GPIO number"),
-    ("gpio:\n  lamp: 27\n", r":2:9: gpio.lamp: pin 27 is already used by buttons.toggle"),
+    ("gpio:\n  buttons: {start: BOARD11, toggle: GPIO17}\n",
+     r"gpio.buttons.toggle: GPIO17 is already used by buttons.start"),
+    ("gpio:\n  buttons: {toggle: BOARD16}\n", r"gpio.lamp: GPIO23 is already used by buttons"),
+    ("gpio:\n  buttons: {add: BOARD6}\n", r"header pin 6 is not a GPIO pin"),
+    ("gpio:\n  bounce: 2\n", r"gpio.bounce: must be shorter than every hold time"),
+    ("profile: ithff\n", r":1:10: profile: unknown profile 'ithff'; did you mean 'ithf'\?"),
+    ("sounds: ./nowhere\n", r":1:9: sounds: no sound pack"),
+    ("audio: {driver: alas}\n", r"audio.driver: must be one of alsa"),
+    ("gpio:\n  lamp: 27\n", r":2:9: gpio.lamp: GPIO27 is already used by buttons.toggle"),
     ("gpio:\n  horn: {pin: 24, seconds: 0}\n", r":2:28: gpio.horn.seconds: must be more than"),
     ("gpio:\n  horn: {pin: 24, cues: end}\n", r":2:25: gpio.horn.cues: must be a list"),
     ("audio: {attempts: 0}\n", r":1:19: audio.attempts: must be a whole number"),
@@ -80,3 +90,9 @@ def test_the_readme_shows_the_shipped_config_and_the_current_wiring() -> None:
     spec.loader.exec_module(draw)  # type: ignore[union-attr]
     assert (ROOT / "docs" / "wiring.svg").read_text() == draw.svg(), \
         "run scripts/draw_wiring.py"
+
+
+def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
+    (tmp_path / "league.yaml").write_text("title: league\nperiod: {length: 300}\n")
+    cfg = load(tmp_path, "profile: ./league.yaml\n")
+    assert cfg.profile == str(tmp_path / "league.yaml")

@@ -93,7 +93,8 @@ def test_melody_longer_than_the_period(write_profile) -> None:
 
 
 def test_unknown_profile_lists_the_available_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown profile 'ithff'; available: .*ithf, ithf-pl"):
+    with pytest.raises(ConfigError, match=r"unknown profile 'ithff'; did you mean 'ithf'\? "
+                                          r"available: .*ithf, ithf-pl"):
         profile.load("ithff")
 
 

@@ -30,13 +30,12 @@ BUTTONS: dict[str, tuple[str | None, str | None, float, int | None]] = {
     "subtract": ("subtract", "subtract", 1.0, None),
     "reset": (None, "reset", 3.0, None),  # only ever by a long press
 }
-_PIN_NAME = re.compile(r"(GPIO|BCM|BOARD|WPI|J8:|P1:)?\d+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class ButtonConfig:
     name: str
-    pin: int | str
+    pin: int
     hold: float  # a press at least this long is a long press (decided on release)
     short: str | None  # "go", "toggle", "add", "subtract", "finish", "reset" or None
     long: str | None
@@ -44,7 +43,7 @@ class ButtonConfig:
 
 @dataclass(frozen=True)
 class LampConfig:
-    pin: int | str
+    pin: int
     active_high: bool = True
 
 
@@ -52,7 +51,7 @@ class LampConfig:
 class RelayConfig:
     """A horn relay or a buzzer: switched on by chosen cues for a set time."""
 
-    pin: int | str
+    pin: int
     cues: frozenset[str]
     seconds: float
     active_high: bool = True
@@ -110,12 +109,12 @@ def build(doc: Doc, file: Path) -> Config:
     audio = r.mapping(("audio",), AUDIO_KEYS) or {}
     return Config(
         source=file,
-        profile=_optional_text(r, ("profile",)),
-        sounds=_optional_text(r, ("sounds",)),
+        profile=_profile(r, file),
+        sounds=_sounds(r, file),
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 2.0),
         control=_optional_path(r, ("control",), file),
-        audio_driver=_optional_text(r, ("audio", "driver")) if audio else None,
+        audio_driver=_driver(r) if audio else None,
         audio_attempts=r.integer(("audio", "attempts"), 8),
         gpio=_gpio(r, doc),
     )
@@ -126,16 +125,21 @@ def _gpio(r: _Reader, doc: Doc) -> GpioConfig:
     if spec is None:
         return default_gpio()
     defaults = default_gpio()
-    buttons_spec = r.mapping(("gpio", "buttons"), tuple(BUTTONS))
-    if buttons_spec is None:
-        buttons = defaults.buttons
-    else:
-        buttons = tuple(b for name in BUTTONS if name in buttons_spec
-                        and (b := _button(r, doc, name)) is not None)
+    # buttons not mentioned keep their default pins; `name: null` removes one
+    buttons_spec = r.mapping(("gpio", "buttons"), tuple(BUTTONS)) or {}
+    by_name = {b.name: b for b in defaults.buttons}
+    for name in buttons_spec:
+        by_name[name] = _button(r, doc, name)  # type: ignore[assignment]
+    buttons = tuple(b for name in BUTTONS if (b := by_name.get(name)) is not None)
+    bounce = r.seconds(("gpio", "bounce"), 0.02, zero=True)
+    for b in buttons:
+        if bounce >= b.hold:
+            raise doc.error(("gpio", "bounce"), f"must be shorter than every hold time "
+                                                f"({b.name} holds {b.hold:g} s)")
     gpio = GpioConfig(
         enabled=r.flag(("gpio", "enabled"), True),
         pull_up=r.flag(("gpio", "pull_up"), True),
-        bounce=r.seconds(("gpio", "bounce"), 0.02, zero=True),
+        bounce=bounce,
         buttons=buttons,
         lamp=_lamp(r, doc) if "lamp" in spec else defaults.lamp,
         horn=_relay(r, doc, "horn", ("end", "period_end"), 2.0),
@@ -191,13 +195,29 @@ def _relay(r: _Reader, doc: Doc, name: str, cues: tuple[str, ...],
                        r.flag((*path, "active_high"), True))
 
 
-def _pin(r: _Reader, doc: Doc, path: Path_) -> int | str:
+# the 40-pin header: physical pin -> BCM GPIO number (for BOARD/J8/P1 pin names)
+BOARD_TO_BCM = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23,
+                18: 24, 19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5,
+                31: 6, 32: 12, 33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
+
+
+def _pin(r: _Reader, doc: Doc, path: Path_) -> int:
+    """A pin as its BCM GPIO number: 17, "GPIO17", "BCM17", or a header pin "BOARD11"
+    (also "J8:11", "P1:11") — one form, so that two names for one pin are caught."""
     value = r.get(path)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 53:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 27:
         return value
-    if isinstance(value, str) and _PIN_NAME.fullmatch(value.strip()):
-        return value.strip().upper()
-    raise doc.error(path, f"must be a GPIO number (BCM, e.g. 17) or a pin name such as "
+    text = value.strip().upper() if isinstance(value, str) else ""
+    match = re.fullmatch(r"(GPIO|BCM|BOARD|J8:|P1:)?(\d+)", text)
+    if match:
+        kind, number = match.group(1) or "GPIO", int(match.group(2))
+        if kind in ("GPIO", "BCM") and number <= 27:
+            return number
+        if kind in ("BOARD", "J8:", "P1:") and number in BOARD_TO_BCM:
+            return BOARD_TO_BCM[number]
+        if kind in ("BOARD", "J8:", "P1:"):
+            raise doc.error(path, f"header pin {number} is not a GPIO pin (power or ground)")
+    raise doc.error(path, f"must be a GPIO number (BCM, 0-27, e.g. 17) or a pin name such as "
                           f"GPIO17 or BOARD11, not {value!r}")
 
 
@@ -207,11 +227,56 @@ def _check_pins_unique(r: _Reader, doc: Doc, gpio: GpioConfig) -> None:
     devices += [(name, dev.pin) for name, dev in
                 (("lamp", gpio.lamp), ("horn", gpio.horn), ("buzzer", gpio.buzzer)) if dev]
     for name, pin in devices:
-        key = f"GPIO{pin}" if isinstance(pin, int) else pin.replace("BCM", "GPIO")
+        key = f"GPIO{pin}"
         if key in used:
             parts = tuple(name.split("."))
-            raise doc.error(("gpio", *parts), f"pin {pin} is already used by {used[key]}")
+            raise doc.error(("gpio", *parts), f"GPIO{pin} is already used by {used[key]}")
         used[key] = name
+
+
+SDL_DRIVERS = ("alsa", "pulseaudio", "pipewire", "jack", "dummy", "disk")
+
+
+def _driver(r: _Reader) -> str | None:
+    if r.get(("audio", "driver")) is None:
+        return None
+    return r.choice(("audio", "driver"), SDL_DRIVERS, "alsa")
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or text.startswith(".") or text.endswith((".yaml", ".yml"))
+
+
+def _profile(r: _Reader, file: Path) -> str | None:
+    """A profile name or path; a relative path is relative to the config file (under
+    systemd the working directory is the state folder, not where the config is)."""
+    from timekeeper import profile as profiles
+
+    text = _optional_text(r, ("profile",))
+    if text is None:
+        return None
+    if _looks_like_path(text) and not Path(text).expanduser().is_absolute():
+        text = str(file.parent / text)
+    try:
+        profiles.find(text)
+    except ConfigError as exc:
+        raise r.doc.error(("profile",), exc.message) from None
+    return text
+
+
+def _sounds(r: _Reader, file: Path) -> str | None:
+    from timekeeper.soundpack import find_pack
+
+    text = _optional_text(r, ("sounds",))
+    if text is None:
+        return None
+    if _looks_like_path(text) and not Path(text).expanduser().is_absolute():
+        text = str(file.parent / text)
+    try:
+        find_pack(text)
+    except ConfigError as exc:
+        raise r.doc.error(("sounds",), exc.message) from None
+    return text
 
 
 def _optional_text(r: _Reader, path: Path_) -> str | None:

@@ -234,7 +234,14 @@ def _resumed_text(status) -> str:
         return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
                 f"{clock_text(status.remaining)} left: STOP/RESUME (SPACE, ctl resume) "
                 "goes on")
-    if status.state == "finished":
-        return "the match was over: START begins the next one"
+    if status.state in ("finished", "idle"):
+        return "no match under way: START begins one"
+    if status.state == "prestart":
+        return "in the pre-start countdown: START begins it again"
+    if status.state == "running":  # (quitting) it comes back stopped here
+        return (f"{where} at {elapsed_text(status.play_time)} played; it comes back stopped "
+                "there")
+    if status.state in ("shootout", "shot"):
+        return "in the shoot-out: NEXT (n, ctl next) starts the next shot"
     return (f"{where} over: NEXT (n, ctl next) goes on to "
             f"{status.waiting_for.removeprefix('next: ')}")

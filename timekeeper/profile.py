@@ -5,6 +5,7 @@ mark schedule), so the engine itself never second-guesses its input."""
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,7 +169,9 @@ def find(name_or_path: str, relative_to: Path | None = None,
     if passed_over:
         raise ConfigError(f"extends itself: no other profile is named {name_or_path!r}")
     names = ", ".join(available()) or "(none found)"
-    raise ConfigError(f"unknown profile {name_or_path!r}; available: {names}")
+    near = difflib.get_close_matches(name_or_path, list(available()), n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    raise ConfigError(f"unknown profile {name_or_path!r}; {hint}available: {names}")
 
 
 def load(name_or_path: str) -> Profile:
