@@ -323,9 +323,11 @@ class Engine:
             return [self._cue("end", now)]
         if s in (State.RUNNING, State.STOPPED) and p is not None and p.overtime:
             return self._end_period(now, decided=True)
-        raise Refused("finish ends a match after regulation (overtime, shoot-out), "
-                      f"not {_DOING[s]}" + (f" of {_the(p.name)}" if p and s in (
-                          State.RUNNING, State.STOPPED) else ""))
+        if p is not None and s in (State.RUNNING, State.STOPPED):
+            raise Refused("finish ends a match after regulation (overtime, shoot-out); "
+                          f"{_the(p.name)} is still being played")
+        raise Refused(f"finish ends a match after regulation (overtime, shoot-out), "
+                      f"not {_DOING[s]}")
 
     def _reset(self, now: float) -> list[Cue]:
         cues = self._melody_stop(now)
@@ -366,7 +368,7 @@ class Engine:
         change = clock.add(step, now)
         if change == 0:
             raise Refused("no added time to take back" if step < 0 else "nothing to add")
-        cues = self._feedback("time_added", now) if change > 0 else []
+        cues = self._feedback("time_added", now)  # taking time back is answered too
         if change < 0:  # marks jumped over by taking time back are passed, not sounded late
             self._skip_marks_above(clock.remaining(now) or 0.0)
         if self.state is State.RUNNING:

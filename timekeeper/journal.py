@@ -164,7 +164,9 @@ class Journal:
             write_atomic(self.path, dumps(snap))
         except OSError as exc:  # a full or read-only card must not stop the match
             if not self._failed:
-                log.error("cannot write the journal %s: %s", self.path, exc.strerror or exc)
+                log.error("cannot write the journal %s: %s; the match time is NOT kept "
+                          "through a crash or power cut (check --state-dir / state_dir)",
+                          self.path, exc.strerror or exc)
             self._failed = True
             return
         if self._failed:

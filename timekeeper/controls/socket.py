@@ -14,9 +14,12 @@ import socket
 import stat
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from timekeeper.commands import Command, Refused
-from timekeeper.runner import Runner
+
+if TYPE_CHECKING:  # (`timekeeper ctl` stays light: no numpy or pygame to import)
+    from timekeeper.runner import Runner
 
 log = logging.getLogger(__name__)
 REPLY_TIMEOUT = 5.0
@@ -40,9 +43,13 @@ def client_path() -> Path:
     """Where `timekeeper ctl` looks: the default path, else the service's socket (an
     operator's shell has no RUNTIME_DIRECTORY)."""
     path = default_path()
-    if not path.exists() and "TIMEKEEPER_CONTROL" not in os.environ and SERVICE_PATH.exists():
-        return SERVICE_PATH
-    return path
+    if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
+        return path
+    try:
+        service = SERVICE_PATH.exists()
+    except PermissionError:  # /run/timekeeper is only for its group: connect says so
+        service = True
+    return SERVICE_PATH if service else path
 
 
 class ControlServer:
@@ -130,7 +137,9 @@ def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1) -> dict:
             raise ConnectionError(f"no timekeeper is running at {path} "
                                   "(start one with `timekeeper run`, or give --control)") from None
         except PermissionError:
-            raise ConnectionError(f"not allowed to use {path} (are you in its group?)") from None
+            raise ConnectionError(f"not allowed to use {path}: are you in its group (timekeeper "
+                                  "for the service)? Log in again after being added, or use "
+                                  "sudo") from None
         sock.sendall((line.strip() + "\n").encode())
         with sock.makefile("r", encoding="utf-8") as f:
             answer = f.readline()
