@@ -74,7 +74,7 @@ class Config:
     profile: str | None = None
     sounds: str | None = None
     state_dir: Path | None = None
-    journal_interval: float = 2.0
+    journal_interval: float = 1.0
     control: Path | None = None
     audio_driver: str | None = None
     audio_attempts: int = 8
@@ -112,7 +112,7 @@ def build(doc: Doc, file: Path) -> Config:
         profile=_profile(r, file),
         sounds=_sounds(r, file),
         state_dir=_optional_path(r, ("state_dir",), file),
-        journal_interval=r.seconds(("journal_interval",), 2.0),
+        journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
         audio_driver=_driver(r) if audio else None,
         audio_attempts=r.integer(("audio", "attempts"), 8),

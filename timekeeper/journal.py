@@ -117,7 +117,7 @@ class Journal:
     """Keeps `folder/match.json` in step with the engine. `save` after every change; `tick`
     from the runner's scheduler while a clock runs."""
 
-    def __init__(self, folder: Path, engine: Engine, interval: float = 2.0) -> None:
+    def __init__(self, folder: Path, engine: Engine, interval: float = 1.0) -> None:
         self.path = folder / FILE_NAME
         self.engine, self.interval = engine, interval
         self._last: Snapshot | None = None
