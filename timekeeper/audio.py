@@ -20,7 +20,12 @@ class AudioError(Exception):
 class Output:
     """Something that turns cues into sound (or light, or log lines). `play` is called on
     the runner's thread as soon as a cue is due and must not block; `now` is the runner's
-    clock at that moment (outputs never read a clock of their own)."""
+    clock at that moment (outputs never read a clock of their own).
+
+    An output with a `lead` is handed each cue that many seconds before it is due (the
+    runner looks ahead by the largest lead), so that it can have it sound on time."""
+
+    lead: float = 0.0
 
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""
@@ -28,8 +33,46 @@ class Output:
     def play(self, cue: Cue, now: float) -> None:
         raise NotImplementedError
 
+    def fault(self) -> str | None:
+        """Why the device has gone (e.g. its stream stopped running), or None while it is
+        fine. Polled by the supervisor; must be cheap and must not block."""
+        return None
+
     def close(self) -> None:
         """Release the device."""
+
+
+AUDIO_KINDS = ("stream", "mixer")
+
+
+def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
+                driver: str | None = None, chunk: int | None = None,
+                latency: float | None = None) -> Output:
+    """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`.
+
+    `stream` (default): one always-running stream, cues placed at their exact frame
+    (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
+    deadline, the fallback. Raises AudioError when the device cannot be opened."""
+    if kind == "mixer":
+        output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
+    elif kind == "stream":
+        import sys
+
+        from timekeeper.stream import DEFAULT_CHUNK, DEFAULT_LATENCY, StreamAudio
+
+        mixer = sys.modules.get("pygame.mixer")
+        if mixer is not None and mixer.get_init():
+            mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
+        output = StreamAudio(pack, driver, chunk=chunk or DEFAULT_CHUNK,
+                             latency=DEFAULT_LATENCY if latency is None else latency)
+    else:
+        raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
+    try:
+        output.prepare(profile)
+    except BaseException:
+        output.close()
+        raise
+    return output
 
 
 @contextmanager

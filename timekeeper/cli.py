@@ -52,6 +52,15 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
+    run.add_argument("--audio", choices=("stream", "mixer"), default="stream",
+                     help="stream: cues placed at their exact sample (default); "
+                          "mixer: plain Sound.play() at the deadline (fallback)")
+    run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
+                     help="audio buffer in frames (stream 1024, mixer 512); larger costs "
+                          "less CPU, and with --audio stream only adds look-ahead")
+    run.add_argument("--audio-latency", type=float, metavar="MS",
+                     help="stream only: output latency to compensate (measure it with "
+                          "bench/timing.py on the real speaker)")
     run.set_defaults(func=cmd_run)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
@@ -187,7 +196,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from timekeeper.audio import AudioError, PygameAudio, init_mixer
+    from timekeeper.audio import AudioError, init_mixer, open_output
     from timekeeper.controls.keyboard import HELP, Keyboard, in_foreground
     from timekeeper.controls.socket import ControlServer, default_path
     from timekeeper.display import LogLines, StatusLine
@@ -199,10 +208,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     chosen = profile.load(args.profile)
     folder = find_pack(args.sounds)
     try:
-        init_mixer()
+        if args.audio == "mixer":
+            init_mixer(buffer=args.audio_chunk or 512)
         pack = load_pack(folder, chosen.cue_names)
-        audio = PygameAudio(pack)
-        audio.prepare(chosen)
+        latency = None if args.audio_latency is None else args.audio_latency / 1000
+        audio = open_output(pack, chosen, args.audio, chunk=args.audio_chunk, latency=latency)
     except AudioError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,241 @@
+"""Sample-accurate live sound: one always-running audio stream whose callback mixes the
+pack's pre-loaded samples in at the exact frame each cue is due.
+
+Why: `Sound.play()` starts a sound at the next buffer boundary of a stream that may still
+be waking up, so cues land 3–8 ms (and the first one hundreds of ms) off their deadline.
+Here the stream runs from start-up, every callback tells us which frame it is filling and
+when, and a cue handed over `lead` seconds early is placed at the frame that will reach the
+speaker at its due time — the same placement an offline render uses (`render.mix_into`).
+
+Three pieces, the first two free of any device so that tests can drive them:
+- FrameClock: stream frame ↔ runner time, fitted from the callbacks' timestamps;
+- StreamMixer: the voices (sample arrays at start frames) and the block fill;
+- StreamAudio: the Output that owns the SDL device and ties the two together."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from timekeeper.audio import AudioError, Output
+from timekeeper.engine import Cue
+from timekeeper.profile import Profile
+from timekeeper.render import mix_into
+from timekeeper.soundpack import RATE, SoundPack
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CHUNK = 1024  # frames per callback: see README "Audio path" for the measurements
+DEFAULT_LATENCY = 0.0  # s from a frame's callback (at the earliest) to the speaker; calibrate
+MARGIN = 0.010  # s of slack for the runner's wake-up before the chunk is mixed
+FADE = RATE // 200  # 5 ms: a stopped melody fades instead of clicking
+STALL = 0.5  # s without a callback while the stream should run: the device has gone
+START_TIMEOUT = 2.0  # s to wait for the stream's first callback at start-up
+
+
+class FrameClock:
+    """Maps stream frames to the runner's clock: frame k reaches the speaker at
+    origin + k/RATE + latency.
+
+    Each callback gives one sample of `origin` (its time minus the frames already written).
+    A callback is never early, only late (scheduling, the GIL), so the earliest sample is the
+    truest; a minimum over a few seconds' window also follows a sound card whose crystal
+    drifts against the system clock, which a minimum over all time would not."""
+
+    def __init__(self, latency: float = DEFAULT_LATENCY, window: float = 1.0,
+                 windows: int = 4) -> None:
+        self.latency, self.window = latency, window
+        self._past: deque[float] = deque(maxlen=windows)  # minima of the last full windows
+        self._current: float | None = None
+        self._window_end = 0.0
+        self.origin: float | None = None
+
+    def observe(self, frames_before: int, now: float) -> None:
+        """A callback is about to fill frames from `frames_before` on; it is `now`."""
+        candidate = now - frames_before / RATE
+        if self._current is None or now >= self._window_end:
+            if self._current is not None:
+                self._past.append(self._current)
+            self._current, self._window_end = candidate, now + self.window
+        else:
+            self._current = min(self._current, candidate)
+        self.origin = min([self._current, *self._past])
+
+    def frame_at(self, t: float) -> int:
+        """The frame that reaches the speaker at runner time `t`."""
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return round((t - self.latency - self.origin) * RATE)
+
+    def time_of(self, frame: int) -> float:
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return self.origin + frame / RATE + self.latency
+
+
+@dataclass
+class Voice:
+    name: str
+    start: int  # frame of samples[0]
+    samples: np.ndarray
+    stop: int | None = None  # frame where a fade-out begins (the melody's stop)
+
+    @property
+    def end(self) -> int:
+        full = self.start + len(self.samples)
+        return full if self.stop is None else min(full, self.stop + FADE)
+
+
+class StreamMixer:
+    """The voices that are playing or due, and the fill of one block of the stream.
+
+    `add`/`stop` come from the runner's thread, `fill` from the audio thread; a lock guards
+    the voice list for the few microseconds either needs it."""
+
+    def __init__(self) -> None:
+        self.voices: list[Voice] = []
+        self.next_frame = 0  # the first frame not yet mixed: earlier ones are out of reach
+        self.late = 0  # voices that came too late for their frame (started at once instead)
+        self._lock = threading.Lock()
+
+    def add(self, name: str, start: int, samples: np.ndarray) -> int:
+        """Place `samples` at frame `start`; returns the frame they really start at. A voice
+        that is late starts at once — the melody skipped ahead so it stays on the match
+        clock, any other sound from its beginning (a cut-off signal would be worse)."""
+        with self._lock:
+            if start < self.next_frame:
+                self.late += 1
+                if name == "last30":
+                    samples = samples[self.next_frame - start:]
+                start = self.next_frame
+            if len(samples):
+                self.voices.append(Voice(name, start, samples))
+        return start
+
+    def stop(self, name: str, frame: int) -> None:
+        """Fade out every voice called `name` from `frame` on (at once if that is past)."""
+        with self._lock:
+            frame = max(frame, self.next_frame)
+            for voice in self.voices:
+                if voice.name == name and (voice.stop is None or voice.stop > frame):
+                    voice.stop = frame
+
+    def fill(self, out: np.ndarray) -> None:
+        """Mix the next len(out) frames into `out` (overwritten) and move on."""
+        first = self.next_frame
+        out.fill(0.0)
+        with self._lock:
+            self.next_frame = first + len(out)
+            if not self.voices:
+                return
+            voices = self.voices
+            self.voices = [v for v in voices if v.end > self.next_frame]
+        for voice in voices:
+            if voice.start >= self.next_frame or voice.end <= first:
+                continue
+            if voice.stop is None:
+                mix_into(out, first, voice.start, voice.samples)
+            else:
+                end = voice.end
+                part = voice.samples[:end - voice.start] * _fade_gain(voice, end)
+                mix_into(out, first, voice.start, part)
+        np.clip(out, -1.0, 1.0, out=out)
+
+
+def _fade_gain(voice: Voice, end: int) -> np.ndarray:
+    """1 up to the stop frame, then a linear ramp to 0 over FADE frames."""
+    n = end - voice.start
+    gain = np.ones(n, np.float32)
+    if voice.stop is not None:
+        from_ = max(0, voice.stop - voice.start)
+        ramp = np.linspace(1.0, 0.0, FADE, endpoint=False, dtype=np.float32)
+        gain[from_:n] = ramp[:n - from_]
+    return gain
+
+
+class StreamAudio(Output):
+    """Live sound through one SDL audio stream kept running from start-up (float32 mono,
+    48 kHz: the pack's own format, so nothing is converted mid-match).
+
+    The runner hands cues over `lead` seconds early; the callback puts each at its frame.
+    `clock` must be the runner's clock: the callback reads it to map the stream's frames
+    onto the match's time base (the only reading outside the runner, and it never decides
+    anything about the match)."""
+
+    def __init__(self, pack: SoundPack, driver: str | None = None, chunk: int = DEFAULT_CHUNK,
+                 latency: float = DEFAULT_LATENCY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        from timekeeper.audio import _sdl_driver
+
+        self.pack, self.chunk, self.clock = pack, chunk, clock
+        self.frames = FrameClock(latency)
+        self.mixer = StreamMixer()
+        self.lead = latency + chunk / RATE + MARGIN
+        self.last_callback: float | None = None
+        self.callbacks = 0
+        self._closed = False
+        self._started = threading.Event()
+        try:
+            from pygame._sdl2 import audio as sdl_audio
+            from pygame._sdl2.sdl2 import INIT_AUDIO, init_subsystem
+
+            with _sdl_driver(driver):
+                init_subsystem(INIT_AUDIO)
+                self._device = sdl_audio.AudioDevice(
+                    devicename=None, iscapture=False, frequency=RATE,
+                    audioformat=sdl_audio.AUDIO_F32, numchannels=1, chunksize=chunk,
+                    allowed_changes=0, callback=self._callback)
+        except Exception as exc:  # pygame raises its own error types for a missing device
+            raise AudioError(f"cannot open an audio stream ({exc}); check the speaker/sound "
+                             "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
+        self._device.pause(0)
+        if not self._started.wait(START_TIMEOUT):
+            self.close()
+            raise AudioError(f"the audio stream did not start within {START_TIMEOUT:g} s")
+
+    def prepare(self, profile: Profile) -> None:
+        """Build every sample array the match can need now, never mid-match."""
+        for name in profile.cue_names - {"last30"}:
+            self.pack.repeated(name, 1)
+        for period in profile.periods:
+            for mark in period.marks:
+                self.pack.repeated(mark.cue, mark.count)
+            if period.melody:
+                self.pack.melody(period.melody)
+
+    def play(self, cue: Cue, now: float) -> None:
+        frame = self.frames.frame_at(cue.due)
+        if cue.stop:
+            self.mixer.stop(cue.name, frame)
+        else:
+            self.mixer.add(cue.name, frame, self.pack.samples(cue))
+
+    def fault(self) -> str | None:
+        if self._closed or self.last_callback is None:
+            return None
+        silent = self.clock() - self.last_callback
+        if silent > STALL:
+            return f"audio stream stalled: no callback for {silent:.1f} s"
+        return None
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._device.pause(1)
+            self._device.close()
+
+    def _callback(self, _device, memory: memoryview) -> None:
+        now = self.clock()
+        out = np.frombuffer(memory, np.float32)
+        self.frames.observe(self.mixer.next_frame, now)
+        self.mixer.fill(out)
+        self.last_callback = now
+        self.callbacks += 1
+        if not self._started.is_set():
+            self._started.set()
