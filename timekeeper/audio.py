@@ -34,8 +34,8 @@ class Output:
         raise NotImplementedError
 
     def fault(self) -> str | None:
-        """Why the device has gone (e.g. its stream stopped running), or None while it is
-        fine. Polled by the supervisor; must be cheap and must not block."""
+        """Why the device has stopped working (e.g. its stream is gone), or None while it
+        works. Polled by the AudioGuard about once a second."""
         return None
 
     def close(self) -> None:
@@ -58,13 +58,12 @@ def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
     elif kind == "stream":
         import sys
 
-        from timekeeper.stream import DEFAULT_CHUNK, DEFAULT_LATENCY, StreamAudio
+        from timekeeper.stream import DEFAULT_CHUNK, StreamAudio
 
         mixer = sys.modules.get("pygame.mixer")
         if mixer is not None and mixer.get_init():
             mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
-        output = StreamAudio(pack, driver, chunk=chunk or DEFAULT_CHUNK,
-                             latency=DEFAULT_LATENCY if latency is None else latency)
+        output = StreamAudio(pack, driver, chunk=chunk or DEFAULT_CHUNK, latency=latency)
     else:
         raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
     try:

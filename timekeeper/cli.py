@@ -56,11 +56,11 @@ def parser() -> argparse.ArgumentParser:
                      help="stream: cues placed at their exact sample (default); "
                           "mixer: plain Sound.play() at the deadline (fallback)")
     run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
-                     help="audio buffer in frames (stream 1024, mixer 512); larger costs "
+                     help="audio buffer in frames (stream 2048, mixer 512); larger costs "
                           "less CPU, and with --audio stream only adds look-ahead")
     run.add_argument("--audio-latency", type=float, metavar="MS",
-                     help="stream only: output latency to compensate (measure it with "
-                          "bench/timing.py on the real speaker)")
+                     help="stream only: output latency to compensate (default: 0.75 "
+                          "chunk, as measured on PulseAudio; calibrate with bench/timing.py)")
     run.set_defaults(func=cmd_run)
 
     render = sub.add_parser("render", help="write a match to a WAV file")

@@ -31,12 +31,14 @@ from timekeeper.soundpack import RATE, SoundPack
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CHUNK = 1024  # frames per callback: see README "Audio path" for the measurements
-DEFAULT_LATENCY = 0.0  # s from a frame's callback (at the earliest) to the speaker; calibrate
+DEFAULT_CHUNK = 2048  # frames per callback (43 ms): see README "Audio path" for the figures
+# From a chunk's earliest callback to its first frame at the speaker, in chunks: measured
+# on PulseAudio (0.75 at 1024 and 2048 frames); other devices: calibrate with bench/timing.py
+LATENCY_IN_CHUNKS = 0.75
 MARGIN = 0.010  # s of slack for the runner's wake-up before the chunk is mixed
 FADE = RATE // 200  # 5 ms: a stopped melody fades instead of clicking
 STALL = 0.5  # s without a callback while the stream should run: the device has gone
-START_TIMEOUT = 2.0  # s to wait for the stream's first callback at start-up
+START_TIMEOUT = 3.0  # s to wait for the first callback (an idle PulseAudio null sink: ~2 s)
 
 
 class FrameClock:
@@ -48,7 +50,7 @@ class FrameClock:
     truest; a minimum over a few seconds' window also follows a sound card whose crystal
     drifts against the system clock, which a minimum over all time would not."""
 
-    def __init__(self, latency: float = DEFAULT_LATENCY, window: float = 1.0,
+    def __init__(self, latency: float = 0.0, window: float = 1.0,
                  windows: int = 4) -> None:
         self.latency, self.window = latency, window
         self._past: deque[float] = deque(maxlen=windows)  # minima of the last full windows
@@ -169,11 +171,15 @@ class StreamAudio(Output):
     anything about the match)."""
 
     def __init__(self, pack: SoundPack, driver: str | None = None, chunk: int = DEFAULT_CHUNK,
-                 latency: float = DEFAULT_LATENCY,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 latency: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, device: str | None = None) -> None:
+        """`latency` in seconds (None: LATENCY_IN_CHUNKS of `chunk`); `device` an SDL device
+        name (None: the system's default)."""
         from timekeeper.audio import _sdl_driver
 
         self.pack, self.chunk, self.clock = pack, chunk, clock
+        if latency is None:
+            latency = LATENCY_IN_CHUNKS * chunk / RATE
         self.frames = FrameClock(latency)
         self.mixer = StreamMixer()
         self.lead = latency + chunk / RATE + MARGIN
@@ -188,7 +194,7 @@ class StreamAudio(Output):
             with _sdl_driver(driver):
                 init_subsystem(INIT_AUDIO)
                 self._device = sdl_audio.AudioDevice(
-                    devicename=None, iscapture=False, frequency=RATE,
+                    devicename=device, iscapture=False, frequency=RATE,
                     audioformat=sdl_audio.AUDIO_F32, numchannels=1, chunksize=chunk,
                     allowed_changes=0, callback=self._callback)
         except Exception as exc:  # pygame raises its own error types for a missing device
