@@ -2,19 +2,28 @@
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
 #   ./bootstrap.sh --test   the program plus what the tests need
+#   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio for bench/timing.py
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
 # project into .venv. Safe to run again: it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+bench=""
+case "${1:-}" in
+    --test) extras="[test]" ;;
+    --bench) extras="[test]"; bench=1 ;;
+esac
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv python3-pip)
+if [ -n "$bench" ]; then  # the timing bench runs its own PulseAudio server and records it
+    command -v pulseaudio >/dev/null || need_apt+=(pulseaudio)
+    command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "bootstrap: installing ${need_apt[*]} with apt-get"
     as_root apt-get update -qq
