@@ -265,3 +265,12 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
     got = device[onset:onset + len(expected)]
     assert len(got) == len(expected)
     assert np.abs(got - np.clip(expected, -1, 1)).max() < 1e-6
+
+
+@pytest.mark.parametrize("args", [["--audio-chunk", "0"], ["--audio-latency", "-5"],
+                                  ["--audio-latency", "nan"]])
+def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
+    from timekeeper.cli import main
+
+    assert main(["run", "--no-keyboard", *args]) == 2
+    assert args[0] in capsys.readouterr().err

@@ -207,6 +207,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     chosen = profile.load(args.profile)
     folder = find_pack(args.sounds)
+    if args.audio_chunk is not None and not 64 <= args.audio_chunk <= 16384:
+        raise ConfigError(f"must be 64 to 16384 frames, not {args.audio_chunk}",
+                          field="--audio-chunk")
+    if args.audio_latency is not None and not 0 <= args.audio_latency <= 1000:
+        raise ConfigError(f"must be 0 to 1000 ms, not {args.audio_latency:g}",
+                          field="--audio-latency")
     try:
         if args.audio == "mixer":
             init_mixer(buffer=args.audio_chunk or 512)
