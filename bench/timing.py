@@ -50,10 +50,11 @@ class Run:
     cpu_percent: float = 0.0
     rss_mb: float = 0.0
     errors_ms: list[float] = field(default_factory=list)  # timed cues, in order
-    first_ms: float | None = None  # the first timed cue (the start signal)
+    first_ms: float | None = None  # the first timed cue (the start signal); None: not found
+    first_answer_ms: float | None = None  # the first cue after start-up (pre-start, on START)
     answers_ms: list[float] = field(default_factory=list)  # command-answer cues
     missing: list[str] = field(default_factory=list)
-    lead_ms: float = 0.0
+    rss_parts: str = ""  # private (anonymous) and shared-library (file) pages at the end
 
 
 def proc_ticks(pid: int) -> int:
@@ -132,12 +133,18 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         cpu1, t_cpu1 = proc_ticks(proc.pid), time.monotonic()
         result.cpu_percent = (cpu1 - cpu0) / TICK / (t_cpu1 - t_cpu0) * 100
         result.rss_mb = max(rss, proc_rss_mb(proc.pid, "VmHWM"))
+        result.rss_parts = (f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
+                            f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB")
         time.sleep(2.5)  # the end signal plays out
         proc.terminate()
         proc.wait(timeout=10)
         played = cues()
     recording = recorder.stop()
+    timed_seen = answers_seen = 0
     for cue in played:
+        answer = cue["cue"] in ANSWER_CUES
+        timed_seen += not answer
+        answers_seen += answer
         ref = pack.sounds[cue["cue"]].samples
         origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
         onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
@@ -145,11 +152,13 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
             result.missing.append(cue["cue"])
             continue
         error = (origin + onset / RATE - cue["due"]) * 1000
-        if cue["cue"] in ANSWER_CUES:
+        if answer:
             result.answers_ms.append(error)
+            if answers_seen == 1:
+                result.first_answer_ms = error
         else:
             result.errors_ms.append(error)
-            if result.first_ms is None:
+            if timed_seen == 1:
                 result.first_ms = error
     return result
 
@@ -264,7 +273,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def fmt(x: float | None, digits: int = 2) -> str:
-    return "—" if x is None or x != x else f"{x:.{digits}f}"
+    """A figure; "missed" when the cue was not found in the recording (see the list)."""
+    return "missed" if x is None else "—" if x != x else f"{x:.{digits}f}"
 
 
 def ratio(naive: float | None, chosen: float | None) -> str:
@@ -277,7 +287,7 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
     naive, chosen = runs.get("mixer"), runs.get("stream")
 
     def stat(run: Run | None, fn):
-        return None if run is None else fn(run)
+        return float("nan") if run is None else fn(run)
 
     def absmax(xs):
         return max((abs(x) for x in xs), default=float("nan"))
@@ -300,10 +310,11 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
         ("timed cues: median onset − due (ms)", "", lambda r: statistics.median(r.errors_ms)
          if r.errors_ms else float("nan"), None),
         ("timed cues: spread, max |e − median| (ms)", "", lambda r: spread(r.errors_ms), None),
-        ("first timed cue (start signal) (ms)", "≤ 2", lambda r: abs(r.first_ms)
+        ("first timed cue: start signal (ms)", "≤ 2", lambda r: abs(r.first_ms)
          if r.first_ms is not None else None, lambda v: v <= TARGETS["max"]),
         ("drift, last fifth − first fifth (ms)", "≈ 0", lambda r: drift(r.errors_ms),
          lambda v: abs(v) <= TARGETS["max"]),
+        ("first cue after start-up: pre-start (ms)", "", lambda r: r.first_answer_ms, None),
         ("command-answer cues: median late (ms)", "", lambda r: statistics.median(r.answers_ms)
          if r.answers_ms else None, None),
         ("CPU while the match runs (% of a core)", "≤ 0.5", lambda r: r.cpu_percent,
@@ -318,7 +329,7 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
              f"|{'-' * 44}|{'-' * 8}|{'-' * 15}|{'-' * 10}|{'-' * 14}|{'-' * 14}|"]
     for name, target, fn, ok in rows:
         a, b = stat(naive, fn), stat(chosen, fn)
-        met = "—" if ok is None or b is None or b != b else ("yes" if ok(b) else "NO")
+        met = "—" if ok is None or b != b else "NO" if b is None or not ok(b) else "yes"
         lines.append(f"| {name:<42} | {target:>6} | {fmt(a):>13} | {fmt(b):>8} | "
                      f"{ratio(a, b):>12} | {met:<12} |")
     p99 = percentile(button, 99)
@@ -373,7 +384,8 @@ def main() -> None:
               f"[{', '.join(f'{e:+.2f}' for e in run.errors_ms)}] ms; "
               f"{len(run.answers_ms)} command answers "
               f"[{', '.join(f'{e:+.1f}' for e in run.answers_ms)}] ms"
-              + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else ""))
+              + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
+              + f"; memory at the end: {run.rss_parts}")
     if scan:
         print(f"\nidle CPU (% of a core, ready and waiting, 10 s) by chunk size:\n"
               f"| {'chunk (frames)':>14} | {'ms':>6} | " + " | ".join(f"{p:>8}" for p in paths)
