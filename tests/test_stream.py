@@ -274,3 +274,20 @@ def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
 
     assert main(["run", "--no-keyboard", *args]) == 2
     assert args[0] in capsys.readouterr().err
+
+
+def test_the_mixer_fallback_has_no_lead_and_unknown_kinds_are_refused(pack) -> None:
+    import pygame
+
+    from timekeeper.audio import PygameAudio
+
+    pygame.mixer.quit()  # (the stream tests before this one closed their devices)
+    ithf = profile.load("ithf")
+    audio = open_output(pack, ithf, "mixer", driver="dummy")
+    try:
+        assert isinstance(audio, PygameAudio)
+        assert audio.lead == 0.0 and audio.fault() is None
+    finally:
+        audio.close()
+    with pytest.raises(ValueError, match="not one of"):
+        open_output(pack, ithf, "speaker")

@@ -235,6 +235,7 @@ class StreamAudio(Output):
             self._closed = True
             self._device.pause(1)
             self._device.close()
+            _quit_sdl_audio()
 
     def _callback(self, _device, memory: memoryview) -> None:
         now = self.clock()
@@ -245,3 +246,20 @@ class StreamAudio(Output):
         self.callbacks += 1
         if not self._started.is_set():
             self._started.set()
+
+
+def _quit_sdl_audio() -> None:
+    """Undo our init_subsystem(INIT_AUDIO), which pygame has no call for: without it SDL's
+    audio stays up after close, and pygame's mixer cannot be opened in this process any more
+    (a fallback to `--audio mixer` after a failed stream). SDL counts inits, so this only
+    releases ours. Best effort: where SDL cannot be found, nothing is done."""
+    import ctypes
+    import re
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            path = next(iter(re.findall(r"\S*/libSDL2-[^/\s]*\.so[^/\s]*", maps.read())), None)
+        if path is not None:
+            ctypes.CDLL(path).SDL_QuitSubSystem(0x10)  # SDL_INIT_AUDIO
+    except (OSError, AttributeError):
+        pass
