@@ -203,8 +203,9 @@ def test_stream_audio_on_the_dummy_driver_plays_every_cue_kind(pack) -> None:
 def test_a_stream_whose_callbacks_stop_reports_a_fault(pack) -> None:
     audio = StreamAudio(pack, driver="dummy", chunk=512)
     try:
-        audio.last_callback = audio.clock() - 1.0  # as if the device had stopped calling
-        audio._device.pause(1)
+        audio.last_callback = audio.clock() + 3600.0  # the callback will not overwrite it
+        assert audio.fault() is None
+        audio.clock = lambda: audio.last_callback + 1.0  # as if it had stopped for 1 s
         assert "stalled" in (audio.fault() or "")
     finally:
         audio.close()

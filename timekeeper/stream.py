@@ -141,24 +141,20 @@ class StreamMixer:
         for voice in voices:
             if voice.start >= self.next_frame or voice.end <= first:
                 continue
-            if voice.stop is None:
+            if voice.stop is None or voice.stop >= self.next_frame:
                 mix_into(out, first, voice.start, voice.samples)
-            else:
-                end = voice.end
-                part = voice.samples[:end - voice.start] * _fade_gain(voice, end)
-                mix_into(out, first, voice.start, part)
+            else:  # fading out: only this block's part of the voice is scaled
+                lo, hi = max(voice.start, first), min(voice.end, self.next_frame)
+                part = voice.samples[lo - voice.start:hi - voice.start] * _fade_gain(
+                    lo, hi, voice.stop)
+                mix_into(out, first, lo, part)
         np.clip(out, -1.0, 1.0, out=out)
 
 
-def _fade_gain(voice: Voice, end: int) -> np.ndarray:
-    """1 up to the stop frame, then a linear ramp to 0 over FADE frames."""
-    n = end - voice.start
-    gain = np.ones(n, np.float32)
-    if voice.stop is not None:
-        from_ = max(0, voice.stop - voice.start)
-        ramp = np.linspace(1.0, 0.0, FADE, endpoint=False, dtype=np.float32)
-        gain[from_:n] = ramp[:n - from_]
-    return gain
+def _fade_gain(lo: int, hi: int, stop: int) -> np.ndarray:
+    """Gain for frames lo … hi−1: 1 before `stop`, then a linear ramp to 0 over FADE frames."""
+    frames = np.arange(lo, hi, dtype=np.float32)
+    return np.clip(1.0 - (frames - stop) / FADE, 0.0, 1.0).astype(np.float32)
 
 
 class StreamAudio(Output):
@@ -185,7 +181,7 @@ class StreamAudio(Output):
         self.lead = latency + chunk / RATE + MARGIN
         self.last_callback: float | None = None
         self.callbacks = 0
-        self._closed = False
+        self._closed = self._failed = False
         self._started = threading.Event()
         try:
             from pygame._sdl2 import audio as sdl_audio
@@ -198,6 +194,7 @@ class StreamAudio(Output):
                     audioformat=sdl_audio.AUDIO_F32, numchannels=1, chunksize=chunk,
                     allowed_changes=0, callback=self._callback)
         except Exception as exc:  # pygame raises its own error types for a missing device
+            _quit_sdl_audio()
             raise AudioError(f"cannot open an audio stream ({exc}); check the speaker/sound "
                              "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
         self._device.pause(0)
@@ -233,19 +230,56 @@ class StreamAudio(Output):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._device.pause(1)
-            self._device.close()
+            _close_device(self._device)
             _quit_sdl_audio()
 
     def _callback(self, _device, memory: memoryview) -> None:
         now = self.clock()
         out = np.frombuffer(memory, np.float32)
         self.frames.observe(self.mixer.next_frame, now)
-        self.mixer.fill(out)
+        try:
+            self.mixer.fill(out)
+        except Exception:  # never noise, never a dead stream: silence, and say so once
+            out.fill(0.0)
+            if not self._failed:
+                self._failed = True
+                log.exception("audio stream: mixing failed")
         self.last_callback = now
         self.callbacks += 1
         if not self._started.is_set():
             self._started.set()
+
+
+_closed_devices: list = []  # closed behind pygame's back: kept, so it never closes them again
+
+
+def _sdl_library():
+    """The SDL2 library pygame loaded, through ctypes (which lets go of the GIL during a call),
+    or None where it cannot be found."""
+    import ctypes
+    import re
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            path = next(iter(re.findall(r"\S*/libSDL2-[^/\s]*\.so[^/\s]*", maps.read())), None)
+        return None if path is None else ctypes.CDLL(path)
+    except OSError:
+        return None
+
+
+def _close_device(device) -> None:
+    """Pause and close the device without holding the GIL. pygame's own pause()/close() keep
+    the GIL while SDL waits for the device lock, and SDL's audio thread holds that lock while
+    it waits for the GIL to run our callback: a deadlock (seen in the tests, and it would
+    hang a shutdown)."""
+    sdl = _sdl_library()
+    if sdl is None:
+        device.pause(1)
+        device.close()
+        return
+    sdl.SDL_PauseAudioDevice(device.deviceid, 1)
+    sdl.SDL_CloseAudioDevice(device.deviceid)
+    _closed_devices.append(device)  # its id may be reused: pygame must not close it later
 
 
 def _quit_sdl_audio() -> None:
@@ -253,13 +287,6 @@ def _quit_sdl_audio() -> None:
     audio stays up after close, and pygame's mixer cannot be opened in this process any more
     (a fallback to `--audio mixer` after a failed stream). SDL counts inits, so this only
     releases ours. Best effort: where SDL cannot be found, nothing is done."""
-    import ctypes
-    import re
-
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            path = next(iter(re.findall(r"\S*/libSDL2-[^/\s]*\.so[^/\s]*", maps.read())), None)
-        if path is not None:
-            ctypes.CDLL(path).SDL_QuitSubSystem(0x10)  # SDL_INIT_AUDIO
-    except (OSError, AttributeError):
-        pass
+    sdl = _sdl_library()
+    if sdl is not None:
+        sdl.SDL_QuitSubSystem(0x10)  # SDL_INIT_AUDIO
