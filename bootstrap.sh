@@ -2,13 +2,18 @@
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
 #   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio)
+#   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
 # project into .venv. Safe to run again: it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+bench=""
+case "${1:-}" in
+    --test) extras="[test]" ;;
+    --bench) extras="[test]"; bench=1 ;;
+esac
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -18,6 +23,9 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv pytho
 # the tests play into a private PulseAudio server (a sound card lost mid-match)
 if [ -n "$extras" ]; then
     command -v pulseaudio >/dev/null || need_apt+=(pulseaudio)
+fi
+if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
+    command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "bootstrap: installing ${need_apt[*]} with apt-get"

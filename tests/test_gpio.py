@@ -247,7 +247,9 @@ def test_horn_follows_its_cues_for_a_set_time(factory) -> None:
     try:
         horn(Cue("minute", 10.0), None)  # type: ignore[arg-type]
         assert pin.state is False and horn.next_due() is None
-        horn(Cue("period_end", 50.0), None)  # type: ignore[arg-type]
+        horn(Cue("period_end", 50.0), None)  # type: ignore[arg-type]  # handed over early
+        assert pin.state is False and horn.next_due() == 50.0  # closes when it is due
+        horn.fire(50.0)
         assert pin.state is True and horn.next_due() == 52.0
         horn(Cue("end", 51.0), None)  # type: ignore[arg-type]  # overlapping: kept on
         assert horn.next_due() == 53.0
@@ -263,6 +265,7 @@ def test_relay_active_low(factory) -> None:
     try:
         assert pin.state is True  # off = high for an active-low relay board
         horn(Cue("end", 5.0), None)  # type: ignore[arg-type]
+        horn.fire(5.0)
         assert pin.state is False
     finally:
         horn.close()

@@ -20,7 +20,12 @@ class AudioError(Exception):
 class Output:
     """Something that turns cues into sound (or light, or log lines). `play` is called on
     the runner's thread as soon as a cue is due and must not block; `now` is the runner's
-    clock at that moment (outputs never read a clock of their own)."""
+    clock at that moment (outputs never read a clock of their own).
+
+    An output with a `lead` is handed each cue that many seconds before it is due (the
+    runner looks ahead by the largest lead), so that it can have it sound on time."""
+
+    lead: float = 0.0
 
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""
@@ -35,6 +40,41 @@ class Output:
 
     def close(self) -> None:
         """Release the device."""
+
+
+AUDIO_KINDS = ("stream", "mixer")
+
+
+def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
+                driver: str | None = None, chunk: int | None = None,
+                latency: float | None = None, device: str | None = None) -> Output:
+    """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`.
+
+    `stream` (default): one always-running stream, cues placed at their exact frame
+    (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
+    deadline, the fallback. Raises AudioError when the device cannot be opened."""
+    if kind == "mixer":
+        if device is not None:
+            init_mixer(driver, chunk or 512, device)
+        output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
+    elif kind == "stream":
+        import sys
+
+        from timekeeper.stream import DEFAULT_CHUNK, StreamAudio
+
+        mixer = sys.modules.get("pygame.mixer")
+        if mixer is not None and mixer.get_init():
+            mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
+        output = StreamAudio(pack, driver, chunk=chunk or DEFAULT_CHUNK, latency=latency,
+                             device=device)
+    else:
+        raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
+    try:
+        output.prepare(profile)
+    except BaseException:
+        output.close()
+        raise
+    return output
 
 
 @contextmanager
@@ -52,7 +92,7 @@ def _sdl_driver(driver: str | None):
                 os.environ["SDL_AUDIODRIVER"] = old
 
 
-def init_mixer(driver: str | None = None, buffer: int = 512) -> None:
+def init_mixer(driver: str | None = None, buffer: int = 512, device: str | None = None) -> None:
     """Open the mixer at our fixed format (48 kHz, 16-bit, stereo); SDL converts for the
     device, so sample arrays never need to know what the hardware wants."""
     import pygame
@@ -60,10 +100,11 @@ def init_mixer(driver: str | None = None, buffer: int = 512) -> None:
     with _sdl_driver(driver):
         try:
             pygame.mixer.init(frequency=RATE, size=-16, channels=2, buffer=buffer,
-                              allowedchanges=0)
+                              allowedchanges=0, devicename=device)
         except pygame.error as exc:
-            raise AudioError(f"cannot open audio ({exc}); check the speaker/sound card, or "
-                             "run with SDL_AUDIODRIVER=dummy for silence") from None
+            raise AudioError(f"cannot open audio ({exc}); check the speaker/sound card "
+                             "(audio.driver/audio.device in the config), or run with "
+                             "SDL_AUDIODRIVER=dummy for silence") from None
 
 
 def to_pcm(samples: np.ndarray) -> np.ndarray:
@@ -78,7 +119,7 @@ def to_pygame_sound(samples: np.ndarray):
     return pygame.sndarray.make_sound(to_pcm(samples))
 
 
-def _watch_device_events(pygame) -> None:
+def watch_device_events(pygame) -> None:
     """SDL delivers AUDIODEVICEREMOVED through its event queue, which needs the video
     subsystem: SDL's dummy video driver gives the queue without touching any screen."""
     if pygame.display.get_init():
@@ -99,6 +140,16 @@ def _watch_device_events(pygame) -> None:
     pygame.event.clear()
 
 
+def device_removed(pygame) -> str | None:
+    """SDL reports a lost device only as an event: the stream goes on "playing" into nothing
+    at the right rate and raises nothing, so the event queue is read here."""
+    if not pygame.display.get_init():
+        return None
+    if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
+        return "the audio device was removed"
+    return None
+
+
 class PygameAudio(Output):
     """Live sound through pygame's mixer. The stream is opened (and run once) at start-up,
     so the first cue of the day is as prompt as the last. The melody has a channel of its
@@ -114,7 +165,7 @@ class PygameAudio(Output):
         pygame.mixer.set_num_channels(16)
         pygame.mixer.set_reserved(1)
         self._melody = pygame.mixer.Channel(0)
-        _watch_device_events(pygame)
+        watch_device_events(pygame)
         self._sounds: dict[tuple, object] = {}
         self._melody_pcm: dict[float, np.ndarray] = {}
         warmup = to_pygame_sound(np.zeros(RATE // 50, np.float32))
@@ -142,14 +193,10 @@ class PygameAudio(Output):
         self._sound(cue.name, cue.count).play()
 
     def fault(self) -> str | None:
-        """SDL reports a lost device only as an event (the mixer goes on "playing" into
-        nothing and raises nothing), so the event queue is read here."""
         pygame = self._pygame
         if not pygame.mixer.get_init():
             return "the mixer was closed"
-        if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
-            return "the audio device was removed"
-        return None
+        return device_removed(pygame)
 
     def close(self) -> None:
         self._pygame.mixer.quit()

@@ -23,6 +23,9 @@ FIRST_DELAY, MAX_DELAY = 0.5, 8.0  # back-off between attempts to open it
 
 
 class AudioGuard(Output):
+    """Wraps the live output; `opener` returns a new one, opened and prepared. Its `lead` is
+    the output's (the runner looks ahead by it)."""
+
     def __init__(self, opener: Callable[[], Output], attempts: int = 8,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.opener, self.attempts, self.sleep = opener, attempts, sleep
@@ -53,13 +56,8 @@ class AudioGuard(Output):
                 delay = min(MAX_DELAY, delay * 2)
 
     def _open(self) -> Output:
-        output = self.opener()
-        try:
-            assert self.profile is not None
-            output.prepare(self.profile)
-        except Exception:
-            output.close()
-            raise
+        output = self.opener()  # opened, warm and prepared for the profile
+        self.lead = output.lead
         return output
 
     # ------------------------------------------------------------------ the match

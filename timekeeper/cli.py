@@ -67,6 +67,16 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
+    run.add_argument("--audio", choices=("stream", "mixer"),
+                     help="stream: cues placed at their exact sample (default, or the "
+                          "config's audio.kind); mixer: plain Sound.play() at the deadline "
+                          "(fallback)")
+    run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
+                     help="audio buffer in frames (stream 2048, mixer 512); larger costs "
+                          "less CPU, and with --audio stream only adds look-ahead")
+    run.add_argument("--audio-latency", type=float, metavar="MS",
+                     help="stream only: output latency to compensate (default: 0.75 "
+                          "chunk, as measured on PulseAudio; calibrate with bench/timing.py)")
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")

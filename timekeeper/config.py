@@ -16,7 +16,7 @@ from timekeeper.yamldoc import ConfigError, Doc, Path_
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio")
-AUDIO_KEYS = ("driver", "attempts")
+AUDIO_KEYS = ("kind", "driver", "device", "attempts")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
 LAMP_KEYS = ("pin", "active_high")
@@ -76,7 +76,9 @@ class Config:
     state_dir: Path | None = None
     journal_interval: float = 1.0
     control: Path | None = None
+    audio_kind: str = "stream"
     audio_driver: str | None = None
+    audio_device: str | None = None
     audio_attempts: int = 8
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
 
@@ -114,7 +116,9 @@ def build(doc: Doc, file: Path) -> Config:
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
+        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer"), "stream"),
         audio_driver=_driver(r) if audio else None,
+        audio_device=_optional_text(r, ("audio", "device")),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         gpio=_gpio(r, doc),
     )

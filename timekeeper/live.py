@@ -47,7 +47,7 @@ def run_live(args: argparse.Namespace) -> int:
 
 
 def _run_live(args: argparse.Namespace) -> int:
-    from timekeeper.audio import PygameAudio, init_mixer
+    from timekeeper.audio import open_output
     from timekeeper.audioguard import AudioGuard
     from timekeeper.controls.keyboard import Keyboard, help_for, in_foreground
     from timekeeper.controls.socket import ControlServer, default_path
@@ -65,9 +65,18 @@ def _run_live(args: argparse.Namespace) -> int:
     journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
 
+    kind = args.audio or cfg.audio_kind
+    if args.audio_chunk is not None and not 64 <= args.audio_chunk <= 16384:
+        raise ConfigError(f"must be 64 to 16384 frames, not {args.audio_chunk}",
+                          field="--audio-chunk")
+    if args.audio_latency is not None and not 0 <= args.audio_latency <= 1000:
+        raise ConfigError(f"must be 0 to 1000 ms, not {args.audio_latency:g}",
+                          field="--audio-latency")
+    latency = None if args.audio_latency is None else args.audio_latency / 1000
+
     def open_audio() -> Output:
-        init_mixer(cfg.audio_driver)
-        return PygameAudio(pack)
+        return open_output(pack, chosen, kind, cfg.audio_driver, args.audio_chunk, latency,
+                           cfg.audio_device)
 
     audio = AudioGuard(open_audio, cfg.audio_attempts)
     try:

@@ -48,6 +48,15 @@ def placements(cues: list[Cue], pack: SoundPack) -> list[Placement]:
     return out
 
 
+def mix_into(buf: np.ndarray, buf_start: int, start: int, samples: np.ndarray) -> None:
+    """Add the part of `samples` (placed at sample `start`) that falls into `buf`, which holds
+    samples buf_start … buf_start+len(buf)-1. Renders and the live stream both place sound
+    this way, so a live cue lands on the very sample a render would put it."""
+    lo, hi = max(start, buf_start), min(start + len(samples), buf_start + len(buf))
+    if hi > lo:
+        buf[lo - buf_start:hi - buf_start] += samples[lo - start:hi - start]
+
+
 def write_mix(path: Path, parts: list[Placement], length: int) -> None:
     parts = sorted(parts, key=lambda p: p.start)
     with path.open("wb") as file, wave.open(file, "wb") as w:
@@ -63,10 +72,7 @@ def write_mix(path: Path, parts: list[Placement], length: int) -> None:
             for part in parts[first:]:
                 if part.start >= block_end:
                     break
-                lo, hi = max(part.start, block_start), min(part.end, block_end)
-                if hi > lo:
-                    buf[lo - block_start:hi - block_start] += part.samples[lo - part.start:
-                                                                          hi - part.start]
+                mix_into(buf, block_start, part.start, part.samples)
             w.writeframes((np.clip(buf, -1.0, 1.0) * 32767).astype("<i2").tobytes())
 
 

@@ -44,6 +44,11 @@ class Runner:
         self._queue: queue.Queue[tuple[Command, Future | None]] = queue.Queue()
         self._lock = threading.Lock()
         self.stopped = threading.Event()
+        # Outputs with a lead get cues that much early, so the engine is told a time up to
+        # `lead` ahead of the clock; `_told` keeps the engine's time from ever going back
+        # (a command in that window is applied at the look-ahead time, at most `lead` late).
+        self.lead = max((output.lead for output in outputs), default=0.0)
+        self._told = float("-inf")
 
     def submit(self, command: Command) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused."""
@@ -53,7 +58,7 @@ class Runner:
 
     def status(self) -> Status:
         with self._lock:
-            return self.engine.status(self.clock())
+            return self.engine.status(max(self.clock(), self._told))
 
     def run(self) -> None:
         """Serve until a QUIT command."""
@@ -61,7 +66,8 @@ class Runner:
         while True:
             with self._lock:
                 deadline = self.engine.next_deadline()
-            wakes = [t for t in (deadline, *self._timer_dues()) if t is not None]
+            ahead = None if deadline is None else deadline - self.lead  # cues go out early
+            wakes = [t for t in (ahead, *self._timer_dues()) if t is not None]
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
             timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
@@ -73,7 +79,7 @@ class Runner:
                 if future:
                     future.set_result(self.status())
                 break
-            now = self.clock()
+            now = self._engine_time(ahead=command is None)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
                 if command is None:
@@ -109,7 +115,7 @@ class Runner:
                     output.play(cue, now)
                 except Exception:  # a broken output must never stop the clock
                     log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
-            played = self.clock()
+            played = max(self.clock(), cue.due)  # an output with a lead plays it when due
             if self.events is not None and not cue.stop:
                 self.events.record(cue, played)
             self._tell(cue, status)
@@ -132,6 +138,11 @@ class Runner:
                 callback(now)
             except Exception:
                 log.exception("change callback failed")
+
+    def _engine_time(self, ahead: bool) -> float:
+        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines."""
+        self._told = max(self._told, self.clock() + (self.lead if ahead else 0.0))
+        return self._told
 
     def _tell(self, cue: Cue | None, status: Status) -> None:
         for listener in self.listeners:

@@ -101,20 +101,30 @@ class Relay:
         self.config = config
         self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
                                           initial_value=False, pin_factory=factory)
+        self._on_at: float | None = None  # due, not yet closed
         self._off_at: float | None = None
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
-        """A runner listener: told of every cue as it is played."""
+        """A runner listener: told of every cue as it is handed to the audio output, which
+        may be a little before it is due (the stream's look-ahead): the relay closes when it
+        is due, from the runner's schedule."""
         if cue is None or cue.stop or cue.name not in self.config.cues:
             return
         off_at = cue.due + self.config.seconds
+        if self._off_at is None:
+            self._on_at = cue.due
         self._off_at = off_at if self._off_at is None else max(self._off_at, off_at)
-        self.device.on()  # type: ignore[attr-defined]
+        self._on_at = min(self._on_at, cue.due) if self._on_at is not None else None
 
     def next_due(self) -> float | None:
-        return self._off_at
+        return self._on_at if self._on_at is not None else self._off_at
 
     def fire(self, now: float) -> None:
+        if self._on_at is not None:
+            self._on_at = None
+            self.device.on()  # type: ignore[attr-defined]
+            if self._off_at is not None and now < self._off_at:
+                return
         self.device.off()  # type: ignore[attr-defined]
         self._off_at = None
 

@@ -69,7 +69,10 @@ class SoundPack:
         if key not in self._cache:
             tune = self.sounds["last30"].samples
             n = round(length * RATE)
-            self._cache[key] = np.resize(tune, n).astype(np.float32) if n else tune[:0]
+            if n == len(tune):  # the usual case: the tune itself, not a second 6-MB copy
+                self._cache[key] = tune
+            else:
+                self._cache[key] = np.resize(tune, n).astype(np.float32) if n else tune[:0]
         return self._cache[key]
 
 

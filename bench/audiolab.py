@@ -1,0 +1,144 @@
+"""A private PulseAudio server with a null sink, a recorder on its monitor, and the onset
+finder: what bench/timing.py needs to hear what a live run really played, and when.
+
+The server is started by the bench and killed at its end; it never touches a desktop's own
+sound server (its own XDG_RUNTIME_DIR, socket and HOME). It works as root too: PulseAudio
+only warns there, as long as it is started without --system and without autospawn."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+RATE = 48000
+SINK = "bench"
+
+
+class PulseServer:
+    """`with PulseServer() as env:` — env holds PULSE_SERVER and SDL_AUDIODRIVER for clients."""
+
+    def __init__(self) -> None:
+        for tool in ("pulseaudio", "parec", "pactl"):
+            if shutil.which(tool) is None:
+                raise SystemExit(f"bench: {tool} is missing; run ./bootstrap.sh --bench")
+        self.dir = Path(tempfile.mkdtemp(prefix="tk-pulse-"))
+        self.socket = self.dir / "native"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> dict[str, str]:
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.dir), HOME=str(self.dir),
+                   PULSE_RUNTIME_PATH=str(self.dir))
+        self.proc = subprocess.Popen(
+            ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
+             f"--load=module-null-sink sink_name={SINK} rate={RATE} channels=1 "
+             "format=float32le",
+             f"--load=module-native-protocol-unix auth-anonymous=1 socket={self.socket}"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=(self.dir / "pulse.log").open("w"))
+        self.env = {"PULSE_SERVER": f"unix:{self.socket}", "SDL_AUDIODRIVER": "pulseaudio",
+                    "PULSE_SINK": SINK}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            ok = subprocess.run(["pactl", "-s", f"unix:{self.socket}", "info"],
+                                capture_output=True).returncode == 0
+            if ok:
+                return self.env
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        log = (self.dir / "pulse.log").read_text(errors="replace")[-2000:]
+        self.__exit__()
+        raise SystemExit(f"bench: PulseAudio did not start:\n{log}")
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Recorder:
+    """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces.
+
+    Every piece read is stamped with time.monotonic(); the earliest (stamp − frames so far)
+    near a frame tells when frame 0 was captured as seen from there (give or take the capture
+    latency, a few ms, the same for every cue and both audio paths). Taken near each cue, not
+    over the whole recording: the server's sample clock and the system clock drift apart by
+    a few hundred ppm here, which over a minute is already milliseconds."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            ["parec", "-s", env["PULSE_SERVER"], f"--device={SINK}.monitor", "--raw",
+             f"--rate={RATE}", "--channels=1", "--format=float32le", "--latency-msec=2"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._pieces: list[bytes] = []
+        self.bytes = 0
+        self.origin = float("inf")
+        self.stamps: list[tuple[float, int]] = []
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while True:
+            piece = os.read(fd, 4096)
+            now = time.monotonic()
+            if not piece:
+                return
+            self._pieces.append(piece)
+            self.bytes += len(piece)
+            self.stamps.append((now, self.bytes // 4))
+            self.origin = min(self.origin, now - (self.bytes // 4) / RATE)
+
+    def origin_near(self, frame: int, span: float = 2.0) -> float:
+        """Monotonic time of frame 0, from the reads within `span` seconds of `frame`."""
+        reach = span * RATE
+        near = [t - f / RATE for t, f in self.stamps if abs(f - frame) <= reach]
+        return min(near) if near else self.origin
+
+    def stop(self) -> np.ndarray:
+        self.proc.terminate()
+        self.proc.wait(timeout=5)
+        self._thread.join(timeout=5)
+        raw = b"".join(self._pieces)
+        return np.frombuffer(raw[:len(raw) // 4 * 4], np.float32)
+
+
+def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
+               before: int = RATE // 20, after: int = RATE) -> int | None:
+    """The recording sample where `reference` starts, searched from `around - before` to
+    `around + after`: the first sample over a third of the sound's own opening peak, moved
+    back by where the reference crosses that level, then refined to the best match within a
+    few samples. None when nothing like it is there."""
+    head = reference[:RATE // 20]
+    level = np.abs(head).max() / 3
+    ref_cross = int(np.argmax(np.abs(head) > level))
+    lo, hi = max(0, around - before), min(len(recording), around + after)
+    window = np.abs(recording[lo:hi]) > level
+    if not window.any():
+        return None
+    guess = lo + int(np.argmax(window)) - ref_cross
+    best, best_err = None, np.inf
+    for shift in range(-4, 5):
+        start = guess + shift
+        if start < 0 or start + len(head) > len(recording):
+            continue
+        err = float(np.mean((recording[start:start + len(head)] - head) ** 2))
+        if err < best_err:
+            best, best_err = start, err
+    if best is None or best_err > 0.05 * float(np.mean(head ** 2)):
+        return None  # something sounded, but not this cue
+    return best

@@ -1,0 +1,406 @@
+"""Timing bench: real matches through a real audio server, both audio paths side by side.
+
+    python bench/timing.py             # 60-s match on each path + CPU by chunk size (~5 min)
+    python bench/timing.py --quick     # short smoke run (CI, about a minute)
+    python bench/timing.py --soak      # a 30-minute match on each path (about 65 min)
+    python bench/timing.py --paths stream --soak   # only one path
+
+A private PulseAudio server (null sink, 48 kHz) is started and killed by the bench; parec
+records its monitor; every cue of the run's `--events` file is looked for in the recording
+and its onset compared with its due time. Also CPU and memory from /proc, start-up until
+ready, render speed, and button (gpiozero mock pin) → engine command latency.
+Benchmarks are not tests: nothing here passes or fails, it measures and prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
+
+from audiolab import RATE, PulseServer, Recorder, find_onset
+
+from timekeeper import profile
+from timekeeper.controls.socket import send
+from timekeeper.soundpack import default_pack_dir, load_pack
+
+HERE = Path(__file__).resolve().parent
+ANSWER_CUES = {"prestart", "pause", "resume", "time_added"}  # sounded when a command comes
+TICK = os.sysconf("SC_CLK_TCK")
+TARGETS = {"max": 2.0, "cpu": 0.5, "rss": 45.0, "startup": 500.0, "render": 600.0,
+           "button": 1.0}
+
+
+@dataclass
+class Run:
+    path: str
+    startup_ms: float = 0.0
+    cpu_percent: float = 0.0
+    rss_mb: float = 0.0
+    errors_ms: list[float] = field(default_factory=list)  # timed cues, in order
+    first_ms: float | None = None  # the first timed cue (the start signal); None: not found
+    first_answer_ms: float | None = None  # the first cue after start-up (pre-start, on START)
+    answers_ms: list[float] = field(default_factory=list)  # command-answer cues
+    missing: list[str] = field(default_factory=list)
+    rss_parts: str = ""  # private (anonymous) and shared-library (file) pages at the end
+
+
+def proc_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def proc_rss_mb(pid: int, key: str = "VmRSS") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def schedule(soak: bool, quick: bool) -> list[tuple[float, str]]:
+    """Operator commands, seconds after the start signal, kept clear of the marks."""
+    if quick:
+        return [(2.0, "pause"), (4.0, "resume"), (8.5, "add 2")]
+    if not soak:
+        return [(15.0, "pause"), (20.0, "resume"), (32.0, "add 10")]
+    out = []
+    for k in range(6):
+        out += [(300 * k + 93, "pause"), (300 * k + 98, "resume"), (300 * k + 203, "add 10")]
+    return out
+
+
+def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
+              chunk: int | None) -> Run:
+    result = Run(path)
+    recorder = Recorder(env)
+    time.sleep(0.5)  # the recorder is running before the program starts
+    with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
+        events, sock = Path(tmp) / "events.jsonl", Path(tmp) / "ctl.sock"
+        cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(profile_file),
+               "--audio", path, "--start", "--no-keyboard", "--control", str(sock),
+               "--events", str(events)]
+        if chunk:
+            cmd += ["--audio-chunk", str(chunk)]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=dict(os.environ, **env), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        log: list[str] = []
+        for line in proc.stderr:
+            log.append(line)
+            if "ready" in line:
+                result.startup_ms = (time.perf_counter() - t0) * 1000
+                break
+        else:
+            raise SystemExit(f"bench: timekeeper run ({path}) failed:\n{''.join(log)}")
+        threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True).start()
+
+        def cues() -> list[dict]:
+            if not events.exists():
+                return []
+            return [json.loads(x) for x in events.read_text().splitlines() if x.strip()]
+
+        start = wait_for(lambda: next((c for c in cues() if c["cue"] == "start"), None), 30)
+        cpu0, t_cpu0 = proc_ticks(proc.pid), time.monotonic()
+        rss = proc_rss_mb(proc.pid)
+        for at, line in actions:
+            while time.monotonic() < start["due"] + at:
+                time.sleep(min(0.5, start["due"] + at - time.monotonic()))
+                rss = max(rss, proc_rss_mb(proc.pid))
+            answer = send(sock, line)
+            if not answer.get("ok"):
+                print(f"  ({path}: {line} refused: {answer.get('error')})", file=sys.stderr)
+        end = None
+        while end is None:
+            time.sleep(0.5)
+            rss = max(rss, proc_rss_mb(proc.pid))
+            end = next((c for c in cues() if c["cue"] == "end"), None)
+            if proc.poll() is not None:
+                raise SystemExit(f"bench: timekeeper run ({path}) died (exit {proc.returncode}):\n"
+                                 f"{''.join(log)}")
+        cpu1, t_cpu1 = proc_ticks(proc.pid), time.monotonic()
+        result.cpu_percent = (cpu1 - cpu0) / TICK / (t_cpu1 - t_cpu0) * 100
+        result.rss_mb = max(rss, proc_rss_mb(proc.pid, "VmHWM"))
+        result.rss_parts = (f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
+                            f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB")
+        time.sleep(2.5)  # the end signal plays out
+        proc.terminate()
+        proc.wait(timeout=10)
+        played = cues()
+    recording = recorder.stop()
+    timed_seen = answers_seen = 0
+    for cue in played:
+        answer = cue["cue"] in ANSWER_CUES
+        timed_seen += not answer
+        answers_seen += answer
+        ref = pack.sounds[cue["cue"]].samples
+        origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
+        onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
+        if onset is None:
+            result.missing.append(cue["cue"])
+            continue
+        error = (origin + onset / RATE - cue["due"]) * 1000
+        if answer:
+            result.answers_ms.append(error)
+            if answers_seen == 1:
+                result.first_answer_ms = error
+        else:
+            result.errors_ms.append(error)
+            if timed_seen == 1:
+                result.first_ms = error
+    return result
+
+
+def wait_for(fn, timeout: float):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = fn()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise SystemExit("bench: timed out waiting for the match to start")
+
+
+def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> float:
+    """CPU of a ready, idle `timekeeper run` (stream running, no match)."""
+    with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--audio", path,
+             "--audio-chunk", str(chunk), "--no-keyboard", "--control", str(Path(tmp) / "c")],
+            env=dict(os.environ, **env), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "ready" in line:
+                break
+        time.sleep(1.0)
+        c0, t0 = proc_ticks(proc.pid), time.monotonic()
+        time.sleep(seconds)
+        c1, t1 = proc_ticks(proc.pid), time.monotonic()
+        proc.terminate()
+        proc.wait(timeout=10)
+    return (c1 - c0) / TICK / (t1 - t0) * 100
+
+
+def render_speed(repeat: int) -> float:
+    from timekeeper.render import render
+
+    ithf = profile.load("ithf")
+    pack = load_pack(default_pack_dir(), ithf.cue_names)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "m.wav"
+        times, seconds = [], 0.0
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = render(ithf, pack, out)
+            times.append(time.perf_counter() - t0)
+            seconds = result.end + 0.5
+    return seconds / statistics.median(times)
+
+
+def button_latency(presses: int) -> list[float]:
+    """gpiozero MockFactory pin driven low → the runner's engine is handed the command."""
+    from gpiozero import Button, Device
+    from gpiozero.pins.mock import MockFactory
+
+    from timekeeper.commands import Action, Command
+    from timekeeper.engine import Engine
+    from timekeeper.runner import Runner
+
+    handled = threading.Event()
+    stamp: list[float] = []
+
+    class StampingEngine(Engine):  # the real engine, noting when a command reaches it
+        def handle(self, command, now):
+            stamp.append(time.perf_counter())
+            try:
+                return super().handle(command, now)
+            finally:
+                handled.set()
+
+    Device.pin_factory = MockFactory()
+    runner = Runner(StampingEngine(profile.load("ithf")), [])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    button = Button(17, pull_up=True, bounce_time=None)
+    button.when_pressed = lambda: runner.submit(Command(Action.TOGGLE))
+    pin = Device.pin_factory.pin(17)
+    out = []
+    for _ in range(presses):
+        handled.clear()
+        stamp.clear()
+        t0 = time.perf_counter()
+        pin.drive_low()
+        handled.wait(5)
+        out.append((stamp[0] - t0) * 1000)
+        pin.drive_high()
+        time.sleep(0.002)
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(timeout=5)
+    button.close()
+    return out
+
+
+def import_rss() -> list[tuple[str, float]]:
+    """What each import costs in resident memory (a fresh interpreter for each)."""
+    steps = [("python alone", ""), ("+ numpy", "import numpy"),
+             ("+ numpy + pygame", "import numpy, pygame"),
+             ("+ numpy + pygame._sdl2.audio only", "import numpy, pygame._sdl2.audio")]
+    out = []
+    for name, code in steps:
+        script = (f"{code}\nimport re\nprint(re.search(r'VmRSS:\\s+(\\d+)', "
+                  "open('/proc/self/status').read()).group(1))")
+        text = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              env=dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1")).stdout
+        out.append((name, int(text.split()[-1]) / 1024))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    """A figure; "missed" when the cue was not found in the recording (see the list)."""
+    return "missed" if x is None else "—" if x != x else f"{x:.{digits}f}"
+
+
+def ratio(naive: float | None, chosen: float | None) -> str:
+    if naive is None or chosen is None or chosen == 0 or naive != naive or chosen != chosen:
+        return "—"
+    return f"{naive / chosen:.1f}×"
+
+
+def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[str]:
+    naive, chosen = runs.get("mixer"), runs.get("stream")
+
+    def stat(run: Run | None, fn):
+        return float("nan") if run is None else fn(run)
+
+    def absmax(xs):
+        return max((abs(x) for x in xs), default=float("nan"))
+
+    def spread(xs):
+        if not xs:
+            return float("nan")
+        med = statistics.median(xs)
+        return max(abs(x - med) for x in xs)
+
+    def drift(xs):
+        if len(xs) < 4:
+            return float("nan")
+        k = max(2, len(xs) // 5)
+        return statistics.mean(xs[-k:]) - statistics.mean(xs[:k])
+
+    rows = [
+        ("timed cues: max |onset − due| (ms)", "≤ 2", lambda r: absmax(r.errors_ms),
+         lambda v: v <= TARGETS["max"]),
+        ("timed cues: median onset − due (ms)", "", lambda r: statistics.median(r.errors_ms)
+         if r.errors_ms else float("nan"), None),
+        ("timed cues: spread, max |e − median| (ms)", "", lambda r: spread(r.errors_ms), None),
+        ("first timed cue: start signal (ms)", "≤ 2", lambda r: abs(r.first_ms)
+         if r.first_ms is not None else None, lambda v: v <= TARGETS["max"]),
+        ("drift, last fifth − first fifth (ms)", "≈ 0", lambda r: drift(r.errors_ms),
+         lambda v: abs(v) <= TARGETS["max"]),
+        ("first cue after start-up: pre-start (ms)", "", lambda r: r.first_answer_ms, None),
+        ("command-answer cues: median late (ms)", "", lambda r: statistics.median(r.answers_ms)
+         if r.answers_ms else None, None),
+        ("CPU while the match runs (% of a core)", "≤ 0.5", lambda r: r.cpu_percent,
+         lambda v: v <= TARGETS["cpu"]),
+        ("resident memory, peak (MB)", "≤ 45", lambda r: r.rss_mb,
+         lambda v: v <= TARGETS["rss"]),
+        ("start-up until ready (ms)", "≤ 500", lambda r: r.startup_ms,
+         lambda v: v <= TARGETS["startup"]),
+    ]
+    lines = [f"| {'figure':<42} | {'target':>6} | {'mixer (naive)':>13} | {'stream':>8} | "
+             f"{'naive/stream':>12} | {'met (stream)':<12} |",
+             f"|{'-' * 44}|{'-' * 8}|{'-' * 15}|{'-' * 10}|{'-' * 14}|{'-' * 14}|"]
+    for name, target, fn, ok in rows:
+        a, b = stat(naive, fn), stat(chosen, fn)
+        met = "—" if ok is None or b != b else "NO" if b is None or not ok(b) else "yes"
+        lines.append(f"| {name:<42} | {target:>6} | {fmt(a):>13} | {fmt(b):>8} | "
+                     f"{ratio(a, b):>12} | {met:<12} |")
+    p99 = percentile(button, 99)
+    lines.append(f"| {'render ithf to WAV (× real time)':<42} | {'≥ 600':>6} | {'(one path)':>13} "
+                 f"| {render_x:>8.0f} | {'':>12} | "
+                 f"{'yes' if render_x >= TARGETS['render'] else 'NO':<12} |")
+    lines.append(f"| {'button (mock pin) → engine, p99 (ms)':<42} | {'≤ 1':>6} | "
+                 f"{'(one path)':>13} | {fmt(p99, 3):>8} | {'':>12} | "
+                 f"{'yes' if p99 <= TARGETS['button'] else 'NO':<12} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
+    ap.add_argument("--soak", action="store_true", help="a 30-minute match on each path")
+    ap.add_argument("--paths", default="mixer,stream", help="audio paths to run (%(default)s)")
+    ap.add_argument("--chunk", type=int, help="audio chunk for the match runs (defaults: "
+                                              "mixer 512, stream 2048)")
+    ap.add_argument("--chunks", default="512,1024,2048,4096",
+                    help="chunk sizes for the idle-CPU scan ('' to skip)")
+    args = ap.parse_args()
+    paths = [p for p in args.paths.split(",") if p]
+    if args.soak:
+        profile_file = HERE / "profiles" / "soak30.yaml"
+    elif args.quick:
+        profile_file = HERE / "profiles" / "quick15.yaml"
+    else:
+        profile_file = HERE / "profiles" / "match60.yaml"
+    actions = schedule(args.soak, args.quick)
+    pack = load_pack(default_pack_dir())
+    chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
+
+    print(f"timekeeper timing bench — {profile_file.name}, python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} cpus, PulseAudio null sink at {RATE} Hz, recorded with parec\n")
+    runs: dict[str, Run] = {}
+    scan: list[tuple[int, dict[str, float]]] = []
+    with PulseServer() as env:
+        for path in paths:
+            print(f"  running {profile_file.stem} on the {path} path …", file=sys.stderr)
+            runs[path] = run_match(path, env, profile_file, actions, pack, args.chunk)
+        for chunk in chunks:
+            print(f"  idle CPU at chunk {chunk} …", file=sys.stderr)
+            scan.append((chunk, {p: idle_cpu(p, env, chunk, 10.0) for p in paths}))
+    render_x = render_speed(2 if args.quick else 5)
+    button = button_latency(200 if args.quick else 2000)
+
+    for line in table(runs, render_x, button):
+        print(line)
+    for path, run in runs.items():
+        print(f"\n{path}: {len(run.errors_ms)} timed cues "
+              f"[{', '.join(f'{e:+.2f}' for e in run.errors_ms)}] ms; "
+              f"{len(run.answers_ms)} command answers "
+              f"[{', '.join(f'{e:+.1f}' for e in run.answers_ms)}] ms"
+              + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
+              + f"; memory at the end: {run.rss_parts}")
+    if scan:
+        print(f"\nidle CPU (% of a core, ready and waiting, 10 s) by chunk size:\n"
+              f"| {'chunk (frames)':>14} | {'ms':>6} | " + " | ".join(f"{p:>8}" for p in paths)
+              + " |")
+        print(f"|{'-' * 16}|{'-' * 8}|" + "|".join("-" * 10 for _ in paths) + "|")
+        for chunk, cpu in scan:
+            print(f"| {chunk:>14} | {chunk / RATE * 1000:>6.1f} | "
+                  + " | ".join(f"{cpu[p]:>8.2f}" for p in paths) + " |")
+    print("\nresident memory of imports (fresh interpreter each):")
+    for name, mb in import_rss():
+        print(f"  {name:<36} {mb:6.1f} MB")
+    print(f"\nbutton → engine over {len(button)} presses: median "
+          f"{statistics.median(button):.3f} ms, p99 {percentile(button, 99):.3f} ms, "
+          f"max {max(button):.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

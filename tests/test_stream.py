@@ -1,0 +1,294 @@
+"""The sample-accurate stream: frame clock, placement of cues at their frame (the same as an
+offline render), late cues, the melody's stop, the runner's look-ahead, and the real SDL
+device (dummy and disk drivers). No wall-clock timing is asserted anywhere."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timekeeper import profile
+from timekeeper.audio import AudioError, Output, open_output
+from timekeeper.commands import Action, Command
+from timekeeper.engine import Cue, Engine
+from timekeeper.eventlog import EventLog
+from timekeeper.render import mix_into, placements, write_mix
+from timekeeper.runner import Runner
+from timekeeper.soundpack import RATE, default_pack_dir, load_pack
+from timekeeper.stream import FADE, FrameClock, StreamAudio, StreamMixer
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_pack(default_pack_dir())
+
+
+def stream_blocks(mixer: StreamMixer, frames: int, chunk: int) -> np.ndarray:
+    out = np.zeros(frames, np.float32)
+    for start in range(0, frames, chunk):
+        mixer.fill(out[start:start + chunk])
+    return out
+
+
+# ----------------------------------------------------------------------------- frame clock
+
+
+def test_frame_clock_takes_the_earliest_callback_as_the_truth() -> None:
+    clock = FrameClock(latency=0.020)
+    rng = np.random.default_rng(1)
+    origin, chunk = 100.0, 1024
+    for n in range(200):  # callbacks are never early, only late by up to 8 ms
+        clock.observe(n * chunk, origin + n * chunk / RATE + rng.uniform(0, 0.008))
+    clock.observe(200 * chunk, origin + 200 * chunk / RATE)  # one right on time
+    assert clock.origin == pytest.approx(origin, abs=1e-9)
+    assert clock.frame_at(origin + 0.020 + 1.5) == round(1.5 * RATE)
+    assert clock.time_of(round(1.5 * RATE)) == pytest.approx(origin + 0.020 + 1.5)
+
+
+def test_frame_clock_follows_a_sound_card_that_drifts() -> None:
+    """A card 100 ppm slow falls 180 ms behind in 30 minutes; the windowed minimum keeps up,
+    where a minimum over all time would be 180 ms off by the end."""
+    clock = FrameClock(window=1.0, windows=4)
+    chunk, ppm = 1024, 100e-6
+    t = 0.0
+    for n in range(int(1800 * RATE / chunk)):
+        t = n * chunk / RATE * (1 + ppm)  # the card's frames take a little longer
+        clock.observe(n * chunk, t)
+    frames_now = int(1800 * RATE / chunk) * chunk
+    assert clock.time_of(frames_now) == pytest.approx(t + chunk / RATE * (1 + ppm), abs=0.002)
+
+
+def test_frame_clock_refuses_to_place_before_the_stream_runs() -> None:
+    with pytest.raises(RuntimeError):
+        FrameClock().frame_at(1.0)
+
+
+# ----------------------------------------------------------------------------- mixer
+
+
+@pytest.mark.parametrize("chunk", [256, 1000, 4096])
+def test_the_stream_puts_every_cue_on_the_sample_a_render_would(pack, chunk: int,
+                                                                  tmp_path: Path) -> None:
+    cues = [Cue("start", 0.5), Cue("minute", 1.2345, count=3), Cue("time_added", 1.3),
+            Cue("end", 2.000021)]
+    mixer = StreamMixer()
+    for cue in cues:  # handed over ahead of time, as the runner does with a lead
+        mixer.add(cue.name, round(cue.due * RATE), pack.samples(cue))
+    frames = round(5.0 * RATE)
+    live = stream_blocks(mixer, frames, chunk)
+    rendered = tmp_path / "r.wav"
+    write_mix(rendered, placements(cues, pack), frames)
+    import wave
+
+    with wave.open(str(rendered)) as w:
+        offline = np.frombuffer(w.readframes(frames), "<i2") / 32767
+    assert mixer.late == 0
+    assert np.abs(live - offline).max() < 1e-4  # only the WAV's 16-bit rounding differs
+    assert not mixer.voices  # finished voices are dropped
+
+
+def test_a_late_cue_starts_at_once_and_a_late_melody_skips_ahead(pack) -> None:
+    mixer = StreamMixer()
+    stream_blocks(mixer, 4800, 480)  # 0.1 s already played
+    assert mixer.add("start", 0, pack.sounds["start"].samples) == 4800
+    tune = pack.melody(30.0)
+    mixer.add("last30", 1000, tune)
+    assert mixer.late == 2
+    out = stream_blocks(mixer, 480, 480)
+    expected = pack.sounds["start"].samples[:480] + tune[3800:4280]
+    assert np.abs(out - np.clip(expected, -1, 1)).max() < 1e-6
+
+
+def test_stopping_the_melody_fades_it_out_from_the_stop_frame(pack) -> None:
+    mixer = StreamMixer()
+    tune = pack.melody(30.0)
+    mixer.add("last30", 0, tune)
+    mixer.stop("last30", 10_000)
+    out = stream_blocks(mixer, 12_000, 512)
+    assert np.array_equal(out[:10_000], np.clip(tune[:10_000], -1, 1))
+    ramp = out[10_000:10_000 + FADE] / np.where(tune[10_000:10_000 + FADE] == 0, 1,
+                                                tune[10_000:10_000 + FADE])
+    assert ramp[0] == pytest.approx(1.0) and ramp[-1] < 0.01
+    assert not out[10_000 + FADE:].any()
+    assert not mixer.voices
+
+
+# ----------------------------------------------------------------------------- runner lead
+
+
+class LeadOutput(Output):
+    """A fake with the real interface: wants its cues 0.3 s early."""
+
+    lead = 0.3
+
+    def __init__(self) -> None:
+        self.played: list[Cue] = []
+
+    def play(self, cue: Cue, now: float) -> None:
+        self.played.append(cue)
+
+
+class SpyEngine(Engine):
+    """The real engine, remembering every `now` it was told."""
+
+    def __init__(self, p) -> None:
+        super().__init__(p)
+        self.told: list[float] = []
+
+    def advance(self, now: float) -> list[Cue]:
+        self.told.append(now)
+        return super().advance(now)
+
+
+TINY = """\
+    title: under two seconds
+    prestart: 0.5
+    period: {length: 1.0, marks: 0.5}
+"""
+
+
+def test_the_runner_looks_ahead_by_the_lead_and_never_tells_a_time_backwards(
+        write_profile, tmp_path: Path) -> None:
+    engine = SpyEngine(profile.load(str(write_profile("tiny", TINY))))
+    out = LeadOutput()
+    events = EventLog(tmp_path / "e.jsonl")
+    runner = Runner(engine, [out], events)
+    assert runner.lead == 0.3
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    runner.submit(Command(Action.START)).result(timeout=5)
+    deadline = time.monotonic() + 10
+    while [c.name for c in out.played][-1:] != ["end"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+        runner.submit(Command(Action.ADD, 0.0))  # commands in the look-ahead window too
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(timeout=5)
+    events.close()
+    assert [c.name for c in out.played] == ["prestart", "start", "minute", "end"]
+    assert engine.told == sorted(engine.told)
+    import json
+
+    for line in (tmp_path / "e.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        assert entry["played"] >= entry["due"]  # recorded when it sounds, never before
+
+
+# ----------------------------------------------------------------------------- the device
+
+
+def test_stream_audio_on_the_dummy_driver_plays_every_cue_kind(pack) -> None:
+    import pygame
+
+    pygame.mixer.quit()
+    ithf = profile.load("ithf")
+    audio = open_output(pack, ithf, "stream", driver="dummy", chunk=512, latency=0.01)
+    try:
+        assert isinstance(audio, StreamAudio)
+        assert audio.lead == pytest.approx(0.01 + 512 / RATE + 0.010)
+        now = time.monotonic()
+        for cue in [Cue("prestart", now), Cue("minute", now + 0.1, count=4),
+                    Cue("last30", now + 0.2, length=30), Cue("last30", now + 0.5, stop=True),
+                    Cue("last30", now + 0.6, offset=12.5, length=30), Cue("end", now + 0.7)]:
+            audio.play(cue, now)
+        assert audio.fault() is None
+    finally:
+        audio.close()
+    assert audio.fault() is None  # closed on purpose is not a fault
+
+
+def test_a_stream_whose_callbacks_stop_reports_a_fault(pack) -> None:
+    audio = StreamAudio(pack, driver="dummy", chunk=512)
+    try:
+        audio.last_callback = audio.clock() + 3600.0  # the callback will not overwrite it
+        assert audio.fault() is None
+        audio.clock = lambda: audio.last_callback + 1.0  # as if it had stopped for 1 s
+        assert "stalled" in (audio.fault() or "")
+    finally:
+        audio.close()
+
+
+def test_a_missing_device_is_an_audio_error(pack) -> None:
+    with pytest.raises(AudioError, match="cannot open"):
+        StreamAudio(pack, driver="dummy", device="no such sound card")
+
+
+DISK_RUN = """
+import json, sys, time
+from timekeeper.engine import Cue
+from timekeeper.soundpack import default_pack_dir, load_pack
+from timekeeper.stream import StreamAudio
+
+pack = load_pack(default_pack_dir(), {"start"})
+audio = StreamAudio(pack, driver="disk", chunk=512)
+due = audio.clock() + 0.3
+frames = [audio.frames.frame_at(due), audio.frames.frame_at(due + 0.123457)]
+audio.play(Cue("start", due), audio.clock())
+audio.play(Cue("start", due + 0.123457), audio.clock())
+need = (frames[1] + len(pack.sounds["start"].samples)) * 4
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and audio.mixer.next_frame * 4 < need + 4096:
+    time.sleep(0.05)
+audio.close()
+print(json.dumps({"frames": frames, "late": audio.mixer.late}))
+"""
+
+
+def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Path) -> None:
+    """SDL's disk driver writes what the sound card would get: two signals 0.123457 s apart
+    are in it exactly as far apart as the frames the frame clock chose, unchanged. (Where
+    the file starts is SDL's: it writes silence while the device is still paused. And a child
+    process: SDL's audio driver is chosen once per process, and this one is on the dummy.)"""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    raw = tmp_path / "device.raw"
+    env = dict(os.environ, SDL_AUDIODRIVER="disk", SDL_DISKAUDIOFILE=str(raw),
+               SDL_DISKAUDIODELAY="5")
+    child = subprocess.run([sys.executable, "-c", DISK_RUN], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert child.returncode == 0, child.stderr
+    answer = json.loads(child.stdout.splitlines()[-1])
+    first, second = answer["frames"]
+    signal = pack.sounds["start"].samples
+    assert answer["late"] == 0 and second - first == round(0.123457 * RATE)
+    expected = np.zeros(second - first + len(signal), np.float32)
+    mix_into(expected, first, first, signal)
+    mix_into(expected, first, second, signal)
+    device = np.frombuffer(raw.read_bytes(), "<f4")
+    onset = int(np.argmax(device != 0))  # the signal's very first sample is not zero
+    assert signal[0] != 0
+    got = device[onset:onset + len(expected)]
+    assert len(got) == len(expected)
+    assert np.abs(got - np.clip(expected, -1, 1)).max() < 1e-6
+
+
+@pytest.mark.parametrize("args", [["--audio-chunk", "0"], ["--audio-latency", "-5"],
+                                  ["--audio-latency", "nan"]])
+def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
+    from timekeeper.cli import main
+
+    assert main(["run", "--no-keyboard", *args]) == 2
+    assert args[0] in capsys.readouterr().err
+
+
+def test_the_mixer_fallback_has_no_lead_and_unknown_kinds_are_refused(pack) -> None:
+    import pygame
+
+    from timekeeper.audio import PygameAudio
+
+    pygame.mixer.quit()  # (the stream tests before this one closed their devices)
+    ithf = profile.load("ithf")
+    audio = open_output(pack, ithf, "mixer", driver="dummy")
+    try:
+        assert isinstance(audio, PygameAudio)
+        assert audio.lead == 0.0 and audio.fault() is None
+    finally:
+        audio.close()
+    with pytest.raises(ValueError, match="not one of"):
+        open_output(pack, ithf, "speaker")

@@ -1,0 +1,302 @@
+"""Sample-accurate live sound: one always-running audio stream whose callback mixes the
+pack's pre-loaded samples in at the exact frame each cue is due.
+
+Why: `Sound.play()` starts a sound at the next buffer boundary of a stream that may still
+be waking up, so cues land 3–8 ms (and the first one hundreds of ms) off their deadline.
+Here the stream runs from start-up, every callback tells us which frame it is filling and
+when, and a cue handed over `lead` seconds early is placed at the frame that will reach the
+speaker at its due time — the same placement an offline render uses (`render.mix_into`).
+
+Three pieces, the first two free of any device so that tests can drive them:
+- FrameClock: stream frame ↔ runner time, fitted from the callbacks' timestamps;
+- StreamMixer: the voices (sample arrays at start frames) and the block fill;
+- StreamAudio: the Output that owns the SDL device and ties the two together."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from timekeeper.audio import AudioError, Output
+from timekeeper.engine import Cue
+from timekeeper.profile import Profile
+from timekeeper.render import mix_into
+from timekeeper.soundpack import RATE, SoundPack
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CHUNK = 2048  # frames per callback (43 ms): see README "Audio path" for the figures
+# From a chunk's earliest callback to its first frame at the speaker, in chunks: measured
+# on PulseAudio (0.75 at 1024 and 2048 frames); other devices: calibrate with bench/timing.py
+LATENCY_IN_CHUNKS = 0.75
+MARGIN = 0.010  # s of slack for the runner's wake-up before the chunk is mixed
+FADE = RATE // 200  # 5 ms: a stopped melody fades instead of clicking
+STALL = 0.5  # s without a callback while the stream should run: the device has gone
+START_TIMEOUT = 3.0  # s to wait for the first callback (an idle PulseAudio null sink: ~2 s)
+
+
+class FrameClock:
+    """Maps stream frames to the runner's clock: frame k reaches the speaker at
+    origin + k/RATE + latency.
+
+    Each callback gives one sample of `origin` (its time minus the frames already written).
+    A callback is never early, only late (scheduling, the GIL), so the earliest sample is the
+    truest; a minimum over a few seconds' window also follows a sound card whose crystal
+    drifts against the system clock, which a minimum over all time would not."""
+
+    def __init__(self, latency: float = 0.0, window: float = 1.0,
+                 windows: int = 4) -> None:
+        self.latency, self.window = latency, window
+        self._past: deque[float] = deque(maxlen=windows)  # minima of the last full windows
+        self._current: float | None = None
+        self._window_end = 0.0
+        self.origin: float | None = None
+
+    def observe(self, frames_before: int, now: float) -> None:
+        """A callback is about to fill frames from `frames_before` on; it is `now`."""
+        candidate = now - frames_before / RATE
+        if self._current is None or now >= self._window_end:
+            if self._current is not None:
+                self._past.append(self._current)
+            self._current, self._window_end = candidate, now + self.window
+        else:
+            self._current = min(self._current, candidate)
+        self.origin = min([self._current, *self._past])
+
+    def frame_at(self, t: float) -> int:
+        """The frame that reaches the speaker at runner time `t`."""
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return round((t - self.latency - self.origin) * RATE)
+
+    def time_of(self, frame: int) -> float:
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return self.origin + frame / RATE + self.latency
+
+
+@dataclass
+class Voice:
+    name: str
+    start: int  # frame of samples[0]
+    samples: np.ndarray
+    stop: int | None = None  # frame where a fade-out begins (the melody's stop)
+
+    @property
+    def end(self) -> int:
+        full = self.start + len(self.samples)
+        return full if self.stop is None else min(full, self.stop + FADE)
+
+
+class StreamMixer:
+    """The voices that are playing or due, and the fill of one block of the stream.
+
+    `add`/`stop` come from the runner's thread, `fill` from the audio thread; a lock guards
+    the voice list for the few microseconds either needs it."""
+
+    def __init__(self) -> None:
+        self.voices: list[Voice] = []
+        self.next_frame = 0  # the first frame not yet mixed: earlier ones are out of reach
+        self.late = 0  # voices that came too late for their frame (started at once instead)
+        self._lock = threading.Lock()
+
+    def add(self, name: str, start: int, samples: np.ndarray) -> int:
+        """Place `samples` at frame `start`; returns the frame they really start at. A voice
+        that is late starts at once — the melody skipped ahead so it stays on the match
+        clock, any other sound from its beginning (a cut-off signal would be worse)."""
+        with self._lock:
+            if start < self.next_frame:
+                self.late += 1
+                if name == "last30":
+                    samples = samples[self.next_frame - start:]
+                start = self.next_frame
+            if len(samples):
+                self.voices.append(Voice(name, start, samples))
+        return start
+
+    def stop(self, name: str, frame: int) -> None:
+        """Fade out every voice called `name` from `frame` on (at once if that is past)."""
+        with self._lock:
+            frame = max(frame, self.next_frame)
+            for voice in self.voices:
+                if voice.name == name and (voice.stop is None or voice.stop > frame):
+                    voice.stop = frame
+
+    def fill(self, out: np.ndarray) -> None:
+        """Mix the next len(out) frames into `out` (overwritten) and move on."""
+        first = self.next_frame
+        out.fill(0.0)
+        with self._lock:
+            self.next_frame = first + len(out)
+            if not self.voices:
+                return
+            voices = self.voices
+            self.voices = [v for v in voices if v.end > self.next_frame]
+        for voice in voices:
+            if voice.start >= self.next_frame or voice.end <= first:
+                continue
+            if voice.stop is None or voice.stop >= self.next_frame:
+                mix_into(out, first, voice.start, voice.samples)
+            else:  # fading out: only this block's part of the voice is scaled
+                lo, hi = max(voice.start, first), min(voice.end, self.next_frame)
+                part = voice.samples[lo - voice.start:hi - voice.start] * _fade_gain(
+                    lo, hi, voice.stop)
+                mix_into(out, first, lo, part)
+        np.clip(out, -1.0, 1.0, out=out)
+
+
+def _fade_gain(lo: int, hi: int, stop: int) -> np.ndarray:
+    """Gain for frames lo … hi−1: 1 before `stop`, then a linear ramp to 0 over FADE frames."""
+    frames = np.arange(lo, hi, dtype=np.float32)
+    return np.clip(1.0 - (frames - stop) / FADE, 0.0, 1.0).astype(np.float32)
+
+
+class StreamAudio(Output):
+    """Live sound through one SDL audio stream kept running from start-up (float32 mono,
+    48 kHz: the pack's own format, so nothing is converted mid-match).
+
+    The runner hands cues over `lead` seconds early; the callback puts each at its frame.
+    `clock` must be the runner's clock: the callback reads it to map the stream's frames
+    onto the match's time base (the only reading outside the runner, and it never decides
+    anything about the match)."""
+
+    def __init__(self, pack: SoundPack, driver: str | None = None, chunk: int = DEFAULT_CHUNK,
+                 latency: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, device: str | None = None) -> None:
+        """`latency` in seconds (None: LATENCY_IN_CHUNKS of `chunk`); `device` an SDL device
+        name (None: the system's default)."""
+        from timekeeper.audio import _sdl_driver
+
+        self.pack, self.chunk, self.clock = pack, chunk, clock
+        if latency is None:
+            latency = LATENCY_IN_CHUNKS * chunk / RATE
+        self.frames = FrameClock(latency)
+        self.mixer = StreamMixer()
+        self.lead = latency + chunk / RATE + MARGIN
+        self.last_callback: float | None = None
+        self.callbacks = 0
+        self._closed = self._failed = False
+        self._started = threading.Event()
+        try:
+            from pygame._sdl2 import audio as sdl_audio
+            from pygame._sdl2.sdl2 import INIT_AUDIO, init_subsystem
+
+            with _sdl_driver(driver):
+                init_subsystem(INIT_AUDIO)
+                self._device = sdl_audio.AudioDevice(
+                    devicename=device, iscapture=False, frequency=RATE,
+                    audioformat=sdl_audio.AUDIO_F32, numchannels=1, chunksize=chunk,
+                    allowed_changes=0, callback=self._callback)
+        except Exception as exc:  # pygame raises its own error types for a missing device
+            _quit_sdl_audio()
+            raise AudioError(f"cannot open an audio stream ({exc}); check the speaker/sound "
+                             "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
+        import pygame
+
+        from timekeeper.audio import watch_device_events
+
+        watch_device_events(pygame)  # a device that disappears is only ever an SDL event
+        self._pygame = pygame
+        self._device.pause(0)
+        if not self._started.wait(START_TIMEOUT):
+            self.close()
+            raise AudioError(f"the audio stream did not start within {START_TIMEOUT:g} s")
+
+    def prepare(self, profile: Profile) -> None:
+        """Build every sample array the match can need now, never mid-match."""
+        for name in profile.cue_names - {"last30"}:
+            self.pack.repeated(name, 1)
+        for period in profile.periods:
+            for mark in period.marks:
+                self.pack.repeated(mark.cue, mark.count)
+            if period.melody:
+                self.pack.melody(period.melody)
+
+    def play(self, cue: Cue, now: float) -> None:
+        frame = self.frames.frame_at(cue.due)
+        if cue.stop:
+            self.mixer.stop(cue.name, frame)
+        else:
+            self.mixer.add(cue.name, frame, self.pack.samples(cue))
+
+    def fault(self) -> str | None:
+        from timekeeper.audio import device_removed
+
+        if self._closed or self.last_callback is None:
+            return None
+        if (removed := device_removed(self._pygame)) is not None:
+            return removed
+        silent = self.clock() - self.last_callback
+        if silent > STALL:
+            return f"audio stream stalled: no callback for {silent:.1f} s"
+        return None
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            _close_device(self._device)
+            _quit_sdl_audio()
+
+    def _callback(self, _device, memory: memoryview) -> None:
+        now = self.clock()
+        out = np.frombuffer(memory, np.float32)
+        self.frames.observe(self.mixer.next_frame, now)
+        try:
+            self.mixer.fill(out)
+        except Exception:  # never noise, never a dead stream: silence, and say so once
+            out.fill(0.0)
+            if not self._failed:
+                self._failed = True
+                log.exception("audio stream: mixing failed")
+        self.last_callback = now
+        self.callbacks += 1
+        if not self._started.is_set():
+            self._started.set()
+
+
+_closed_devices: list = []  # closed behind pygame's back: kept, so it never closes them again
+
+
+def _sdl_library():
+    """The SDL2 library pygame loaded, through ctypes (which lets go of the GIL during a call),
+    or None where it cannot be found."""
+    import ctypes
+    import re
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            path = next(iter(re.findall(r"\S*/libSDL2-[^/\s]*\.so[^/\s]*", maps.read())), None)
+        return None if path is None else ctypes.CDLL(path)
+    except OSError:
+        return None
+
+
+def _close_device(device) -> None:
+    """Pause and close the device without holding the GIL. pygame's own pause()/close() keep
+    the GIL while SDL waits for the device lock, and SDL's audio thread holds that lock while
+    it waits for the GIL to run our callback: a deadlock (seen in the tests, and it would
+    hang a shutdown)."""
+    sdl = _sdl_library()
+    if sdl is None:
+        device.pause(1)
+        device.close()
+        return
+    sdl.SDL_PauseAudioDevice(device.deviceid, 1)
+    sdl.SDL_CloseAudioDevice(device.deviceid)
+    _closed_devices.append(device)  # its id may be reused: pygame must not close it later
+
+
+def _quit_sdl_audio() -> None:
+    """Undo our init_subsystem(INIT_AUDIO), which pygame has no call for: without it SDL's
+    audio stays up after close, and pygame's mixer cannot be opened in this process any more
+    (a fallback to `--audio mixer` after a failed stream). SDL counts inits, so this only
+    releases ours. Best effort: where SDL cannot be found, nothing is done."""
+    sdl = _sdl_library()
+    if sdl is not None:
+        sdl.SDL_QuitSubSystem(0x10)  # SDL_INIT_AUDIO
