@@ -211,11 +211,14 @@ def render_speed(repeat: int) -> float:
 
 
 def button_latency(presses: int) -> list[float]:
-    """gpiozero MockFactory pin driven low → the runner's engine is handed the command."""
-    from gpiozero import Button, Device
+    """The box's real button path on a gpiozero MockFactory pin: a press of STOP/RESUME,
+    decided on release (ButtonPanel) → the runner's engine is handed the command. Timed
+    from the release, when the press becomes a command."""
     from gpiozero.pins.mock import MockFactory
 
     from timekeeper.commands import Action, Command
+    from timekeeper.config import default_gpio
+    from timekeeper.controls.buttons import ButtonPanel
     from timekeeper.engine import Engine
     from timekeeper.runner import Runner
 
@@ -230,26 +233,26 @@ def button_latency(presses: int) -> list[float]:
             finally:
                 handled.set()
 
-    Device.pin_factory = MockFactory()
+    factory = MockFactory()
     runner = Runner(StampingEngine(profile.load("ithf")), [])
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
-    button = Button(17, pull_up=True, bounce_time=None)
-    button.when_pressed = lambda: runner.submit(Command(Action.TOGGLE))
-    pin = Device.pin_factory.pin(17)
+    panel = ButtonPanel(default_gpio(), runner.submit, runner.clock, 10.0, factory)
+    pin = factory.pin(27)  # STOP/RESUME
     out = []
     for _ in range(presses):
         handled.clear()
         stamp.clear()
-        t0 = time.perf_counter()
         pin.drive_low()
+        time.sleep(0.03)  # a press, longer than the 20-ms bounce filter
+        t0 = time.perf_counter()
+        pin.drive_high()
         handled.wait(5)
         out.append((stamp[0] - t0) * 1000)
-        pin.drive_high()
         time.sleep(0.002)
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     thread.join(timeout=5)
-    button.close()
+    panel.close()
     return out
 
 
