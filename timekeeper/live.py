@@ -8,10 +8,12 @@ audio, pack and GPIO are ready."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from timekeeper import config as box_config
@@ -79,6 +81,8 @@ def _run_live(args: argparse.Namespace) -> int:
                            cfg.audio_device)
 
     audio = AudioGuard(open_audio, cfg.audio_attempts)
+    if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
+        threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
     try:
         audio.prepare(chosen)
     except AudioError as exc:
