@@ -301,6 +301,16 @@ def test_shootout_turns_and_the_one_each_series() -> None:
     assert names(eng.handle(cmd("attempt home miss"), t)) == ["end"]
 
 
+def test_shootout_order_of_the_first_attempt_is_kept_strictly() -> None:
+    eng, t = shootout()
+    eng.handle(cmd("attempt home goal"), t)
+    eng.handle(cmd("attempt away goal"), t)
+    eng.handle(cmd("attempt home goal"), t)
+    eng.handle(cmd("attempt away miss"), t)  # all even in attempts: still home's turn
+    with pytest.raises(Refused, match="it is home's turn"):
+        eng.handle(cmd("attempt away goal"), t)
+
+
 # ---------------------------------------------------------------- status and plain data
 
 

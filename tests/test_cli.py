@@ -438,7 +438,7 @@ def test_keys_map_to_commands() -> None:
     minus = key_command("-", 15)
     assert minus.action is Action.ADD and minus.seconds == -15
     assert key_command("f", 10).action is Action.FINISH
-    assert key_command("r", 10).action is Action.RESET
+    assert key_command("r", 10).action is Action.RESET  # (the reader wants it twice)
     assert key_command("q", 10).action is Action.QUIT
     assert key_command("x", 10) is None
 
@@ -575,6 +575,22 @@ def test_team_keys_are_two_presses() -> None:
     assert toggle is not None and toggle.action is Action.TOGGLE
     assert [str(keys.feed(k)) for k in "hrhxhgam"][1::2] == [
         "release=home", "remove=home", "attempt=home:goal", "attempt=away:miss"]
+    assert keys.feed("h") is None and "1 minor" in keys.hint
+    assert keys.feed("z") is None and "no team command; cancelled" in keys.hint
+
+
+def test_reset_from_the_keyboard_takes_r_twice() -> None:
+    from timekeeper.commands import Action
+    from timekeeper.controls.keyboard import KeyReader
+
+    keys = KeyReader(add_step=1)
+    assert keys.feed("r") is None and "press r again" in keys.hint
+    assert keys.feed(" ").action is Action.TOGGLE  # any other key: no reset
+    assert keys.feed("r") is None
+    assert keys.feed("r").action is Action.RESET
+    assert keys.feed("r") is None
+    keys.expire()  # no key for a while
+    assert keys.feed("r") is None
 
 
 def test_key_help_adds_the_team_keys_for_ball_hockey_only() -> None:

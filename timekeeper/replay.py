@@ -130,8 +130,7 @@ def _operator(engine: Engine, now: float) -> Command:
         return Command(Action.FINISH)
     score = engine.m.extra.score if engine.m.extra else None
     if engine.state is State.SHOT and score is not None:  # score-keeping: a miss, in turn
-        home, away = score.attempts["home"], score.attempts["away"]
-        return Command(Action.ATTEMPT, team="away" if home > away else "home")
+        return Command(Action.ATTEMPT, team=score.next_team() or "home")
     return Command(Action.NEXT)
 
 

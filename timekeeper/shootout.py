@@ -16,19 +16,28 @@ class ShootoutScore:
     then: int  # attempts each in every later series
     attempts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
     goals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
+    opener: str | None = None  # the team that shot first: the order is kept throughout
+
+    def next_team(self) -> str | None:
+        """Whose attempt is next (None: either, before the first)."""
+        if self.opener is None:
+            return None
+        taken = sum(self.attempts.values())
+        return self.opener if taken % 2 == 0 else _other(self.opener)
 
     def check(self, team: str) -> str | None:
-        """Why `team` may not take the next attempt (None: it may). Teams alternate, so no
-        side is ever more than one attempt ahead, and nobody shoots once it is decided."""
-        other = _other(team)
+        """Why `team` may not take the next attempt (None: it may). Teams alternate strictly
+        in the order of the first attempt, and nobody shoots once it is decided."""
         if self.winner() is not None:
             return f"the shoot-out is decided ({self.text()})"
-        if self.attempts[team] > self.attempts[other]:
-            return (f"{team} has taken {self.attempts[team]} attempt(s) to {other}'s "
-                    f"{self.attempts[other]}: it is {other}'s turn")
+        turn = self.next_team()
+        if turn is not None and team != turn:
+            return f"it is {turn}'s turn ({self.text()})"
         return None
 
     def record(self, team: str, scored: bool) -> None:
+        if self.opener is None:
+            self.opener = team
         self.attempts[team] += 1
         self.goals[team] += int(scored)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import sys
@@ -27,7 +28,9 @@ KEYS: dict[str, Command] = {
     "q": Command(Action.QUIT),
     "\x03": Command(Action.QUIT),  # Ctrl-C arrives as a key in cbreak mode only if ISIG is off
 }
-HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r reset  q quit"
+log = logging.getLogger(__name__)
+HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset  q quit"
+PENDING_ROUNDS = 15  # × 0.2 s: a team key or a first `r` waits this long for the next key
 # stopped-time games: a team key, then what happened to that team (two presses, no Enter)
 TEAM_PREFIX = {"h": "home", "a": "away"}
 TEAM_KEYS: dict[str, str] = {
@@ -74,17 +77,36 @@ class KeyReader:
     def __init__(self, add_step: float) -> None:
         self.add_step = add_step
         self.team: str | None = None
+        self.reset_armed = False  # `r` once: a second `r` resets (never a single stray key)
+        self.hint = ""  # what the last key is waiting for, for the status line
 
     def feed(self, key: str) -> Command | None:
-        lower = key.lower()
+        lower, self.hint = key.lower(), ""
+        armed, self.reset_armed = self.reset_armed, False
         if self.team is not None:
             team, self.team = self.team, None
             if lower in TEAM_KEYS:
                 return Command.parse(TEAM_KEYS[lower].format(team=team))
+            self.hint = f"{team}: {key.strip() or 'that key'} is no team command; cancelled"
         if lower in TEAM_PREFIX:
             self.team = TEAM_PREFIX[lower]
+            self.hint = (f"{self.team}: 1 minor  2 major  3 personal  4 game  r release  "
+                         "x remove  t time-out  g/m shoot-out goal/miss")
             return None
-        return key_command(key, self.add_step)
+        command = key_command(key, self.add_step)
+        if command is not None and command.action is Action.RESET:
+            if armed:
+                return command
+            self.reset_armed = True
+            self.hint = "press r again to reset the match (any other key: no)"
+            return None
+        return command
+
+    def expire(self) -> None:
+        """No key for a while: a pending team key or reset is dropped."""
+        if self.team is not None or self.reset_armed:
+            self.hint = "cancelled (no key)"
+        self.team, self.reset_armed = None, False
 
 
 class Keyboard:
@@ -110,15 +132,27 @@ class Keyboard:
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
     def _read(self) -> None:
+        idle = 0  # select rounds of 0.2 s with no key (a pending key is dropped after 3 s)
         while not self._stop.is_set():
             ready, _, _ = select.select([self.fd], [], [], 0.2)
             if not ready:
+                idle += 1
+                if idle == PENDING_ROUNDS:
+                    self._keys.expire()
+                    self._say()
                 continue
+            idle = 0
             data = os.read(self.fd, 32).decode(errors="ignore")
             if not data:
                 self.submit(Command(Action.QUIT))
                 return
             for key in data:
                 command = self._keys.feed(key)
+                self._say()
                 if command is not None:
                     self.submit(command)
+
+    def _say(self) -> None:
+        if self._keys.hint:
+            log.info("%s", self._keys.hint)
+            self._keys.hint = ""
