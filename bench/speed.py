@@ -44,7 +44,7 @@ def startup_until_ready(repeat: int) -> list[float]:
             t0 = time.perf_counter()
             proc = subprocess.Popen(
                 [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--no-keyboard",
-                 "--control", str(Path(tmp) / "c.sock")],
+                 "--control", str(Path(tmp) / "c.sock"), "--state-dir", tmp],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 env=env, text=True)
             assert proc.stderr is not None

@@ -90,7 +90,7 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         events, sock = Path(tmp) / "events.jsonl", Path(tmp) / "ctl.sock"
         cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(profile_file),
                "--audio", path, "--start", "--no-keyboard", "--control", str(sock),
-               "--events", str(events)]
+               "--events", str(events), "--state-dir", tmp]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
         t0 = time.perf_counter()
@@ -178,7 +178,8 @@ def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> floa
     with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
         proc = subprocess.Popen(
             [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--audio", path,
-             "--audio-chunk", str(chunk), "--no-keyboard", "--control", str(Path(tmp) / "c")],
+             "--audio-chunk", str(chunk), "--no-keyboard", "--control", str(Path(tmp) / "c"),
+             "--state-dir", tmp],
             env=dict(os.environ, **env), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None

@@ -93,7 +93,7 @@ class AudioGuard(Output):
             log.info("audio still down (%s); next try in %g s", exc, self._delay)
             self._delay = min(MAX_DELAY, self._delay * 2)
             return
-        log.warning("audio is back after: %s", self._why)
+        log.warning("audio is back (it had failed: %s)", self._why)
         self._why, self._delay, self._due = None, FIRST_DELAY, now + CHECK_EVERY
         self._fault_changed(now)
 

@@ -93,10 +93,12 @@ def parser() -> argparse.ArgumentParser:
     profiles.set_defaults(func=cmd_profiles)
 
     show = sub.add_parser("show", help="print a profile's timeline of cues")
-    show.add_argument("profile", nargs="?", default=default_profile)
+    show.add_argument("profile", nargs="?", help=f"name or path (default {default_profile})")
+    show.add_argument("--profile", dest="profile_option", metavar="PROFILE",
+                      help="the same, as the other commands take it")
     show.add_argument("--actions", default="", help="operator script, as for render")
     show.add_argument("--svg", type=Path, help="also draw the timeline as an SVG picture")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=cmd_show, default_profile=default_profile)
 
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
@@ -138,7 +140,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from timekeeper.timeline import describe
     from timekeeper.timeline_svg import svg
 
-    chosen = profile.load(args.profile)
+    chosen = profile.load(args.profile or args.profile_option or args.default_profile)
     try:
         lines = describe(chosen, _steps(args.actions))
     except ScriptError as exc:

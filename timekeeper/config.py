@@ -16,7 +16,7 @@ from timekeeper.yamldoc import ConfigError, Doc, Path_
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio")
-AUDIO_KEYS = ("kind", "driver", "device", "attempts")
+AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "attempts")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
 LAMP_KEYS = ("pin", "active_high")
@@ -79,6 +79,8 @@ class Config:
     audio_kind: str = "stream"
     audio_driver: str | None = None
     audio_device: str | None = None
+    audio_chunk: int | None = None  # frames; None: the kind's default
+    audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
     audio_attempts: int = 8
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
 
@@ -119,6 +121,8 @@ def build(doc: Doc, file: Path) -> Config:
         audio_kind=r.choice(("audio", "kind"), ("stream", "mixer"), "stream"),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
+        audio_chunk=_chunk(r),
+        audio_latency=_latency(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         gpio=_gpio(r, doc),
     )
@@ -245,6 +249,24 @@ def _driver(r: _Reader) -> str | None:
     if r.get(("audio", "driver")) is None:
         return None
     return r.choice(("audio", "driver"), SDL_DRIVERS, "alsa")
+
+
+def _chunk(r: _Reader) -> int | None:
+    value = r.get(("audio", "chunk"))
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 64 <= value <= 16384:
+        raise r.doc.error(("audio", "chunk"), f"must be 64 to 16384 frames, not {value!r}")
+    return value
+
+
+def _latency(r: _Reader) -> float | None:
+    if r.get(("audio", "latency_ms")) is None:
+        return None
+    ms = r.seconds(("audio", "latency_ms"), zero=True)  # (a plain non-negative number)
+    if ms > 1000:
+        raise r.doc.error(("audio", "latency_ms"), f"must be 0 to 1000 ms, not {ms:g}")
+    return ms / 1000
 
 
 def _looks_like_path(text: str) -> bool:

@@ -570,8 +570,9 @@ class Engine:
 
     def _set_clock(self, left: float, now: float) -> list[Cue]:
         """Time correction: the period's time left is `left` from now; running penalties
-        move by the same amount (those it serves end at once, with their signal). Every
-        profile has it: a rod-hockey match can so be resumed where a failed timer stopped."""
+        move by the same amount (those it serves end at once, silently: play is stopped, and
+        a correction is no penalty's end on the ice). Every profile has it: a rod-hockey
+        match can so be resumed where a failed timer stopped."""
         clock, x = self.m.clock, self.m.extra
         if self.state is not State.STOPPED or clock is None:
             raise Refused(f"the game clock is corrected while it is stopped, not "
@@ -590,8 +591,8 @@ class Engine:
         if x is None:
             return []
         x.box.shift(old, clock.total - left)
-        return [self._cue("penalty_end", now, detail=penalty.label)
-                for _, penalty in x.box.expire(clock.play_time(now))]
+        x.box.expire(clock.play_time(now))
+        return []
 
     def _attempt(self, team: str, scored: bool, now: float) -> list[Cue]:
         x, m = self.m.extra, self.m

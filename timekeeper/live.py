@@ -74,10 +74,14 @@ def _run_live(args: argparse.Namespace) -> int:
     if args.audio_latency is not None and not 0 <= args.audio_latency <= 1000:
         raise ConfigError(f"must be 0 to 1000 ms, not {args.audio_latency:g}",
                           field="--audio-latency")
-    latency = None if args.audio_latency is None else args.audio_latency / 1000
+    latency = cfg.audio_latency if args.audio_latency is None else args.audio_latency / 1000
+    chunk = args.audio_chunk or cfg.audio_chunk
+    if kind == "mixer" and latency is not None:
+        raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
+                          field="--audio-latency / audio.latency_ms")
 
     def open_audio() -> Output:
-        return open_output(pack, chosen, kind, cfg.audio_driver, args.audio_chunk, latency,
+        return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
                            cfg.audio_device)
 
     audio = AudioGuard(open_audio, cfg.audio_attempts)
@@ -140,6 +144,9 @@ def _run_live(args: argparse.Namespace) -> int:
             log.info("resumed from the journal: %s", _resumed_text(runner.status()))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
+        log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
+                  chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
+                  cfg.audio_device or "default", runner.lead * 1e3)
         notifier.ready(status_text(runner.status()))
         if args.start:
             runner.submit(Command(Action.START))

@@ -105,6 +105,8 @@ class Runner:
                     future.set_result(status)
             if refusal is not None:
                 log.info("%s refused: %s", command, refusal)
+            elif command is not None:  # the record a scorekeeper can look back on
+                log.info("operator: %s", command)
         self.stopped.set()
 
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
