@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -298,15 +299,18 @@ def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
     time.sleep(0.3)
     pulse["down"]()  # the device disappears mid-match
     time.sleep(1.5)
-    running = command(box, "status")
+    running, asked = command(box, "status"), time.monotonic()
     assert running["state"] == "running" and running["play_time"] > 1.5
     pulse["up"]()
     time.sleep(2.5)
-    paused = command(box, "pause")
-    assert paused["play_time"] == pytest.approx(running["play_time"] + 2.5, abs=0.5)
+    paused, waited = command(box, "pause"), time.monotonic() - asked
+    # the match clock went on with real time, sound or no sound
+    assert paused["play_time"] - running["play_time"] == pytest.approx(waited, abs=0.2)
     _, err = stop(proc)
-    assert "audio lost (the audio device was removed); the clock keeps running" in err
-    assert "audio is back (it had failed: the audio device was removed)" in err
+    # SDL says the device was removed, or the stream's callback stops first: either is seen
+    assert re.search(r"audio lost \((the audio device was removed|audio stream stalled: no "
+                     r"callback for [\d.]+ s)\); the clock keeps running", err), err
+    assert "audio is back (it had failed: " in err
 
 
 # ----------------------------------------------------------------------------- GPIO

@@ -515,18 +515,19 @@ class Engine:
     def _stopped_time_command(self, command: Command, now: float) -> list[Cue]:
         a, s, x = command.action, self.state, self.m.extra
         if x is None:
-            raise Refused(f"{a.value}: the profile {self.profile.key} has no penalties or "
-                          "time-outs (a stopped-time profile such as hokejbal has)")
+            what = "shoot-out score" if a is Action.ATTEMPT else "penalties or time-outs"
+            raise Refused(f"the profile {self.profile.key} has no {what} (a stopped-time "
+                          "profile such as hokejbal has)")
         if s is State.IDLE:
-            raise Refused(f"{a.value}: the match has not begun; START begins it")
+            raise Refused("the match has not begun; START begins it")
         if s is State.FINISHED:
-            raise Refused(f"{a.value}: the match is over")
+            raise Refused("the match is over")
         if a is Action.TIMEOUT:
             return self._timeout(command.team, now)
         if a is Action.ATTEMPT:
             return self._attempt(command.team, command.scored, now)
         if self.profile.penalties is None:
-            raise Refused(f"{a.value}: the profile {self.profile.key} has no penalties")
+            raise Refused(f"the profile {self.profile.key} has no penalties")
         play = self._box_play(now)
         if a is Action.PENALTY:
             x.box.add(command.team, command.kinds, self.profile.penalties.lengths, play,
