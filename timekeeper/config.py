@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,34 +275,29 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _profile(r: _Reader, file: Path) -> str | None:
-    """A profile name or path; a relative path is relative to the config file (under
-    systemd the working directory is the state folder, not where the config is)."""
     from timekeeper import profile as profiles
 
-    text = _optional_text(r, ("profile",))
-    if text is None:
-        return None
-    if _looks_like_path(text) and not Path(text).expanduser().is_absolute():
-        text = str(file.parent / text)
-    try:
-        profiles.find(text)
-    except ConfigError as exc:
-        raise r.doc.error(("profile",), exc.message) from None
-    return text
+    return _found(r, file, "profile", profiles.find)
 
 
 def _sounds(r: _Reader, file: Path) -> str | None:
     from timekeeper.soundpack import find_pack
 
-    text = _optional_text(r, ("sounds",))
+    return _found(r, file, "sounds", find_pack)
+
+
+def _found(r: _Reader, file: Path, key: str, find: Callable[[str], object]) -> str | None:
+    """A profile or pack name or path, checked now; a relative path is relative to the
+    config file (under systemd the working directory is the state folder)."""
+    text = _optional_text(r, (key,))
     if text is None:
         return None
     if _looks_like_path(text) and not Path(text).expanduser().is_absolute():
         text = str(file.parent / text)
     try:
-        find_pack(text)
+        find(text)
     except ConfigError as exc:
-        raise r.doc.error(("sounds",), exc.message) from None
+        raise r.doc.error((key,), exc.message) from None
     return text
 
 
