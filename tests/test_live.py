@@ -142,3 +142,4 @@ def test_a_melody_resumed_late_skips_ahead_to_stay_on_the_match_clock() -> None:
         assert playing.get_length() == pytest.approx(30 - 10 - 1, abs=1e-3)
     finally:
         audio.close()
+

@@ -198,6 +198,21 @@ def test_a_clean_shutdown_keeps_the_exact_time(box) -> None:
     assert status(box, again)["play_time"] == stopped["play_time"]
 
 
+def test_sigterm_right_after_ready_always_stops_it(box) -> None:
+    """`systemctl stop` at any moment: SIGTERM's handler submits QUIT on the runner's own
+    thread, maybe while it is inside the queue's get() (a non-reentrant queue deadlocked
+    there about every other time)."""
+    for _ in range(8):
+        proc = start(box, "--fresh")
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "ready" in line:
+                break
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 0
+
+
 def test_fresh_ignores_the_journal(box) -> None:
     box["journal"].write_text(json.dumps({"format": 1, "profile": "minute", "state": "stopped",
                                           "period": 1, "play_time": 12.5, "added": 0,

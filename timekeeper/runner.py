@@ -41,7 +41,9 @@ class Runner:
         self.listeners: list[Listener] = []  # told of every cue and state change
         self.timers: list[Timed] = []
         self.on_change: list[Callable[[float], None]] = []  # after every change to the match
-        self._queue: queue.Queue[tuple[Command, Future | None]] = queue.Queue()
+        # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
+        # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
+        self._queue: queue.SimpleQueue[tuple[Command, Future | None]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self.stopped = threading.Event()
         # Outputs with a lead get cues that much early, so the engine is told a time up to
