@@ -45,6 +45,9 @@ def parser() -> argparse.ArgumentParser:
     default_profile = os.environ.get("TIMEKEEPER_PROFILE", "ithf")
 
     run = sub.add_parser("run", help="run matches live with sound")
+    # `-v` after the command too (`timekeeper run -v`); SUPPRESS keeps an earlier `-v`
+    run.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                     help="log more (audio settings, holds)")
     run.add_argument("--profile", help="name or path (default: the config's, else "
                                        f"{default_profile})")
     run.add_argument("--sounds", help="sound pack folder or name (default: the config's, "
