@@ -78,18 +78,24 @@ def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
 
 
 @contextmanager
-def _sdl_driver(driver: str | None):
-    old = os.environ.get("SDL_AUDIODRIVER")
-    if driver:
-        os.environ["SDL_AUDIODRIVER"] = driver
+def _sdl_env(name: str, value: str | None):
+    """SDL reads its drivers from the environment: set `name` (unless `value` is None) for
+    the duration, then put back what was there."""
+    old = os.environ.get(name)
+    if value:
+        os.environ[name] = value
     try:
         yield
     finally:
-        if driver:
+        if value:
             if old is None:
-                os.environ.pop("SDL_AUDIODRIVER", None)
+                os.environ.pop(name, None)
             else:
-                os.environ["SDL_AUDIODRIVER"] = old
+                os.environ[name] = old
+
+
+def _sdl_driver(driver: str | None):
+    return _sdl_env("SDL_AUDIODRIVER", driver)
 
 
 def init_mixer(driver: str | None = None, buffer: int = 512, device: str | None = None) -> None:
@@ -124,17 +130,11 @@ def watch_device_events(pygame) -> None:
     subsystem: SDL's dummy video driver gives the queue without touching any screen."""
     if pygame.display.get_init():
         return
-    old = os.environ.get("SDL_VIDEODRIVER")
-    os.environ["SDL_VIDEODRIVER"] = "dummy"
-    try:
-        pygame.display.init()
-    except pygame.error:
-        return  # no events: a lost device is then noticed only if playing raises
-    finally:
-        if old is None:
-            os.environ.pop("SDL_VIDEODRIVER", None)
-        else:
-            os.environ["SDL_VIDEODRIVER"] = old
+    with _sdl_env("SDL_VIDEODRIVER", "dummy"):
+        try:
+            pygame.display.init()
+        except pygame.error:
+            return  # no events: a lost device is then noticed only if playing raises
     pygame.event.set_blocked(None)
     pygame.event.set_allowed([pygame.AUDIODEVICEREMOVED])
     pygame.event.clear()

@@ -30,7 +30,6 @@ class AudioGuard(Output):
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.opener, self.attempts, self.sleep = opener, attempts, sleep
         self.output: Output | None = None
-        self.profile: Profile | None = None
         self.when_fault_changed: list[Callable[[float], None]] = []
         self._why: str | None = None  # the fault, while there is one
         self._delay = FIRST_DELAY
@@ -39,9 +38,8 @@ class AudioGuard(Output):
     # ------------------------------------------------------------------ start-up
 
     def prepare(self, profile: Profile) -> None:
-        """Open the device (retrying with back-off) and prepare it for `profile`; raises
-        AudioError after `attempts` failures."""
-        self.profile = profile
+        """Open the device, retrying with back-off (the opener prepares it for the profile);
+        raises AudioError after `attempts` failures."""
         delay = FIRST_DELAY
         for attempt in range(1, self.attempts + 1):
             try:
