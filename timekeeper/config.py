@@ -252,12 +252,24 @@ def _driver(r: _Reader) -> str | None:
     return r.choice(("audio", "driver"), SDL_DRIVERS, "alsa")
 
 
+def chunk_problem(value: object) -> str | None:
+    """What is wrong with an audio chunk size (config or --audio-chunk), or None."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 64 <= value <= 16384:
+        return f"must be 64 to 16384 frames, not {value!r}"
+    return None
+
+
+def latency_problem(ms: float) -> str | None:
+    """What is wrong with a latency in ms (config or --audio-latency), or None."""
+    return None if 0 <= ms <= 1000 else f"must be 0 to 1000 ms, not {ms:g}"
+
+
 def _chunk(r: _Reader) -> int | None:
     value = r.get(("audio", "chunk"))
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 64 <= value <= 16384:
-        raise r.doc.error(("audio", "chunk"), f"must be 64 to 16384 frames, not {value!r}")
+    if (problem := chunk_problem(value)) is not None:
+        raise r.doc.error(("audio", "chunk"), problem)
     return value
 
 
@@ -265,8 +277,8 @@ def _latency(r: _Reader) -> float | None:
     if r.get(("audio", "latency_ms")) is None:
         return None
     ms = r.seconds(("audio", "latency_ms"), zero=True)  # (a plain non-negative number)
-    if ms > 1000:
-        raise r.doc.error(("audio", "latency_ms"), f"must be 0 to 1000 ms, not {ms:g}")
+    if (problem := latency_problem(ms)) is not None:
+        raise r.doc.error(("audio", "latency_ms"), problem)
     return ms / 1000
 
 

@@ -68,12 +68,11 @@ def _run_live(args: argparse.Namespace) -> int:
     resumed = _resume(args, engine, journal)
 
     kind = args.audio or cfg.audio_kind
-    if args.audio_chunk is not None and not 64 <= args.audio_chunk <= 16384:
-        raise ConfigError(f"must be 64 to 16384 frames, not {args.audio_chunk}",
-                          field="--audio-chunk")
-    if args.audio_latency is not None and not 0 <= args.audio_latency <= 1000:
-        raise ConfigError(f"must be 0 to 1000 ms, not {args.audio_latency:g}",
-                          field="--audio-latency")
+    if args.audio_chunk is not None and (problem := box_config.chunk_problem(args.audio_chunk)):
+        raise ConfigError(problem, field="--audio-chunk")
+    if args.audio_latency is not None and (
+            problem := box_config.latency_problem(args.audio_latency)):
+        raise ConfigError(problem, field="--audio-latency")
     latency = cfg.audio_latency if args.audio_latency is None else args.audio_latency / 1000
     chunk = args.audio_chunk or cfg.audio_chunk
     if kind == "mixer" and latency is not None:
