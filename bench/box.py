@@ -21,11 +21,11 @@ from pathlib import Path
 
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command
-from timekeeper.controls.socket import send
-from timekeeper.engine import Engine
-from timekeeper.journal import FILE_NAME, Journal
+from timekeeper.box.controls.socket import send
+from timekeeper.box.journal import FILE_NAME, Journal
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine
 
 
 def journal_writes(count: int, folder: Path) -> list[float]:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""  # the built-in profiles only, whoever runs it
 
-from timekeeper import profile
-from timekeeper.render import render
-from timekeeper.replay import parse_actions, replay
-from timekeeper.soundpack import default_pack_dir, load_pack
+from timekeeper.rules import profile
+from timekeeper.rules.replay import parse_actions, replay
+from timekeeper.sound.pack import default_pack_dir, load_pack
+from timekeeper.sound.render import render
 
 ACTIONS = "120:pause,135:resume,200:add=10"
 

@@ -32,9 +32,9 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 from audiolab import RATE, PulseServer, Recorder, find_onset
 
-from timekeeper import profile
-from timekeeper.controls.socket import send
-from timekeeper.soundpack import default_pack_dir, load_pack
+from timekeeper.box.controls.socket import send
+from timekeeper.rules import profile
+from timekeeper.sound.pack import default_pack_dir, load_pack
 
 HERE = Path(__file__).resolve().parent
 ANSWER_CUES = {"prestart", "pause", "resume", "time_added"}  # sounded when a command comes
@@ -196,7 +196,7 @@ def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> floa
 
 
 def render_speed(repeat: int) -> float:
-    from timekeeper.render import render
+    from timekeeper.sound.render import render
 
     ithf = profile.load("ithf")
     pack = load_pack(default_pack_dir(), ithf.cue_names)
@@ -217,11 +217,11 @@ def button_latency(presses: int) -> list[float]:
     from the release, when the press becomes a command."""
     from gpiozero.pins.mock import MockFactory
 
-    from timekeeper.commands import Action, Command
-    from timekeeper.config import default_gpio
-    from timekeeper.controls.buttons import ButtonPanel
-    from timekeeper.engine import Engine
-    from timekeeper.runner import Runner
+    from timekeeper.box.config import default_gpio
+    from timekeeper.box.controls.buttons import ButtonPanel
+    from timekeeper.box.runner import Runner
+    from timekeeper.rules.commands import Action, Command
+    from timekeeper.rules.engine import Engine
 
     handled = threading.Event()
     stamp: list[float] = []

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Engine, State
-from timekeeper.replay import parse_actions, replay
-from timekeeper.stoppedtime import StoppedTime
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Engine, State
+from timekeeper.rules.replay import parse_actions, replay
+from timekeeper.rules.stoppedtime import StoppedTime
 
 START, NEXT = Command(Action.START), Command(Action.NEXT)
 STOP, GO = Command(Action.PAUSE), Command(Action.RESUME)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Engine, State
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Engine, State
 
 SHORT_BALL = """\
     title: short ball hockey

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from timekeeper import cli
-from timekeeper.controls.socket import send
-from timekeeper.soundpack import RATE
+from timekeeper.box.controls.socket import send
+from timekeeper.sound.mixing import RATE
 
 BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",
             "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-playoff")
@@ -427,8 +427,8 @@ def test_a_client_hanging_up_does_not_put_a_traceback_in_the_log(
 
 def test_keys_map_to_commands() -> None:
     """The keys the README documents, and nothing for keys it does not."""
-    from timekeeper.commands import Action
-    from timekeeper.controls.keyboard import key_command
+    from timekeeper.box.controls.keyboard import key_command
+    from timekeeper.rules.commands import Action
 
     assert key_command(" ", 10).action is Action.TOGGLE
     assert key_command("S", 10).action is Action.START
@@ -448,8 +448,8 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
     import termios
     import time as _time
 
-    from timekeeper.commands import Action
-    from timekeeper.controls.keyboard import Keyboard
+    from timekeeper.box.controls.keyboard import Keyboard
+    from timekeeper.rules.commands import Action
 
     master, slave = os.openpty()
     before = termios.tcgetattr(slave)
@@ -471,7 +471,7 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
 
 
 def test_control_path_that_is_a_file_is_never_replaced(tmp_path: Path) -> None:
-    from timekeeper.controls.socket import ControlServer
+    from timekeeper.box.controls.socket import ControlServer
 
     precious = tmp_path / "precious.txt"
     precious.write_text("data")
@@ -481,9 +481,9 @@ def test_control_path_that_is_a_file_is_never_replaced(tmp_path: Path) -> None:
 
 
 def test_log_lines_stop_quietly_when_the_reader_goes_away() -> None:
-    from timekeeper import profile as profiles
-    from timekeeper.display import LogLines
-    from timekeeper.engine import Cue, Engine
+    from timekeeper.rules import profile as profiles
+    from timekeeper.rules.engine import Cue, Engine
+    from timekeeper.show.status import LogLines
 
     class Gone(io.StringIO):
         def write(self, text: str) -> int:
@@ -558,8 +558,8 @@ def test_ball_hockey_live_over_ctl_penalties_timeouts_and_correction(
 
 
 def test_team_keys_are_two_presses() -> None:
-    from timekeeper.commands import Action
-    from timekeeper.controls.keyboard import KeyReader
+    from timekeeper.box.controls.keyboard import KeyReader
+    from timekeeper.rules.commands import Action
 
     keys = KeyReader(add_step=1)
     assert keys.feed("h") is None
@@ -580,8 +580,8 @@ def test_team_keys_are_two_presses() -> None:
 
 
 def test_reset_from_the_keyboard_takes_r_twice() -> None:
-    from timekeeper.commands import Action
-    from timekeeper.controls.keyboard import KeyReader
+    from timekeeper.box.controls.keyboard import KeyReader
+    from timekeeper.rules.commands import Action
 
     keys = KeyReader(add_step=1)
     assert keys.feed("r") is None and "press r again" in keys.hint
@@ -594,18 +594,18 @@ def test_reset_from_the_keyboard_takes_r_twice() -> None:
 
 
 def test_key_help_adds_the_team_keys_for_ball_hockey_only() -> None:
-    from timekeeper import profile
-    from timekeeper.controls.keyboard import HELP, help_for
+    from timekeeper.box.controls.keyboard import HELP, help_for
+    from timekeeper.rules import profile
 
     assert help_for(profile.load("ithf")) == HELP
     assert "h (home) or a (away), then 1 minor" in help_for(profile.load("hokejbal"))
 
 
 def test_status_line_shows_penalties_and_the_timeout() -> None:
-    from timekeeper import profile
-    from timekeeper.commands import Command
-    from timekeeper.display import status_text
-    from timekeeper.engine import Engine
+    from timekeeper.rules import profile
+    from timekeeper.rules.commands import Command
+    from timekeeper.rules.engine import Engine
+    from timekeeper.show.status import status_text
 
     eng = Engine(profile.load("hokejbal"))
     for at, line in [(0, "start"), (10, "penalty home minor 17"), (11, "penalty home major"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Engine, State
-from timekeeper.replay import parse_actions, replay
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Engine, State
+from timekeeper.rules.replay import parse_actions, replay
 
 START, NEXT, TOGGLE = Command(Action.START), Command(Action.NEXT), Command(Action.TOGGLE)
 PAUSE, RESUME, FINISH = Command(Action.PAUSE), Command(Action.RESUME), Command(Action.FINISH)

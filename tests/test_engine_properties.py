@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Cue, Engine, State
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Cue, Engine, State
 
 ACTIONS = st.sampled_from([
     Command(Action.PAUSE), Command(Action.RESUME), Command(Action.TOGGLE),

@@ -9,13 +9,13 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command
-from timekeeper.config import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
-from timekeeper.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
-from timekeeper.engine import Cue, Engine
-from timekeeper.runner import Runner
-from timekeeper.signals import FAST, FAULT, OFF, SLOW, STEADY, Lamp, Relay
+from timekeeper.box.config import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
+from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
+from timekeeper.box.runner import Runner
+from timekeeper.box.signals import FAST, FAULT, OFF, SLOW, STEADY, Lamp, Relay
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Cue, Engine
 
 HOLD = 0.15  # seconds: long presses in these tests
 

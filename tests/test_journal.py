@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper import profile
-from timekeeper.commands import Action, Command
-from timekeeper.engine import Engine, Snapshot
-from timekeeper.journal import (
+from timekeeper.box.journal import (
     FILE_NAME,
     Journal,
     JournalError,
@@ -20,6 +17,9 @@ from timekeeper.journal import (
     parse_resume_at,
     write_atomic,
 )
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine, Snapshot
 
 
 def go(engine: Engine, action: Action, now: float, seconds: float | None = None) -> list:

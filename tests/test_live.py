@@ -10,13 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper import profile
-from timekeeper.audio import Output, PygameAudio
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Cue, Engine
-from timekeeper.eventlog import EventLog
-from timekeeper.runner import Runner
-from timekeeper.soundpack import RATE, default_pack_dir, load_pack
+from timekeeper.box.runner import Runner
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Cue, Engine
+from timekeeper.sound.eventlog import EventLog
+from timekeeper.sound.mixer import PygameAudio
+from timekeeper.sound.mixing import RATE
+from timekeeper.sound.output import Output
+from timekeeper.sound.pack import default_pack_dir, load_pack
 
 TINY = """\
     title: under a second

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from timekeeper.penalties import GAME, RUNNING, WAITING, PenaltyBox
-from timekeeper.shootout import ShootoutScore
+from timekeeper.rules.penalties import GAME, RUNNING, WAITING, PenaltyBox
+from timekeeper.rules.shootout import ShootoutScore
 
 LENGTHS = {"minor": 60.0, "major": 180.0, "personal": 300.0}
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from timekeeper import profile
-from timekeeper.yamldoc import ConfigError
+from timekeeper.rules import profile
+from timekeeper.rules.yamldoc import ConfigError
 
 BUILT_IN = ["hokejbal", "hokejbal-playoff", "ithf", "ithf-playoff", "ithf-thirds", "pl-3x6",
             "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]

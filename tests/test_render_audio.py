@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper import profile
-from timekeeper.engine import Cue
-from timekeeper.profile import Profile
-from timekeeper.render import render
-from timekeeper.replay import parse_actions
-from timekeeper.soundpack import RATE, SoundPack, default_pack_dir, load_pack
+from timekeeper.rules import profile
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+from timekeeper.rules.replay import parse_actions
+from timekeeper.sound.mixing import RATE
+from timekeeper.sound.pack import SoundPack, default_pack_dir, load_pack
+from timekeeper.sound.render import render
 
 THRESHOLD = 0.02  # an onset is the first sample louder than this (every default cue starts louder)
 LSB = 1 / 32767  # one step of the 16-bit file

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.controls.socket import send
-from timekeeper.journal import FILE_NAME
-from timekeeper.sdnotify import Notifier
+from timekeeper.box.controls.socket import send
+from timekeeper.box.journal import FILE_NAME
+from timekeeper.box.sdnotify import Notifier
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30

@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper import profile
-from timekeeper.engine import Cue
-from timekeeper.soundpack import (
+from timekeeper.rules import profile
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.mixing import RATE
+from timekeeper.sound.pack import (
     CUE_NAMES,
-    RATE,
     decode,
     default_pack_dir,
     find_pack,
     load_pack,
 )
-from timekeeper.yamldoc import ConfigError
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = RATE, channels: int = 1) -> Path:

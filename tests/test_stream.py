@@ -11,15 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper import profile
-from timekeeper.audio import AudioError, Output, open_output
-from timekeeper.commands import Action, Command
-from timekeeper.engine import Cue, Engine
-from timekeeper.eventlog import EventLog
-from timekeeper.render import mix_into, placements, write_mix
-from timekeeper.runner import Runner
-from timekeeper.soundpack import RATE, default_pack_dir, load_pack
-from timekeeper.stream import FADE, FrameClock, StreamAudio, StreamMixer
+from timekeeper.box.runner import Runner
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Cue, Engine
+from timekeeper.sound.devices import open_output
+from timekeeper.sound.eventlog import EventLog
+from timekeeper.sound.mixing import RATE, mix_into
+from timekeeper.sound.output import AudioError, Output
+from timekeeper.sound.pack import default_pack_dir, load_pack
+from timekeeper.sound.render import placements, write_mix
+from timekeeper.sound.stream import FADE, FrameClock, StreamAudio, StreamMixer
 
 
 @pytest.fixture(scope="module")
@@ -218,9 +220,9 @@ def test_a_missing_device_is_an_audio_error(pack) -> None:
 
 DISK_RUN = """
 import json, sys, time
-from timekeeper.engine import Cue
-from timekeeper.soundpack import default_pack_dir, load_pack
-from timekeeper.stream import StreamAudio
+from timekeeper.rules.engine import Cue
+from timekeeper.sound.pack import default_pack_dir, load_pack
+from timekeeper.sound.stream import StreamAudio
 
 pack = load_pack(default_pack_dir(), {"start"})
 audio = StreamAudio(pack, driver="disk", chunk=512)
@@ -280,7 +282,7 @@ def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
 def test_the_mixer_fallback_has_no_lead_and_unknown_kinds_are_refused(pack) -> None:
     import pygame
 
-    from timekeeper.audio import PygameAudio
+    from timekeeper.sound.mixer import PygameAudio
 
     pygame.mixer.quit()  # (the stream tests before this one closed their devices)
     ithf = profile.load("ithf")

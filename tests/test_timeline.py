@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper import profile
-from timekeeper.replay import parse_actions
-from timekeeper.timeline import describe
-from timekeeper.timeline_svg import svg
+from timekeeper.rules import profile
+from timekeeper.rules.replay import parse_actions
+from timekeeper.show.svg import svg
+from timekeeper.show.timeline import describe
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -10,8 +10,9 @@ import sys
 import wave
 from pathlib import Path
 
-from timekeeper import __version__, profile
-from timekeeper.yamldoc import ConfigError
+from timekeeper import __version__
+from timekeeper.rules import profile
+from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
 CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
@@ -139,9 +140,9 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from timekeeper.replay import ScriptError
-    from timekeeper.timeline import describe
-    from timekeeper.timeline_svg import svg
+    from timekeeper.rules.replay import ScriptError
+    from timekeeper.show.svg import svg
+    from timekeeper.show.timeline import describe
 
     chosen = profile.load(args.profile or args.profile_option or args.default_profile)
     try:
@@ -156,7 +157,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _steps(actions: str) -> list:
-    from timekeeper.replay import ScriptError, parse_actions
+    from timekeeper.rules.replay import ScriptError, parse_actions
 
     try:
         return parse_actions(actions)
@@ -165,12 +166,12 @@ def _steps(actions: str) -> list:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from timekeeper.soundpack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack
 
     sounds = args.sounds
     chosen = args.profile
     if args.config:
-        from timekeeper import config as box_config
+        from timekeeper.box import config as box_config
 
         cfg = box_config.load(args.config)
         print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
@@ -190,9 +191,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from timekeeper.render import render
-    from timekeeper.replay import ScriptError
-    from timekeeper.soundpack import find_pack, load_pack
+    from timekeeper.rules.replay import ScriptError
+    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.render import render
 
     chosen = profile.load(args.profile)
     steps = _steps(args.actions)
@@ -213,8 +214,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
-    from timekeeper.commands import Command
-    from timekeeper.controls.socket import client_path, send
+    from timekeeper.box.controls.socket import client_path, send
+    from timekeeper.rules.commands import Command
 
     line = " ".join([args.command, *args.args])
     try:  # refused here, before the socket, if it cannot mean anything
@@ -238,6 +239,6 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from timekeeper.live import run_live
+    from timekeeper.box.live import run_live
 
     return run_live(args)

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from timekeeper.profile import _Reader
-from timekeeper.soundpack import CUE_NAMES
-from timekeeper.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules.profile import _Reader
+from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
+from timekeeper.sound.pack import CUE_NAMES
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
@@ -94,7 +94,7 @@ def default_gpio() -> GpioConfig:
 
 def load(path: Path | None) -> Config:
     """--config PATH (must exist), else /etc/timekeeper/config.yaml if it exists, else the
-    defaults (the wiring shown in the README)."""
+    defaults (the wiring shown in the README and docs/box.md)."""
     if path is None:
         env = os.environ.get("TIMEKEEPER_CONFIG")
         path = Path(env) if env else (DEFAULT_FILE if DEFAULT_FILE.is_file() else None)
@@ -287,13 +287,13 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _profile(r: _Reader, file: Path) -> str | None:
-    from timekeeper import profile as profiles
+    from timekeeper.rules import profile as profiles
 
     return _found(r, file, "profile", profiles.find)
 
 
 def _sounds(r: _Reader, file: Path) -> str | None:
-    from timekeeper.soundpack import find_pack
+    from timekeeper.sound.pack import find_pack
 
     return _found(r, file, "sounds", find_pack)
 

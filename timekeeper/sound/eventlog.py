@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from timekeeper.engine import Cue
+from timekeeper.rules.engine import Cue
 
 
 class EventLog:

@@ -16,10 +16,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.commands import Command, Refused
+from timekeeper.rules.commands import Command, Refused
 
 if TYPE_CHECKING:  # (`timekeeper ctl` stays light: no numpy or pygame to import)
-    from timekeeper.runner import Runner
+    from timekeeper.box.runner import Runner
 
 log = logging.getLogger(__name__)
 REPLY_TIMEOUT = 5.0

@@ -3,11 +3,11 @@ what people read is exactly what the box will do."""
 
 from __future__ import annotations
 
-from timekeeper.commands import Action, Command
-from timekeeper.display import clock_text, elapsed_text
-from timekeeper.engine import Cue
-from timekeeper.profile import Period, Profile
-from timekeeper.replay import Step, replay
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Period, Profile
+from timekeeper.rules.replay import Step, replay
+from timekeeper.show.status import clock_text, elapsed_text
 
 BAR = 60
 CUE_NOTES = {

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from timekeeper.engine import Cue, Status
+from timekeeper.rules.engine import Cue, Status
 
 
 def clock_text(seconds: float | None) -> str:

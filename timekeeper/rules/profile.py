@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from timekeeper.data import builtin_dir, user_dirs
-from timekeeper.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules.data import builtin_dir, user_dirs
+from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
             "period", "break", "overtime", "shootout", "penalties", "timeout")

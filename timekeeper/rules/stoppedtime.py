@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from timekeeper.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
-from timekeeper.profile import Profile
-from timekeeper.shootout import ShootoutScore
+from timekeeper.rules.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
+from timekeeper.rules.profile import Profile
+from timekeeper.rules.shootout import ShootoutScore
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper.data import builtin_dir, user_dirs
-from timekeeper.engine import Cue
-from timekeeper.yamldoc import ConfigError, Doc
+from timekeeper.rules.data import builtin_dir, user_dirs
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.yamldoc import ConfigError, Doc
+from timekeeper.sound.mixing import RATE
 
 log = logging.getLogger(__name__)
 
-RATE = 48000  # every sample array, the live mixer and renders use this rate
+
 CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "end",
              "break_warning", "shot_start", "shot_end", "timeout_end", "penalty_end",
              "pause", "resume", "time_added")
@@ -199,7 +200,7 @@ def _decode_pygame(path: Path) -> tuple[np.ndarray, int]:
     import pygame  # imported late: start-up of check/render stays light without OGG
 
     if not pygame.mixer.get_init():
-        from timekeeper.audio import init_mixer
+        from timekeeper.sound.sdl import init_mixer
 
         init_mixer(driver="dummy")
     rate, fmt, _channels = pygame.mixer.get_init()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from timekeeper.penalties import TEAMS
+from timekeeper.rules.penalties import TEAMS
 
 
 @dataclass

@@ -10,8 +10,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from timekeeper.config import LampConfig, RelayConfig
-from timekeeper.engine import Cue, Status
+from timekeeper.box.config import LampConfig, RelayConfig
+from timekeeper.rules.engine import Cue, Status
 
 
 @dataclass(frozen=True)

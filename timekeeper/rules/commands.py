@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass
 from enum import StrEnum
 
-from timekeeper.penalties import KINDS, TEAMS
+from timekeeper.rules.penalties import KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 

@@ -16,13 +16,13 @@ import sys
 import threading
 from pathlib import Path
 
-from timekeeper import config as box_config
-from timekeeper import profile
-from timekeeper.audio import AudioError, Output
-from timekeeper.commands import Action, Command
-from timekeeper.engine import Engine, Snapshot
-from timekeeper.journal import Journal, JournalError, loads, parse_resume_at, state_dir
-from timekeeper.yamldoc import ConfigError
+from timekeeper.box import config as box_config
+from timekeeper.box.journal import Journal, JournalError, loads, parse_resume_at, state_dir
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine, Snapshot
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.output import AudioError, Output
 
 log = logging.getLogger("timekeeper")
 
@@ -49,15 +49,15 @@ def run_live(args: argparse.Namespace) -> int:
 
 
 def _run_live(args: argparse.Namespace) -> int:
-    from timekeeper.audio import open_output
-    from timekeeper.audioguard import AudioGuard
-    from timekeeper.controls.keyboard import Keyboard, help_for, in_foreground
-    from timekeeper.controls.socket import ControlServer, default_path
-    from timekeeper.display import LogLines, StatusLine, status_text
-    from timekeeper.eventlog import EventLog
-    from timekeeper.runner import Runner
-    from timekeeper.sdnotify import Notifier, Watchdog, watchdog_interval
-    from timekeeper.soundpack import find_pack, load_pack
+    from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
+    from timekeeper.box.controls.socket import ControlServer, default_path
+    from timekeeper.box.runner import Runner
+    from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
+    from timekeeper.show.status import LogLines, StatusLine, status_text
+    from timekeeper.sound.devices import open_output
+    from timekeeper.sound.eventlog import EventLog
+    from timekeeper.sound.guard import AudioGuard
+    from timekeeper.sound.pack import find_pack, load_pack
 
     cfg = box_config.load(args.config)
     name = args.profile or cfg.profile or args.default_profile
@@ -207,8 +207,8 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
 
 def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
     """Buttons, lamp, horn and buzzer; [] with one info line where there is no GPIO."""
-    from timekeeper.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
-    from timekeeper.signals import Lamp, Relay
+    from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
+    from timekeeper.box.signals import Lamp, Relay
 
     try:
         factory = pin_factory()
@@ -246,7 +246,7 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
 
 def _resumed_text(status) -> str:
     """Where a resumed match stands and which press goes on with it."""
-    from timekeeper.display import clock_text, elapsed_text
+    from timekeeper.show.status import clock_text, elapsed_text
 
     where = status.part or "the match"
     if status.state == "stopped":

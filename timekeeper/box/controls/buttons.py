@@ -12,8 +12,8 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from timekeeper.commands import Action, Command
-from timekeeper.config import ButtonConfig, GpioConfig
+from timekeeper.box.config import ButtonConfig, GpioConfig
+from timekeeper.rules.commands import Action, Command
 
 log = logging.getLogger(__name__)
 

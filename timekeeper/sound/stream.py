@@ -23,15 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timekeeper.audio import AudioError, Output
-from timekeeper.engine import Cue
-from timekeeper.profile import Profile
-from timekeeper.render import mix_into
-from timekeeper.soundpack import RATE, SoundPack
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+from timekeeper.sound.mixing import RATE, mix_into
+from timekeeper.sound.output import AudioError, Output
+from timekeeper.sound.pack import SoundPack
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CHUNK = 2048  # frames per callback (43 ms): see README "Audio path" for the figures
+DEFAULT_CHUNK = 2048  # frames per callback (43 ms): see docs/timing.md for the figures
 # From a chunk's earliest callback to its first frame at the speaker, in chunks: measured
 # on PulseAudio (0.75 at 1024 and 2048 frames); other devices: calibrate with bench/timing.py
 LATENCY_IN_CHUNKS = 0.75
@@ -171,7 +171,7 @@ class StreamAudio(Output):
                  clock: Callable[[], float] = time.monotonic, device: str | None = None) -> None:
         """`latency` in seconds (None: LATENCY_IN_CHUNKS of `chunk`); `device` an SDL device
         name (None: the system's default)."""
-        from timekeeper.audio import _sdl_driver
+        from timekeeper.sound.sdl import _sdl_driver
 
         self.pack, self.chunk, self.clock = pack, chunk, clock
         if latency is None:
@@ -199,7 +199,7 @@ class StreamAudio(Output):
                              "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
         import pygame
 
-        from timekeeper.audio import watch_device_events
+        from timekeeper.sound.sdl import watch_device_events
 
         watch_device_events(pygame)  # a device that disappears is only ever an SDL event
         self._pygame = pygame
@@ -226,7 +226,7 @@ class StreamAudio(Output):
             self.mixer.add(cue.name, frame, self.pack.samples(cue))
 
     def fault(self) -> str | None:
-        from timekeeper.audio import device_removed
+        from timekeeper.sound.sdl import device_removed
 
         if self._closed or self.last_callback is None:
             return None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from html import escape
 
-from timekeeper.display import clock_text
-from timekeeper.profile import Period, Profile
+from timekeeper.rules.profile import Period, Profile
+from timekeeper.show.status import clock_text
 
 WIDTH = 900
 LEFT = 150  # room for row labels (and the pre-start lead)

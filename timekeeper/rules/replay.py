@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Cue, Engine, State
-from timekeeper.profile import Profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Cue, Engine, State
+from timekeeper.rules.profile import Profile
 
 # a scripted START/NEXT takes over the operator's next press: the replay waits for it (and so
 # does a scripted shoot-out result, once the operator has started the attempt)

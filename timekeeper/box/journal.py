@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from timekeeper.engine import Engine, Snapshot, State
+from timekeeper.rules.engine import Engine, Snapshot, State
 
 log = logging.getLogger(__name__)
 

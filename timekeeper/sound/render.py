@@ -11,11 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper.engine import Cue
-from timekeeper.eventlog import EventLog
-from timekeeper.profile import Profile
-from timekeeper.replay import Replay, Step, replay
-from timekeeper.soundpack import RATE, SoundPack
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+from timekeeper.rules.replay import Replay, Step, replay
+from timekeeper.sound.eventlog import EventLog
+from timekeeper.sound.mixing import RATE, mix_into
+from timekeeper.sound.pack import SoundPack
 
 BLOCK = RATE * 10  # samples mixed at a time
 LEAD_IN = 0.5  # seconds of silence before the first cue
@@ -46,15 +47,6 @@ def placements(cues: list[Cue], pack: SoundPack) -> list[Placement]:
                 samples = samples[:max(0, round(stop.due * RATE) - start)]
         out.append(Placement(start, samples))
     return out
-
-
-def mix_into(buf: np.ndarray, buf_start: int, start: int, samples: np.ndarray) -> None:
-    """Add the part of `samples` (placed at sample `start`) that falls into `buf`, which holds
-    samples buf_start … buf_start+len(buf)-1. Renders and the live stream both place sound
-    this way, so a live cue lands on the very sample a render would put it."""
-    lo, hi = max(start, buf_start), min(start + len(samples), buf_start + len(buf))
-    if hi > lo:
-        buf[lo - buf_start:hi - buf_start] += samples[lo - start:hi - start]
 
 
 def write_mix(path: Path, parts: list[Placement], length: int) -> None:

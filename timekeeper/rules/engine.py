@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from timekeeper.clock import PeriodClock
-from timekeeper.commands import MAX_ADD, TEAM_ACTIONS, Action, Command, Refused
-from timekeeper.penalties import PenaltyBox
-from timekeeper.profile import Period, Profile
-from timekeeper.shootout import ShootoutScore
-from timekeeper.stoppedtime import StoppedTime, TeamStatus
+from timekeeper.rules.clock import PeriodClock
+from timekeeper.rules.commands import MAX_ADD, TEAM_ACTIONS, Action, Command, Refused
+from timekeeper.rules.penalties import PenaltyBox
+from timekeeper.rules.profile import Period, Profile
+from timekeeper.rules.shootout import ShootoutScore
+from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
 
 
 class State(StrEnum):

@@ -12,8 +12,8 @@ import threading
 import tty
 from collections.abc import Callable
 
-from timekeeper.commands import Action, Command
-from timekeeper.profile import Profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.profile import Profile
 
 KEYS: dict[str, Command] = {
     " ": Command(Action.TOGGLE),

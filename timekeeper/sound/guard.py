@@ -12,9 +12,9 @@ import logging
 import time
 from collections.abc import Callable
 
-from timekeeper.audio import AudioError, Output
-from timekeeper.engine import Cue
-from timekeeper.profile import Profile
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+from timekeeper.sound.output import AudioError, Output
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Protocol
 
-from timekeeper.audio import Output
-from timekeeper.commands import Action, Command, Refused
-from timekeeper.engine import Cue, Engine, Status
-from timekeeper.eventlog import EventLog
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Cue, Engine, Status
+from timekeeper.sound.eventlog import EventLog
+from timekeeper.sound.output import Output
 
 log = logging.getLogger(__name__)
 

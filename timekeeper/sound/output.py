@@ -1,0 +1,36 @@
+"""The interface every output (live sound, lamp, log lines, test fakes) implements: cues in,
+sound (or light) out, never a clock of its own."""
+
+from __future__ import annotations
+
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+
+
+class AudioError(Exception):
+    """The audio device could not be opened or used."""
+
+
+class Output:
+    """Something that turns cues into sound (or light, or log lines). `play` is called on
+    the runner's thread as soon as a cue is due and must not block; `now` is the runner's
+    clock at that moment (outputs never read a clock of their own).
+
+    An output with a `lead` is handed each cue that many seconds before it is due (the
+    runner looks ahead by the largest lead), so that it can have it sound on time."""
+
+    lead: float = 0.0
+
+    def prepare(self, profile: Profile) -> None:
+        """Build whatever `play` will need for this profile, before the match starts."""
+
+    def play(self, cue: Cue, now: float) -> None:
+        raise NotImplementedError
+
+    def fault(self) -> str | None:
+        """Why the device has stopped working (e.g. its stream is gone), or None while it
+        works. Polled by the AudioGuard about once a second."""
+        return None
+
+    def close(self) -> None:
+        """Release the device."""
