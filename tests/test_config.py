@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper import config
-from timekeeper.yamldoc import ConfigError
+from timekeeper.box import config
+from timekeeper.rules.yamldoc import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,11 +80,11 @@ def test_a_missing_config_given_by_name_is_an_error(tmp_path: Path) -> None:
         config.load(tmp_path / "nope.yaml")
 
 
-def test_the_readme_shows_the_shipped_config_and_the_current_wiring() -> None:
+def test_the_docs_show_the_shipped_config_and_the_current_wiring() -> None:
     import importlib.util
 
     shipped = (ROOT / "systemd" / "config.yaml").read_text().split("\n\n", 1)[1]
-    assert shipped in (ROOT / "README.md").read_text()
+    assert shipped in (ROOT / "docs" / "box.md").read_text()
     spec = importlib.util.spec_from_file_location("draw", ROOT / "scripts" / "draw_wiring.py")
     draw = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(draw)  # type: ignore[union-attr]
