@@ -16,7 +16,8 @@ from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
 CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
-                "penalty", "release", "remove", "timeout", "set", "attempt")
+                "penalty", "release", "remove", "timeout", "set", "attempt", "mute", "unmute",
+                "link")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +82,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--audio-latency", type=float, metavar="MS",
                      help="stream only: output latency to compensate (default: 0.75 "
                           "chunk, as measured on PulseAudio; calibrate with bench/timing.py)")
+    run.add_argument("--web", metavar="[HOST:]PORT",
+                     help="serve the display (/) and operator (/control) pages; a bare port "
+                          "is this machine only, 0.0.0.0:PORT the LAN (default: the config's "
+                          "web.listen, else off)")
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
@@ -120,6 +125,8 @@ def parser() -> argparse.ArgumentParser:
                      help="add: seconds (negative takes time back); penalty: home|away and the "
                           "penalty; set: the time left, e.g. 4:32")
     ctl.add_argument("--control", type=Path, help="ctl socket path")
+    ctl.add_argument("--new", action="store_true",
+                     help="link: make a new operator token; every old link stops working")
     ctl.set_defaults(func=cmd_ctl)
     return p
 
@@ -217,6 +224,11 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.socket import client_path, send
     from timekeeper.rules.commands import Command
 
+    if args.command == "link":
+        return _link(args)
+    if args.new:
+        print("timekeeper: --new is for `ctl link` only", file=sys.stderr)
+        return 2
     line = " ".join([args.command, *args.args])
     try:  # refused here, before the socket, if it cannot mean anything
         if args.command == "status" and args.args:
@@ -235,6 +247,31 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         print(f"timekeeper: {args.command} refused: {answer.get('error')}", file=sys.stderr)
         return 1
     print(json.dumps(answer["status"]))
+    return 0
+
+
+def _link(args: argparse.Namespace) -> int:
+    """The operator page's link, with its token, as text and as a QR code for a phone."""
+    from timekeeper.box.controls.socket import client_path, send
+
+    if args.args:
+        print("timekeeper: link takes no argument (a new token: --new)", file=sys.stderr)
+        return 2
+    try:
+        answer = send(args.control or client_path(), "link new" if args.new else "link")
+    except ConnectionError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    if not answer.get("ok"):
+        print(f"timekeeper: link: {answer.get('error')}", file=sys.stderr)
+        return 1
+    import segno
+
+    segno.make(answer["url"], error="m").terminal(compact=True)
+    print(f"operator page: {answer['url']}")
+    print(f"display page:  {answer['display']}")
+    print("anyone with this link may run the match; `timekeeper ctl link --new` ends it"
+          + (" (done: old links no longer work)" if args.new else ""))
     return 0
 
 

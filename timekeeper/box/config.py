@@ -16,7 +16,9 @@ from timekeeper.sound.pack import CUE_NAMES
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
-TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio")
+TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
+            "web")
+WEB_KEYS = ("listen",)
 AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "attempts")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
@@ -83,6 +85,7 @@ class Config:
     audio_chunk: int | None = None  # frames; None: the kind's default
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
     audio_attempts: int = 8
+    web_listen: tuple[str, int] | None = None  # (host, port); None: no web server
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
 
 
@@ -125,8 +128,22 @@ def build(doc: Doc, file: Path) -> Config:
         audio_chunk=_chunk(r),
         audio_latency=_latency(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
+        web_listen=_web_listen(r),
         gpio=_gpio(r, doc),
     )
+
+
+def _web_listen(r: _Reader) -> tuple[str, int] | None:
+    from timekeeper.web.listen import parse_listen
+
+    r.mapping(("web",), WEB_KEYS)
+    value = r.get(("web", "listen"))
+    if value is None:
+        return None
+    try:
+        return parse_listen(str(value))
+    except ValueError as exc:
+        raise r.doc.error(("web", "listen"), str(exc)) from None
 
 
 def _gpio(r: _Reader, doc: Doc) -> GpioConfig:

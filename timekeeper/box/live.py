@@ -128,6 +128,9 @@ def _run_live(args: argparse.Namespace) -> int:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
         closers.insert(0, server)
+        web = _web(args, cfg, runner, journal.path.parent, server, chosen.add_step)
+        if web is not None:
+            closers.insert(0, web)
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
@@ -160,6 +163,34 @@ def _run_live(args: argparse.Namespace) -> int:
         if events:
             events.close()
     return 0
+
+
+def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path, server,
+         add_step: float):
+    """The display and operator pages (--web or web.listen), or None; `ctl link` asks it for
+    the operator's link over the ctl socket."""
+    from timekeeper.web.listen import parse_listen
+    from timekeeper.web.server import WebServer
+    from timekeeper.web.token import TokenStore
+
+    listen = cfg.web_listen
+    if getattr(args, "web", None) is not None:
+        try:
+            listen = parse_listen(args.web)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field="--web") from None
+    if listen is None:
+        server.handlers["link"] = lambda _: {
+            "ok": False, "error": "the web pages are off: run with --web PORT, or set "
+                                  "web.listen in the config"}
+        return None
+    try:
+        web = WebServer(runner, *listen, TokenStore(folder), add_step).start()
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
+                          field="--web / web.listen") from None
+    server.handlers["link"] = lambda words: web.link(renew=words == ["new"])
+    return web
 
 
 def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:

@@ -51,6 +51,9 @@ class Runner:
         # (a command in that window is applied at the look-ahead time, at most `lead` late).
         self.lead = max((output.lead for output in outputs), default=0.0)
         self._told = float("-inf")
+        # MUTE (ceremonies): the outputs get no sounding cue, only stops of a melody; the
+        # listeners (relays, lamp, screens) still hear of every cue
+        self.muted = False
 
     def submit(self, command: Command) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused."""
@@ -81,6 +84,9 @@ class Runner:
                 if future:
                     future.set_result(self.status())
                 break
+            if command is not None and command.action in (Action.MUTE, Action.UNMUTE):
+                self._mute(command.action is Action.MUTE, future)
+                continue
             now = self._engine_time(ahead=command is None)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
@@ -111,10 +117,22 @@ class Runner:
                 log.info("operator: %s", command)
         self.stopped.set()
 
+    def _mute(self, muted: bool, future: Future | None) -> None:
+        if muted != self.muted:
+            self.muted = muted
+            log.info("sound %s by the operator%s", "muted" if muted else "back on",
+                     " (relays and lamp still work)" if muted else "")
+        status = self.status()
+        self._tell(None, status)  # screens show it at once
+        if future is not None:
+            future.set_result(status)
+
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
         for cue in cues:
             now = self.clock()
-            for output in self.outputs:
+            if self.muted and not cue.stop:
+                log.info("muted: cue %s not sounded", cue.name)
+            for output in () if self.muted and not cue.stop else self.outputs:
                 try:
                     output.play(cue, now)
                 except Exception:  # a broken output must never stop the clock

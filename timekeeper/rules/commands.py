@@ -30,6 +30,12 @@ class Action(StrEnum):
     SET = "set"  # set M:SS: correct the game clock (time left) while it is stopped
     ATTEMPT = "attempt"  # attempt TEAM goal|miss: a shoot-out attempt's result
     QUIT = "quit"  # stop the program (handled by the runner, never by the engine)
+    MUTE = "mute"  # ceremonies: no sound, relays and lamp still work (the runner's, too)
+    UNMUTE = "unmute"
+
+
+# handled by the live runner itself, never by the engine (nor in a render script)
+BOX_ACTIONS = (Action.QUIT, Action.MUTE, Action.UNMUTE)
 
 
 TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT, Action.ATTEMPT)

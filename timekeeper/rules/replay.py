@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import BOX_ACTIONS, Action, Command, Refused
 from timekeeper.rules.engine import Cue, Engine, State
 from timekeeper.rules.profile import Profile
 
@@ -47,8 +47,8 @@ def parse_actions(text: str) -> list[Step]:
         seconds = parts[0] * 60 + parts[1] if len(parts) == 2 else parts[0]
         if seconds < 0:
             raise ScriptError(f"{item!r}: times count from the start and cannot be negative")
-        if command.action is Action.QUIT:
-            raise ScriptError(f"{item!r}: quit is not a match command")
+        if command.action in BOX_ACTIONS:
+            raise ScriptError(f"{item!r}: {command.action.value} is not a match command")
         steps.append(Step(seconds, command))
     return sorted(steps, key=lambda s: s.at)
 

@@ -13,6 +13,7 @@ import os
 import socket
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,8 @@ class ControlServer:
     def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
         """`make_folder` for the default path only: a mistyped --control should fail."""
         self.runner, self.path = runner, path
+        # requests for the box rather than the match, by their first word: `link [new]`
+        self.handlers: dict[str, Callable[[list[str]], dict]] = {}
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
         if path.exists() or path.is_symlink():
@@ -105,6 +108,9 @@ class ControlServer:
     def reply(self, line: str) -> dict:
         if line == "status":
             return {"ok": True, "status": dataclasses.asdict(self.runner.status())}
+        word, *args = line.split()
+        if word in self.handlers:
+            return self.handlers[word](args)
         try:
             command = Command.parse(line)
         except ValueError as exc:

@@ -1,0 +1,175 @@
+"""A real box with its web pages, and a real browser to look at them: for the web tests, the
+screenshots script and bench/web.py.
+
+`WebBox` runs `timekeeper run --web` in a subprocess (SDL's dummy audio, no GPIO, its own
+state folder and ctl socket); `browser()` is Debian's headless Chromium driven by Selenium
+through Debian's chromedriver (never a downloaded browser)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+def have_browser() -> bool:
+    return os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WebBox:
+    def __init__(self, profile: str = "hokejbal", state_dir: Path | None = None,
+                 extra: tuple[str, ...] = ()) -> None:
+        self._own = state_dir is None
+        self.folder = Path(tempfile.mkdtemp(prefix="tk-web-")) if state_dir is None \
+            else state_dir
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.control = self.folder / "control.sock"
+        env = os.environ | {"SDL_AUDIODRIVER": "dummy", "GPIOZERO_PIN_FACTORY": "mock",
+                            "TIMEKEEPER_PROFILES_PATH": "", "PYTHONUNBUFFERED": "1"}
+        env.pop("TIMEKEEPER_CONFIG", None)
+        self.log = open(self.folder / "run.log", "w")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "timekeeper", "run", "--profile", profile, "--no-gpio",
+             "--no-keyboard", "--fresh", "--control", str(self.control), "--state-dir",
+             str(self.folder / "state"), "--web", str(self.port), *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        self._wait_ready()
+        self.token = (self.folder / "state" / "web-token").read_text().strip()
+
+    def _wait_ready(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"timekeeper run ended: {self.run_log()}")
+            with contextlib.suppress(OSError):
+                self.status()
+                if self.control.exists():
+                    return
+            time.sleep(0.05)
+        raise RuntimeError(f"timekeeper run did not start: {self.run_log()}")
+
+    def run_log(self) -> str:
+        return (self.folder / "run.log").read_text()
+
+    def link(self) -> str:
+        return f"{self.url}/control#token={self.token}"
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict | None = None) -> tuple[int, dict]:
+        req = urllib.request.Request(self.url + path, data=body, method=method,
+                                     headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}")
+
+    def status(self) -> dict:
+        return self.request("GET", "/api/status")[1]
+
+    def command(self, name: str, *args: str, token: str | None = "") -> tuple[int, dict]:
+        token = self.token if token == "" else token
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        body = json.dumps({"command": name, "args": list(args)}).encode()
+        return self.request("POST", "/api/command", body, headers)
+
+    def pause_process(self) -> None:  # the box stops answering (as if hung or cut off)
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def continue_process(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
+    def wait_text(self, driver, text: str, timeout: float = 10.0) -> None:
+        wait_for(lambda: text in driver.find_element("tag name", "body").text, timeout,
+                 f"{text!r} on the page")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.continue_process()
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        if self._own:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> WebBox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def wait_for(check, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if check():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"waited {timeout:g} s for {what}")
+
+
+@contextlib.contextmanager
+def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
+    """Headless Chromium at a window of width × height (`height_of_page`: grown to the
+    page's height before a screenshot is taken)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="tk-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                 "--disable-dev-shm-usage", "--disable-extensions", "--mute-audio",
+                 f"--user-data-dir={profile}", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+    def size(h: int) -> None:  # the page's own viewport, exactly (a window has borders)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": h, "deviceScaleFactor": 1, "mobile": False})
+
+    try:
+        size(height)
+        if height_of_page:
+            original = driver.get
+
+            def get_and_grow(url: str) -> None:
+                original(url)
+                time.sleep(0.5)
+                size(max(height, int(driver.execute_script(
+                    "return document.documentElement.scrollHeight"))))
+
+            driver.get = get_and_grow
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -1,0 +1,391 @@
+"""The web server: the display page, the operator page, and a small JSON API, from the box's
+own process.
+
+It runs aiohttp on a thread of its own with its own event loop, so that the runner's timing
+never waits for a browser: the runner's listener only drops the latest status into a slot and
+wakes the loop (it never blocks), and each page has a one-message slot and a send timeout of
+its own, so a slow or vanished client is dropped without stalling the others.
+
+    GET  /              the display page (open)
+    GET  /control       the operator page (commands need the token)
+    GET  /api/status    the status, as `ctl status` gives it, plus the score (open)
+    POST /api/command   {"command": "add", "args": ["10"]}, header Authorization: Bearer TOKEN
+    GET  /api/live      WebSocket: the status on every change, and at least every second"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import WSMsgType, web
+
+from timekeeper.rules.commands import BOX_ACTIONS, Action, Command, Refused
+from timekeeper.rules.engine import Status
+from timekeeper.web.listen import url_host
+from timekeeper.web.token import TokenStore
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+HEARTBEAT = 1.0  # a status at least this often (pages say OFFLINE after 2.5 s of silence)
+SEND_TIMEOUT = 2.0  # a page that takes longer to take one message is dropped
+REPLY_TIMEOUT = 5.0  # as the ctl socket waits for the runner
+MAX_BODY = 2048  # bytes of a command request
+MAX_ARGS, MAX_ARG = 4, 32  # a command's words and their length
+MAX_CLIENTS = 200  # live pages at once
+COMMANDS_PER_SECOND, COMMAND_BURST = 5.0, 20  # per client address
+READS_PER_SECOND, READ_BURST = 20.0, 60  # status, pages and files per client address
+SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
+
+
+class Box(Protocol):
+    """What the web wing needs of the live runner (timekeeper.box.runner.Runner)."""
+
+    listeners: list[Callable[[Any, Status], None]]
+    muted: bool
+
+    def submit(self, command: Command) -> Future: ...
+
+    def status(self) -> Status: ...
+
+
+def status_payload(status: Status, muted: bool, add_step: float | None = None) -> dict:
+    """`ctl status`'s JSON, with the score (0:0 until the engine keeps one), the mute and
+    the profile's step of added time (what the operator page's ± buttons add)."""
+    out = dataclasses.asdict(status)
+    out.setdefault("score", {"home": 0, "away": 0})
+    out.setdefault("goals", [])
+    out["muted"] = muted
+    if add_step is not None:
+        out["add_step"] = add_step
+    return out
+
+
+class _Bucket:
+    """A token bucket: `rate` requests a second, `burst` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.level, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
+        self.at = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True
+
+
+class _Limits:
+    """Buckets per client address (forgotten when full, so that the table stays small)."""
+
+    def __init__(self, rate: float, burst: int, keep: int = 1024) -> None:
+        self.rate, self.burst, self.keep = rate, burst, keep
+        self.buckets: dict[str, _Bucket] = {}
+
+    def allow(self, who: str) -> bool:
+        if who not in self.buckets and len(self.buckets) >= self.keep:
+            self.buckets.clear()
+        bucket = self.buckets.setdefault(who, _Bucket(self.rate, self.burst))
+        return bucket.take()
+
+
+class _Client:
+    """One live page: the latest message waits in a one-message slot until sent."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+        self.slot: str | None = None
+        self.ready = asyncio.Event()
+        self.token: str | None = None  # an operator page's token (closed when renewed)
+
+    def offer(self, message: str) -> None:
+        self.slot = message  # an unsent older status is simply replaced
+        self.ready.set()
+
+    async def pump(self) -> None:
+        while not self.ws.closed:
+            await self.ready.wait()
+            self.ready.clear()
+            message, self.slot = self.slot, None
+            if message is None:
+                continue
+            try:
+                await asyncio.wait_for(self.ws.send_str(message), SEND_TIMEOUT)
+            except (TimeoutError, ConnectionError, RuntimeError) as exc:
+                log.debug("dropping a live page: %s", exc or type(exc).__name__)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.ws.close(), 0.5)
+                return
+
+
+def _error(status: int, reason: str) -> web.Response:
+    return web.json_response({"ok": False, "error": reason}, status=status)
+
+
+class WebServer:
+    def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
+                 add_step: float = 10.0) -> None:
+        self.box, self.host, self.port, self.tokens = box, host, port, tokens
+        self.add_step = add_step
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.clients: set[_Client] = set()
+        self._latest: Status | None = None  # dropped here by the runner's thread
+        self._woken = False
+        self._changed: asyncio.Event | None = None
+        self._commands = _Limits(COMMANDS_PER_SECOND, COMMAND_BURST)
+        self._reads = _Limits(READS_PER_SECOND, READ_BURST)
+        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self._started = threading.Event()
+        self._failure: BaseException | None = None
+        self._stop: asyncio.Event | None = None
+        self._closing: set[asyncio.Future] = set()
+        self.pushes = 0  # statuses sent out (for the bench)
+
+    # ------------------------------------------------------------------ the runner's side
+
+    def start(self) -> WebServer:
+        """Listen (raises OSError, e.g. for a port in use), then serve on the web thread."""
+        self._thread.start()
+        self._started.wait()
+        if self._failure is not None:
+            raise self._failure
+        self.box.listeners.append(self._on_change)
+        return self
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.box.listeners.remove(self._on_change)
+        if self.loop is not None and self._stop is not None and self._thread.is_alive():
+            self.loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(5)
+
+    def _on_change(self, cue: object, status: Status) -> None:
+        """On the runner's thread: keep the latest status, wake the loop once; never blocks."""
+        self._latest = status
+        if not self._woken and self.loop is not None and self._changed is not None:
+            self._woken = True
+            with contextlib.suppress(RuntimeError):  # (the loop has just closed)
+                self.loop.call_soon_threadsafe(self._changed.set)
+
+    @property
+    def url(self) -> str:
+        return f"http://{url_host(self.host)}:{self.port}"
+
+    def link(self, renew: bool = False) -> dict:
+        """For `ctl link` (any thread): the operator URL with the token; `renew` makes a new
+        token and ends every session of the old one."""
+        if renew:
+            self.tokens.renew()
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self._end_old_sessions)
+            log.info("web: the operator link was renewed; old sessions are closed")
+        return {"ok": True, "url": f"{self.url}/control#token={self.tokens.token}",
+                "display": f"{self.url}/", "token": self.tokens.token}
+
+    # ------------------------------------------------------------------ the web thread
+
+    def _serve(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.loop.run_until_complete(self._main())
+        except BaseException as exc:
+            self._failure = exc
+            self._started.set()
+        finally:
+            self.loop.close()
+
+    async def _main(self) -> None:
+        self._changed, self._stop = asyncio.Event(), asyncio.Event()
+        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False,
+                               shutdown_timeout=1.0)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.host, self.port, backlog=64).start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        log.info("web: display %s/, operator page %s/control (`timekeeper ctl link` gives "
+                 "its link)", self.url, self.url)
+        self._started.set()
+        pusher = asyncio.create_task(self._push())
+        await self._stop.wait()
+        pusher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pusher
+        for client in list(self.clients):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.ws.close(), 0.5)
+        await runner.cleanup()
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        app.router.add_get("/", self._page("display.html"))
+        app.router.add_get("/control", self._page("control.html"))
+        app.router.add_get("/api/status", self._status)
+        app.router.add_post("/api/command", self._command)
+        app.router.add_get("/api/live", self._live)
+        app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        return app
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
+        """Every answer: a rate limit, no tracebacks, and headers that keep other sites out."""
+        who = request.remote or "?"
+        if request.path != "/api/command" and not self._reads.allow(who):
+            return _error(429, "too many requests: slow down")
+        try:
+            response = await handler(request)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            response = _error(exc.status, exc.reason)
+        except Exception:
+            log.exception("web: %s %s failed", request.method, request.path)
+            response = _error(500, "the box could not answer that (see its log)")
+        if not response.prepared:
+            headers = response.headers
+            headers["X-Content-Type-Options"] = "nosniff"
+            headers["X-Frame-Options"] = "DENY"
+            headers["Referrer-Policy"] = "no-referrer"
+            headers["Content-Security-Policy"] = (
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+            headers.setdefault("Cache-Control", "no-cache")
+        return response
+
+    def _page(self, name: str):
+        async def page(request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(STATIC / name)
+        return page
+
+    async def _status(self, request: web.Request) -> web.Response:
+        return web.json_response(self._payload(self.box.status()))
+
+    async def _command(self, request: web.Request) -> web.Response:
+        if not self._commands.allow(request.remote or "?"):
+            return _error(429, "too many commands: slow down")
+        auth = request.headers.get("Authorization", "")
+        token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
+        if not self.tokens.valid(token):
+            return _error(401, "no valid operator token: open the link that "
+                               "`timekeeper ctl link` prints")
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            return _error(413, f"a command is at most {MAX_BODY} bytes")
+        try:
+            body = json.loads(await request.read())
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, f"a command is at most {MAX_BODY} bytes")
+        except (ValueError, UnicodeDecodeError):
+            return _error(400, 'the body must be JSON, e.g. {"command": "add", "args": ["10"]}')
+        try:
+            command = _command_of(body)
+        except ValueError as exc:
+            return _error(400, str(exc))
+        try:
+            status = await asyncio.wait_for(asyncio.wrap_future(self.box.submit(command)),
+                                            REPLY_TIMEOUT)
+        except Refused as exc:
+            return _error(409, str(exc))
+        except TimeoutError:
+            return _error(504, "the timekeeper did not answer in time")
+        log.info("web: %s from %s", command, request.remote)
+        return web.json_response({"ok": True, "status": self._payload(status)})
+
+    async def _live(self, request: web.Request) -> web.StreamResponse:
+        if len(self.clients) >= MAX_CLIENTS:
+            return _error(503, f"at most {MAX_CLIENTS} live pages at once")
+        ws = web.WebSocketResponse(max_msg_size=1024, compress=False, autoping=True)
+        await ws.prepare(request)
+        client = _Client(ws)
+        self.clients.add(client)
+        client.offer(self._message("status", self.box.status()))
+        pump = asyncio.create_task(client.pump())
+        heard = _Bucket(2.0, 10)
+        try:
+            async for msg in ws:  # a page only ever says who it is: {"token": "..."}
+                if msg.type is not WSMsgType.TEXT or not heard.take():
+                    break
+                try:
+                    token = json.loads(msg.data).get("token")
+                except (ValueError, AttributeError):
+                    break
+                ok = self.tokens.valid(token if isinstance(token, str) else None)
+                client.token = token if ok else None
+                await ws.send_str(json.dumps({"type": "auth", "ok": ok}))
+        except (ConnectionError, RuntimeError, TimeoutError):
+            pass
+        finally:
+            self.clients.discard(client)
+            pump.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 0.5)
+        return ws
+
+    def _end_old_sessions(self) -> None:
+        for client in list(self.clients):
+            if client.token is not None and not self.tokens.valid(client.token):
+                client.token = None
+                task = asyncio.ensure_future(client.ws.close(
+                    code=SESSION_CLOSED, message=b"the operator link was renewed"))
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+
+    def _payload(self, status: Status) -> dict:
+        return status_payload(status, self.box.muted, self.add_step)
+
+    def _message(self, kind: str, status: Status) -> str:
+        return json.dumps({"type": kind, "status": self._payload(status)},
+                          separators=(",", ":"))
+
+    async def _push(self) -> None:
+        """A change at once, else a heartbeat each second: one JSON text for all pages."""
+        assert self._changed is not None
+        while True:
+            try:
+                await asyncio.wait_for(self._changed.wait(), HEARTBEAT)
+                self._changed.clear()
+                self._woken = False
+                status, kind = self._latest, "status"
+                self._latest = None
+                if status is None:
+                    continue
+                status = self.box.status()  # now (the listener's may be a moment old)
+            except TimeoutError:
+                status, kind = self.box.status(), "heartbeat"
+            if not self.clients:
+                continue
+            message = self._message(kind, status)
+            for client in list(self.clients):
+                client.offer(message)
+            self.pushes += 1
+
+
+def _command_of(body: object) -> Command:
+    """The command a request's JSON names, checked as the ctl socket checks a line."""
+    if not isinstance(body, dict) or not isinstance(body.get("command"), str):
+        raise ValueError('the body must be {"command": NAME, "args": [...]}')
+    args = body.get("args", [])
+    if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
+            isinstance(a, str | int | float) and not isinstance(a, bool) and len(str(a)) <= MAX_ARG
+            for a in args):
+        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers")
+    name = body["command"].strip().lower()
+    if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
+        raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
+    command = Command.parse(" ".join([name, *map(str, args)]))
+    if command.action is Action.QUIT or (command.action in BOX_ACTIONS and command.action
+                                         not in (Action.MUTE, Action.UNMUTE)):
+        raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")
+    return command

@@ -1,0 +1,191 @@
+// The live status from the box, and the clocks drawn from it.
+//
+// The box pushes its status on every change and at least once a second. Between pushes a
+// running clock is drawn from the last status and performance.now() (the browser's monotonic
+// clock): it never drifts (every push re-anchors it), never jumps backwards, and never shows a
+// second the box has not reached (while running, a shown value never goes up again unless the
+// box corrected its clock: added time, a correction, a new period).
+"use strict";
+
+const TK = (() => {
+  const OFFLINE_AFTER = 2500; // ms without a message (the box sends one at least every 1 s)
+  const RETRY = 1000;
+
+  function clockText(seconds) {
+    // as the box's own status line: 0:00 only once the time is really up
+    if (seconds === null || seconds === undefined) return "--:--";
+    const whole = seconds > 0 ? Math.ceil(seconds - 1e-9) : 0;
+    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+  }
+
+  function elapsedText(seconds) {
+    const whole = Math.floor(Math.max(0, seconds) + 1e-9);
+    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+  }
+
+  class Model {
+    constructor() {
+      this.status = null;
+      this.at = 0; // performance.now() when the status arrived
+      this.lastShown = null; // the running game clock's last shown value
+    }
+
+    update(status) {
+      const now = performance.now();
+      const prev = this.status;
+      const expected = prev ? this.gameClock(now, false) : null;
+      this.status = status;
+      this.at = now;
+      const corrected = !prev || prev.state !== status.state || prev.period !== status.period ||
+        prev.part !== status.part || prev.added !== status.added || expected === null ||
+        status.remaining === null || status.remaining - expected > 0.25;
+      if (corrected) this.lastShown = null;
+    }
+
+    elapsed(now) {
+      return Math.max(0, (now - this.at) / 1000);
+    }
+
+    running() {
+      return this.status && this.status.state === "running";
+    }
+
+    // The period's time left as shown now (or null when untimed / none).
+    gameClock(now = performance.now(), remember = true) {
+      const s = this.status;
+      if (!s || s.remaining === null) return null;
+      let value = s.remaining;
+      if (s.state === "running") {
+        value = Math.max(0, value - this.elapsed(now));
+        if (this.lastShown !== null) value = Math.min(value, this.lastShown);
+        if (remember) this.lastShown = value;
+      }
+      return value;
+    }
+
+    playTime(now = performance.now()) {
+      const s = this.status;
+      if (!s) return 0;
+      return s.play_time + (s.state === "running" ? this.elapsed(now) : 0);
+    }
+
+    // pre-start, break and shot countdowns run whatever the game clock does
+    countdown(now = performance.now()) {
+      const s = this.status;
+      if (!s || s.countdown === null) return null;
+      return Math.max(0, s.countdown - this.elapsed(now));
+    }
+
+    timeout(now = performance.now()) {
+      const s = this.status;
+      if (!s || s.timeout_countdown === null) return null;
+      return Math.max(0, s.timeout_countdown - this.elapsed(now));
+    }
+
+    penaltyLeft(penalty, now = performance.now()) {
+      if (penalty.remaining === null) return null;
+      const counting = this.running() && penalty.state === "running";
+      return Math.max(0, penalty.remaining - (counting ? this.elapsed(now) : 0));
+    }
+  }
+
+  // The connection: reconnects by itself; says offline when the box goes quiet.
+  class Live {
+    constructor({ onStatus, onOnline, onAuth, onEnded, token }) {
+      this.model = new Model();
+      this.onStatus = onStatus || (() => {});
+      this.onOnline = onOnline || (() => {});
+      this.onAuth = onAuth || (() => {});
+      this.onEnded = onEnded || (() => {});
+      this.token = token || null;
+      this.online = false;
+      this.heard = 0;
+      this.ws = null;
+      this.connect();
+      setInterval(() => this.watch(), 250);
+    }
+
+    connect() {
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      const ws = new WebSocket(`${scheme}://${location.host}/api/live`);
+      this.ws = ws;
+      this.heard = performance.now();
+      ws.onopen = () => {
+        if (this.token) ws.send(JSON.stringify({ token: this.token }));
+      };
+      ws.onmessage = (event) => {
+        if (ws !== this.ws) return;
+        let msg;
+        try { msg = JSON.parse(event.data); } catch { return; }
+        this.heard = performance.now();
+        if (msg.type === "auth") { this.onAuth(msg.ok); return; }
+        if (!msg.status) return;
+        this.model.update(msg.status);
+        this.setOnline(true);
+        this.onStatus(this.model.status, msg.type);
+      };
+      ws.onclose = (event) => {
+        if (ws !== this.ws) return;
+        if (event.code === 4001) this.onEnded(event.reason);
+        this.setOnline(false);
+        setTimeout(() => { if (ws === this.ws) this.connect(); }, RETRY);
+      };
+    }
+
+    watch() {
+      if (performance.now() - this.heard > OFFLINE_AFTER && this.ws) {
+        this.setOnline(false);
+        const old = this.ws;
+        this.ws = null;
+        try { old.close(); } catch { /* already gone */ }
+        this.connect();
+      }
+    }
+
+    setOnline(online) {
+      if (online !== this.online) {
+        this.online = online;
+        this.onOnline(online);
+      }
+    }
+
+    setToken(token) {
+      this.token = token;
+      if (this.ws && this.ws.readyState === WebSocket.OPEN && token) {
+        this.ws.send(JSON.stringify({ token }));
+      }
+    }
+  }
+
+  // What the state says, plainly, for a hall.
+  function stateWord(s) {
+    if (!s) return "";
+    const overtime = /overtime/i.test(s.part || "");
+    switch (s.state) {
+      case "idle": return "READY";
+      case "prestart": return "GET READY";
+      case "running": return overtime ? "OVERTIME" : "";
+      case "stopped": return overtime ? "OVERTIME · STOPPED" : "STOPPED";
+      case "break": return "BREAK";
+      case "waiting": return "PERIOD OVER";
+      case "shootout": case "shot": return "SHOOT-OUT";
+      case "finished": return "FINAL";
+      default: return s.state.toUpperCase();
+    }
+  }
+
+  function partText(s) {
+    if (!s || !s.part) return s ? s.title : "";
+    if (s.part === "shoot-out") return s.series ? `shoot-out · series ${s.series}` : "shoot-out";
+    return s.part;
+  }
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  return { Live, Model, clockText, elapsedText, stateWord, partText, el };
+})();
