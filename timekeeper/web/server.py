@@ -108,26 +108,31 @@ class _Client:
         self.ws = ws
         self.slot: str | None = None
         self.ready = asyncio.Event()
+        self.reply: str | None = None
         self.token: str | None = None  # an operator page's token (closed when renewed)
 
     def offer(self, message: str) -> None:
         self.slot = message  # an unsent older status is simply replaced
         self.ready.set()
 
+    def offer_first(self, message: str) -> None:
+        self.reply = message  # an answer to the page itself (sent before any status)
+        self.ready.set()
+
     async def pump(self) -> None:
+        """The only sender on this page's socket (aiohttp allows one writer at a time); ends
+        when the page is gone or took longer than SEND_TIMEOUT for one message."""
         while not self.ws.closed:
             await self.ready.wait()
             self.ready.clear()
-            message, self.slot = self.slot, None
-            if message is None:
-                continue
-            try:
-                await asyncio.wait_for(self.ws.send_str(message), SEND_TIMEOUT)
-            except (TimeoutError, ConnectionError, RuntimeError) as exc:
-                log.debug("dropping a live page: %s", exc or type(exc).__name__)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self.ws.close(), 0.5)
-                return
+            messages = [m for m in (self.reply, self.slot) if m is not None]
+            self.reply = self.slot = None
+            for message in messages:
+                try:
+                    await asyncio.wait_for(self.ws.send_str(message), SEND_TIMEOUT)
+                except (TimeoutError, ConnectionError, RuntimeError) as exc:
+                    log.debug("dropping a live page: %s", exc or type(exc).__name__)
+                    return
 
 
 def _error(status: int, reason: str) -> web.Response:
@@ -312,26 +317,33 @@ class WebServer:
         self.clients.add(client)
         client.offer(self._message("status", self.box.status()))
         pump = asyncio.create_task(client.pump())
+        listen = asyncio.create_task(self._listen(client))
+        try:  # until the page leaves, or its pump gives up on it
+            await asyncio.wait({pump, listen}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.clients.discard(client)
+            for task in (pump, listen):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 0.5)
+            if not ws.closed and request.transport is not None:
+                request.transport.abort()  # a page that does not even take a close
+        return ws
+
+    async def _listen(self, client: _Client) -> None:
+        """A page only ever says who it is: {"token": "..."} (an operator page)."""
         heard = _Bucket(2.0, 10)
-        try:
-            async for msg in ws:  # a page only ever says who it is: {"token": "..."}
+        with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
+            async for msg in client.ws:
                 if msg.type is not WSMsgType.TEXT or not heard.take():
-                    break
+                    return
                 try:
                     token = json.loads(msg.data).get("token")
                 except (ValueError, AttributeError):
-                    break
+                    return
                 ok = self.tokens.valid(token if isinstance(token, str) else None)
                 client.token = token if ok else None
-                await ws.send_str(json.dumps({"type": "auth", "ok": ok}))
-        except (ConnectionError, RuntimeError, TimeoutError):
-            pass
-        finally:
-            self.clients.discard(client)
-            pump.cancel()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(ws.close(), 0.5)
-        return ws
+                client.offer_first(json.dumps({"type": "auth", "ok": ok}))
 
     def _end_old_sessions(self) -> None:
         for client in list(self.clients):

@@ -1,0 +1,301 @@
+"""The web server's API as a phone or a foreign page would meet it: the real runner on its
+thread, the real server on its own, plain HTTP and aiohttp's WebSocket client."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pytest
+from webbox import free_port
+
+from timekeeper.box import config as box_config
+from timekeeper.box.runner import Runner
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Cue, Engine
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.output import Output
+from timekeeper.web import server as web_server
+from timekeeper.web.listen import parse_listen
+from timekeeper.web.server import WebServer
+from timekeeper.web.token import TokenStore
+
+
+class RecordingOutput(Output):
+    def __init__(self) -> None:
+        self.played: list[Cue] = []
+
+    def play(self, cue: Cue, now: float) -> None:
+        self.played.append(cue)
+
+
+@pytest.fixture
+def box(tmp_path: Path):
+    """A hokejbal runner with its web server on a free port: (runner, server, output)."""
+    output = RecordingOutput()
+    runner = Runner(Engine(profile.load("hokejbal")), [output])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"),
+                       add_step=5).start()
+    yield runner, server, output
+    server.close()
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(5)
+
+
+def call(server: WebServer, method: str, path: str, body: bytes | None = None,
+         token: str | None = None, headers: dict | None = None) -> tuple[int, dict]:
+    headers = dict(headers or {})
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"  # ("Bearer " alone: an empty token)
+    req = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", data=body,
+                                 method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+MINE = object()  # the server's own token
+
+
+def command(server: WebServer, name: str, *args: str, token: object = MINE) -> tuple[int, dict]:
+    token = server.tokens.token if token is MINE else token
+    return call(server, "POST", "/api/command",
+                json.dumps({"command": name, "args": list(args)}).encode(), token)
+
+
+def test_status_is_open_and_is_ctl_status_plus_the_score(box) -> None:
+    runner, server, _ = box
+    code, status = call(server, "GET", "/api/status")
+    assert code == 200
+    expected = dataclasses.asdict(runner.status())
+    assert {k: status[k] for k in expected} == expected
+    assert status["score"] == {"home": 0, "away": 0} and status["goals"] == []
+    assert status["muted"] is False and status["add_step"] == 5
+
+
+@pytest.mark.parametrize("token", [None, "", "not-the-token-at-all-xxxxxxxxxxx"])
+def test_a_command_without_a_valid_token_gets_401_and_changes_nothing(box, token) -> None:
+    runner, server, output = box
+    code, answer = command(server, "start", token=token)
+    assert code == 401 and "ctl link" in answer["error"]
+    time.sleep(0.1)
+    assert runner.status().state == "idle" and output.played == []
+
+
+def test_commands_answer_as_ctl_does_and_refusals_are_409_with_the_reason(box) -> None:
+    _, server, _ = box
+    code, answer = command(server, "start")
+    assert code == 200 and answer["ok"] and answer["status"]["state"] == "running"
+    code, answer = command(server, "set", "1:00")
+    assert code == 409 and "stopped" in answer["error"]
+    code, answer = command(server, "add", "10")
+    assert code == 200 and answer["status"]["added"] == 10
+    assert command(server, "toggle")[1]["status"]["state"] == "stopped"
+    code, answer = command(server, "penalty", "away", "minor", "8")
+    assert code == 200 and answer["status"]["teams"]["away"]["penalties"][0]["player"] == "8"
+
+
+@pytest.mark.parametrize(("body", "code", "words"), [
+    (b'{"command": ', 400, "JSON"),
+    (b"[1, 2]", 400, "command"),
+    (b'{"command": "fly"}', 400, "unknown command"),
+    (b'{"command": "add", "args": "10"}', 400, "args"),
+    (b'{"command": "add", "args": [true]}', 400, "args"),
+    (b'{"command": "add", "args": ["nan"]}', 400, "add"),
+    (b'{"command": "penalty", "args": ["home", "slash"]}', 400, "unknown penalty"),
+    (b'{"command": "quit"}', 400, "not a command for the web"),
+    (b'{"command": "' + b"x" * 5000 + b'"}', 413, "at most"),
+    (b"\xff\xfe", 400, "JSON"),
+])
+def test_bad_requests_get_a_4xx_with_a_reason_never_a_traceback(box, body, code, words) -> None:
+    runner, server, _ = box
+    got, answer = call(server, "POST", "/api/command", body, server.tokens.token)
+    assert got == code and words in answer["error"] and "Traceback" not in answer["error"]
+    assert runner.status().state == "idle"
+
+
+def test_commands_are_rate_limited_per_client(box) -> None:
+    _, server, _ = box
+    codes = [command(server, "pause")[0] for _ in range(web_server.COMMAND_BURST + 5)]
+    assert 429 in codes and set(codes) <= {409, 429}
+
+
+def test_no_cors_and_headers_that_keep_other_sites_out(box) -> None:
+    _, server, _ = box
+    req = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/command", method="OPTIONS",
+                                 headers={"Origin": "http://evil.example",
+                                          "Access-Control-Request-Method": "POST",
+                                          "Access-Control-Request-Headers": "authorization"})
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(req, timeout=5)
+    assert caught.value.code == 405
+    assert "Access-Control-Allow-Origin" not in caught.value.headers
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/", timeout=5) as page:
+        assert page.headers["X-Frame-Options"] == "DENY"
+        assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        assert "Set-Cookie" not in page.headers
+        assert b"/static/display.js" in page.read()
+
+
+def test_every_page_file_is_served_by_the_box_no_cdn() -> None:
+    static = Path(web_server.STATIC)
+    for path in static.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text, path.name
+
+
+async def _live(server: WebServer, seconds: float, token: str | None = None,
+                then=None) -> tuple[list[dict], int | None]:
+    """Messages one live page gets in `seconds` (and the close code, if closed)."""
+    got: list[dict] = []
+    async with aiohttp.ClientSession() as session, session.ws_connect(
+            f"http://127.0.0.1:{server.port}/api/live") as ws:
+        if token:
+            await ws.send_str(json.dumps({"token": token}))
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            try:
+                msg = await ws.receive(timeout=left)
+            except TimeoutError:
+                break
+            if msg.type is not aiohttp.WSMsgType.TEXT:
+                return got, ws.close_code  # closed by the server
+            got.append(json.loads(msg.data))
+            if then is not None and len(got) == 1:
+                await asyncio.get_running_loop().run_in_executor(None, then)
+        return got, None
+
+
+def test_live_pushes_every_change_and_a_heartbeat_every_second(box) -> None:
+    _, server, _ = box
+
+    def start() -> None:
+        time.sleep(0.3)
+        command(server, "start")
+
+    got, _ = asyncio.run(_live(server, 2.6, then=start))
+    kinds = [m["type"] for m in got]
+    assert kinds[0] == "status" and got[0]["status"]["state"] == "idle"
+    assert any(m["type"] == "status" and m["status"]["state"] == "running" for m in got)
+    assert kinds.count("heartbeat") >= 2  # nothing changes for a while: still heard from
+
+
+def test_a_stuck_page_is_dropped_and_never_stalls_the_others(box, monkeypatch) -> None:
+    _, server, _ = box
+    monkeypatch.setattr(web_server, "SEND_TIMEOUT", 0.3)
+
+    async def run() -> tuple[list[dict], bool, bool]:
+        async with aiohttp.ClientSession() as session, session.ws_connect(
+                f"http://127.0.0.1:{server.port}/api/live") as stuck:
+            await stuck.receive(timeout=2)
+            await asyncio.sleep(0.2)
+            client = next(iter(server.clients))
+
+            async def never(message: str) -> None:  # a page that takes nothing more
+                await asyncio.sleep(3600)
+
+            client.ws.send_str = never
+            got, _ = await _live(server, 2.5)
+            last = await stuck.receive(timeout=2)
+            return got, client in server.clients, last.type in (
+                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR)
+
+    got, kept, closed = asyncio.run(run())
+    assert sum(m["type"] == "heartbeat" for m in got) >= 2  # the healthy page: never stalled
+    assert not kept and closed  # the stuck one was dropped and its connection closed
+
+
+def test_a_new_link_ends_every_operator_session_but_not_the_displays(box) -> None:
+    _, server, _ = box
+    old = server.tokens.token
+
+    def renew() -> None:
+        time.sleep(0.3)
+        server.link(renew=True)
+
+    async def both():
+        return await asyncio.gather(_live(server, 2.0, token=old, then=renew),
+                                    _live(server, 2.0))
+
+    (operator, code), (display, display_code) = asyncio.run(both())
+    assert {"type": "auth", "ok": True} in operator
+    assert code == web_server.SESSION_CLOSED
+    assert display_code is None and len(display) >= 2
+    assert server.tokens.token != old
+    assert command(server, "start", token=old)[0] == 401
+
+
+def test_the_token_is_made_once_kept_0600_and_renewed(tmp_path: Path) -> None:
+    first = TokenStore(tmp_path / "state")
+    assert (first.path.stat().st_mode & 0o777) == 0o600
+    assert TokenStore(tmp_path / "state").token == first.token  # kept across restarts
+    old = first.token
+    assert first.renew() != old and TokenStore(tmp_path / "state").token == first.token
+    assert first.valid(first.token) and not first.valid(old) and not first.valid(None)
+    os.chmod(first.path, 0o644)
+    TokenStore(tmp_path / "state")
+    assert (first.path.stat().st_mode & 0o777) == 0o600
+
+
+def test_mute_silences_the_sound_not_the_relays_and_lamp(tmp_path: Path) -> None:
+    tiny = tmp_path / "tiny.yaml"
+    tiny.write_text("title: t\nprestart: 0.2\nperiod: {length: 0.4, marks: 0.2}\n")
+    output = RecordingOutput()
+    runner = Runner(Engine(profile.load(str(tiny))), [output])
+    heard: list[str] = []
+    runner.listeners.append(lambda cue, status: cue is not None and heard.append(cue.name))
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    runner.submit(Command(Action.MUTE)).result(timeout=5)
+    runner.submit(Command(Action.START)).result(timeout=5)
+    deadline = time.monotonic() + 5
+    while runner.status().state != "finished" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    runner.submit(Command(Action.UNMUTE)).result(timeout=5)
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(5)
+    assert [c for c in output.played if not c.stop] == []
+    assert "prestart" in heard and "end" in heard  # relays (listeners) still hear every cue
+    assert runner.muted is False
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("8080", ("127.0.0.1", 8080)), ("0.0.0.0:8080", ("0.0.0.0", 8080)),
+    ("[::]:80", ("::", 80)), ("box.local:8080", ("box.local", 8080)),
+])
+def test_listen_addresses(text, expected) -> None:
+    assert parse_listen(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "http://x:80", "0.0.0.0:99999", "8080x", "a b:80"])
+def test_bad_listen_addresses_say_what_is_wrong(text) -> None:
+    with pytest.raises(ValueError, match=r"PORT|host"):
+        parse_listen(text)
+
+
+def test_config_web_listen_is_checked_with_file_and_line(tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text("web:\n  listen: 0.0.0.0:8080\n")
+    assert box_config.load(good).web_listen == ("0.0.0.0", 8080)
+    assert box_config.load(None).web_listen is None
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("profile: ithf\nweb:\n  listen: everywhere\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml:3.*web.listen.*PORT"):
+        box_config.load(bad)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("web:\n  lisen: 8080\n")
+    with pytest.raises(ConfigError, match="lisen"):
+        box_config.load(typo)
