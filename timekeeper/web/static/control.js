@@ -6,12 +6,15 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const KEY = "timekeeper-token";
-  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (fromLink) {
-    localStorage.setItem(KEY, fromLink);
-    history.replaceState(null, "", location.pathname + location.search); // off the screen
+  function tokenFromLink() {
+    const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (fromLink) {
+      localStorage.setItem(KEY, fromLink);
+      history.replaceState(null, "", location.pathname + location.search); // off the screen
+    }
+    return localStorage.getItem(KEY);
   }
-  let token = localStorage.getItem(KEY);
+  let token = tokenFromLink();
   let addStep = 10;
   let penTeam = "home";
   let kinds = [];
@@ -38,6 +41,10 @@
   });
   if (!token) noToken("no operator token");
   else note("ready");
+  window.addEventListener("hashchange", () => {
+    token = tokenFromLink();
+    if (token) { live.setToken(token); note("ready"); }
+  });
 
   async function send(command, args = []) {
     if (!token) { noToken("no operator token"); return; }

@@ -1,0 +1,176 @@
+"""The pages as a person sees them: a real box (`timekeeper run --web`) and Debian's headless
+Chromium driven by Selenium. Skipped where Chromium is missing (`./bootstrap.sh --test`
+installs it)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from webbox import WebBox, browser, have_browser, wait_for
+
+pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                           "(./bootstrap.sh --test)")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def clock_text(seconds: float) -> str:
+    whole = math.ceil(seconds - 1e-9) if seconds > 0 else 0
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def shown(driver) -> str:
+    return driver.execute_script("return window.tkDisplay.text()")
+
+
+def body(driver) -> str:
+    return driver.find_element("tag name", "body").text
+
+
+@pytest.fixture(scope="module")
+def box():
+    with WebBox("hokejbal") as running:
+        yield running
+
+
+def test_the_display_follows_a_match(box) -> None:
+    box.command("reset")
+    with browser(1280, 720) as page:
+        page.get(f"{box.url}/?table=Table 3")
+        box.wait_text(page, "Table 3")
+        wait_for(lambda: shown(page) == "--:--" and "READY" in body(page), 5, "the idle page")
+
+        assert box.command("start")[0] == 200
+        wait_for(lambda: shown(page) in ("8:00", "7:59"), 3, "the period's clock")
+        time.sleep(1.3)
+        running = shown(page)
+        assert running < "8:00", "the clock runs in the browser between pushes"
+
+        code, answer = box.command("toggle")
+        assert code == 200
+        stopped_at = clock_text(answer["status"]["remaining"])
+        wait_for(lambda: shown(page) == stopped_at, 0.5, f"the stopped time {stopped_at}")
+        assert "STOPPED" in body(page)
+        time.sleep(1.2)
+        assert shown(page) == stopped_at  # a stopped clock stays put
+
+        box.command("add", "10")
+        box.wait_text(page, "+0:10 added", 3)
+        stopped_at = clock_text(box.status()["remaining"])
+        wait_for(lambda: shown(page) == stopped_at, 2, "the clock with the added time")
+
+        code, answer = box.command("penalty", "away", "minor", "8")
+        minor = clock_text(answer["status"]["teams"]["away"]["penalties"][0]["remaining"])
+        box.wait_text(page, "#8", 3)
+        assert "minor" in body(page) and minor in body(page)
+
+        box.command("goal", "home", "17")  # (the score: the page shows what the box keeps)
+        home = str(box.status()["score"]["home"])
+        wait_for(lambda: page.find_element("id", "score-home").text == home, 3, "the score")
+
+        box.command("toggle")
+        wait_for(lambda: "STOPPED" not in body(page), 3, "running again")
+        seen = []
+        for _ in range(12):  # never backwards while running
+            seen.append(page.execute_script("return window.tkDisplay.seconds()"))
+            time.sleep(0.1)
+        assert seen == sorted(seen, reverse=True)
+        penalty = page.find_element("css selector", "#pen-away .left").text
+        assert penalty < minor  # a running penalty counts down with the clock
+
+
+def test_offline_appears_when_the_box_stops_answering_and_clears(box) -> None:
+    with browser(800, 600) as page:
+        page.get(f"{box.url}/")
+        wait_for(lambda: page.execute_script("return window.tkDisplay.online()"), 5, "online")
+        offline = page.find_element("id", "offline")
+        assert not offline.is_displayed()
+        box.pause_process()
+        try:
+            began = time.monotonic()
+            wait_for(offline.is_displayed, 4, "OFFLINE")
+            assert time.monotonic() - began <= 3.2
+            assert "OFFLINE" in body(page)
+        finally:
+            box.continue_process()
+        wait_for(lambda: not offline.is_displayed(), 8, "back online")
+
+
+def test_the_operator_page_with_the_token_starts_and_stops_a_match(box) -> None:
+    box.command("reset")
+    with browser(390, 844) as phone:
+        phone.get(box.link())
+        wait_for(lambda: "token" not in phone.current_url, 3, "the token off the address bar")
+        wait_for(lambda: phone.find_element("id", "state").text == "READY", 5, "the status")
+        phone.find_element("id", "go").click()
+        wait_for(lambda: box.status()["state"] == "running", 3, "the match running")
+        phone.find_element("id", "toggle").click()
+        wait_for(lambda: box.status()["state"] == "stopped", 3, "the match stopped")
+        phone.find_element("id", "set-time").send_keys("99:99")
+        phone.find_element("id", "set").click()  # a refusal is shown with its reason
+        wait_for(lambda: "refused" in phone.find_element("id", "note").text, 3, "the refusal")
+        assert "set M:SS" in phone.find_element("id", "note").text
+        phone.find_element("id", "mute").click()
+        wait_for(lambda: box.status()["muted"], 3, "muted")
+        wait_for(lambda: "UNMUTE" in phone.find_element("id", "mute").text, 3, "the mute shown")
+        phone.find_element("id", "mute").click()
+        wait_for(lambda: not box.status()["muted"], 3, "unmuted")
+        reset = phone.find_element("id", "reset")
+        reset.click()
+        time.sleep(0.3)
+        assert box.status()["state"] == "stopped"  # one tap only arms it
+        reset.click()
+        wait_for(lambda: box.status()["state"] == "idle", 3, "reset on the second tap")
+
+
+def test_without_the_token_the_operator_page_cannot(box) -> None:
+    box.command("reset")
+    with browser(390, 844) as phone:
+        phone.get(f"{box.url}/control")
+        wait_for(lambda: phone.find_element("id", "state").text == "READY", 5, "the status")
+        assert "ctl link" in phone.find_element("id", "note").text
+        phone.find_element("id", "go").click()
+        time.sleep(0.5)
+        assert box.status()["state"] == "idle"
+        phone.get(f"{box.url}/control#token=guessed-wrong-token-0000000000")
+        wait_for(lambda: "no longer valid" in phone.find_element("id", "note").text, 3,
+                 "a wrong token refused")
+        phone.find_element("id", "go").click()
+        time.sleep(0.5)
+        assert "ctl link" in phone.find_element("id", "note").text
+        assert box.status()["state"] == "idle"
+
+
+def test_ctl_link_prints_the_operator_link_and_a_qr_code(box) -> None:
+    def link(*extra: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "timekeeper", "ctl", "link", "--control",
+                               str(box.control), *extra], capture_output=True, text=True,
+                              timeout=20, check=True)
+        return done.stdout
+
+    out = link()
+    assert f"{box.url}/control#token={box.token}" in out
+    assert "█" in out or "▀" in out  # the QR code
+    renewed = link("--new")
+    assert box.token not in renewed
+    box.token = renewed.split("#token=")[1].split()[0]
+    assert box.command("status")[0] in (400, 200)
+    assert json.loads(json.dumps(box.status()))["state"]
+
+
+def test_the_screenshots_script_makes_its_pictures(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import screenshots
+    finally:
+        sys.path.pop(0)
+    shots = screenshots.take(tmp_path)
+    assert [p.name for p in shots] == ["display-tv.png", "display-phone.png",
+                                       "control-phone.png"]
+    for shot in shots:
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5000
