@@ -5,6 +5,8 @@
 #   sudo scripts/install-pi.sh --uninstall   remove the service, its user and the program
 #                                            (keeps /etc/timekeeper and the journal)
 #   sudo scripts/install-pi.sh --purge       uninstall and also remove those
+#   sudo scripts/install-pi.sh --kiosk       also show the display page full screen on the
+#                                            box's HDMI screen at boot (cage + Chromium)
 #   scripts/install-pi.sh --dry-run [...]    only print what it would do
 #
 # What it does: apt packages (venv, ALSA tools, lgpio for the Pi 5), a venv in /opt/timekeeper
@@ -20,13 +22,16 @@ ETC=/etc/timekeeper
 USER_NAME=timekeeper
 SYSTEMCTL=${INSTALL_PI_SYSTEMCTL:-systemctl}  # (a stand-in for trying it where systemd is not PID 1)
 
-dry=0 mode=install
+dry=0 mode=install kiosk=0
+KIOSK_UNIT=/etc/systemd/system/timekeeper-kiosk.service
+KIOSK_USER=timekeeper-kiosk
 for arg in "$@"; do
     case "$arg" in
         --dry-run) dry=1 ;;
         --uninstall) mode=uninstall ;;
         --purge) mode=purge ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        --kiosk) kiosk=1 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "install-pi: unknown option $arg (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -90,7 +95,49 @@ do_install() {
     echo "            added to group $USER_NAME; until then: sudo timekeeper ctl status)"
 }
 
+do_kiosk() {
+    # cage (a one-app Wayland compositor) and Chromium from the OS's packages; Raspberry Pi
+    # OS has called its package chromium-browser, Debian calls it chromium
+    browser=chromium
+    if [ "$dry" -eq 0 ] && ! apt-cache show chromium >/dev/null 2>&1; then
+        browser=chromium-browser
+    fi
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cage "$browser" fonts-dejavu-core
+    if ! id "$KIOSK_USER" >/dev/null 2>&1; then
+        run useradd --system --create-home --home-dir "/var/lib/$KIOSK_USER" \
+            --shell /usr/sbin/nologin --groups video,render,input "$KIOSK_USER"
+    fi
+    # the kiosk shows the box's own display page: the web server must be on
+    if ! grep -qE '^web:' "$ETC/config.yaml" 2>/dev/null; then
+        echo "install-pi: turning the web pages on for the kiosk (this box only):"
+        echo "            web: {listen: 127.0.0.1:8080} added to $ETC/config.yaml"
+        if [ "$dry" -eq 0 ]; then
+            printf '\n# added by install-pi.sh --kiosk (0.0.0.0:8080 opens it to the LAN)\nweb:\n  listen: 127.0.0.1:8080\n' >> "$ETC/config.yaml"
+        fi
+    fi
+    port=$(sed -nE 's/^[[:space:]]+listen:[[:space:]]*"?([^"#]*:)?([0-9]+).*/\2/p' "$ETC/config.yaml" 2>/dev/null | head -1 || true)
+    url="http://127.0.0.1:${port:-8080}/?table=$(hostname)"
+    echo "+ write $ETC/kiosk.env (KIOSK_BROWSER=/usr/bin/$browser KIOSK_URL=$url)"
+    if [ "$dry" -eq 0 ]; then
+        printf 'KIOSK_BROWSER=/usr/bin/%s\nKIOSK_URL=%s\n' "$browser" "$url" > "$ETC/kiosk.env"
+    fi
+    run install -m 0644 systemd/timekeeper-kiosk.service "$KIOSK_UNIT"
+    run "$SYSTEMCTL" daemon-reload
+    run "$SYSTEMCTL" set-default graphical.target
+    run "$SYSTEMCTL" enable timekeeper-kiosk.service
+    run "$SYSTEMCTL" restart timekeeper.service
+    run "$SYSTEMCTL" restart timekeeper-kiosk.service
+    echo "install-pi: kiosk done: the screen shows $url (journalctl -u timekeeper-kiosk)"
+}
+
 do_uninstall() {
+    if [ -e "$KIOSK_UNIT" ] || [ "$dry" -eq 1 ]; then
+        run "$SYSTEMCTL" disable --now timekeeper-kiosk.service || true
+        run rm -f "$KIOSK_UNIT" "$ETC/kiosk.env"
+    fi
+    if id "$KIOSK_USER" >/dev/null 2>&1; then
+        run userdel --remove "$KIOSK_USER"
+    fi
     if [ -e "$UNIT" ] || [ "$dry" -eq 1 ]; then
         run "$SYSTEMCTL" disable --now timekeeper.service || true
         run rm -f "$UNIT"
@@ -113,6 +160,6 @@ do_uninstall() {
 }
 
 case "$mode" in
-    install) do_install ;;
+    install) do_install; if [ "$kiosk" -eq 1 ]; then do_kiosk; fi ;;
     uninstall|purge) do_uninstall ;;
 esac

@@ -376,6 +376,8 @@ def test_the_unit_file_says_what_the_service_needs() -> None:
     assert s["SupplementaryGroups"] == ["audio gpio"]
     assert s["StateDirectory"] == ["timekeeper"] and s["RuntimeDirectory"] == ["timekeeper"]
     assert "char-alsa rw" in s["DeviceAllow"] and "char-gpiochip rw" in s["DeviceAllow"]
+    assert s["RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"]
+    assert s["IPAddressDeny"] == ["any"] and "localhost" in s["IPAddressAllow"][0]
     exec_start = s["ExecStart"][0]
     assert "timekeeper run --config /etc/timekeeper/config.yaml --no-keyboard" in exec_start
 
@@ -395,7 +397,9 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> 
                            capture_output=True, text=True, timeout=TIMEOUT)
     exposure = float(rated.stdout.rsplit("Overall exposure level for timekeeper.service:",
                                          1)[1].split()[0])
-    assert exposure <= 1.0, rated.stdout
+    # 0.6 before the web pages; they need TCP (from this box and the LAN only): issue 12
+    # allows up to 1.5
+    assert exposure <= 1.5, rated.stdout
 
 
 def test_the_install_script_dry_run_shows_every_step() -> None:

@@ -299,3 +299,19 @@ def test_config_web_listen_is_checked_with_file_and_line(tmp_path: Path) -> None
     typo.write_text("web:\n  lisen: 8080\n")
     with pytest.raises(ConfigError, match="lisen"):
         box_config.load(typo)
+
+
+def test_install_pi_kiosk_dry_run_sets_up_cage_and_chromium_as_their_own_unit() -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([str(root / "scripts" / "install-pi.sh"), "--dry-run", "--kiosk"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    for step in ("apt-get install -y -qq cage chromium", "useradd --system --create-home",
+                 "systemd/timekeeper-kiosk.service", "enable timekeeper-kiosk.service",
+                 "KIOSK_URL=http://127.0.0.1:8080/"):
+        assert step in done.stdout, step
+    unit = (root / "systemd" / "timekeeper-kiosk.service").read_text()
+    assert "User=timekeeper-kiosk" in unit and "/usr/bin/cage" in unit and "--kiosk" in unit
+
