@@ -4,6 +4,7 @@
     python bench/timing.py --quick     # short smoke run (CI, about a minute)
     python bench/timing.py --soak      # a 30-minute match on each path (about 65 min)
     python bench/timing.py --paths stream --soak   # only one path
+    python bench/timing.py --web-clients 50        # with 50 display pages open (WebSocket)
 
 A private PulseAudio server (null sink, 48 kHz) is started and killed by the bench; parec
 records its monitor; every cue of the run's `--events` file is looked for in the recording
@@ -14,6 +15,7 @@ Benchmarks are not tests: nothing here passes or fails, it measures and prints."
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -55,6 +57,7 @@ class Run:
     answers_ms: list[float] = field(default_factory=list)  # command-answer cues
     missing: list[str] = field(default_factory=list)
     rss_parts: str = ""  # private (anonymous) and shared-library (file) pages at the end
+    web_messages: int = 0  # live statuses the open pages received (--web-clients)
 
 
 def proc_ticks(pid: int) -> int:
@@ -81,8 +84,61 @@ def schedule(soak: bool, quick: bool) -> list[tuple[float, str]]:
     return out
 
 
+class LivePages:
+    """N display pages' worth of WebSocket clients on /api/live, each taking every status
+    the box pushes (what a browser's display page does), on a thread of their own."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port, self.count, self.messages, self.connected = port, count, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> LivePages:
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while self.connected < self.count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        import asyncio
+
+        import aiohttp
+
+        async def page(session) -> None:
+            async with session.ws_connect(f"http://127.0.0.1:{self.port}/api/live") as ws:
+                self.connected += 1
+                while not self._stop.is_set():
+                    try:
+                        msg = await ws.receive(timeout=0.5)
+                    except TimeoutError:
+                        continue
+                    if msg.type is not aiohttp.WSMsgType.TEXT:
+                        return
+                    self.messages += 1
+
+        async def main() -> None:
+            async with aiohttp.ClientSession() as session:
+                await asyncio.gather(*(page(session) for _ in range(self.count)),
+                                     return_exceptions=True)
+
+        asyncio.run(main())
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
-              chunk: int | None) -> Run:
+              chunk: int | None, web_clients: int = 0) -> Run:
     result = Run(path)
     recorder = Recorder(env)
     time.sleep(0.5)  # the recorder is running before the program starts
@@ -93,6 +149,10 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
                "--events", str(events), "--state-dir", tmp]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
+        port = free_port()
+        if web_clients:
+            cmd += ["--web", str(port)]
+            cmd.remove("--start")  # the pages open first, then the match starts
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, env=dict(os.environ, **env), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -106,6 +166,13 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         else:
             raise SystemExit(f"bench: timekeeper run ({path}) failed:\n{''.join(log)}")
         threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True).start()
+        pages = contextlib.ExitStack()
+        if web_clients:
+            opened = pages.enter_context(LivePages(port, web_clients))
+            if opened.connected < web_clients:
+                raise SystemExit(f"bench: only {opened.connected} of {web_clients} pages opened")
+            time.sleep(1.0)
+            send(sock, "start")
 
         def cues() -> list[dict]:
             if not events.exists():
@@ -136,6 +203,9 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         result.rss_parts = (f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
                             f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB")
         time.sleep(2.5)  # the end signal plays out
+        pages.close()
+        if web_clients:
+            result.web_messages = opened.messages
         proc.terminate()
         proc.wait(timeout=10)
         played = cues()
@@ -355,6 +425,8 @@ def main() -> None:
                                               "mixer 512, stream 2048)")
     ap.add_argument("--chunks", default="512,1024,2048,4096",
                     help="chunk sizes for the idle-CPU scan ('' to skip)")
+    ap.add_argument("--web-clients", type=int, default=0, metavar="N",
+                    help="run the box with its web server and N live display pages open")
     args = ap.parse_args()
     paths = [p for p in args.paths.split(",") if p]
     if args.soak:
@@ -368,13 +440,15 @@ def main() -> None:
     chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
 
     print(f"timekeeper timing bench — {profile_file.name}, python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cpus, PulseAudio null sink at {RATE} Hz, recorded with parec\n")
+          f"{os.cpu_count()} cpus, PulseAudio null sink at {RATE} Hz, recorded with parec"
+          + (f", {args.web_clients} live web pages open" if args.web_clients else "") + "\n")
     runs: dict[str, Run] = {}
     scan: list[tuple[int, dict[str, float]]] = []
     with PulseServer() as env:
         for path in paths:
             print(f"  running {profile_file.stem} on the {path} path …", file=sys.stderr)
-            runs[path] = run_match(path, env, profile_file, actions, pack, args.chunk)
+            runs[path] = run_match(path, env, profile_file, actions, pack, args.chunk,
+                                   args.web_clients)
         for chunk in chunks:
             print(f"  idle CPU at chunk {chunk} …", file=sys.stderr)
             scan.append((chunk, {p: idle_cpu(p, env, chunk, 10.0) for p in paths}))
@@ -389,7 +463,9 @@ def main() -> None:
               f"{len(run.answers_ms)} command answers "
               f"[{', '.join(f'{e:+.1f}' for e in run.answers_ms)}] ms"
               + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
-              + f"; memory at the end: {run.rss_parts}")
+              + f"; memory at the end: {run.rss_parts}"
+              + (f"; {run.web_messages} live statuses to the web pages"
+                 if run.web_messages else ""))
     if scan:
         print(f"\nidle CPU (% of a core, ready and waiting, 10 s) by chunk size:\n"
               f"| {'chunk (frames)':>14} | {'ms':>6} | " + " | ".join(f"{p:>8}" for p in paths)

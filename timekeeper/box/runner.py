@@ -51,6 +51,10 @@ class Runner:
         # (a command in that window is applied at the look-ahead time, at most `lead` late).
         self.lead = max((output.lead for output in outputs), default=0.0)
         self._told = float("-inf")
+        # the engine time of the last change: a status is never from before it (a start at
+        # the look-ahead time must not show a negative play time), but otherwise it is taken
+        # at the clock, not at the look-ahead time (screens would run up to `lead` early)
+        self._settled = float("-inf")
         # MUTE (ceremonies): the outputs get no sounding cue, only stops of a melody; the
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
@@ -63,7 +67,7 @@ class Runner:
 
     def status(self) -> Status:
         with self._lock:
-            return self.engine.status(max(self.clock(), self._told))
+            return self.engine.status(max(self.clock(), self._settled))
 
     def run(self) -> None:
         """Serve until a QUIT command."""
@@ -90,6 +94,7 @@ class Runner:
             now = self._engine_time(ahead=command is None)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
+                before = self.engine.state
                 if command is None:
                     cues = self.engine.advance(now)
                 else:
@@ -98,6 +103,8 @@ class Runner:
                     except Refused as exc:
                         cues, refusal = exc.cues, exc
                 status = self.engine.status(now)
+                if cues or command is not None or self.engine.state != before:
+                    self._settled = now  # (in the lock: no status from before the change)
             self._dispatch(cues, status)
             changed = bool(cues) or (command is not None and refusal is None)
             if status.state != last_state:

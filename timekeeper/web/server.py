@@ -50,7 +50,8 @@ SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
 class Box(Protocol):
     """What the web wing needs of the live runner (timekeeper.box.runner.Runner)."""
 
-    listeners: list[Callable[[Any, Status], None]]
+    listeners: list[Callable[[Any, Status], None]]  # told of every cue and state change
+    on_change: list[Callable[[float], None]]  # after every change (a goal, a penalty, …)
     muted: bool
 
     def submit(self, command: Command) -> Future: ...
@@ -146,7 +147,7 @@ class WebServer:
         self.add_step = add_step
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
-        self._latest: Status | None = None  # dropped here by the runner's thread
+        self._latest = False  # set by the runner's thread: there is news to push
         self._woken = False
         self._changed: asyncio.Event | None = None
         self._commands = _Limits(COMMANDS_PER_SECOND, COMMAND_BURST)
@@ -167,18 +168,25 @@ class WebServer:
         if self._failure is not None:
             raise self._failure
         self.box.listeners.append(self._on_change)
+        self.box.on_change.append(self._on_any_change)
         return self
 
     def close(self) -> None:
         with contextlib.suppress(ValueError):
             self.box.listeners.remove(self._on_change)
+        with contextlib.suppress(ValueError):
+            self.box.on_change.remove(self._on_any_change)
         if self.loop is not None and self._stop is not None and self._thread.is_alive():
             self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(5)
 
-    def _on_change(self, cue: object, status: Status) -> None:
-        """On the runner's thread: keep the latest status, wake the loop once; never blocks."""
-        self._latest = status
+    def _on_any_change(self, now: float) -> None:
+        self._on_change(None, None)
+
+    def _on_change(self, cue: object, status: Status | None) -> None:
+        """On the runner's thread: note that there is news, wake the loop once; never
+        blocks (the loop takes the status itself when it sends)."""
+        self._latest = True
         if not self._woken and self.loop is not None and self._changed is not None:
             self._woken = True
             with contextlib.suppress(RuntimeError):  # (the loop has just closed)
@@ -369,9 +377,9 @@ class WebServer:
                 await asyncio.wait_for(self._changed.wait(), HEARTBEAT)
                 self._changed.clear()
                 self._woken = False
-                status, kind = self._latest, "status"
-                self._latest = None
-                if status is None:
+                news, kind = self._latest, "status"
+                self._latest = False
+                if not news:
                     continue
                 status = self.box.status()  # now (the listener's may be a moment old)
             except TimeoutError:
