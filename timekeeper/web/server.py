@@ -383,6 +383,8 @@ class WebServer:
                     continue
                 status = self.box.status()  # now (the listener's may be a moment old)
             except TimeoutError:
+                if not self.clients:
+                    continue
                 status, kind = self.box.status(), "heartbeat"
             if not self.clients:
                 continue
