@@ -24,6 +24,8 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
     assert "timekeeper/profiles/ithf.yaml" in names
     assert "timekeeper/sounds/default/pack.yaml" in names
     assert "timekeeper/sounds/default/last30.wav" in names
+    for page in ("display.html", "control.html", "live.js", "style.css"):  # the web pages
+        assert f"timekeeper/web/static/{page}" in names
 
     env = dict(os.environ, PYTHONPATH=str(site), SDL_AUDIODRIVER="dummy")
     run = [sys.executable, "-m", "timekeeper"]

@@ -185,7 +185,12 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
                                   "web.listen in the config"}
         return None
     try:
-        web = WebServer(runner, *listen, TokenStore(folder), add_step).start()
+        tokens = TokenStore(folder)
+    except OSError as exc:
+        raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
+                          Path(exc.filename or folder)) from None
+    try:
+        web = WebServer(runner, *listen, tokens, add_step).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None
