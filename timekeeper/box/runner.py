@@ -145,7 +145,7 @@ class Runner:
                 except Exception:  # a broken output must never stop the clock
                     log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
-            if self.events is not None and not cue.stop:
+            if self.events is not None and not cue.stop and not self.muted:
                 self.events.record(cue, played)
             self._tell(cue, status)
 

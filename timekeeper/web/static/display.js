@@ -121,5 +121,6 @@
 
   setInterval(tick, 40);
   // for the tests and the bench: what the page shows now
-  window.tkDisplay = { text: () => shownText, seconds: () => shownSeconds, online: () => live.online };
+  window.tkDisplay = { text: () => shownText, seconds: () => shownSeconds, online: () => live.online,
+    silence: () => live.silence };
 })();

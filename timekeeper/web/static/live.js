@@ -143,6 +143,7 @@ const TK = (() => {
     }
 
     setOnline(online) {
+      if (!online && this.online) this.silence = performance.now() - this.heard; // for tests
       if (online !== this.online) {
         this.online = online;
         this.onOnline(online);
