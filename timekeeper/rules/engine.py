@@ -230,8 +230,7 @@ class Engine:
             m.shootout = self.state is State.SHOOTOUT
             return
         self.state = State.STOPPED
-        # a mark due at the very moment of the snapshot had sounded (it was journaled after)
-        self._skip_marks_above((m.clock.remaining(0.0) or 0.0) - 0.001)
+        self._rearm_marks()  # the clock comes back as a correction: every mark still ahead
 
     # ------------------------------------------------------------------ commands
 
@@ -322,6 +321,9 @@ class Engine:
             self.state = State.FINISHED
             return [self._cue("end", now)]
         if s in (State.RUNNING, State.STOPPED) and p is not None and p.overtime:
+            if not p.sudden_death:
+                raise Refused(f"{_the(p.name)} is played in full, it is not sudden death; "
+                              "FINISH comes after its end (if decided) or in the sudden death")
             return self._end_period(now, decided=True)
         if p is not None and s in (State.RUNNING, State.STOPPED):
             raise Refused("finish ends a match after regulation (overtime, shoot-out); "
@@ -365,12 +367,24 @@ class Engine:
         step = self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
-        change = clock.add(step, now)
+        x = self.m.extra
+        # a stopped-time game clock is corrected both ways (rule 1, net time): time taken back
+        # beyond the added time is play that the clock missed, so play time moves on
+        played = clock.play_time(now)
+        change = clock.add(step, now, missed_play=x is not None)
         if change == 0:
-            raise Refused("no added time to take back" if step < 0 else "nothing to add")
+            if step > 0:
+                raise Refused("nothing to add")
+            raise Refused("no time left to take back" if x is not None else
+                          "no added time to take back (in gross time only added time is "
+                          "taken back; SET corrects the clock while it is stopped)")
         cues = self._feedback("time_added", now)  # taking time back is answered too
-        if change < 0:  # marks jumped over by taking time back are passed, not sounded late
-            self._skip_marks_above(clock.remaining(now) or 0.0)
+        self._rearm_marks(now)
+        if x is not None:  # the penalties move with the game clock, as after SET
+            x.box.give_back(change - (played - clock.play_time(now)), clock.play_time(now))
+            for _, penalty in x.box.expire(clock.play_time(now)):
+                if self.state is State.RUNNING:  # on the ice it ends now; stopped: silently
+                    cues.append(self._cue("penalty_end", now, detail=penalty.label))
         if self.state is State.RUNNING:
             if clock.remaining(now) == 0:
                 return cues + self._end_period(now)
@@ -585,10 +599,7 @@ class Engine:
                           f"(got {_mss(left)})")
         old = clock.play_time(now)
         clock.set_play_time(clock.total - left)
-        p = self.period
-        assert p is not None
-        self.m.next_mark = next((i for i, mk in enumerate(p.marks) if mk.remaining < left),
-                                len(p.marks))
+        self._rearm_marks(now)
         if x is None:
             return []
         x.box.shift(old, clock.total - left)
@@ -648,11 +659,17 @@ class Engine:
 
     # ------------------------------------------------------------------ helpers
 
-    def _skip_marks_above(self, remaining: float) -> None:
-        p = self.period
-        assert p is not None
-        while self.m.next_mark < len(p.marks) and p.marks[self.m.next_mark].remaining > remaining:
-            self.m.next_mark += 1
+    def _rearm_marks(self, now: float = 0.0) -> None:
+        """After any correction of the clock (SET, ADD either way, a match restored): every
+        mark whose time has not passed at the new clock is still to sound, including one due
+        at the very instant play resumes; the marks already passed are not sounded late."""
+        p, clock = self.period, self.m.clock
+        assert p is not None and clock is not None
+        left = clock.remaining(now)
+        if left is None:
+            return
+        self.m.next_mark = next((i for i, mk in enumerate(p.marks)
+                                 if mk.remaining <= left + _SAME_INSTANT), len(p.marks))
 
     def _feedback(self, name: str, now: float) -> list[Cue]:
         return [self._cue(name, now)] if name in self.profile.feedback else []
@@ -682,6 +699,8 @@ class Engine:
             return "next: shot"
         return ""
 
+
+_SAME_INSTANT = 1e-6  # a mark this close to the corrected clock is due as play resumes
 
 _DOING = {
     State.IDLE: "before the match", State.PRESTART: "during the pre-start countdown",

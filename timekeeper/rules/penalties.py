@@ -158,6 +158,15 @@ class PenaltyBox:
                 p.served = max(0.0, p.served_at(old_play) - (old_play - new_play))
                 p.since = new_play
 
+    def give_back(self, seconds: float, play: float) -> None:
+        """The game clock got `seconds` more time left (fewer if negative) at play time `play`
+        without play time moving (ADD): every running penalty gets the same, never below
+        nothing served nor past its end (`expire` then ends it)."""
+        for p in self.of(None, RUNNING):
+            if p.since is not None:
+                p.served = min(p.total, max(0.0, p.served_at(play) - seconds))
+                p.since = play
+
     # ---------------------------------------------------------------- reading
 
     def of(self, team: str | None, state: str) -> list[Penalty]:
