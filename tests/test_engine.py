@@ -355,7 +355,7 @@ def test_actions_script_forms() -> None:
 
 @pytest.mark.parametrize("text", ["add nan", "add inf", "add 1e300", "add -3601"])
 def test_absurd_added_time_is_refused_before_it_reaches_the_clock(text: str) -> None:
-    with pytest.raises(ValueError, match="at most 3600 seconds"):
+    with pytest.raises(ValueError, match="add takes"):  # a plain number of at most 3600
         Command.parse(text)
     eng = Engine(profile.load("ithf"))
     eng.handle(START, 0)

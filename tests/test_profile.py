@@ -218,10 +218,10 @@ def test_ball_hockey_settings_load_into_typed_objects() -> None:
     ("penalties:\n  major: -3\n", "4:10: penalties.major",
      "must be more than zero seconds (got -3)"),
     ("penalties:\n  running: 0\n", "4:12: penalties.running",
-     "must be a whole number of at least 1, not 0"),
+     "must be a whole number from 1 to 6, not 0"),
     ("timeout:\n  lenght: 30\n", "4:3: timeout.lenght", "unknown key; did you mean 'length'?"),
     ("timeout:\n  per_team: two\n", "4:13: timeout.per_team",
-     "must be a whole number of at least 1, not 'two'"),
+     "must be a whole number from 1 to 10, not 'two'"),
     ("shootout:\n  shot: never\n", "4:9: shootout.shot", "must be a number of seconds"),
 ])
 def test_ball_hockey_settings_are_checked_with_file_line_and_field(

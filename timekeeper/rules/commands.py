@@ -4,12 +4,25 @@ scripts) turns a press into before it reaches the engine."""
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from timekeeper.rules.penalties import KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
+MAX_PLAYER = 20  # characters of a player's number or name
+# a number as an operator types it: ASCII digits, one optional sign and point; no `1_0`, no
+# exponent, no Arabic-Indic or full-width digits (Python's float() would take them all)
+_NUMBER = re.compile(r"[-+]?(?:[0-9]{1,7}(?:\.[0-9]{0,6})?|\.[0-9]{1,6})", re.ASCII)
+
+
+def parse_number(text: str) -> float:
+    """A plain decimal number (`10`, `-2.5`, `.5`); ValueError for anything else."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"not a plain number: {text!r}")
+    return float(text)
 
 
 class Action(StrEnum):
@@ -87,9 +100,10 @@ class Command:
         if action is not Action.ADD:
             raise ValueError(f"{action.value} takes no argument (got {arg!r})")
         try:
-            seconds = float(arg)
+            seconds = parse_number(arg)
         except ValueError:
-            raise ValueError(f"add takes a number of seconds (got {arg!r})") from None
+            raise ValueError(f"add takes a number of seconds, e.g. add 10 or add -5 "
+                             f"(got {arg!r})") from None
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
@@ -99,7 +113,7 @@ def parse_clock(text: str) -> float:
     """`4:32`, `272` or `4:32.5`: a game-clock reading in seconds."""
     parts = text.strip().split(":")
     try:
-        numbers = [float(p) for p in parts]
+        numbers = [parse_number(p) for p in parts]
     except ValueError:
         numbers = []
     if not text.strip() or not numbers or len(numbers) > 2 or any(
@@ -136,11 +150,14 @@ def _team_command(action: Action, words: list[str]) -> Command:
     if action is Action.PENALTY:
         if not rest or len(rest) > 2:
             raise ValueError(f"{usage}")
-        return Command(action, team=team, kinds=parse_kinds(rest[0]),
-                       player=rest[1] if len(rest) > 1 else "")
+        player = rest[1] if len(rest) > 1 else ""
+        if len(player) > MAX_PLAYER or not player.isprintable():
+            raise ValueError(f"a player is a number or a name of at most {MAX_PLAYER} "
+                             f"characters; {usage}")
+        return Command(action, team=team, kinds=parse_kinds(rest[0]), player=player)
     if action is Action.REMOVE and len(rest) == 1:
         ref = rest[0].lstrip("#")
-        if not ref.isdigit():
+        if not (ref.isascii() and ref.isdigit() and len(ref) <= 6):
             raise ValueError(f"a penalty's id is a number (got {rest[0]!r}); {usage}")
         return Command(action, team=team, ref=int(ref))
     if action is Action.ATTEMPT:

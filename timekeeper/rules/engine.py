@@ -544,6 +544,11 @@ class Engine:
             raise Refused(f"the profile {self.profile.key} has no penalties")
         play = self._box_play(now)
         if a is Action.PENALTY:
+            held = sum(1 for p in x.box.penalties if p.team == command.team)
+            if held >= MAX_PENALTIES_HELD:
+                raise Refused(f"{command.team} has {held} penalties in the box already, the "
+                              f"most a match keeps; remove TEAM [ID] takes one entered by "
+                              "mistake")
             x.box.add(command.team, command.kinds, self.profile.penalties.lengths, play,
                       command.player)
             return []
@@ -700,6 +705,8 @@ class Engine:
         return ""
 
 
+MAX_PENALTIES_HELD = 30  # per team at once (running, waiting, out for the match): each
+# command looks at all of them, and no real match comes near it
 _SAME_INSTANT = 1e-6  # a mark this close to the corrected clock is due as play resumes
 
 _DOING = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused, parse_number
 from timekeeper.rules.engine import Cue, Engine, State
 from timekeeper.rules.profile import Profile
 
@@ -38,7 +38,7 @@ def parse_actions(text: str) -> list[Step]:
             raise ScriptError(f"{item!r}: write TIME:COMMAND, e.g. 120:pause")
         when, what = match.groups()
         try:
-            parts = [float(x) for x in when.split(":")]
+            parts = [parse_number(x) for x in when.split(":")]
             command = Command.parse(what)
         except ValueError as exc:
             raise ScriptError(f"{item!r}: {exc}") from None
