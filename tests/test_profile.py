@@ -246,3 +246,49 @@ def test_feedback_cues_can_be_chosen_one_by_one(write_profile) -> None:
     """)
     with pytest.raises(ConfigError, match=r"bad.yaml:2:19: feedback\[1\]: must be one of"):
         profile.load(str(bad))
+
+
+@pytest.mark.parametrize(("change", "field", "rule"), [
+    ("period: {mark_beeps: single}", "period.mark_beeps", "ITHF rule 4.4"),
+    ("overtime: [{length: 120, sudden_death: false}]\nshootout: {first: 3}", "overtime[0]",
+     "ITHF rule 4.8"),
+    ("overtime: [{length: 120}]", "overtime[0]", "ITHF rule 4.8"),
+    ("overtime: [{untimed: true}]\nshootout: {first: 3}", "overtime[0].untimed", "nothing after"),
+])
+def test_ithf_overtime_and_beeps_are_checked_too(write_profile, change, field, rule) -> None:
+    message = error_of(write_profile("mine", f"extends: ithf\n{change}\n"))
+    assert f" {field}: " in message and rule in message
+
+
+def test_third_marks_may_be_single_beeps_under_ithf(write_profile) -> None:
+    path = write_profile("thirds", "extends: ithf\nperiod: {marks: thirds, mark_beeps: single}\n")
+    assert profile.load(str(path)).follows == "ithf"
+
+
+def test_the_ithf_refusal_says_the_way_out(write_profile) -> None:
+    message = error_of(write_profile("club", "extends: ithf\nperiod: {length: 600}\n"))
+    assert "ITHF rule 4.1" in message and "follows: none" in message
+
+
+@pytest.mark.parametrize("leave", ["none", "null", "None", "~"])
+def test_a_club_profile_leaves_ithf_and_its_title(write_profile, leave) -> None:
+    path = write_profile("club-10", f"extends: ithf\nfollows: {leave}\nperiod: {{length: 600}}\n")
+    club = profile.load(str(path))
+    assert club.follows is None and club.periods[0].length == 600
+    assert club.title == "club-10" and "ITHF" not in club.description
+
+
+def test_a_club_profile_that_leaves_ithf_keeps_its_own_title(write_profile) -> None:
+    path = write_profile("club", "extends: ithf\nfollows: none\ntitle: Club night, 10 min\n"
+                                 "period: {length: 600}\n")
+    assert profile.load(str(path)).title == "Club night, 10 min"
+
+
+def test_a_profile_that_stays_with_ithf_keeps_the_title(write_profile) -> None:
+    assert profile.load(str(write_profile("mine", "extends: ithf\nprestart: 25\n"))).title == \
+        profile.load("ithf").title
+
+
+def test_an_unknown_rule_set_names_the_known_ones_and_none(write_profile) -> None:
+    message = error_of(write_profile("odd", "follows: fifa\nperiod: {length: 60}\n"))
+    assert "unknown rule set 'fifa'; known: ithf, or none" in message

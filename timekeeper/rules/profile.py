@@ -221,14 +221,19 @@ def _load_doc(file: Path, chain: tuple[Path, ...]) -> Doc:
         raise doc.error(("extends",), exc.message) from None
     base = _load_doc(base_file, (*chain, file))
     merged = doc.merged_over(base)
-    leaves = "follows" in doc.data and doc.data["follows"] in NO_RULE_SET
-    if leaves and base.data.get("follows") in RULE_SETS:
+    leaves = "follows" in doc.data and _rule_set(doc.data["follows"]) in NO_RULE_SET
+    if leaves and _rule_set(base.data.get("follows")) in RULE_SETS:
         # a club profile that leaves a rule set does not carry its name in the title: its
         # own title and description, or the file's name
         for key in ("title", "description"):
             if key not in doc.data:
                 merged.data.pop(key, None)
     return merged
+
+
+def _rule_set(value: Any) -> Any:
+    """`follows:` is read case-insensitively (ITHF, None)."""
+    return value.strip().lower() if isinstance(value, str) else value
 
 
 # ---------------------------------------------------------------------------- validation
@@ -376,7 +381,7 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
 def build(doc: Doc, file: Path) -> Profile:
     r = _Reader(doc)
     doc.check_keys((), doc.data, TOP_KEYS)
-    follows = r.get(("follows",))
+    follows = _rule_set(r.get(("follows",)))
     if follows in NO_RULE_SET:
         follows = None
     elif follows not in RULE_SETS:

@@ -171,8 +171,8 @@ def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, k
            file: Path, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
-        raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values (aliases expand "
-                                           "to too much)", problem_mark=node.start_mark)
+        raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values (after aliases "
+                                           "are expanded)", problem_mark=node.start_mark)
     where[path] = Where(file, node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
