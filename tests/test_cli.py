@@ -26,7 +26,7 @@ from timekeeper.box.controls.socket import send
 from timekeeper.sound.mixing import RATE
 
 BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",
-            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-playoff")
+            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-group-ot", "hokejbal-playoff")
 TIMEOUT = 30  # seconds any one CLI call may take before the test gives up on it
 
 # ~6 s of match: prestart 1, 5-s period, marks at 4 and 2 s left (×2, ×1), 2-s melody

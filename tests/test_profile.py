@@ -10,7 +10,7 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 
-BUILT_IN = ["hokejbal", "hokejbal-playoff", "ithf", "ithf-playoff", "ithf-thirds", "pl-3x6",
+BUILT_IN = ["hokejbal", "hokejbal-group-ot", "hokejbal-playoff", "ithf", "ithf-playoff", "ithf-thirds", "pl-3x6",
             "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
 
 
@@ -292,3 +292,26 @@ def test_a_profile_that_stays_with_ithf_keeps_the_title(write_profile) -> None:
 def test_an_unknown_rule_set_names_the_known_ones_and_none(write_profile) -> None:
     message = error_of(write_profile("odd", "follows: fifa\nperiod: {length: 60}\n"))
     assert "unknown rule set 'fifa'; known: ithf, or none" in message
+
+
+def test_profiles_say_which_signals_are_aids_not_rules() -> None:
+    """Radegast and Polish rules ask for no marks, melody or break warning (issue 11.7)."""
+    for name in ("radegast", "radegast-playoff", "pl-3x6", "pl-3x6-ko", "pl-3x6-final"):
+        p = profile.load(name)
+        assert "Aids, not rules" in p.description, name
+        assert "Aids, not rules" in p.source.read_text(encoding="utf-8"), name
+
+
+def test_the_two_hokejbal_group_profiles_cite_each_its_own_rule() -> None:
+    vht, base = profile.load("hokejbal"), profile.load("hokejbal-group-ot")
+    assert "VHT 7" in vht.description and vht.shootout is None and vht.regulation == 2
+    assert len(vht.periods) == 2  # a draw stands
+    assert "Rule 1" in base.description and base.periods[0].length == 480
+    overtime = base.periods[2]
+    assert (overtime.length, overtime.sudden_death) == (300, True)
+    assert base.shootout is not None and (base.shootout.first, base.shootout.then) == (3, 1)
+
+
+def test_polish_citations_say_what_the_rules_say() -> None:
+    text = profile.load("pl-3x6").source.read_text(encoding="utf-8")
+    assert "siren must be on time" not in text and "III.7: players must be back" not in text

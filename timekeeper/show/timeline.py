@@ -3,6 +3,8 @@ what people read is exactly what the box will do."""
 
 from __future__ import annotations
 
+import textwrap
+
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Period, Profile
@@ -45,6 +47,9 @@ def period_bar(p: Period) -> str:
 
 def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines = [f"{profile.key} — {profile.title}", f"  file: {profile.source}"]
+    if profile.description:  # its rules, and the aids it adds to them
+        lines += textwrap.wrap(profile.description, 88, initial_indent="  ",
+                               subsequent_indent="  ")
     facts = [f"ADD gives {profile.add_step:g} s"]
     if profile.follows:
         facts.insert(0, f"follows {profile.follows.upper()} (checked at load)")
