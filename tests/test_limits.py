@@ -110,7 +110,7 @@ def test_an_alias_bomb_profile_exits_2_at_once(tmp_path) -> None:
     ("period: {length: 60}\nadd_step: 100000", "add_step", "at most 600"),
     ("period: {length: 10800, marks: 5, mark_beeps: single}", "period.marks",
      "at most 1000"),
-    ("period: {length: 60, marks: 0.001, mark_beeps: single}", "period.marks", "at least 1"),
+    ("period: {length: 60, marks: 0.001, mark_beeps: single}", "period.marks", "at least 0.1"),
     ("period: {length: 60}\ntitle: " + "x" * 500, "title", "at most 120 characters"),
 ])
 def test_every_number_of_a_profile_has_a_sane_range(write_profile, text, field, message) -> None:
