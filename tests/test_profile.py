@@ -10,8 +10,8 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 
-BUILT_IN = ["hokejbal", "hokejbal-group-ot", "hokejbal-playoff", "ithf", "ithf-playoff", "ithf-thirds", "pl-3x6",
-            "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
+BUILT_IN = ["hokejbal", "hokejbal-group-ot", "hokejbal-playoff", "ithf", "ithf-playoff",
+            "ithf-thirds", "pl-3x6", "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
 
 
 def error_of(path) -> str:
