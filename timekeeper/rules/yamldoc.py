@@ -111,7 +111,7 @@ def _merge(base: Any, over: Any) -> Any:
 MAX_BYTES = 256 * 1024  # the file, read before parsing
 MAX_DEPTH = 32  # nesting of mappings and lists (a profile needs 4)
 MAX_ALIASES = 64  # *alias uses: anchors are allowed, an alias bomb is not
-MAX_VALUES = 20_000  # values after aliases are expanded
+MAX_VALUES = 5_000  # values, also after aliases are expanded (a profile has about 40)
 MAX_DIGITS = 40  # a number longer than this is no time, count or volume
 
 
@@ -147,6 +147,7 @@ class _Loader(yaml.SafeLoader):
         super().__init__(text)
         self._depth = 0
         self._aliases = 0
+        self._nodes = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -154,6 +155,10 @@ class _Loader(yaml.SafeLoader):
             if self._aliases > MAX_ALIASES:
                 raise yaml.MarkedYAMLError(problem=f"more than {MAX_ALIASES} aliases (*name)",
                                            problem_mark=self.peek_event().start_mark)
+        self._nodes += 1
+        if self._nodes > MAX_VALUES:  # refused while parsing, before the rest is read
+            raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values",
+                                       problem_mark=self.peek_event().start_mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
