@@ -15,12 +15,15 @@ from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
-            "period", "break", "overtime", "shootout", "penalties", "timeout")
+            "period", "break", "overtime", "shootout", "penalties", "timeout",
+            "forfeit_signal", "no_show")
 PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
 SHOOTOUT_KEYS = ("first", "then", "shot")
-PENALTY_KEYS = ("minor", "major", "personal", "running")
+PENALTY_KEYS = ("minor", "major", "personal", "match", "running",
+                "power_play_goal_ends_minor")
+FORFEIT_AFTER = 30.0  # ITHF 4.6: a player not ready 30 s after the start loses
 TIMEOUT_KEYS = ("length", "per_team")
 RULE_SETS = ("ithf",)
 
@@ -76,10 +79,13 @@ class Penalties:
     major: float
     personal: float
     running: int
+    match: float = 300.0  # rule 17e's match penalty: the team's time short (the seed is silent)
+    power_play_goal_ends_minor: bool = False  # ice-hockey practice; the seed is silent
 
     @property
     def lengths(self) -> dict[str, float]:
-        return {"minor": self.minor, "major": self.major, "personal": self.personal}
+        return {"minor": self.minor, "major": self.major, "personal": self.personal,
+                "match": self.match}
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,8 @@ class Profile:
     shootout: Shootout | None
     penalties: Penalties | None = None
     timeout: Timeout | None = None
+    forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
+    no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
 
     @property
     def cue_names(self) -> set[str]:
@@ -124,6 +132,10 @@ class Profile:
             names.add("penalty_end")
         if self.timeout:
             names.add("timeout_end")
+        if self.penalties:  # the penalty shot (rule 15, 17f)
+            names |= {"shot_start", "shot_end"}
+        if self.forfeit_signal or self.no_show:
+            names.add("forfeit")
         return names
 
 
@@ -371,11 +383,24 @@ def build(doc: Doc, file: Path) -> Profile:
     if r.mapping(("penalties",), PENALTY_KEYS) is not None:
         defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
         penalties = Penalties(*(r.seconds(("penalties", k), v) for k, v in defaults.items()),
-                              running=r.integer(("penalties", "running"), 2))
+                              running=r.integer(("penalties", "running"), 2),
+                              match=r.seconds(("penalties", "match"), 300.0),
+                              power_play_goal_ends_minor=r.flag(
+                                  ("penalties", "power_play_goal_ends_minor"), False))
     timeout = None
     if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
         timeout = Timeout(r.seconds(("timeout", "length"), 30.0),
                           r.integer(("timeout", "per_team"), 1))
+    forfeit_signal = r.flag(("forfeit_signal",), False)
+    if forfeit_signal and length <= FORFEIT_AFTER:
+        raise doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
+    # the forfeit point is a mark of the first period like the others: it follows every stop,
+    # correction and added second
+    first_marks = marks if not forfeit_signal else tuple(sorted(
+        (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
+    no_show = None
+    if r.get(("no_show",)) is not None:
+        no_show = r.seconds(("no_show",))
     period_word = r.text(("period", "name"), "period").strip()
     if not period_word:
         raise doc.error(("period", "name"), "must name the periods (period, half, …)")
@@ -385,7 +410,8 @@ def build(doc: Doc, file: Path) -> Profile:
     for i in range(count):
         single = "regulation" if overtime_specs else "match"
         name = f"{period_word} {i + 1}" if count > 1 else single
-        parts.append((name, False, length, marks, melody, False, "operator" if i == 0 else starts))
+        parts.append((name, False, length, first_marks if i == 0 else marks, melody, False,
+                      "operator" if i == 0 else starts))
     for i, _ in enumerate(overtime_specs):
         p: Path_ = ("overtime", i)
         r.mapping(p, OVERTIME_KEYS, optional=False)
@@ -437,6 +463,8 @@ def build(doc: Doc, file: Path) -> Profile:
         shootout=shootout,
         penalties=penalties,
         timeout=timeout,
+        forfeit_signal=forfeit_signal,
+        no_show=no_show,
     )
     if follows == "ithf":
         _check_ithf(profile, doc, marks_spec)
