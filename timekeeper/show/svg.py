@@ -114,8 +114,10 @@ def _footer(profile: Profile) -> list[str]:
     if profile.penalties:
         pen = profile.penalties
         lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items())
-        lines.append(f"Net time: the clock stops on every whistle. Penalties ({lengths}, game "
-                     f"misconduct) run with it, {pen.running} per team at once.")
+        lines.append(f"Net time: the clock stops on every whistle; penalties run with it, "
+                     f"{pen.running} per team at once: {lengths}, game misconduct.")
+        if pen.power_play_goal_ends_minor:
+            lines.append("A power-play goal ends the short-handed team's first running minor.")
     if profile.timeout:
         lines.append(f"Time-out: {profile.timeout.per_team} of {profile.timeout.length:g} s per "
                      "team, while the clock is stopped, ended by timeout_end.")
