@@ -110,7 +110,8 @@ def _footer(profile: Profile) -> list[str]:
                          "attempt, its result is entered; the match ends once it is decided.")
         else:
             lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; "
-                         f"{s.shot:g} s per shot (NEXT starts a shot, FINISH when decided).")
+                         f"{s.shot:g} s per shot (NEXT starts a shot; entered results end "
+                         "it once decided, or FINISH).")
     if profile.penalties:
         pen = profile.penalties
         lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items())
