@@ -673,7 +673,7 @@ class Engine:
         self.state = State.FINISHED
         return [self._cue("end", now)]
 
-    def _shootout_score(self):
+    def _shootout_score(self) -> ShootoutScore | None:
         """Ball hockey keeps it with its penalties; the other profiles with their goals."""
         x = self.m.extra
         return x.score if x is not None else self.m.tally.shootout

@@ -81,8 +81,8 @@ def _period_row(p: Period, y: float, x, step: float) -> list[str]:
         mx = x(p.length - mark.remaining)
         out.append(f'<line x1="{mx:.1f}" y1="{y - 12}" x2="{mx:.1f}" y2="{y + 8}" '
                    f'stroke="{COLOURS["mark"]}" stroke-width="2"/>')
-        out.append(_text(mx, y - 16, str(mark.count), size=12, weight="bold",
-                         fill=COLOURS["mark"]))
+        label = "F" if mark.cue == "forfeit" else str(mark.count)  # ITHF 4.6's forfeit point
+        out.append(_text(mx, y - 16, label, size=12, weight="bold", fill=COLOURS["mark"]))
     out.append(_flag(x(0), y, "S"))
     out.append(_flag(x(p.length), y, "E" if p.end_cue == "end" else "|"))
     return out
