@@ -212,7 +212,8 @@ def test_ball_hockey_settings_load_into_typed_objects() -> None:
     assert [x.name for x in p.periods] == ["half 1", "half 2", "overtime"]
     # shot_start/shot_end: the penalty shot's own signals (rule 15), not the shoot-out's
     assert {"penalty_end", "timeout_end", "shot_start", "shot_end"} <= p.cue_names
-    assert not {"pause", "forfeit"} & p.cue_names  # no blips; no no-show unless asked
+    assert "pause" not in p.cue_names  # no blips
+    assert p.no_show == 300 and "forfeit" in p.cue_names  # rule 5: the no-show countdown
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [

@@ -300,11 +300,8 @@ def test_the_forfeit_point_sounds_30_s_of_play_after_the_start(tmp_path: Path) -
     assert [c.name for c in replay(ithf_playoff).cues].count("forfeit") == 1  # not in overtime
 
 
-def test_the_no_show_countdown_runs_from_the_scheduled_start(tmp_path: Path) -> None:
-    ball = custom(tmp_path, """\
-        extends: hokejbal
-        no_show: 300
-    """)
+def test_the_no_show_countdown_runs_from_the_scheduled_start() -> None:
+    ball = profile.load("hokejbal")  # rule 5: the hokejbal profiles ask for it
     eng = Engine(ball)
     assert eng.handle(cmd("no-show 1:30"), 100) == []  # the start was due 1:30 ago
     assert eng.state is State.IDLE and eng.status(110).countdown == 200
@@ -322,7 +319,9 @@ def test_the_no_show_countdown_runs_from_the_scheduled_start(tmp_path: Path) -> 
 
 def test_no_show_is_refused_where_the_profile_does_not_ask_for_it() -> None:
     with pytest.raises(Refused, match="no no-show countdown"):
-        Engine(profile.load("hokejbal")).handle(cmd("no-show"), 0)
+        Engine(profile.load("ithf")).handle(cmd("no-show"), 0)
+    with pytest.raises(Refused, match="under 5:00"):
+        Engine(profile.load("hokejbal")).handle(cmd("no-show 6:00"), 0)
     with pytest.raises(ValueError, match="no-show"):
         cmd("no-show soon")
 
