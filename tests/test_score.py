@@ -103,6 +103,21 @@ def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor() -> 
     assert [c.detail for c in cues] == ["home 2:0"]
 
 
+def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended() -> None:
+    eng = Engine(profile.load("hokejbal"))
+    play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty away minor"),
+         (12, "penalty away minor 3"))  # two run, #3 waits
+    play(eng, (30, "goal home"))  # ends #1 (least time left); #3 moves up
+    assert [(p.id, p.state) for p in eng.status(30).teams["away"].penalties] == [
+        (2, "running"), (3, "running")]
+    play(eng, (40, "pause"), (45, "undo-goal home"))  # the wrong team's key
+    shown = [(p.id, p.state, p.remaining) for p in eng.status(45).teams["away"].penalties]
+    assert shown == [(1, "running", 30), (2, "running", 31), (3, "waiting", 60)]
+    assert eng.status(45).score == {"home": 0, "away": 0}
+    play(eng, (50, "resume"))
+    assert [(c.due, c.detail) for c in eng.advance(80)] == [(80, "away #1 minor")]
+
+
 def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing() -> None:
     eng = Engine(profile.load("hokejbal"))
     play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty home minor"))

@@ -20,7 +20,7 @@ the start."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from timekeeper.rules.clock import PeriodClock
@@ -34,7 +34,7 @@ from timekeeper.rules.commands import (
 )
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profile import Period, Profile
-from timekeeper.rules.score import Tally, short_handed
+from timekeeper.rules.score import Tally, give_back, power_play_goal
 from timekeeper.rules.shootout import ShootoutScore
 from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
 
@@ -203,7 +203,7 @@ class Engine:
             waiting_for=self._waiting_for(),
             **self._stopped_time_status(now),
             score=m.tally.score(),
-            goals=[asdict(goal) for goal in m.tally.goals],
+            goals=[goal.public() for goal in m.tally.goals],
         )
 
     def snapshot(self, now: float) -> Snapshot:
@@ -691,9 +691,7 @@ class Engine:
         if s is State.IDLE and not (a is Action.UNDO_GOAL and self.m.tally.goals):
             raise Refused("the match has not begun; START begins it")
         if a is Action.UNDO_GOAL:
-            if self.m.tally.undo(team) is None:
-                raise Refused(f"{team} has no goal to take back")
-            return []
+            return self._undo_goal(team, now)
         scored = a is Action.ATTEMPT and command.scored
         if a is Action.GOAL and (self._penalty_shot_team() is not None or s in (
                 State.SHOOTOUT, State.SHOT)):
@@ -711,16 +709,28 @@ class Engine:
         it counts for the part just played; only one scored in play may end a minor."""
         m, rules = self.m, self.profile.penalties
         clock = None if m.shootout else m.clock
-        m.tally.add(team, self._part_number(), _played(clock, now) if clock else 0.0, player)
-        detail = f"{team}{f' #{player}' if player else ''} {m.tally.text()}"
-        play = self._box_play(now)
+        play, ended = self._box_play(now), None
         if rules is not None and rules.power_play_goal_ends_minor and play is not None:
             assert m.extra is not None
-            against = short_handed(m.extra.box, team)
-            ended = m.extra.box.release(against, play) if against else None
-            if ended is not None:
-                detail += f", ends {ended.label}"
+            ended = power_play_goal(m.extra.box, team, play)
+        m.tally.add(team, self._part_number(), _played(clock, now) if clock else 0.0, player,
+                    ended[1] if ended else None)
+        detail = f"{team}{f' #{player}' if player else ''} {m.tally.text()}"
+        if ended is not None:
+            detail += f", ends {ended[0].label}"
         return [self._cue("goal", now, detail=detail)]
+
+    def _undo_goal(self, team: str, now: float) -> list[Cue]:
+        """The team's latest goal was entered by mistake: it goes, and a minor it ended comes
+        back, with its time running on as if never ended (while its part is still played)."""
+        goal = self.m.tally.undo(team)
+        if goal is None:
+            raise Refused(f"{team} has no goal to take back")
+        play = self._box_play(now)
+        if goal.released and play is not None and goal.period == self._part_number():
+            assert self.m.extra is not None
+            give_back(self.m.extra.box, goal.released, play)
+        return []
 
     def _replay(self, now: float) -> list[Cue]:
         """ITHF 4.5: a match that must be replayed (a timer failure) is played again from the
