@@ -165,7 +165,8 @@ def test_a_polish_shootout_ends_by_itself_once_decided() -> None:
         t += 20
     assert eng.state is State.FINISHED  # 2:0 with one each to go: decided
     assert [c.name for c in cues].count("shot_start") == 4 and cues[-1].name == "end"
-    assert eng.status(t).shot == 4
+    assert eng.status(t).shot == 4 and eng.status(t).shootout_score == "home 2/2 away 0/2"
+    assert "home 2/2 away 0/2" in status_text(eng.status(t))
 
 
 def test_goal_in_a_shootout_is_a_scored_attempt_and_next_still_works() -> None:

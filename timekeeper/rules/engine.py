@@ -92,6 +92,7 @@ class Status:
     # play_time, player)
     score: dict[str, int] = field(default_factory=lambda: {"home": 0, "away": 0})
     goals: list[dict] = field(default_factory=list)
+    shootout_score: str = ""  # in a shoot-out with entered results: "home 2/3 away 1/3"
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ class Engine:
             **self._stopped_time_status(now),
             score=m.tally.score(),
             goals=[goal.public() for goal in m.tally.goals],
+            shootout_score=self._shootout_text(),
         )
 
     def snapshot(self, now: float) -> Snapshot:
@@ -672,6 +674,12 @@ class Engine:
             return []
         self.state = State.FINISHED
         return [self._cue("end", now)]
+
+    def _shootout_text(self) -> str:
+        score = self._shootout_score()
+        if not self.m.shootout or score is None or not any(score.attempts.values()):
+            return ""
+        return score.text()
 
     def _shootout_score(self) -> ShootoutScore | None:
         """Ball hockey keeps it with its penalties; the other profiles with their goals."""

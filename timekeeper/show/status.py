@@ -47,6 +47,8 @@ def status_text(s: Status) -> str:
         parts.append(f"added {s.added:+g}s")
     if s.series:
         parts.append(f"series {s.series}, {s.shot} shot{'' if s.shot == 1 else 's'} taken")
+    if s.shootout_score and s.teams is None:  # (ball hockey shows it with each team)
+        parts.append(s.shootout_score)
     parts += team_texts(s)
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
