@@ -355,6 +355,21 @@ def test_profile_checks_of_the_new_settings(tmp_path: Path) -> None:
             period: {length: 60}
             no_show: -5
         """)
+    with pytest.raises(ConfigError, match=r"penalties\.match: must be at most 3600"):
+        custom(tmp_path, """\
+            extends: hokejbal
+            penalties: {match: 1.0e+6}
+        """)
+
+
+def test_goals_have_a_limit() -> None:
+    eng = Engine(profile.load("ithf"))
+    eng.handle(cmd("start"), 0)
+    for i in range(99):
+        eng.handle(cmd("goal home"), 21 + i / 100)
+    with pytest.raises(Refused, match="99 goals already"):
+        eng.handle(cmd("goal home"), 30)
+    assert eng.handle(cmd("goal away"), 30)[0].detail == "away 99:1"
 
 
 def test_status_fields_are_plain_data() -> None:

@@ -34,7 +34,7 @@ from timekeeper.rules.commands import (
 )
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profile import Period, Profile
-from timekeeper.rules.score import Tally, give_back, power_play_goal
+from timekeeper.rules.score import MAX_GOALS, Tally, give_back, power_play_goal
 from timekeeper.rules.shootout import ShootoutScore
 from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
 
@@ -716,6 +716,8 @@ class Engine:
         """A goal, at the period's play time now. Entered late (in the break, after the end)
         it counts for the part just played; only one scored in play may end a minor."""
         m, rules = self.m, self.profile.penalties
+        if m.tally.score()[team] >= MAX_GOALS:
+            raise Refused(f"{team} has {MAX_GOALS} goals already; undo-goal takes one back")
         clock = None if m.shootout else m.clock
         play, ended = self._box_play(now), None
         if rules is not None and rules.power_play_goal_ends_minor and play is not None:

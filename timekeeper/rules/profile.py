@@ -24,6 +24,7 @@ SHOOTOUT_KEYS = ("first", "then", "shot")
 PENALTY_KEYS = ("minor", "major", "personal", "match", "running",
                 "power_play_goal_ends_minor")
 FORFEIT_AFTER = 30.0  # ITHF 4.6: a player not ready 30 s after the start loses
+MAX_WAIT = 3600.0  # a match penalty or a no-show countdown longer than an hour is a typo
 TIMEOUT_KEYS = ("length", "per_team")
 RULE_SETS = ("ithf",)
 
@@ -384,7 +385,7 @@ def build(doc: Doc, file: Path) -> Profile:
         defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
         penalties = Penalties(*(r.seconds(("penalties", k), v) for k, v in defaults.items()),
                               running=r.integer(("penalties", "running"), 2),
-                              match=r.seconds(("penalties", "match"), 300.0),
+                              match=_at_most(r, ("penalties", "match"), 300.0),
                               power_play_goal_ends_minor=r.flag(
                                   ("penalties", "power_play_goal_ends_minor"), False))
     timeout = None
@@ -400,7 +401,7 @@ def build(doc: Doc, file: Path) -> Profile:
         (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
     no_show = None
     if r.get(("no_show",)) is not None:
-        no_show = r.seconds(("no_show",))
+        no_show = _at_most(r, ("no_show",), None)
     period_word = r.text(("period", "name"), "period").strip()
     if not period_word:
         raise doc.error(("period", "name"), "must name the periods (period, half, …)")
@@ -469,6 +470,13 @@ def build(doc: Doc, file: Path) -> Profile:
     if follows == "ithf":
         _check_ithf(profile, doc, marks_spec)
     return profile
+
+
+def _at_most(r: _Reader, path: Path_, default: float | None) -> float:
+    value = r.seconds(path, default)
+    if value > MAX_WAIT:
+        raise r.doc.error(path, f"must be at most {MAX_WAIT:g} seconds (got {value:g})")
+    return value
 
 
 def _check_ithf(p: Profile, doc: Doc, marks_spec: Any) -> None:

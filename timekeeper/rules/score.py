@@ -17,6 +17,7 @@ from timekeeper.rules.penalties import RUNNING, TEAMS, Penalty, PenaltyBox
 from timekeeper.rules.shootout import ShootoutScore
 
 MAX_PLAYER = 16  # characters of a scorer's number or name kept
+MAX_GOALS = 99  # per team and match: more is a stuck key or a flood, never hockey
 
 
 @dataclass(frozen=True)
