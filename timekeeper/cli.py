@@ -215,7 +215,7 @@ def cmd_render(args: argparse.Namespace) -> int:
                     step.at, step.command)
     with wave.open(str(args.output), "rb") as written:
         seconds = written.getnframes() / written.getframerate()
-    sounds = sum(1 for cue in result.cues if not cue.stop)
+    sounds = sum(1 for cue in result.cues if not cue.stop and pack.plays(cue))  # heard ones
     print(f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
           f"(first start signal at {result.start:.3f} s)")
     return 0
