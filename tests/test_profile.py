@@ -205,12 +205,15 @@ def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_p
 def test_ball_hockey_settings_load_into_typed_objects() -> None:
     p = profile.load("hokejbal-playoff")
     assert p.penalties is not None and p.penalties.lengths == {
-        "minor": 60, "major": 180, "personal": 300} and p.penalties.running == 2
+        "minor": 60, "major": 180, "personal": 300, "match": 300} and p.penalties.running == 2
+    assert p.penalties.power_play_goal_ends_minor  # the hokejbal profiles turn it on
     assert p.timeout is not None and (p.timeout.length, p.timeout.per_team) == (30, 1)
     assert p.shootout is not None and p.shootout.shot is None
     assert [x.name for x in p.periods] == ["half 1", "half 2", "overtime"]
-    assert {"penalty_end", "timeout_end"} <= p.cue_names
-    assert not {"shot_start", "shot_end", "pause"} & p.cue_names  # untimed attempts, no blips
+    # shot_start/shot_end: the penalty shot's own signals (rule 15), not the shoot-out's
+    assert {"penalty_end", "timeout_end", "shot_start", "shot_end"} <= p.cue_names
+    assert "pause" not in p.cue_names  # no blips
+    assert p.no_show == 300 and "forfeit" in p.cue_names  # rule 5: the no-show countdown
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [

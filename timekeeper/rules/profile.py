@@ -15,12 +15,16 @@ from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
-            "period", "break", "overtime", "shootout", "penalties", "timeout")
+            "period", "break", "overtime", "shootout", "penalties", "timeout",
+            "forfeit_signal", "no_show")
 PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
 SHOOTOUT_KEYS = ("first", "then", "shot")
-PENALTY_KEYS = ("minor", "major", "personal", "running")
+PENALTY_KEYS = ("minor", "major", "personal", "match", "running",
+                "power_play_goal_ends_minor")
+FORFEIT_AFTER = 30.0  # ITHF 4.6: a player not ready 30 s after the start loses
+MAX_WAIT = 3600.0  # a match penalty or a no-show countdown longer than an hour is a typo
 TIMEOUT_KEYS = ("length", "per_team")
 RULE_SETS = ("ithf",)
 NO_RULE_SET = (None, "none")  # `follows: none` (or null): a club profile that keeps no rule set
@@ -98,10 +102,13 @@ class Penalties:
     major: float
     personal: float
     running: int
+    match: float = 300.0  # rule 17e's match penalty: the team's time short (the seed is silent)
+    power_play_goal_ends_minor: bool = False  # ice-hockey practice; the seed is silent
 
     @property
     def lengths(self) -> dict[str, float]:
-        return {"minor": self.minor, "major": self.major, "personal": self.personal}
+        return {"minor": self.minor, "major": self.major, "personal": self.personal,
+                "match": self.match}
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,8 @@ class Profile:
     penalties: Penalties | None = None
     timeout: Timeout | None = None
     description: str = ""  # what the profile is, its rules, and the aids it adds to them
+    forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
+    no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
 
     @property
     def cue_names(self) -> set[str]:
@@ -147,6 +156,10 @@ class Profile:
             names.add("penalty_end")
         if self.timeout:
             names.add("timeout_end")
+        if self.penalties:  # the penalty shot (rule 15, 17f)
+            names |= {"shot_start", "shot_end"}
+        if self.forfeit_signal or self.no_show:
+            names.add("forfeit")
         return names
 
 
@@ -429,11 +442,24 @@ def build(doc: Doc, file: Path) -> Profile:
         defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
         penalties = Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
                                 for k, v in defaults.items()),
-                              running=r.integer(("penalties", "running"), 2, MAX_RUNNING))
+                              running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
+                              match=_at_most(r, ("penalties", "match"), 300.0),
+                              power_play_goal_ends_minor=r.flag(
+                                  ("penalties", "power_play_goal_ends_minor"), False))
     timeout = None
     if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
         timeout = Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
                           r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+    forfeit_signal = r.flag(("forfeit_signal",), False)
+    if forfeit_signal and length <= FORFEIT_AFTER:
+        raise doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
+    # the forfeit point is a mark of the first period like the others: it follows every stop,
+    # correction and added second
+    first_marks = marks if not forfeit_signal else tuple(sorted(
+        (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
+    no_show = None
+    if r.get(("no_show",)) is not None:
+        no_show = _at_most(r, ("no_show",), None)
     period_word = r.text(("period", "name"), "period", most=20).strip()
     if not period_word:
         raise doc.error(("period", "name"), "must name the periods (period, half, …)")
@@ -443,7 +469,8 @@ def build(doc: Doc, file: Path) -> Profile:
     for i in range(count):
         single = "regulation" if overtime_specs else "match"
         name = f"{period_word} {i + 1}" if count > 1 else single
-        parts.append((name, False, length, marks, melody, False, "operator" if i == 0 else starts))
+        parts.append((name, False, length, first_marks if i == 0 else marks, melody, False,
+                      "operator" if i == 0 else starts))
     for i, _ in enumerate(overtime_specs):
         p: Path_ = ("overtime", i)
         r.mapping(p, OVERTIME_KEYS, optional=False)
@@ -496,10 +523,16 @@ def build(doc: Doc, file: Path) -> Profile:
         penalties=penalties,
         timeout=timeout,
         description=" ".join(r.text(("description",), "", most=MAX_DESCRIPTION).split()),
+        forfeit_signal=forfeit_signal,
+        no_show=no_show,
     )
     if follows == "ithf":
         _check_ithf(profile, doc, marks_spec, beeps)
     return profile
+
+
+def _at_most(r: _Reader, path: Path_, default: float | None) -> float:
+    return r.seconds(path, default, most=MAX_WAIT)
 
 
 LEAVE_ITHF = ("; a club profile with other times says `follows: none` (see docs/profiles.md)")
