@@ -99,7 +99,7 @@ def test_corrupt_audio_file_is_an_error_at_start_up(tmp_path) -> None:
     (tmp_path / "pack").mkdir()
     (tmp_path / "pack" / "bad.wav").write_bytes(b"RIFF\x00\x00garbage" * 10)
     folder = make_pack(tmp_path / "pack", {"end": "bad.wav"})
-    with pytest.raises(ConfigError, match=r"cues\.end: .*bad\.wav: not a WAV, FLAC, OGG or MP3 file"):
+    with pytest.raises(ConfigError, match=r"cues\.end: .*bad\.wav: not a WAV, FLAC, OGG or MP3"):
         load_pack(folder)
 
 

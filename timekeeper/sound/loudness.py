@@ -85,6 +85,11 @@ def _level(mean_square: float) -> float:
     return -0.691 + 10 * math.log10(mean_square) if mean_square > 0 else SILENT
 
 
+def peak(samples: np.ndarray) -> float:
+    """The largest magnitude, without an `abs` copy of the whole cue."""
+    return max(float(samples.max()), -float(samples.min())) if len(samples) else 0.0
+
+
 def dbfs(value: float) -> float:
     """A sample magnitude in dB relative to full scale (−inf for 0)."""
     return 20 * math.log10(value) if value > 0 else SILENT

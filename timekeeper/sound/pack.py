@@ -27,7 +27,7 @@ from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import MAX_BEEPS, Profile
 from timekeeper.rules.yamldoc import ConfigError, Doc
-from timekeeper.sound.loudness import dbfs, lufs
+from timekeeper.sound.loudness import dbfs, lufs, peak
 from timekeeper.sound.mixing import RATE
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,8 @@ def load_pack(folder: Path, needed: set[str] | None = None,
     them). `melody` is the longest melody window in use (see `melody_window`): the tune is
     decoded that far and no further (MAX_MELODY_SECONDS when not given)."""
     limit = MAX_MELODY_SECONDS if melody is None else melody
+    if not limit:  # no melody in this profile: the tune's file is checked, 1 s of it decoded
+        limit = 1.0
     pack = _load_one(folder, limit)
     default = default_pack_dir()
     missing = sorted((set(CUE_NAMES) if needed is None else needed) - set(pack.sounds))
@@ -184,10 +186,9 @@ def _normalize(pack: SoundPack) -> None:
     so that its peak stays at CEILING_DBFS: a cue that cannot get loud enough without
     clipping stays as loud as it can. Gains apply in place (no second copy of any cue)."""
     for name, sound in pack.sounds.items():
-        peak = float(np.abs(sound.samples).max())
         target = TARGET_LUFS - (FEEDBACK_BELOW if name in FEEDBACK_CUES else 0.0)
-        gain_db = min(target - lufs(sound.samples), CEILING_DBFS - dbfs(peak))
-        sound.samples *= np.float32(10 ** (gain_db / 20))
+        gain_db = min(target - lufs(sound.samples), CEILING_DBFS - dbfs(peak(sound.samples)))
+        np.multiply(sound.samples, np.float32(10 ** (gain_db / 20)), out=sound.samples)
         if sound.source is not None:
             source = Source(**{**sound.source.__dict__, "gain_db": gain_db})
             pack.sounds[name] = CueSound(name, sound.file, sound.samples, sound.repeat_every,
@@ -341,7 +342,7 @@ def _decode_open(f, max_seconds: float, cut: bool) -> tuple[np.ndarray, Source]:
     if keep < rate // 100:
         raise ConfigError(f"audio file holds no sound to speak of ({keep} samples)")
     out, clipped = _read_resampled(f, keep, rate, channels)
-    if len(out) == 0 or float(np.abs(out).max()) < 1e-3:
+    if peak(out) < 1e-3:
         raise ConfigError("audio file is silent")
     fmt = f.format if f.format == "MP3" else f"{f.format} {f.subtype}"
     return out, Source(fmt, rate, channels, seconds, clipped,
