@@ -368,7 +368,12 @@ def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray,
             break
         read += len(got)
         clipped += int(np.count_nonzero(np.abs(got) >= FULL_SCALE))
-        mono = got[:, 0] if channels == 1 else got.mean(axis=1, dtype=np.float32)
+        if channels == 1:
+            mono = got[:, 0]
+        elif channels == 2:  # the usual case, twice as fast as mean(axis=1)
+            mono = (got[:, 0] + got[:, 1]) * np.float32(0.5)
+        else:
+            mono = got.mean(axis=1, dtype=np.float32)
         if resampler is not None:
             mono = resampler.resample_chunk(mono, last=read >= keep)
         take = min(len(mono), n_out - pos)
