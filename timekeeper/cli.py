@@ -194,7 +194,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     pack = load_pack(folder, needed, melody)
     print(summary(pack, folder))
     if args.sounds is not None:
-        print("\n".join(table(inspect(pack))))
+        print("\n".join(table(inspect(pack), levelled=pack.normalized)))
     return 0
 
 

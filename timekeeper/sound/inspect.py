@@ -59,7 +59,7 @@ def inspect(pack: SoundPack) -> list[CueReport]:
                             "space them)")
         if sound.source and sound.source.clipped >= CLIPPED_SAMPLES:
             warnings.append(f"{sound.source.clipped} samples at full scale: clipped, it sounds "
-                            "distorted (lower its level before it was cut off)")
+                            "distorted (export it again at a lower level)")
         try:
             file = str(sound.file.relative_to(pack.folder.resolve()))
         except ValueError:
@@ -75,20 +75,23 @@ def _length(seconds: float) -> str:
     return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
 
 
-def table(reports: list[CueReport]) -> list[str]:
-    """The reports as an aligned table, then one line per warning."""
+def table(reports: list[CueReport], levelled: bool = False) -> list[str]:
+    """The reports as an aligned table, then one line per warning. `levelled`: a column for
+    the gain `normalize: true` applied (peak and LUFS are after it)."""
     header = ("cue", "file", "format", "rate", "ch", "length", "peak dBFS", "LUFS", "onset")
+    header += ("gain dB",) if levelled else ()
     rows = []
     for r in reports:
         src = r.sound.source
         length = _length(src.seconds if src else r.seconds)
         if src and src.cut_at is not None:
-            length += f" (first {src.cut_at:g} s used)"
+            length += f" ({src.cut_at:g} s used)"
         rows.append((r.sound.name, r.file, src.format if src else "", str(src.rate) if src else "",
                      str(src.channels) if src else "", length, f"{r.peak_dbfs:.1f}",
-                     f"{r.loudness:.1f}", f"{r.onset_ms:.0f} ms"))
+                     f"{r.loudness:.1f}", f"{r.onset_ms:.0f} ms")
+                    + ((f"{src.gain_db:+.1f}" if src else "",) if levelled else ()))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    right = {3, 4, 6, 7, 8}
+    right = {3, 4, 6, 7, 8, 9}
 
     def line(row: tuple[str, ...]) -> str:
         cells = (c.rjust(w) if i in right else c.ljust(w)
