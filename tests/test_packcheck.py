@@ -144,6 +144,15 @@ def test_an_hour_long_melody_is_decoded_only_as_far_as_its_window(tmp_path) -> N
     assert tune.source.seconds == 3600 and tune.source.cut_at == pytest.approx(30.0)
 
 
+def test_a_melody_window_longer_than_five_minutes_is_refused(tmp_path) -> None:
+    folder = tmp_path / "club"
+    audio(folder / "t.wav", tone(1.0))
+    pack(folder, {"last30": "t.wav"})
+    with pytest.raises(ConfigError, match=r"melody: a melody of 3600 s is more than a pack "
+                                          r"plays \(at most 300 s, 55 MB"):
+        load_pack(folder, {"last30"}, 3600.0)
+
+
 def test_repeat_every_that_would_take_gigabytes_is_refused_before_decoding(tmp_path) -> None:
     folder = pack(tmp_path / "club", {"minute": "{file: nope.wav, repeat_every: 100000}"})
     message = refused(folder, r"cues\.minute\.repeat_every: 100000 s between beeps: at most 5 s")

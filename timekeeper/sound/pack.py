@@ -18,7 +18,7 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ FORMATS = "WAV, FLAC, OGG or MP3"
 # Bounds, checked before anything is decoded (what a cue may cost in memory and time)
 MAX_SIGNAL_SECONDS = 10.0  # any cue but the melody: a horn, a beep
 MAX_REPEAT_EVERY = 5.0  # beeps further apart are no longer heard as one mark
-MAX_MELODY_SECONDS = 300.0  # the melody decoded when no profile says its window
+MAX_MELODY_SECONDS = 300.0  # the longest melody window (and what is decoded without a profile)
 RATE_RANGE = (8000, 384000)  # Hz
 MAX_CHANNELS = 8
 # Loudness levelling (`normalize: true`)
@@ -159,6 +159,10 @@ def load_pack(folder: Path, needed: set[str] | None = None,
     them). `melody` is the longest melody window in use (see `melody_window`): the tune is
     decoded that far and no further (MAX_MELODY_SECONDS when not given)."""
     limit = MAX_MELODY_SECONDS if melody is None else melody
+    if not limit <= MAX_MELODY_SECONDS:  # `run` would hold the whole window as samples
+        raise ConfigError(f"a melody of {limit:g} s is more than a pack plays (at most "
+                          f"{MAX_MELODY_SECONDS:g} s, {MAX_MELODY_SECONDS * RATE * 4 / 2**20:.0f}"
+                          " MB of samples); shorten the profile's melody", field="melody")
     if not limit:  # no melody in this profile: the tune's file is checked, 1 s of it decoded
         limit = 1.0
     pack = _load_one(folder, limit)
@@ -190,9 +194,7 @@ def _normalize(pack: SoundPack) -> None:
         gain_db = min(target - lufs(sound.samples), CEILING_DBFS - dbfs(peak(sound.samples)))
         np.multiply(sound.samples, np.float32(10 ** (gain_db / 20)), out=sound.samples)
         if sound.source is not None:
-            source = Source(**{**sound.source.__dict__, "gain_db": gain_db})
-            pack.sounds[name] = CueSound(name, sound.file, sound.samples, sound.repeat_every,
-                                         source)
+            pack.sounds[name] = replace(sound, source=replace(sound.source, gain_db=gain_db))
     pack._cache.clear()
 
 
