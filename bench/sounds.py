@@ -10,7 +10,7 @@
    sweep's own frequency, in dB below the sweep (lower is better; −80 dB is the bar).
 2. Memory: VmHWM (peak resident set) and VmRSS of `timekeeper run --start` (SDL's dummy
    driver) a few seconds after "ready", with the built-in 48-kHz pack, the same pack as
-   44.1-kHz stereo WAVs, and as 44.1-kHz stereo MP3s.
+   44.1-kHz stereo WAVs (also levelled by `normalize: true`), and as 44.1-kHz stereo MP3s.
 
 Benchmarks are not tests: nothing here passes or fails, it measures and prints."""
 
@@ -93,6 +93,14 @@ def make_packs(tmp: Path) -> dict[str, Path]:
                             **({"subtype": "PCM_16"} if fmt == "WAV" else {}))
         (folder / "pack.yaml").write_text(yaml.replace(".wav", f".{ext}"), encoding="utf-8")
         packs[f"same pack, {kind}"] = folder
+    levelled = tmp / "levelled"
+    levelled.mkdir()
+    for file in (tmp / "wav").iterdir():
+        os.link(file, levelled / file.name)  # a symlink out of the pack would be refused
+    (levelled / "pack.yaml").unlink()
+    (levelled / "pack.yaml").write_text("normalize: true\n" + yaml,
+                                        encoding="utf-8")
+    packs["44.1 kHz WAVs with normalize: true"] = levelled
     return packs
 
 
@@ -118,7 +126,9 @@ def run_memory(pack: Path, tree: Path | None, settle: float) -> tuple[float, flo
         time.sleep(settle)
         status = Path(f"/proc/{proc.pid}/status").read_text()
         proc.terminate()
-        proc.communicate(timeout=10)
+        rest = proc.communicate(timeout=10)[1]
+    if "VmHWM" not in status:  # it exited (a zombie has no memory): say why
+        raise OSError(f"run exited: {rest.strip().splitlines()[-1:]}")
     fields = {k: v for k, v in (line.split(":", 1) for line in status.splitlines())}
     mb = lambda key: int(fields[key].split()[0]) / 1024  # noqa: E731  (kB → MB)
     return mb("VmHWM"), mb("VmRSS"), ready
