@@ -185,7 +185,8 @@ def test_paths_that_leave_the_pack_are_refused(tmp_path) -> None:
                         (str(tmp_path / "outside.wav"), "is an absolute path"),
                         ("/dev/zero", "is an absolute path"),
                         ("link.wav", f"leads outside the pack's folder \\(to {tmp_path}"),
-                        ("dev.wav", "leads outside the pack's folder \\(to /dev/zero\\)")]:
+                        ("dev.wav", "leads outside the pack's folder \\(to /dev/zero\\)"),
+                        ('"a\\0.wav"', "holds a NUL character")]:
         refused(pack(folder, {"start": spec}), rf"cues\.start: .*{match}")
     # inside the pack, a symlink or a sub-folder is fine
     loaded = load_pack(pack(folder, {"start": "inner.wav", "end": "sub/../sub/in.wav"}),

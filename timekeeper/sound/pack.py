@@ -258,6 +258,8 @@ def _check_repeat(doc: Doc, path: tuple, repeat: object) -> None:
 def inside(home: Path, spec: str) -> Path:
     """The file `spec` names, which must lie inside the pack's (resolved) folder `home`:
     a pack is a folder you can copy to another box, and it reads nothing else."""
+    if "\0" in spec:
+        raise ConfigError("holds a NUL character; name a file inside the pack's folder")
     if Path(spec).is_absolute():
         raise ConfigError("is an absolute path; name a file inside the pack's folder "
                           "(copy it there)")
