@@ -159,6 +159,8 @@ def test_repeat_every_that_would_take_gigabytes_is_refused_before_decoding(tmp_p
     assert ":3:" in message and "GiB of memory" in message
     folder = pack(tmp_path / "nan", {"minute": "{file: nope.wav, repeat_every: .nan}"})
     refused(folder, "must be seconds > 0")
+    folder = pack(tmp_path / "big", {"minute": f"{{file: n.wav, repeat_every: {10**400}}}"})
+    refused(folder, "inf s between beeps: at most 5 s .* endless")
 
 
 @pytest.mark.parametrize("rate", [1, 4000, 1_000_000])

@@ -248,9 +248,10 @@ def _check_repeat(doc: Doc, path: tuple, repeat: object) -> None:
     if isinstance(repeat, bool) or not isinstance(repeat, int | float) or not repeat > 0:
         raise doc.error(path, f"must be seconds > 0, not {repeat!r}")
     if not repeat <= MAX_REPEAT_EVERY:
-        series = (MAX_BEEPS - 1) * float(repeat) + MAX_SIGNAL_SECONDS
+        spacing = float(repeat) if repeat < 1e300 else math.inf  # a 400-digit int: no overflow
+        series = (MAX_BEEPS - 1) * spacing + MAX_SIGNAL_SECONDS
         size = f"{series * RATE * 4 / 2**30:.3g} GiB" if math.isfinite(series) else "endless"
-        raise doc.error(path, f"{repeat:g} s between beeps: at most {MAX_REPEAT_EVERY:g} s "
+        raise doc.error(path, f"{spacing:g} s between beeps: at most {MAX_REPEAT_EVERY:g} s "
                               f"(a {MAX_BEEPS}-beep mark would last {series:g} s and take "
                               f"{size} of memory)")
 
