@@ -191,7 +191,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         melody = max(melody, melody_window(loaded))
         print(f"ok  profile {loaded.key}: {loaded.title}")
     folder = find_pack(sounds)
-    pack = load_pack(folder, needed, melody)
+    pack = load_pack(folder, needed, melody or None)  # no melody in use: the tune up to 5 min
     print(summary(pack, folder))
     if args.sounds is not None:
         print("\n".join(table(inspect(pack), levelled=pack.normalized)))
