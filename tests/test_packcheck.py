@@ -315,3 +315,15 @@ def test_normalize_must_be_true_or_false(tmp_path) -> None:
 
 def test_signal_limit_is_ten_seconds() -> None:
     assert MAX_SIGNAL_SECONDS == 10
+
+
+def test_check_reads_packs_without_starting_pygame() -> None:
+    """soundfile decodes every format: `check` no longer opens SDL's mixer to read an OGG."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from timekeeper import cli; rc = cli.main(['check', '--sounds']); "
+            "print(rc, 'pygame' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.splitlines()[-1] == "0 False", done.stderr
