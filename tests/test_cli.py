@@ -225,7 +225,8 @@ def test_check_sounds_refuses_a_missing_or_corrupt_file(
     done = tk(env, "check", "--profile", "ithf", "--sounds", str(pack))
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{pack / 'pack.yaml'}:3:10: cues.start: {audio}" in done.stderr
-    assert ("missing audio file" if damage == "missing" else "not a WAV or OGG file") in done.stderr
+    wanted = "missing audio file" if damage == "missing" else "not a WAV, FLAC, OGG or MP3 file"
+    assert wanted in done.stderr
     assert "Traceback" not in done.stderr
 
 

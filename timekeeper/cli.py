@@ -111,7 +111,10 @@ def parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
-    check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
+    check.add_argument("--sounds", nargs="?", const="", metavar="PACK",
+                       help="sound pack to check (default: the config's, else the built-in "
+                            "pack); given, also a table of its cues: rate, length, peak, "
+                            "loudness, onset, and warnings")
     check.add_argument("--config", type=Path, help="also a box config file (and its profile "
                                                    "and pack)")
     check.set_defaults(func=cmd_check)
@@ -174,9 +177,10 @@ def _steps(actions: str) -> list:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.inspect import inspect, summary, table
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
-    sounds = args.sounds
+    sounds = args.sounds or None
     chosen = args.profile
     if args.config:
         from timekeeper.box import config as box_config
@@ -188,24 +192,28 @@ def cmd_check(args: argparse.Namespace) -> int:
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()
+    melody = 0.0
     for name in names:
         loaded = profile.load(name)
         needed |= loaded.cue_names
+        melody = max(melody, melody_window(loaded))
         print(f"ok  profile {loaded.key}: {loaded.title}")
     folder = find_pack(sounds)
-    pack = load_pack(folder, needed)
-    print(f"ok  sound pack {pack.name} ({folder}): {len(pack.sounds)} cues")
+    pack = load_pack(folder, needed, melody or None)  # no melody in use: the tune up to 5 min
+    print(summary(pack, folder))
+    if args.sounds is not None:
+        print("\n".join(table(inspect(pack), levelled=pack.normalized)))
     return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     from timekeeper.rules.replay import ScriptError
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
     from timekeeper.sound.render import render
 
     chosen = profile.load(args.profile)
     steps = _steps(args.actions)
-    pack = load_pack(find_pack(args.sounds), chosen.cue_names)
+    pack = load_pack(find_pack(args.sounds), chosen.cue_names, melody_window(chosen))
     try:
         result = render(chosen, pack, args.output, steps, args.events)
     except ScriptError as exc:

@@ -57,12 +57,13 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.guard import AudioGuard
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names)
+    folder = find_pack(args.sounds or cfg.sounds)
+    pack = load_pack(folder, chosen.cue_names, melody_window(chosen))  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
