@@ -31,6 +31,12 @@ fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)
 fi
+# soundfile's wheels bring their own libsndfile on x86-64 and aarch64 (64-bit Pi OS); elsewhere
+# (32-bit Pi OS) it loads the system's, which reads MP3 from libsndfile 1.1 on (Bookworm: 1.2)
+case "$(uname -m)" in
+    x86_64|aarch64) ;;
+    *) ldconfig -p 2>/dev/null | grep -q 'libsndfile\.so\.1' || need_apt+=(libsndfile1) ;;
+esac
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "bootstrap: installing ${need_apt[*]} with apt-get"
     as_root apt-get update -qq

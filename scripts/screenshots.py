@@ -29,7 +29,6 @@ def take(out: Path, state_dir: Path | None = None) -> list[Path]:
         box.command("start")
         box.command("goal", "home", "17")
         box.command("goal", "away")
-        box.command("goal", "home")
         box.command("penalty", "away", "minor", "8")
         box.command("penalty", "home", "minor+minor", "4")
         box.command("add", "10")

@@ -69,9 +69,10 @@ def test_the_display_follows_a_match(box) -> None:
         box.wait_text(page, "#8", 3)
         assert "minor" in body(page) and minor in body(page)
 
-        box.command("goal", "home", "17")  # (the score: the page shows what the box keeps)
-        home = str(box.status()["score"]["home"])
-        wait_for(lambda: page.find_element("id", "score-home").text == home, 3, "the score")
+        # the short-handed team scores (a power-play goal by home would end away's minor)
+        assert box.command("goal", "away", "17")[0] == 200
+        assert box.status()["score"] == {"home": 0, "away": 1}
+        wait_for(lambda: page.find_element("id", "score-away").text == "1", 3, "the score")
 
         box.command("toggle")
         wait_for(lambda: "STOPPED" not in body(page), 3, "running again")

@@ -57,12 +57,13 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.guard import AudioGuard
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names)
+    folder = find_pack(args.sounds or cfg.sounds)
+    pack = load_pack(folder, chosen.cue_names, melody_window(chosen))  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
@@ -120,17 +121,18 @@ def _run_live(args: argparse.Namespace) -> int:
         if interactive:
             closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
 
+        web = _web(args, cfg, runner, journal.path.parent, chosen.add_step)
+        if web is not None:
+            closers.insert(0, web)
         control_path = args.control or cfg.control or default_path()
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
-                                   make_folder=not (args.control or cfg.control)).start()
+                                   make_folder=not (args.control or cfg.control))
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
-        closers.insert(0, server)
-        web = _web(args, cfg, runner, journal.path.parent, server, chosen.add_step)
-        if web is not None:
-            closers.insert(0, web)
+        server.handlers["link"] = _link_handler(web)
+        closers.insert(0, server.start())
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
@@ -143,7 +145,8 @@ def _run_live(args: argparse.Namespace) -> int:
 
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            log.info("resumed from the journal: %s", _resumed_text(runner.status()))
+            log.info("resumed from the journal: %s", _resumed_text(
+                runner.status(), getattr(args, "replay", False)))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
@@ -165,13 +168,10 @@ def _run_live(args: argparse.Namespace) -> int:
     return 0
 
 
-def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path, server,
+def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
          add_step: float):
-    """The display and operator pages (--web or web.listen), or None; `ctl link` asks it for
-    the operator's link over the ctl socket."""
+    """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
-    from timekeeper.web.server import WebServer
-    from timekeeper.web.token import TokenStore
 
     listen = cfg.web_listen
     if getattr(args, "web", None) is not None:
@@ -180,10 +180,10 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
         except ValueError as exc:
             raise ConfigError(str(exc), field="--web") from None
     if listen is None:
-        server.handlers["link"] = lambda _: {
-            "ok": False, "error": "the web pages are off: run with --web PORT, or set "
-                                  "web.listen in the config"}
         return None
+    from timekeeper.web.server import WebServer  # (aiohttp: imported only when it serves)
+    from timekeeper.web.token import TokenStore
+
     try:
         tokens = TokenStore(folder)
     except OSError as exc:
@@ -194,8 +194,15 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None
-    server.handlers["link"] = lambda words: web.link(renew=words == ["new"])
     return web
+
+
+def _link_handler(web):
+    """`ctl link [new]` over the ctl socket: the operator page's link, from the web server."""
+    if web is None:
+        return lambda _: {"ok": False, "error": "the web pages are off: run with --web PORT, "
+                                                "or set web.listen in the config"}
+    return lambda words: web.link(renew=words == ["new"])
 
 
 def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:
@@ -220,6 +227,9 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
                               f"run with --profile {snap.profile}", args.resume_from)
         source = str(args.resume_from)
     elif args.fresh:
+        if getattr(args, "replay", False):
+            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
+                              "one: choose one", field="--replay")
         return None
     else:
         snap, source = journal.load(), str(journal.path)
@@ -234,11 +244,25 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
             return None
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
+    if getattr(args, "replay", False):
+        _replay(engine, source)
+        return snap
     if engine.state.value == "idle":
         if snap.state == "prestart":
             log.info("the match was in its pre-start countdown: START begins it again")
         return None
     return snap
+
+
+def _replay(engine: Engine, source: str) -> None:
+    """--replay: ITHF 4.5, the match is played again from the start with the goals kept."""
+    from timekeeper.rules.commands import Refused
+
+    try:  # a restored match has no deadline: the time told does not matter
+        engine.handle(Command(Action.REPLAY), 0.0)
+    except Refused as exc:
+        raise ConfigError(f"no match under way in {source} to replay ({exc})",
+                          field="--replay") from None
 
 
 def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
@@ -280,15 +304,19 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
     return devices
 
 
-def _resumed_text(status) -> str:
+def _resumed_text(status, resumed_by_replay: bool = False) -> str:
     """Where a resumed match stands and which press goes on with it."""
     from timekeeper.show.status import clock_text, elapsed_text
 
     where = status.part or "the match"
+    score = f"score {status.score['home']}:{status.score['away']}"
     if status.state == "stopped":
         return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left: STOP/RESUME (SPACE, ctl resume) "
-                "goes on")
+                f"{clock_text(status.remaining)} left, {score}: STOP/RESUME (SPACE, ctl resume) "
+                "goes on; or `ctl replay` plays it again from the start, keeping the goals "
+                "(ITHF 4.5)")
+    if status.state == "idle" and resumed_by_replay:
+        return f"to be played again from the start, goals kept ({score}): START begins it"
     if status.state in ("finished", "idle"):
         return "no match under way: START begins one"
     if status.state == "prestart":

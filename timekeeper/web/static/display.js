@@ -77,6 +77,8 @@
     if (s.state === "prestart") sub.push("to the start");
     if (s.state === "break" && s.waiting_for) sub.push(s.waiting_for.replace(/^next: /, "then "));
     if (s.state === "shot") sub.push(`shot ${s.shot + 1}`);
+    if (s.penalty_shot) sub.push(`PENALTY SHOT ${s.penalty_shot.toUpperCase()}`);
+    if (s.shootout_score && !s.teams) sub.push(`shoot-out ${s.shootout_score}`);
     $("sub").textContent = sub.join(" · ");
     $("score-home").textContent = s.score ? s.score.home : 0;
     $("score-away").textContent = s.score ? s.score.away : 0;
