@@ -315,3 +315,10 @@ def test_install_pi_kiosk_dry_run_sets_up_cage_and_chromium_as_their_own_unit() 
     unit = (root / "systemd" / "timekeeper-kiosk.service").read_text()
     assert "User=timekeeper-kiosk" in unit and "/usr/bin/cage" in unit and "--kiosk" in unit
 
+
+
+def test_ctl_link_says_how_to_turn_the_pages_on_when_they_are_off() -> None:
+    from timekeeper.box.live import _link_handler
+
+    answer = _link_handler(None)([])
+    assert not answer["ok"] and "--web" in answer["error"] and "web.listen" in answer["error"]
