@@ -86,7 +86,9 @@ def team_texts(s: Status, level: int = 0) -> list[str]:
         running = [p for p in t.penalties if p.state == "running"]
         waiting = sum(1 for p in t.penalties if p.state == "waiting")
         out_for_good = sum(1 for p in t.penalties if p.state == "game")
-        if level >= 4:  # the first to end, and how many more
+        if level >= 1 and t.shootout:  # the shoot-out's score, not the frozen penalties
+            words = []
+        elif level >= 4:  # the first to end, and how many more
             words = [clock_text(running[0].remaining)] if running else []
             if more := len(running) - len(words) + waiting + out_for_good:
                 words.append(f"+{more}")
