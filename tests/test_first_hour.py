@@ -4,6 +4,7 @@ are forgiving, and every refusal says what to press."""
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -130,3 +131,42 @@ def test_check_config_says_gpio_off(tmp_path: Path, capsys) -> None:
     assert cli.main(["check", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert f"ok  config {config}: GPIO off (gpio.enabled: false): no buttons" in out
+
+
+# ----------------------------------------------------------------------------- on PATH
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bootstrap_link(home: Path, path: str) -> str:
+    done = subprocess.run(["bash", str(ROOT / "bootstrap.sh"), "--link"], capture_output=True,
+                          text=True, timeout=30, env={**os.environ, "HOME": str(home),
+                                                      "PATH": path})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
+    """bootstrap links ~/.local/bin/timekeeper to the checkout's .venv, and tells whether
+    ~/.local/bin is on PATH (and how to add it when it is not)."""
+    bin_dir = tmp_path / ".local" / "bin"
+    said = bootstrap_link(tmp_path, "/usr/bin:/bin")
+    link = bin_dir / "timekeeper"
+    assert link.is_symlink() and link.resolve() == (ROOT / ".venv/bin/timekeeper").resolve()
+    assert "not on your PATH" in said and 'export PATH="$HOME/.local/bin:$PATH"' in said
+
+    said = bootstrap_link(tmp_path, f"{bin_dir}:/usr/bin:/bin")  # again: on PATH this time
+    assert said.startswith("bootstrap: ready: timekeeper (linked in")
+    found = subprocess.run(["timekeeper", "profiles"], capture_output=True, text=True,
+                           timeout=60, cwd=tmp_path,
+                           env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert found.returncode == 0 and "ithf" in found.stdout
+
+
+def test_bootstrap_leaves_a_program_of_the_same_name_alone(tmp_path: Path) -> None:
+    bin_dir = tmp_path / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "timekeeper").write_text("#!/bin/sh\necho mine\n")
+    said = bootstrap_link(tmp_path, "/usr/bin:/bin")
+    assert "is not a link; left alone" in said
+    assert (bin_dir / "timekeeper").read_text() == "#!/bin/sh\necho mine\n"
