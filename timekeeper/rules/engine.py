@@ -701,7 +701,7 @@ class Engine:
             return f"{_PRESS_RESUME} goes on"
         if s in (State.BREAK, State.WAITING):
             part = self._waiting_for().removeprefix("next: ")
-            text = f"{_PRESS_NEXT} starts {part}"
+            text = f"{_PRESS_NEXT} starts {_the(part)}"
             if s is State.WAITING and m.index + 1 >= self.profile.regulation:
                 text += f" (on a draw), {_PRESS_FINISH} ends the match"
             return text

@@ -3,6 +3,7 @@ state change when stdout is a file or the journal."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import shutil
@@ -161,6 +162,9 @@ class StatusLine:
 
     def close(self) -> None:
         self._stop.set()
+        self.tail = ""  # the last line stays on screen: no keys to offer any more
+        with contextlib.suppress(Exception):
+            self._draw(self.status())
         with self._lock:
             print(file=self.out, flush=True)
 

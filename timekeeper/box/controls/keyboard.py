@@ -115,8 +115,7 @@ class KeyReader:
             if quit_armed or state in QUIET_STATES:
                 return command
             self.quit_armed = True
-            what = ("the countdown is called off" if state == "prestart" else
-                    "the match is kept for the next run")
+            what = "the countdown stops" if state == "prestart" else "the match is kept"
             self.hint = f"press q again to quit ({what}); any other key: no"
             return None
         return command
