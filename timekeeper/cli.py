@@ -186,9 +186,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         from timekeeper.box import config as box_config
 
         cfg = box_config.load(args.config)
-        print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
-              f"{', lamp' if cfg.gpio.lamp else ''}{', horn' if cfg.gpio.horn else ''}"
-              f"{', buzzer' if cfg.gpio.buzzer else ''}")
+        g = cfg.gpio
+        wiring = (f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
+                  f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}")
+        print(f"ok  config {args.config}: "
+              + (wiring if g.enabled else "GPIO off (gpio.enabled: false): no buttons, lamp "
+                                          "or relays; keys and `timekeeper ctl` only"))
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()

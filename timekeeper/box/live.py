@@ -50,7 +50,7 @@ def run_live(args: argparse.Namespace) -> int:
 
 def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
-    from timekeeper.box.controls.socket import ControlServer, default_path
+    from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
     from timekeeper.box.runner import Runner
     from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
     from timekeeper.show.status import LogLines, StatusLine, status_text
@@ -60,12 +60,17 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
+    control_path = args.control or cfg.control or default_path()
+    folder = state_dir(args.state_dir or cfg.state_dir)
+    if in_use(control_path):  # before the journal: the running box's match is left alone
+        print(_second_box(control_path, folder), file=sys.stderr)
+        return 1
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    folder = find_pack(args.sounds or cfg.sounds)
-    pack = load_pack(folder, chosen.cue_names, melody_window(chosen))  # the tune as far as used
+    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names,
+                     melody_window(chosen))  # the tune only as far as it is used
     engine = Engine(chosen)
-    journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
+    journal = Journal(folder, engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
 
     kind = args.audio or cfg.audio_kind
@@ -106,12 +111,18 @@ def _run_live(args: argparse.Namespace) -> int:
         closers[:0] = gpio
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
+
+        def show_help() -> None:  # `?` (a terminal's status line prints it above itself)
+            print(help_for(chosen), flush=True)
+
         if sys.stdout.isatty():
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
-            line = StatusLine(runner.status, help_text).start()
+            line = StatusLine(runner.status, help_text,
+                              tail="? keys" if interactive else "").start()
             runner.listeners.append(line)
             closers.insert(0, line)
+            show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
             for handler in root.handlers[:]:
                 root.removeHandler(handler)
@@ -119,12 +130,15 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines())
         if interactive:
-            closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
+            closers.insert(0, Keyboard(runner.submit, chosen.add_step, state=lambda:
+                                       engine.state.value, on_help=show_help).start())
 
-        control_path = args.control or cfg.control or default_path()
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control)).start()
+        except SocketInUse:
+            print(_second_box(control_path, folder), file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
@@ -141,7 +155,9 @@ def _run_live(args: argparse.Namespace) -> int:
 
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            log.info("resumed from the journal: %s", _resumed_text(
+            source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
+                      f"from {args.resume_from}" if args.resume_from else "from the journal")
+            log.info("resumed %s: %s", source, _resumed_text(
                 runner.status(), getattr(args, "replay", False)))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
@@ -261,6 +277,20 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
              ", lamp" if g.lamp else "", ", horn" if g.horn else "",
              ", buzzer" if g.buzzer else "")
     return devices
+
+
+def _second_box(control: Path, folder: Path) -> str:
+    """A second `run` on a machine where one runs already: how to talk to the first, and how
+    to run another box beside it."""
+    home = str(Path.home())
+    other, sock = (str(p).replace(home, "~", 1) if str(p).startswith(home + "/") else str(p)
+                   for p in (folder.with_name(f"{folder.name}-2"),
+                             control.with_name(f"{control.stem}-2{control.suffix}")))
+    return (f"timekeeper: another timekeeper is already listening on {control} "
+            f"(`timekeeper ctl status` asks it).\n"
+            f"To run a second box beside it, give it its own socket and journal:\n"
+            f"  timekeeper run --control {sock} --state-dir {other}\n"
+            f"and control it with `timekeeper ctl --control {sock} …`")
 
 
 def _resumed_text(status, resumed_by_replay: bool = False) -> str:

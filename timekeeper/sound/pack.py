@@ -25,7 +25,7 @@ import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import MAX_BEEPS, Profile
+from timekeeper.rules.profile import MAX_BEEPS, Profile, did_you_mean
 from timekeeper.rules.yamldoc import ConfigError, Doc
 from timekeeper.sound.loudness import dbfs, lufs, peak
 from timekeeper.sound.mixing import RATE
@@ -150,8 +150,19 @@ def find_pack(name_or_path: str | None) -> Path:
     if path.is_dir():
         return path
     searched = ", ".join(str(d) for d in [*user_dirs("sounds"), builtin_dir("sounds")])
-    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name "
-                      f"in {searched}")
+    names = pack_names()
+    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name; "
+                      f"{did_you_mean(name_or_path, names)}packs: {', '.join(names)} "
+                      f"(in {searched})")
+
+
+def pack_names() -> list[str]:
+    """The packs `--sounds NAME` finds: the user folders', then the built-in ones."""
+    names: set[str] = set()
+    for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
+        if folder.is_dir():
+            names |= {pack.parent.name for pack in folder.glob("*/pack.yaml")}
+    return sorted(names)
 
 
 def melody_window(profile: Profile) -> float:
