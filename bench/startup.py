@@ -31,10 +31,13 @@ def tmux(*args: str) -> str:
 
 def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
     home = Path(tempfile.mkdtemp(prefix="tk-startup-"))
-    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(home), "SDL_AUDIODRIVER": driver}
+    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(home)}
+    if driver:  # (--driver "": SDL chooses, as on a fresh machine)
+        env["SDL_AUDIODRIVER"] = driver
     exports = " ".join(f"{k}={v}" for k, v in env.items())
     command = (f"cd {ROOT} && env -u TIMEKEEPER_CONFIG -u PULSE_SERVER -u PULSE_RUNTIME_PATH "
-               f"{exports} {TIMEKEEPER} run --profile ithf --no-gpio {' '.join(extra)}; "
+               "-u SDL_AUDIODRIVER "
+               f"{exports} {TIMEKEEPER} run --profile ithf {' '.join(extra)}; "
                "echo EXITED $?; sleep 60")
     tmux("kill-server")
     start = time.monotonic()
@@ -81,7 +84,8 @@ def main() -> int:
         sys.exit("bench: run ./bootstrap.sh first")
     if subprocess.run(["which", "tmux"], capture_output=True).returncode:
         sys.exit("bench: tmux is missing (apt-get install tmux)")
-    print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver}, in a 100x50 tmux pane")
+    print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver or '(unset)'}, in a 100x50 "
+          "tmux pane")
     print(f"{'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'ALSA lib':>8}  "
           f"{'SILENT':>6}  exit")
 
@@ -95,7 +99,7 @@ def main() -> int:
             if r["ready"] is None and r["exit"]:
                 exit_text += f" at {r['ended']:.1f} s"
             print(f"{i:>3}  {secs(r['first']):>8}  {secs(r['told']):>6}  "
-                  f"{secs(r['ready']):>6}  {r['alsa']:>8}  {str(r['silent']):>6}  {exit_text}")
+                  f"{secs(r['ready']):>6}  {r['alsa']:>8}  {r['silent']!s:>6}  {exit_text}")
     finally:
         tmux("kill-server")
     return 0

@@ -71,10 +71,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.add_argument("--audio", choices=("stream", "mixer"),
+    run.add_argument("--audio", choices=("stream", "mixer", "silent"),
                      help="stream: cues placed at their exact sample (default, or the "
                           "config's audio.kind); mixer: plain Sound.play() at the deadline "
-                          "(fallback)")
+                          "(fallback); silent: no sound card, every cue only logged")
     run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
                      help="audio buffer in frames (stream 2048, mixer 512); larger costs "
                           "less CPU, and with --audio stream only adds look-ahead")

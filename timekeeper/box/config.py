@@ -119,7 +119,7 @@ def build(doc: Doc, file: Path) -> Config:
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
-        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer"), "stream"),
+        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer", "silent"), "stream"),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),

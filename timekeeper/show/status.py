@@ -82,18 +82,28 @@ def cue_text(cue: Cue) -> str:
     return f"cue {what}  period={cue.period} play={elapsed_text(cue.play_time)}"
 
 
-class LogLines:
-    """One line per cue and per state change (stdout not a terminal, e.g. under systemd)."""
+def marked(text: str, mark: str, cue: bool = False) -> str:
+    """A line with the box's mark (e.g. SILENT): in front of a state, after a cue, which
+    then was not heard."""
+    if not mark:
+        return text
+    return f"{text}  [{mark}: not heard]" if cue else f"{mark}  {text}"
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+
+class LogLines:
+    """One line per cue and per state change (stdout not a terminal, e.g. under systemd).
+    `mark` (e.g. "SILENT") is shown on every line."""
+
+    def __init__(self, out: TextIO = sys.stdout, mark: str = "") -> None:
+        self.out, self.mark = out, mark
         self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if self.gone:
             return
         stamp = time.strftime("%H:%M:%S")
-        text = cue_text(cue) if cue is not None else "state " + status_text(status)
+        text = (marked(cue_text(cue), self.mark, cue=True) if cue is not None
+                else "state " + marked(status_text(status), self.mark))
         try:
             print(f"{stamp} {text}", file=self.out, flush=True)
         except (BrokenPipeError, ValueError):
@@ -101,11 +111,12 @@ class LogLines:
 
 
 class StatusLine:
-    """A line redrawn in place a few times a second, with cues scrolling above it."""
+    """A line redrawn in place a few times a second, with cues scrolling above it. `mark`
+    (e.g. "SILENT") leads the line and follows every cue."""
 
     def __init__(self, status: Callable[[], Status], help_text: str,
-                 out: TextIO = sys.stdout, period: float = 0.2) -> None:
-        self.status, self.out, self.period = status, out, period
+                 out: TextIO = sys.stdout, period: float = 0.2, mark: str = "") -> None:
+        self.status, self.out, self.period, self.mark = status, out, period, mark
         self._lock = threading.Lock()
         self._stop = threading.Event()
         print(help_text, file=out, flush=True)
@@ -122,7 +133,7 @@ class StatusLine:
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if cue is not None:
-            self.above(f"{time.strftime('%H:%M:%S')} {cue_text(cue)}")
+            self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
         self._draw(status)
 
     def above(self, text: str) -> None:
@@ -146,7 +157,7 @@ class StatusLine:
     def _draw(self, status: Status) -> None:
         width = shutil.get_terminal_size().columns - 1  # never wrap: \r could not undo it
         with self._lock:
-            self.out.write(f"\r\x1b[K{status_text(status)[:width]}")
+            self.out.write(f"\r\x1b[K{marked(status_text(status), self.mark)[:width]}")
             self.out.flush()
 
     def _loop(self) -> None:

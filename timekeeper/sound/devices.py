@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 
 from timekeeper.rules.profile import Profile
-from timekeeper.sound.output import Output
+from timekeeper.sound.output import Output, SilentOutput
 from timekeeper.sound.pack import SoundPack
 
-AUDIO_KINDS = ("stream", "mixer")
+AUDIO_KINDS = ("stream", "mixer", "silent")
 
 
 def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
@@ -19,7 +19,10 @@ def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
 
     `stream` (default): one always-running stream, cues placed at their exact frame
     (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
-    deadline, the fallback. Raises AudioError when the device cannot be opened."""
+    deadline, the fallback. `silent`: no device at all. Raises AudioError when the device
+    cannot be opened."""
+    if kind == "silent":
+        return SilentOutput()
     if kind == "mixer":
         if device is not None:
             from timekeeper.sound.sdl import init_mixer
