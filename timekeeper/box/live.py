@@ -62,7 +62,8 @@ def _run_live(args: argparse.Namespace) -> int:
     cfg = box_config.load(args.config)
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names)
+    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names).scaled(
+        cfg.audio_volume)
     engine = Engine(chosen)
     journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import wave
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +63,15 @@ class SoundPack:
                     out[i * step:i * step + len(sound.samples)] += sound.samples
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
+
+    def scaled(self, gain: float) -> SoundPack:
+        """The pack at `gain` (audio.volume): every sample scaled once, at load, so that
+        nothing is computed mid-match and the render tests' packs stay as recorded."""
+        if gain == 1.0:
+            return self
+        sounds = {name: replace(sound, samples=(sound.samples * np.float32(gain)))
+                  for name, sound in self.sounds.items()}
+        return SoundPack(self.name, self.folder, sounds)
 
     def melody(self, length: float) -> np.ndarray:
         """The tune looped (if shorter) and cut to exactly `length` seconds."""

@@ -74,3 +74,4 @@ def device_removed(pygame) -> str | None:
     if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
         return "the audio device was removed"
     return None
+
