@@ -89,11 +89,13 @@ def terminal_asker(stdin: TextIO = sys.stdin, out: TextIO = sys.stdout
         return None
 
     def ask(question: str) -> str:
-        out.write(question)
-        out.flush()
         old = termios.tcgetattr(fd)
         try:
-            tty.setcbreak(fd)
+            # keys pressed before the question was shown are dropped (TCSAFLUSH); those
+            # pressed once it is shown are read, one key, no Enter needed after it
+            tty.setcbreak(fd, termios.TCSAFLUSH)
+            out.write(question)
+            out.flush()
             while True:
                 key = os.read(fd, 1).decode(errors="replace").lower()
                 if key in ("\r", "\n", "s", ""):
