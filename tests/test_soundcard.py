@@ -72,10 +72,10 @@ class Pty:
         os.close(slave)
         self.text = ""
 
-    def read_until(self, wanted: str, timeout: float = 15.0) -> float:
-        """Wait for `wanted` on the screen; the time it came."""
+    def read_until(self, wanted: str, timeout: float = 15.0, after: int = 0) -> float:
+        """Wait for `wanted` on the screen (from character `after` on); the time it came."""
         deadline = time.monotonic() + timeout
-        while wanted not in self.text:
+        while wanted not in self.text[after:]:
             left = deadline - time.monotonic()
             if left <= 0:
                 pytest.fail(f"never shown: {wanted!r}; the screen:\n{self.text}")
@@ -162,6 +162,17 @@ def test_q_at_the_prompt_quits(terminal) -> None:
     assert run.proc.wait(timeout=15) == 1
     run.finish()
     assert "quit at the prompt" in run.text and "ALSA lib" not in run.text
+
+
+def test_r_at_the_prompt_tries_the_card_again(terminal) -> None:
+    run = terminal()
+    run.read_until("q to quit")
+    run.press("r")
+    run.read_until("trying the sound card again")
+    run.read_until("q to quit", after=run.text.index("trying the sound card again"))
+    assert run.text.count("No sound card") == 2
+    run.press("q")
+    assert run.proc.wait(timeout=15) == 1
 
 
 def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
