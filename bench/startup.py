@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,7 @@ def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
     tmux("send-keys", "q")
     time.sleep(0.3)
     tmux("kill-server")
+    shutil.rmtree(home, ignore_errors=True)
     if os.environ.get("BENCH_SHOW"):
         print(screen)
     alsa = sum(1 for line in screen.splitlines() if line.startswith("ALSA lib"))
