@@ -16,7 +16,8 @@ from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
 CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
-                "penalty", "release", "remove", "timeout", "set", "attempt")
+                "goal", "undo-goal", "replay", "no-show",
+                "penalty", "release", "remove", "timeout", "set", "attempt", "penalty-shot")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,6 +67,10 @@ def parser() -> argparse.ArgumentParser:
                         help="continue the match in a journal file copied from another box")
     resume.add_argument("--fresh", action="store_true",
                         help="start a new match even if the journal holds one")
+    run.add_argument("--replay", action="store_true",
+                     help="play the journaled (or --resume-from) match again from the start, "
+                          "keeping its goals (ITHF 4.5: a match a timer failure interrupted); "
+                          "START begins it")
     run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
     run.add_argument("--start", action="store_true", help="begin the countdown at once")
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
@@ -131,13 +136,16 @@ def parser() -> argparse.ArgumentParser:
     test.set_defaults(func=cmd_audio_test)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
-                         epilog="ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] (minor, major, "
-                                "personal, game), release TEAM, remove TEAM [ID], timeout TEAM, "
-                                "set M:SS, attempt TEAM goal|miss")
+                         epilog="every profile: goal TEAM [PLAYER], undo-goal TEAM, replay "
+                                "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
+                                "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
+                                "(minor, major, personal, game, match), release TEAM, remove "
+                                "TEAM [ID], timeout TEAM, penalty-shot TEAM, no-show [M:SS]")
     ctl.add_argument("command", choices=CTL_COMMANDS)
     ctl.add_argument("args", nargs="*", metavar="ARG",
-                     help="add: seconds (negative takes time back); penalty: home|away and the "
-                          "penalty; set: the time left, e.g. 4:32")
+                     help="add: seconds (negative takes time back); goal: home|away and the "
+                          "player; penalty: home|away and the penalty; set: the time left, "
+                          "e.g. 4:32")
     ctl.add_argument("--control", type=Path, help="ctl socket path")
     ctl.set_defaults(func=cmd_ctl)
     return p
@@ -226,7 +234,7 @@ def cmd_render(args: argparse.Namespace) -> int:
                     step.at, step.command)
     with wave.open(str(args.output), "rb") as written:
         seconds = written.getnframes() / written.getframerate()
-    sounds = sum(1 for cue in result.cues if not cue.stop)
+    sounds = sum(1 for cue in result.cues if not cue.stop and pack.plays(cue))  # heard ones
     print(f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
           f"(first start signal at {result.start:.3f} s)")
     return 0

@@ -142,7 +142,8 @@ def _run_live(args: argparse.Namespace) -> int:
 
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            log.info("resumed from the journal: %s", _resumed_text(runner.status()))
+            log.info("resumed from the journal: %s", _resumed_text(
+                runner.status(), getattr(args, "replay", False)))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
@@ -186,6 +187,9 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
                               f"run with --profile {snap.profile}", args.resume_from)
         source = str(args.resume_from)
     elif args.fresh:
+        if getattr(args, "replay", False):
+            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
+                              "one: choose one", field="--replay")
         return None
     else:
         snap, source = journal.load(), str(journal.path)
@@ -200,11 +204,25 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
             return None
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
+    if getattr(args, "replay", False):
+        _replay(engine, source)
+        return snap
     if engine.state.value == "idle":
         if snap.state == "prestart":
             log.info("the match was in its pre-start countdown: START begins it again")
         return None
     return snap
+
+
+def _replay(engine: Engine, source: str) -> None:
+    """--replay: ITHF 4.5, the match is played again from the start with the goals kept."""
+    from timekeeper.rules.commands import Refused
+
+    try:  # a restored match has no deadline: the time told does not matter
+        engine.handle(Command(Action.REPLAY), 0.0)
+    except Refused as exc:
+        raise ConfigError(f"no match under way in {source} to replay ({exc})",
+                          field="--replay") from None
 
 
 def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
@@ -246,15 +264,19 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
     return devices
 
 
-def _resumed_text(status) -> str:
+def _resumed_text(status, resumed_by_replay: bool = False) -> str:
     """Where a resumed match stands and which press goes on with it."""
     from timekeeper.show.status import clock_text, elapsed_text
 
     where = status.part or "the match"
+    score = f"score {status.score['home']}:{status.score['away']}"
     if status.state == "stopped":
         return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left: STOP/RESUME (SPACE, ctl resume) "
-                "goes on")
+                f"{clock_text(status.remaining)} left, {score}: STOP/RESUME (SPACE, ctl resume) "
+                "goes on; or `ctl replay` plays it again from the start, keeping the goals "
+                "(ITHF 4.5)")
+    if status.state == "idle" and resumed_by_replay:
+        return f"to be played again from the start, goals kept ({score}): START begins it"
     if status.state in ("finished", "idle"):
         return "no match under way: START begins one"
     if status.state == "prestart":

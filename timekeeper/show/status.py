@@ -33,8 +33,12 @@ def status_text(s: Status) -> str:
     parts = [s.profile, s.state.upper()]
     if s.part:
         parts.append(s.part)
+    if s.state != "idle" or s.goals:
+        parts.append(score_text(s))
     if s.state in ("prestart", "break", "shot") and s.countdown is not None:
         parts.append(f"{s.state} {clock_text(s.countdown)}")
+    if s.state == "idle" and s.countdown is not None:
+        parts.append(f"no-show {clock_text(s.countdown)}")
     if s.remaining is not None and s.state not in ("idle", "prestart"):
         parts.append(f"left {clock_text(s.remaining)}")
     elif s.part and s.state in ("running", "stopped"):
@@ -43,10 +47,17 @@ def status_text(s: Status) -> str:
         parts.append(f"added {s.added:+g}s")
     if s.series:
         parts.append(f"series {s.series}, {s.shot} shot{'' if s.shot == 1 else 's'} taken")
+    if s.shootout_score and s.teams is None:  # (ball hockey shows it with each team)
+        parts.append(s.shootout_score)
     parts += team_texts(s)
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
     return "  ".join(parts)
+
+
+def score_text(s: Status) -> str:
+    """`2:1`, home first."""
+    return f"{s.score.get('home', 0)}:{s.score.get('away', 0)}"
 
 
 def team_texts(s: Status) -> list[str]:
@@ -56,6 +67,8 @@ def team_texts(s: Status) -> list[str]:
     out = []
     if s.timeout is not None:
         out.append(f"TIME-OUT {s.timeout} {clock_text(s.timeout_countdown)}")
+    if s.penalty_shot is not None:
+        out.append(f"PENALTY SHOT {s.penalty_shot}")
     for team, t in s.teams.items():
         running = [p for p in t.penalties if p.state == "running"]
         words = [clock_text(p.remaining) + (f" #{p.player}" if p.player else "")

@@ -23,7 +23,9 @@ log = logging.getLogger(__name__)
 
 CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "end",
              "break_warning", "shot_start", "shot_end", "timeout_end", "penalty_end",
-             "pause", "resume", "time_added")
+             "forfeit", "pause", "resume", "time_added", "goal")
+# played only if the pack has them (the default pack has none): the score is no rule signal
+OPTIONAL_CUES = ("goal",)
 DEFAULT_REPEAT_EVERY = 0.5
 
 
@@ -41,6 +43,10 @@ class SoundPack:
     folder: Path
     sounds: dict[str, CueSound]
     _cache: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def plays(self, cue: Cue) -> bool:
+        """False for an optional cue (a goal) this pack has no sound for: nothing to play."""
+        return cue.name in self.sounds
 
     def samples(self, cue: Cue) -> np.ndarray:
         """The samples a (non-stop) cue plays: marks repeated `count` times, the melody as
@@ -110,7 +116,8 @@ def load_pack(folder: Path, needed: set[str] | None = None) -> SoundPack:
     """Load and decode a pack; cues it lacks come from the default pack (warned once)."""
     pack = _load_one(folder)
     default = default_pack_dir()
-    missing = sorted((set(CUE_NAMES) if needed is None else needed) - set(pack.sounds))
+    wanted = set(CUE_NAMES) - set(OPTIONAL_CUES) if needed is None else needed
+    missing = sorted(wanted - set(pack.sounds))
     if missing and folder.resolve() != default.resolve():
         fallback = _load_one(default, only=set(missing))
         for name in missing:

@@ -31,28 +31,33 @@ KEYS: dict[str, Command] = {
 log = logging.getLogger(__name__)
 HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset  q quit"
 PENDING_ROUNDS = 15  # × 0.2 s: a team key or a first `r` waits this long for the next key
-# stopped-time games: a team key, then what happened to that team (two presses, no Enter)
+# a team key, then what happened to that team (two presses, no Enter): the score in every
+# profile, penalties and time-outs in stopped-time games
 TEAM_PREFIX = {"h": "home", "a": "away"}
 TEAM_KEYS: dict[str, str] = {
+    "g": "goal {team}",  # in a shoot-out or penalty shot: a scored attempt
+    "u": "undo-goal {team}",  # the team's latest goal was entered by mistake
+    "m": "attempt {team} miss",  # shoot-out, penalty shot
     "1": "penalty {team} minor",
     "2": "penalty {team} major",
     "3": "penalty {team} personal",
     "4": "penalty {team} game",
+    "5": "penalty {team} match",
     "r": "release {team}",  # a power-play goal against the team: its running minor ends
     "x": "remove {team}",  # the team's latest penalty was entered by mistake
     "t": "timeout {team}",
-    "g": "attempt {team} goal",  # shoot-out
-    "m": "attempt {team} miss",
+    "p": "penalty-shot {team}",
 }
-TEAM_HELP = ("team keys: h (home) or a (away), then 1 minor  2 major  3 personal  4 game "
-             "misconduct  r release (power-play goal)  x remove the latest penalty  t time-out  "
-             "g/m shoot-out goal/miss")
+SCORE_HELP = "team keys: h (home) or a (away), then g goal  u undo the goal  m shoot-out miss"
+TEAM_HELP = ("team keys: h (home) or a (away), then g goal (shoot-out, penalty shot: scored)  "
+             "m missed  u undo the goal  1 minor  2 major  3 personal  4 game misconduct  "
+             "5 match  r release  x remove the latest penalty  t time-out  p penalty shot")
 
 
 def help_for(profile: Profile) -> str:
-    """The key help `run` prints: the team keys too where the profile has penalties or
-    time-outs."""
-    return HELP + (f"\n{TEAM_HELP}" if profile.penalties or profile.timeout else "")
+    """The key help `run` prints: the score keys in every profile, the penalty and time-out
+    keys too where the profile has them."""
+    return HELP + f"\n{TEAM_HELP if profile.penalties or profile.timeout else SCORE_HELP}"
 
 
 def in_foreground(fd: int) -> bool:
@@ -90,8 +95,9 @@ class KeyReader:
             self.hint = f"{team}: {key.strip() or 'that key'} is no team command; cancelled"
         if lower in TEAM_PREFIX:
             self.team = TEAM_PREFIX[lower]
-            self.hint = (f"{self.team}: 1 minor  2 major  3 personal  4 game  r release  "
-                         "x remove  t time-out  g/m shoot-out goal/miss")
+            self.hint = (f"{self.team}: g goal  u undo goal  m miss  1 minor  2 major  "
+                         "3 personal  4 game  5 match  r release  x remove  t time-out  "
+                         "p penalty shot")
             return None
         command = key_command(key, self.add_step)
         if command is not None and command.action is Action.RESET:
