@@ -53,10 +53,10 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
     from timekeeper.box.runner import Runner
     from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
-    from timekeeper.show.status import LogLines, StatusLine, status_text
+    from timekeeper.box.soundcard import start_audio, terminal_asker
+    from timekeeper.show.status import LogLines, StatusLine, marked, status_text
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
-    from timekeeper.sound.guard import AudioGuard
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
@@ -68,7 +68,7 @@ def _run_live(args: argparse.Namespace) -> int:
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
     pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names,
-                     melody_window(chosen))  # the tune only as far as it is used
+                     melody_window(chosen)).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
@@ -89,15 +89,16 @@ def _run_live(args: argparse.Namespace) -> int:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
                            cfg.audio_device)
 
-    audio = AudioGuard(open_audio, cfg.audio_attempts)
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
         threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
-    try:
-        audio.prepare(chosen)
+    try:  # at a terminal, no card is told at once and SILENT offered; the service retries
+        started = start_audio(open_audio, chosen, cfg.audio_attempts, kind, terminal_asker())
     except AudioError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
-    events = EventLog(args.events, profile=chosen.key, wall_clock=True) if args.events else None
+    audio, mark = started.guard, "SILENT" if started.silent else ""
+    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark)
+              if args.events else None)
     runner = Runner(engine, [audio], events)
     closers: list = [audio]
     try:
@@ -118,7 +119,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if sys.stdout.isatty():
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
-            line = StatusLine(runner.status, help_text,
+            line = StatusLine(runner.status, help_text, mark=mark,
                               tail="? keys" if interactive else "").start()
             runner.listeners.append(line)
             closers.insert(0, line)
@@ -128,7 +129,7 @@ def _run_live(args: argparse.Namespace) -> int:
                 root.removeHandler(handler)
             root.addHandler(line.log_handler())
         else:
-            runner.listeners.append(LogLines())
+            runner.listeners.append(LogLines(mark=mark))
         if interactive:
             closers.insert(0, Keyboard(runner.submit, chosen.add_step, state=lambda:
                                        engine.state.value, on_help=show_help).start())
@@ -146,7 +147,7 @@ def _run_live(args: argparse.Namespace) -> int:
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
-            status_text(status)))
+            marked(status_text(status), mark)))
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
@@ -164,7 +165,7 @@ def _run_live(args: argparse.Namespace) -> int:
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
                   chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
                   cfg.audio_device or "default", runner.lead * 1e3)
-        notifier.ready(status_text(runner.status()))
+        notifier.ready(marked(status_text(runner.status()), mark))
         if args.start:
             runner.submit(Command(Action.START))
         runner.run()

@@ -39,8 +39,8 @@ LONG_KEY = 8  # a profile key longer than this goes first (hokejbal-playoff)
 
 def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) -> str:
     """The status in one line. With `width` it is abbreviated until it fits (a terminal of
-    80 columns shows every profile in every state); `flags` (e.g. SILENT) follow the state
-    and are never dropped."""
+    80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
+    are never dropped."""
     text = ""
     for level in range(LEVELS):
         text = "  ".join(_parts(s, level, flags))
@@ -51,7 +51,7 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) 
 
 def _parts(s: Status, level: int, flags: Sequence[str]) -> list[str]:
     keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
-    parts = ([s.profile] if keep_key else []) + [s.state.upper(), *flags]
+    parts = [*flags] + ([s.profile] if keep_key else []) + [s.state.upper()]
     if s.part:
         parts.append(s.part)
     if s.state != "idle" or s.goals:
@@ -136,18 +136,28 @@ def cue_text(cue: Cue) -> str:
     return f"cue {what}  period={cue.period} play={elapsed_text(cue.play_time)}"
 
 
-class LogLines:
-    """One line per cue and per state change (stdout not a terminal, e.g. under systemd)."""
+def marked(text: str, mark: str, cue: bool = False) -> str:
+    """A line with the box's mark (e.g. SILENT): in front of a state, after a cue, which
+    then was not heard."""
+    if not mark:
+        return text
+    return f"{text}  [{mark}: not heard]" if cue else f"{mark}  {text}"
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+
+class LogLines:
+    """One line per cue and per state change (stdout not a terminal, e.g. under systemd).
+    `mark` (e.g. "SILENT") is shown on every line."""
+
+    def __init__(self, out: TextIO = sys.stdout, mark: str = "") -> None:
+        self.out, self.mark = out, mark
         self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if self.gone:
             return
         stamp = time.strftime("%H:%M:%S")
-        text = cue_text(cue) if cue is not None else "state " + status_text(status)
+        text = (marked(cue_text(cue), self.mark, cue=True) if cue is not None
+                else "state " + marked(status_text(status), self.mark))
         try:
             print(f"{stamp} {text}", file=self.out, flush=True)
         except (BrokenPipeError, ValueError):
@@ -157,13 +167,15 @@ class LogLines:
 class StatusLine:
     """A line redrawn in place a few times a second, with cues scrolling above it. It is
     abbreviated to fit the terminal's width (it must never wrap: \r could not undo it), and
-    ends in `tail` (`? keys`) where there is room."""
+    ends in `tail` (`? keys`) where there is room. `mark` (e.g. "SILENT") leads the line, is
+    never dropped, and follows every cue."""
 
     def __init__(self, status: Callable[[], Status], help_text: str,
-                 out: TextIO = sys.stdout, period: float = 0.2, tail: str = "") -> None:
-        self.status, self.out, self.period = status, out, period
+                 out: TextIO = sys.stdout, period: float = 0.2, tail: str = "",
+                 mark: str = "") -> None:
+        self.status, self.out, self.period, self.mark = status, out, period, mark
         self.help_text, self.tail = help_text, tail
-        self.flags: list[str] = []  # shown after the state, never dropped (e.g. SILENT)
+        self.flags: list[str] = [mark] if mark else []  # never dropped
         self._lock = threading.Lock()
         self._stop = threading.Event()
         print(help_text, file=out, flush=True)
@@ -183,7 +195,7 @@ class StatusLine:
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if cue is not None:
-            self.above(f"{time.strftime('%H:%M:%S')} {cue_text(cue)}")
+            self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
         self._draw(status)
 
     def above(self, text: str) -> None:

@@ -119,6 +119,15 @@ class SoundPack:
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
 
+    def scaled(self, gain: float) -> SoundPack:
+        """The pack at `gain` (audio.volume): every sample scaled once, at load, so that
+        nothing is computed mid-match and the render tests' packs stay as recorded."""
+        if gain == 1.0:
+            return self
+        sounds = {name: replace(sound, samples=(sound.samples * np.float32(gain)))
+                  for name, sound in self.sounds.items()}
+        return replace(self, sounds=sounds, _cache={})
+
     def melody(self, length: float) -> np.ndarray:
         """The tune looped (if shorter) and cut to exactly `length` seconds."""
         key = ("last30-window", length)
