@@ -56,7 +56,7 @@ def _status(sock: Path) -> tuple[float, float]:
     return answer["status"]["play_time"], sent + took / 2
 
 
-def scenario_frozen_server(freeze: float = 20.0) -> dict[str, str]:
+def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[str, str]:
     """One match through a private PulseAudio server frozen for `freeze` seconds: a status
     every second and a pause/resume during the freeze, then SIGCONT; then a second freeze
     with SIGTERM in it. Returns a row of the faults table."""
@@ -72,7 +72,7 @@ def scenario_frozen_server(freeze: float = 20.0) -> dict[str, str]:
                "XDG_STATE_HOME": str(folder / "state"), "PYTHONUNBUFFERED": "1"}
         box = subprocess.Popen(
             [sys.executable, "-m", "timekeeper", "run", "--profile", "freeze", "--start",
-             "--fresh", "--no-keyboard", "--no-gpio", "--audio", "stream", "--events",
+             "--fresh", "--no-keyboard", "--no-gpio", "--audio", audio, "--events",
              str(events), "--control", str(sock)],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         try:
@@ -155,7 +155,7 @@ def scenario_frozen_server(freeze: float = 20.0) -> dict[str, str]:
               else "; audio NOT back")
            + ("; SIGTERM mid-freeze: exit "
               + (f"{code} in {exit_took:.1f} s" if exit_took is not None else "hung >30 s")))
-    row = {"fault": f"sound server frozen {freeze:g} s (SIGSTOP)",
+    row = {"fault": f"sound server frozen {freeze:g} s (SIGSTOP), --audio {audio}",
            "what the match did": did,
            "play lost": (f"pause {pause_error:+.2f} s, run {drift:+.2f} s"
                          if pause_error is not None else f"pause unanswered, run {drift:+.2f} s"),
@@ -180,11 +180,13 @@ def main() -> None:
     parser.add_argument("--freeze", type=float, nargs="+", default=[20.0],
                         help="freeze lengths in seconds (default 20)")
     parser.add_argument("--quick", action="store_true", help="one 4-s freeze")
+    parser.add_argument("--audio", choices=("stream", "mixer"), nargs="+", default=["stream"],
+                        help="the live audio path(s) to try (default: stream)")
     args = parser.parse_args()
     freezes = [4.0] if args.quick else args.freeze
-    print(f"bench/faults_audio.py: {os.cpu_count()} cpus, private PulseAudio, "
-          "timekeeper run --audio stream\n")
-    print_table([scenario_frozen_server(f) for f in freezes])
+    print(f"bench/faults_audio.py: {os.cpu_count()} cpus, private PulseAudio "
+          f"(a beep every 2 s; a status every 1 s and a pause/resume during the freeze)\n")
+    print_table([scenario_frozen_server(f, kind) for kind in args.audio for f in freezes])
 
 
 if __name__ == "__main__":
