@@ -90,6 +90,7 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
             frozen_at = time.monotonic()
             latencies: list[float] = []
             asked = answered = 0
+            slow: list[str] = []
             pause_error = None
             paused_at = resumed_at = None
             step = 0
@@ -106,6 +107,8 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
                 if answer and answer.get("ok"):
                     answered += 1
                     latencies.append(took)
+                slow.extend([f"{line} at +{sent - frozen_at:.1f} s: {took * 1e3:.0f} ms"]
+                            if took > 0.2 else [])
                 if line == "pause":
                     paused_at = sent
                     if answer and answer.get("ok"):
@@ -160,6 +163,8 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
            "play lost": (f"pause {pause_error:+.2f} s, run {drift:+.2f} s"
                          if pause_error is not None else f"pause unanswered, run {drift:+.2f} s"),
            "commands answered": f"{answered}/{asked}{latency}"}
+    if os.environ.get("BENCH_VERBOSE"):
+        print("\n".join(["slow answers:", *slow, "box log:", tail[-3000:]]), file=sys.stderr)
     if "Traceback" in tail:
         row["what the match did"] += " (TRACEBACK in stderr)"
     shutil.rmtree(folder, ignore_errors=True)

@@ -27,8 +27,8 @@ Listener = Callable[[Cue | None, Status], None]
 class Timed(Protocol):
     """Something the runner wakes for at times of its choosing: lamp patterns, the horn's
     release, journal writes, watchdog pings, audio checks and reopens (the guard makes the
-    device calls on its own thread, never this one). All of them run on the
-    runner's thread, at deadlines on the runner's clock, so none of them drifts or races."""
+    device calls on its own thread, never this one). All of them run on the runner's thread,
+    at deadlines on the runner's clock, so none of them drifts or races."""
 
     def next_due(self) -> float | None: ...
 
