@@ -210,6 +210,10 @@ class AudioGuard(Output):
         wait for a frozen sound server (systemd would kill the box mid-write)."""
         output, self.output = self.output, None
         busy = any(not job.done.is_set() for job in self._jobs)
+        reopened = [job.result for job in self._jobs if job.kind == "open" and
+                    job.done.is_set() and isinstance(job.result, Output)]
+        if output is None and reopened:  # reopened just before the end, never collected
+            output = reopened[0]
         if self._thread is not None:
             self._inbox.put(None)
         if output is not None:
