@@ -285,8 +285,6 @@ class _Device:
 
     `fill(out)` is the callback, on SDL's audio thread (ctypes takes the GIL for it)."""
 
-    _sdl = None
-
     def __init__(self, driver: str | None, name: str | None, chunk: int,
                  fill: Callable[[np.ndarray], None]) -> None:
         from timekeeper.sound.sdl import _sdl_driver
