@@ -336,16 +336,18 @@ def test_a_frozen_sound_server_never_freezes_the_controls(box, pulse) -> None:
     before, asked, _ = timed("status", box)
     pulse["freeze"]()
     time.sleep(1.5)  # a cue or two find the stream stalled
+    # (answers take milliseconds; the bounds leave room for a busy test machine, and for the
+    # journal's fsync after a command: before, they did not come at all within 5 s)
     _, _, took = timed("status", box)
-    assert took < 1.0
+    assert took < 2.0
     paused, sent, took = timed("pause", box)
-    assert took < 1.0 and paused["state"] == "stopped"
+    assert took < 2.0 and paused["state"] == "stopped"
     # counted up to the moment the pause was sent: no play that never happened
-    assert paused["play_time"] == pytest.approx(before["play_time"] + sent - asked, abs=0.3)
+    assert paused["play_time"] == pytest.approx(before["play_time"] + sent - asked, abs=0.5)
     time.sleep(1.0)
     assert timed("status", box)[0]["play_time"] == paused["play_time"]
     _, resumed, took = timed("resume", box)
-    assert took < 1.0
+    assert took < 2.0
     time.sleep(1.5)
     pulse["thaw"]()
     thawed = time.monotonic()
