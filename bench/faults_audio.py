@@ -145,17 +145,17 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
                 box.wait()
             with contextlib.suppress(OSError):
                 os.kill(server, signal.SIGCONT)
+    tail = errors.read_text()
     cues = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
     during = [c for c in cues if frozen_at <= c["due"] <= thawed]  # (the same monotonic clock)
     not_heard = sum(1 for c in during if c.get("heard") is False)
     late = [c["played"] - c["due"] for c in during if c.get("heard", True)]
-    tail = errors.read_text()
     latency = f", max {max(latencies) * 1e3:.0f} ms" if latencies else ""
     did = (f"clock ran on; {len(during)} cues in the freeze: {not_heard} logged not heard"
            + (f", {len(late)} logged as heard (logged up to {max(late):.1f} s late)"
               if late else "")
            + (f"; audio back {back:.1f} s after SIGCONT" if back is not None
-              else "; audio NOT back")
+              else "; audio NOT back" if "audio lost" in tail else "; no audio fault seen")
            + ("; SIGTERM mid-freeze: exit "
               + (f"{code} in {exit_took:.1f} s" if exit_took is not None else "hung >30 s")))
     row = {"fault": f"sound server frozen {freeze:g} s (SIGSTOP), --audio {audio}",
