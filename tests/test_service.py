@@ -284,54 +284,10 @@ def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
 
 
 @pytest.fixture
-def pulse(box) -> Iterator[dict]:
-    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test).
-
-    The test owns its environment: no PULSE_* variable of the shell (PULSE_RUNTIME_PATH
-    would move the socket, PULSE_SERVER would point at a desktop's server) reaches the
-    server or the box, and the server runs in the foreground as our child, so that it is
-    stopped by its pid whatever happens, also when the test fails."""
-    if not shutil.which("pulseaudio"):
-        pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
-    runtime = box["dir"] / "pulse-rt"
-    runtime.mkdir(mode=0o700)
-    socket_path = runtime / "native"
-    env = {k: v for k, v in box["env"].items() if not k.startswith("PULSE_")} | {
-        "XDG_RUNTIME_DIR": str(runtime), "HOME": str(runtime),
-        "PULSE_RUNTIME_PATH": str(runtime), "PULSE_STATE_PATH": str(runtime / "state"),
-        "SDL_AUDIODRIVER": "pulseaudio", "PULSE_SERVER": f"unix:{socket_path}"}
-    servers: list[subprocess.Popen] = []
-
-    def server_up() -> None:
-        log = (runtime / "pulse.log").open("a")
-        servers.append(subprocess.Popen(
-            ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
-             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-             "--load=module-null-sink sink_name=tk rate=48000",
-             f"--load=module-native-protocol-unix auth-anonymous=1 socket={socket_path}"],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log))
-        log.close()
-        wait_for(lambda: socket_path.exists() or servers[-1].poll() is not None,
-                 "pulseaudio's socket")
-        if servers[-1].poll() is not None:
-            pytest.fail("pulseaudio did not start:\n" + (runtime / "pulse.log").read_text())
-
-    def server_down() -> None:
-        for server in servers:
-            if server.poll() is None:
-                server.terminate()
-                try:
-                    server.wait(timeout=TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
-        socket_path.unlink(missing_ok=True)
-
-    try:
-        server_up()
-        yield {"env": env, "up": server_up, "down": server_down}
-    finally:
-        server_down()
+def pulse(box, pulseaudio) -> dict:
+    """The box's environment on a private PulseAudio server (tests/conftest.py)."""
+    return {"env": box["env"] | pulseaudio.env, "up": pulseaudio.up, "down": pulseaudio.down,
+            "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
 
 
 def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
@@ -353,6 +309,71 @@ def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
     assert re.search(r"audio lost \((the audio device was removed|audio stream stalled: no "
                      r"callback for [\d.]+ s)\); the clock keeps running", err), err
     assert "audio is back (it had failed: " in err
+
+
+BEEPS = """\
+title: a beep every second
+prestart: 0
+period: {length: 120, marks: 1, mark_beeps: single}
+"""
+
+
+def timed(line: str, box: dict) -> tuple[dict, float, float]:
+    """(the status after `line`, when it was sent, seconds to the answer)."""
+    sent = time.monotonic()
+    answer = command(box, line)
+    return answer, sent, time.monotonic() - sent
+
+
+def test_a_frozen_sound_server_never_freezes_the_controls(box, pulse) -> None:
+    """PulseAudio stopped with SIGSTOP mid-match: the controls answer at once, a pause counts
+    from when it was sent, the cues nobody hears are logged so, the sound comes back after
+    SIGCONT, and SIGTERM during a freeze still ends the box promptly. (Bounds are generous:
+    bench/faults_audio.py measures.)"""
+    (box["dir"] / "profiles" / "beeps.yaml").write_text(BEEPS)
+    events = box["dir"] / "events.jsonl"
+    proc = start(box, "--profile", "beeps", "--start", "--audio", "stream", "--events",
+                 str(events), env=pulse["env"])
+    wait_for(lambda: status(box, proc)["state"] == "running", "the match to run")
+    time.sleep(1.5)  # the stream is steady
+    before, asked, _ = timed("status", box)
+    pulse["freeze"]()
+    time.sleep(1.5)  # a cue or two find the stream stalled
+    # (answers take milliseconds; the bounds leave room for a busy test machine, and for the
+    # journal's fsync after a command: before, they did not come at all within 5 s)
+    _, _, took = timed("status", box)
+    assert took < 2.0
+    paused, sent, took = timed("pause", box)
+    assert took < 2.0 and paused["state"] == "stopped"
+    # counted up to the moment the pause was sent: no play that never happened
+    assert paused["play_time"] == pytest.approx(before["play_time"] + sent - asked, abs=0.5)
+    time.sleep(1.0)
+    assert timed("status", box)[0]["play_time"] == paused["play_time"]
+    _, resumed, took = timed("resume", box)
+    assert took < 2.0
+    time.sleep(1.5)
+    pulse["thaw"]()
+    thawed = time.monotonic()
+
+    def heard_since_thaw() -> bool:
+        lines = [json.loads(line) for line in events.read_text().splitlines()]
+        return any("heard" not in e and e["play_time"] > paused["play_time"] +
+                   (thawed - resumed) for e in lines)
+
+    wait_for(heard_since_thaw, "a cue heard after SIGCONT", tries=750)  # 15 s
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    unheard = [e for e in lines if e.get("heard") is False]
+    assert unheard, lines
+    assert all(e["why"].startswith("audio lost: ") for e in unheard)
+    pulse["freeze"]()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    stopping = time.monotonic()
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert time.monotonic() - stopping < 3.0 and proc.returncode == 0, err
+    pulse["thaw"]()
+    assert "audio stream stalled" in err and "not heard: audio lost" in err
+    assert "audio is back" in err
 
 
 # ----------------------------------------------------------------------------- GPIO

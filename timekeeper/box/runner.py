@@ -26,8 +26,9 @@ Listener = Callable[[Cue | None, Status], None]
 
 class Timed(Protocol):
     """Something the runner wakes for at times of its choosing: lamp patterns, the horn's
-    release, journal writes, watchdog pings, audio reopen attempts. All of them run on the
-    runner's thread, at deadlines on the runner's clock, so none of them drifts or races."""
+    release, journal writes, watchdog pings, audio checks and reopens (the guard makes the
+    device calls on its own thread, never this one). All of them run on the runner's thread,
+    at deadlines on the runner's clock, so none of them drifts or races."""
 
     def next_due(self) -> float | None: ...
 
@@ -43,7 +44,9 @@ class Runner:
         self.on_change: list[Callable[[float], None]] = []  # after every change to the match
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
-        self._queue: queue.SimpleQueue[tuple[Command, Future | None]] = queue.SimpleQueue()
+        # Each command goes with the runner's clock at submit: the time it was given
+        self._queue: queue.SimpleQueue[tuple[Command, Future | None, float]] = (
+            queue.SimpleQueue())
         self._lock = threading.Lock()
         self.stopped = threading.Event()
         # Outputs with a lead get cues that much early, so the engine is told a time up to
@@ -53,9 +56,11 @@ class Runner:
         self._told = float("-inf")
 
     def submit(self, command: Command) -> Future:
-        """Queue a command from any thread; the future gets the status after it, or Refused."""
+        """Queue a command from any thread; the future gets the status after it, or Refused.
+        The command is applied at the time it was given (now, on the runner's clock), however
+        long it waits in the queue (never earlier than the engine was already told)."""
         future: Future = Future()
-        self._queue.put((command, future))
+        self._queue.put((command, future, self.clock()))
         return future
 
     def status(self) -> Status:
@@ -73,15 +78,15 @@ class Runner:
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
             timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
-                command, future = self._queue.get(timeout=timeout)
+                command, future, given = self._queue.get(timeout=timeout)
             except queue.Empty:
-                command, future = None, None
+                command, future, given = None, None, None
             if command is not None and command.action is Action.QUIT:
                 self._changed(self.clock())  # the journal keeps the exact time of a shutdown
                 if future:
                     future.set_result(self.status())
                 break
-            now = self._engine_time(ahead=command is None)
+            now = self._engine_time(ahead=command is None, given=given)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
                 if command is None:
@@ -114,14 +119,18 @@ class Runner:
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
         for cue in cues:
             now = self.clock()
+            unheard = []  # why an output could not sound it
             for output in self.outputs:
                 try:
-                    output.play(cue, now)
-                except Exception:  # a broken output must never stop the clock
+                    why = output.play(cue, now)
+                except Exception as exc:  # a broken output must never stop the clock
                     log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
+                    why = f"{type(output).__name__} failed: {exc}"
+                if why:
+                    unheard.append(why)
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
             if self.events is not None and not cue.stop:
-                self.events.record(cue, played)
+                self.events.record(cue, played, not_heard="; ".join(unheard) or None)
             self._tell(cue, status)
 
     def _timer_dues(self) -> list[float | None]:
@@ -143,9 +152,11 @@ class Runner:
             except Exception:
                 log.exception("change callback failed")
 
-    def _engine_time(self, ahead: bool) -> float:
-        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines."""
-        self._told = max(self._told, self.clock() + (self.lead if ahead else 0.0))
+    def _engine_time(self, ahead: bool, given: float | None = None) -> float:
+        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; for
+        a command, the time it was given."""
+        now = given if given is not None else self.clock() + (self.lead if ahead else 0.0)
+        self._told = max(self._told, now)
         return self._told
 
     def _tell(self, cue: Cue | None, status: Status) -> None:

@@ -1,4 +1,5 @@
-"""`--events FILE`: one JSON line per cue played, for referees' records and for measuring."""
+"""`--events FILE`: one JSON line per cue played, for referees' records and for measuring.
+A cue nobody heard (the sound was down) is still written, marked `"heard": false` with why."""
 
 from __future__ import annotations
 
@@ -21,10 +22,14 @@ class EventLog:
         self.heard = heard
         self._file: TextIO = path.open("a" if append else "w", encoding="utf-8", buffering=1)
 
-    def record(self, cue: Cue, played: float) -> None:
+    def record(self, cue: Cue, played: float, not_heard: str | None = None) -> None:
+        """`played`: when the cue went out (or would have); `not_heard`: why nobody heard it,
+        None when it was sounded."""
         entry: dict[str, object] = {
             "cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),
             "period": cue.period, "play_time": round(cue.play_time, 3)}
+        if not_heard is not None:
+            entry["heard"], entry["why"] = False, not_heard
         if cue.name in ("minute", "third"):
             entry["count"] = cue.count
         if self.profile:
