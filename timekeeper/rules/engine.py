@@ -365,6 +365,9 @@ class Engine:
         step = self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
+        if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
+            raise Refused(f"at most {MAX_ADD:g} s may be added to a period "
+                          f"({clock.added:g} s already)")
         change = clock.add(step, now)
         if change == 0:
             raise Refused("no added time to take back" if step < 0 else "nothing to add")
