@@ -216,6 +216,7 @@ class ControlServer:
         if not self._slots.acquire(blocking=False):
             self._send(conn, {"ok": False, "result": "busy", "error":
                               f"busy: {MAX_CONNECTIONS} connections at once; try again"})
+            _drain(conn, seconds=0.02, most=MAX_LINE)
             conn.close()
             return
         try:
@@ -233,7 +234,9 @@ class ControlServer:
                         return  # hung up without a word
                     answer = self.reply(Request.parse(raw))
                 except BadRequest as exc:
-                    answer = {"ok": False, "result": "refused", "error": str(exc)}
+                    self._send(conn, {"ok": False, "result": "refused", "error": str(exc)})
+                    _drain(conn)
+                    return
                 self._send(conn, answer)
         except OSError as exc:  # a client may hang up at any point
             log.debug("ctl connection dropped: %s", exc)
@@ -334,6 +337,20 @@ def _read_line(conn: socket.socket) -> bytes | None:
             return bytes(data) if data.strip() else None
 
 
+def _drain(conn: socket.socket, seconds: float = 0.5, most: int = 16 << 20) -> None:
+    """Read and forget what a refused client still sends, for a moment: closing with unread
+    data would reset the connection and lose the answer on its way."""
+    with contextlib.suppress(OSError):
+        conn.shutdown(socket.SHUT_WR)
+        deadline, read = time.monotonic() + seconds, 0
+        while read < most and (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            read += len(chunk)
+
+
 def _alive(path: Path) -> bool:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         try:
@@ -389,8 +406,9 @@ def _send_once(path: Path, text: str, timeout: float) -> dict:
                            " try again") from None
         except OSError as exc:
             raise ConnectionError(f"cannot connect to {path}: {exc.strerror or exc}") from None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall((text + "\n").encode())  # (refused at once, e.g. busy: read why)
         try:
-            sock.sendall((text + "\n").encode())
             with sock.makefile("rb") as f:
                 answer = f.readline(64 * 1024 * 1024)
         except TimeoutError:
