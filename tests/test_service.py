@@ -372,7 +372,9 @@ def unit_settings() -> dict[str, list[str]]:
 
 def test_the_unit_file_says_what_the_service_needs() -> None:
     s = unit_settings()
-    assert s["Type"] == ["notify"] and s["Restart"] == ["on-failure"]
+    assert s["Type"] == ["notify"] and s["Restart"] == ["always"]  # exit 0 it did not ask for
+    assert s["RestartPreventExitStatus"] == ["2"]  # a wrong config: a restart cannot fix it
+    assert s["LimitNOFILE"] and s["TasksMax"] and s["MemoryMax"]
     assert s["WatchdogSec"] and s["User"] == ["timekeeper"]
     assert s["SupplementaryGroups"] == ["audio gpio"]
     assert s["StateDirectory"] == ["timekeeper"] and s["RuntimeDirectory"] == ["timekeeper"]
