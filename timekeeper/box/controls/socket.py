@@ -99,7 +99,10 @@ def client_path() -> Path:
     """Where `timekeeper ctl` looks: the default path, else the service's socket (an
     operator's shell has no RUNTIME_DIRECTORY)."""
     path = default_path()
-    if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
+    try:
+        if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
+            return path
+    except OSError:  # a folder we may not look into (another user's): connecting says so
         return path
     try:
         service = SERVICE_PATH.exists()
