@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -159,3 +160,13 @@ def test_fuzz_mutations_of_real_journals(key: str, data: st.DataObject) -> None:
         assert_resumed_or_set_aside(folder, *resume(folder, key, json.dumps(record)))
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_journal_that_is_a_fifo_or_a_folder_is_set_aside(tmp_path: Path) -> None:
+    for make in (os.mkfifo, os.mkdir):
+        folder = tmp_path / make.__name__
+        folder.mkdir()
+        make(folder / FILE_NAME)
+        journal = Journal(folder, Engine(profile.load("ithf")))
+        assert journal.resume() is None  # (a FIFO opened for reading would block the start)
+        assert not (folder / FILE_NAME).exists()

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import stat
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -238,6 +239,8 @@ class Journal:
         then set aside for a look, and the box starts clean — never a crash loop on a bad
         file)."""
         try:
+            if not stat.S_ISREG(os.stat(self.path).st_mode):  # (a FIFO would block the start)
+                raise OSError(f"{self.path} is not a regular file")
             with open(self.path, "rb") as f:
                 raw = f.read(MAX_BYTES + 1)
             text = raw.decode("utf-8")
