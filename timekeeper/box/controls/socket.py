@@ -219,7 +219,7 @@ class ControlServer:
         if not self._slots.acquire(blocking=False):
             self._send(conn, {"ok": False, "result": "busy", "error":
                               f"busy: {MAX_CONNECTIONS} connections at once; try again"})
-            _drain(conn, seconds=0.02, most=MAX_LINE)
+            _drain(conn, seconds=0.0, most=MAX_LINE)  # (never holds up accept)
             conn.close()
             return
         try:
@@ -341,13 +341,18 @@ def _read_line(conn: socket.socket) -> bytes | None:
 
 
 def _drain(conn: socket.socket, seconds: float = 0.5, most: int = 16 << 20) -> None:
-    """Read and forget what a refused client still sends, for a moment: closing with unread
-    data would reset the connection and lose the answer on its way."""
-    with contextlib.suppress(OSError):
+    """Read and forget what a refused client still sends, for a moment (0: only what is
+    there already): closing with unread data would reset the connection and lose the answer
+    on its way."""
+    with contextlib.suppress(OSError):  # (a timeout or EAGAIN ends it)
         conn.shutdown(socket.SHUT_WR)
         deadline, read = time.monotonic() + seconds, 0
-        while read < most and (left := deadline - time.monotonic()) > 0:
-            conn.settimeout(left)
+        while read < most:
+            left = deadline - time.monotonic()
+            if left > 0:
+                conn.settimeout(left)
+            else:
+                conn.setblocking(False)
             chunk = conn.recv(65536)
             if not chunk:
                 return
