@@ -170,3 +170,37 @@ def test_a_journal_that_is_a_fifo_or_a_folder_is_set_aside(tmp_path: Path) -> No
         journal = Journal(folder, Engine(profile.load("ithf")))
         assert journal.resume() is None  # (a FIFO opened for reading would block the start)
         assert not (folder / FILE_NAME).exists()
+
+
+def test_what_the_engine_accepts_fits_the_journals_ranges() -> None:
+    """The journal's ranges are the engine's and the parser's: a legit match is never set
+    aside, an absurd one is refused before it is played."""
+    import pytest
+
+    from timekeeper.rules.commands import Refused
+    from timekeeper.rules.penalties import MAX_PENALTIES
+
+    with pytest.raises(ValueError, match="at most 32 characters"):
+        Command.parse("penalty home minor " + "7" * 33)
+    with pytest.raises(ValueError, match="at most 4 parts"):
+        Command.parse("penalty home " + "+".join(["minor"] * 5))
+    engine = Engine(profile.load("hokejbal"))
+    engine.handle(Command(Action.START), 0.0)
+    now = 0.0
+    while engine.state.value != "running":
+        now = engine.next_deadline() or now
+        engine.advance(now)
+    engine.handle(Command(Action.PAUSE), now + 1)
+    for _ in range(MAX_PENALTIES):
+        engine.handle(Command.parse("penalty away major+game " + "9" * 32), now + 2)
+    with pytest.raises(Refused, match="at most 100 penalties"):
+        engine.handle(Command.parse("penalty away minor"), now + 2)
+    engine.handle(Command(Action.ADD, 3600.0), now + 3)
+    with pytest.raises(Refused, match="at most 3600 s may be added"):
+        engine.handle(Command(Action.ADD, 1.0), now + 3)
+    folder = Path(tempfile.mkdtemp(prefix="tk-fz-"))
+    try:  # the fullest match the engine allows is resumed, not set aside
+        _, snap = resume(folder, "hokejbal", dumps(engine.snapshot(now + 4)))
+        assert snap is not None and len(snap.extra["box"]["penalties"]) == MAX_PENALTIES
+    finally:
+        shutil.rmtree(folder)

@@ -21,7 +21,15 @@ from pathlib import Path
 
 from timekeeper.rules.commands import MAX_ADD
 from timekeeper.rules.engine import Engine, Snapshot, State
-from timekeeper.rules.penalties import GAME, KINDS, TEAMS, WAITING
+from timekeeper.rules.penalties import (
+    GAME,
+    KINDS,
+    MAX_KINDS,
+    MAX_PENALTIES,
+    MAX_PLAYER,
+    TEAMS,
+    WAITING,
+)
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
 
 log = logging.getLogger(__name__)
@@ -35,8 +43,6 @@ MAX_SECONDS = 24 * 3600.0  # no period is played for longer than a day
 MAX_ADDED = MAX_ADD  # nor is more than an hour added to one (the engine refuses more)
 MAX_SHOTS = 1000  # shoot-out shots: sudden death ends long before
 MAX_BYTES = 256 * 1024  # a journal is a few hundred bytes; ball hockey's a few KB
-MAX_PENALTIES = 200
-MAX_TEXT = 64  # a player's name or number
 
 
 class JournalError(ValueError):
@@ -174,14 +180,14 @@ def _check_extra(extra: object) -> None:
         _int(p["id"], f"{at}.id", 1_000_000, 1)
         if p["team"] not in TEAMS:
             raise _Wrong(f"{at}.team", p["team"])
-        if not isinstance(p["kinds"], list) or not 0 < len(p["kinds"]) <= 8 or any(
+        if not isinstance(p["kinds"], list) or not 0 < len(p["kinds"]) <= MAX_KINDS or any(
                 k not in KINDS for k in p["kinds"]):
             raise _Wrong(f"{at}.kinds", p["kinds"])
-        if not isinstance(p["segments"], list) or len(p["segments"]) > 8:
+        if not isinstance(p["segments"], list) or len(p["segments"]) > MAX_KINDS:
             raise _Wrong(f"{at}.segments", p["segments"])
         for segment in p["segments"]:
             _seconds(segment, f"{at}.segments")
-        if not isinstance(p["player"], str) or len(p["player"]) > MAX_TEXT:
+        if not isinstance(p["player"], str) or len(p["player"]) > MAX_PLAYER:
             raise _Wrong(f"{at}.player", p["player"])
         if p["state"] not in (PENALTY_RUNNING, WAITING, GAME):
             raise _Wrong(f"{at}.state", p["state"])

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass
 from enum import StrEnum
 
-from timekeeper.rules.penalties import KINDS, TEAMS
+from timekeeper.rules.penalties import KINDS, MAX_KINDS, MAX_PLAYER, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 
@@ -117,6 +117,8 @@ def parse_team(word: str) -> str:
 
 def parse_kinds(text: str) -> tuple[str, ...]:
     kinds = tuple(k.strip().lower() for k in text.split("+"))
+    if len(kinds) > MAX_KINDS:
+        raise ValueError(f"at most {MAX_KINDS} parts to one penalty (e.g. minor+minor+personal)")
     for kind in kinds:
         if kind not in KINDS:
             near = difflib.get_close_matches(kind, KINDS, n=1)
@@ -136,6 +138,8 @@ def _team_command(action: Action, words: list[str]) -> Command:
     if action is Action.PENALTY:
         if not rest or len(rest) > 2:
             raise ValueError(f"{usage}")
+        if len(rest) > 1 and len(rest[1]) > MAX_PLAYER:
+            raise ValueError(f"a player is at most {MAX_PLAYER} characters")
         return Command(action, team=team, kinds=parse_kinds(rest[0]),
                        player=rest[1] if len(rest) > 1 else "")
     if action is Action.REMOVE and len(rest) == 1:

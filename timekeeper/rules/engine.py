@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import MAX_ADD, TEAM_ACTIONS, Action, Command, Refused
-from timekeeper.rules.penalties import PenaltyBox
+from timekeeper.rules.penalties import MAX_PENALTIES, PenaltyBox
 from timekeeper.rules.profile import Period, Profile
 from timekeeper.rules.shootout import ShootoutScore
 from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
@@ -533,6 +533,8 @@ class Engine:
             raise Refused(f"the profile {self.profile.key} has no penalties")
         play = self._box_play(now)
         if a is Action.PENALTY:
+            if len(x.box.penalties) >= MAX_PENALTIES:
+                raise Refused(f"at most {MAX_PENALTIES} penalties at once; remove one first")
             x.box.add(command.team, command.kinds, self.profile.penalties.lengths, play,
                       command.player)
             return []

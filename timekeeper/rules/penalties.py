@@ -19,6 +19,9 @@ from dataclasses import asdict, dataclass, field
 TEAMS = ("home", "away")
 KINDS = ("minor", "major", "personal", "game")  # game: game misconduct, the rest of the match
 RUNNING, WAITING, GAME = "running", "waiting", "game"
+MAX_PENALTIES = 100  # in the box at once, both teams: a range the journal can check
+MAX_KINDS = 4  # parts of one penalty (minor+minor+personal is three)
+MAX_PLAYER = 32  # characters of a player's number or name
 
 
 @dataclass
