@@ -240,6 +240,12 @@ class ControlServer:
                     self._send(conn, {"ok": False, "result": "refused", "error": str(exc)})
                     _drain(conn)
                     return
+                except OSError:
+                    raise
+                except Exception as exc:  # a bug here must not cost the socket its thread
+                    log.exception("ctl request failed")
+                    answer = {"ok": False, "result": "refused",
+                              "error": f"internal error ({type(exc).__name__}); see the log"}
                 self._send(conn, answer)
         except OSError as exc:  # a client may hang up at any point
             log.debug("ctl connection dropped: %s", exc)
