@@ -177,11 +177,11 @@ def test_what_the_engine_accepts_fits_the_journals_ranges() -> None:
     aside, an absurd one is refused before it is played."""
     import pytest
 
-    from timekeeper.rules.commands import Refused
-    from timekeeper.rules.penalties import MAX_PENALTIES
+    from timekeeper.rules.commands import MAX_PLAYER, Refused
+    from timekeeper.rules.engine import MAX_PENALTIES_HELD
 
-    with pytest.raises(ValueError, match="at most 32 characters"):
-        Command.parse("penalty home minor " + "7" * 33)
+    with pytest.raises(ValueError, match=f"at most {MAX_PLAYER} characters"):
+        Command.parse("penalty home minor " + "7" * (MAX_PLAYER + 1))
     with pytest.raises(ValueError, match="at most 4 parts"):
         Command.parse("penalty home " + "+".join(["minor"] * 5))
     engine = Engine(profile.load("hokejbal"))
@@ -191,16 +191,18 @@ def test_what_the_engine_accepts_fits_the_journals_ranges() -> None:
         now = engine.next_deadline() or now
         engine.advance(now)
     engine.handle(Command(Action.PAUSE), now + 1)
-    for _ in range(MAX_PENALTIES):
-        engine.handle(Command.parse("penalty away major+game " + "9" * 32), now + 2)
-    with pytest.raises(Refused, match="at most 100 penalties"):
-        engine.handle(Command.parse("penalty away minor"), now + 2)
+    for team in ("home", "away"):
+        for _ in range(MAX_PENALTIES_HELD):
+            engine.handle(Command.parse(f"penalty {team} major+game " + "9" * MAX_PLAYER),
+                          now + 2)
+        with pytest.raises(Refused, match="penalties in the box already"):
+            engine.handle(Command.parse(f"penalty {team} minor"), now + 2)
     engine.handle(Command(Action.ADD, 3600.0), now + 3)
     with pytest.raises(Refused, match="at most 3600 s may be added"):
         engine.handle(Command(Action.ADD, 1.0), now + 3)
     folder = Path(tempfile.mkdtemp(prefix="tk-fz-"))
     try:  # the fullest match the engine allows is resumed, not set aside
         _, snap = resume(folder, "hokejbal", dumps(engine.snapshot(now + 4)))
-        assert snap is not None and len(snap.extra["box"]["penalties"]) == MAX_PENALTIES
+        assert snap is not None and len(snap.extra["box"]["penalties"]) == 2 * MAX_PENALTIES_HELD
     finally:
         shutil.rmtree(folder)

@@ -237,6 +237,9 @@ def test_resume_at_continues_a_match_from_another_box(box) -> None:
     proc = start(box, "--resume-at", "1:00:42.5")
     s = status(box, proc)
     assert (s["state"], s["play_time"], s["remaining"]) == ("stopped", 42.5, 17.5)
+    _, err = stop(proc)
+    assert "resumed at 1:00:42.5 (--resume-at): match stopped at 0:42 played" in err
+    assert "from the journal" not in err
 
 
 def test_resume_from_an_exported_journal(box) -> None:

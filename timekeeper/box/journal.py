@@ -1,6 +1,6 @@
 """The match journal: the engine's snapshot on disk, so that a crash, `kill -9` or a power
-cut never loses the match time. The service comes back with the clock stopped at the
-journaled play time and waits for RESUME.
+cut never loses the match time nor its goals. The service comes back with the clock stopped
+at the journaled play time and waits for RESUME (or REPLAY: ITHF 4.5).
 
 Writes are atomic (temporary file, fsync, rename, fsync of the folder): a power cut leaves
 either the old journal or the new one, never half of one. They happen on every change the
@@ -19,17 +19,9 @@ import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from timekeeper.rules.commands import MAX_ADD
-from timekeeper.rules.engine import Engine, Snapshot, State
-from timekeeper.rules.penalties import (
-    GAME,
-    KINDS,
-    MAX_KINDS,
-    MAX_PENALTIES,
-    MAX_PLAYER,
-    TEAMS,
-    WAITING,
-)
+from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
+from timekeeper.rules.engine import MAX_PENALTIES_HELD, Engine, Snapshot, State
+from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
 
 log = logging.getLogger(__name__)
@@ -113,8 +105,12 @@ def _loads(text: str, source: Path | str) -> Snapshot:
             raise JournalError(f"{source}: field 'extra{exc.args[0]}' missing or wrong "
                                f"({exc.args[1]!r:.60})") from None
     values["extra"] = extra
+    score = record.get("score")  # (journals before the score have none; the engine's
+    if score is not None and not isinstance(score, dict):  # restore checks the rest)
+        raise JournalError(f"{source}: field 'score' must be an object ({score!r:.60})")
+    values["score"] = score
     for field in fields(Snapshot):
-        if field.name == "extra":
+        if field.name in ("extra", "score"):
             continue
         value = record.get(field.name)
         kind = kinds[field.name]
@@ -170,7 +166,7 @@ def _check_extra(extra: object) -> None:
     _int(box["running_max"], ".box.running_max", 10, 1)
     _int(box["next_id"], ".box.next_id", 1_000_000, 1)
     penalties = box["penalties"]
-    if not isinstance(penalties, list) or len(penalties) > MAX_PENALTIES:
+    if not isinstance(penalties, list) or len(penalties) > 2 * MAX_PENALTIES_HELD:
         raise _Wrong(".box.penalties", penalties)
     keys = {"id", "team", "kinds", "segments", "player", "state", "served", "since"}
     for i, p in enumerate(penalties):
@@ -207,8 +203,10 @@ def _check_extra(extra: object) -> None:
     _teams(extra.get("timeouts_used"), ".timeouts_used", 100)
     _int(extra.get("stoppage"), ".stoppage", 10_000_000)
     _int(extra.get("timeout_stoppage"), ".timeout_stoppage", 10_000_000, -1)
+    if extra.get("penalty_shot") not in (None, *TEAMS):
+        raise _Wrong(".penalty_shot", extra.get("penalty_shot"))
     known = {"box", "score", "timeouts_used", "timeout_team", "timeout_until", "stoppage",
-             "timeout_stoppage"}
+             "timeout_stoppage", "penalty_shot"}
     if set(extra) - known:
         raise _Wrong("." + sorted(set(extra) - known)[0], "unknown field")
 

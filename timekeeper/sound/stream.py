@@ -219,6 +219,8 @@ class StreamAudio(Output):
                 self.pack.melody(period.melody)
 
     def play(self, cue: Cue, now: float) -> None:
+        if not self.pack.plays(cue):
+            return
         frame = self.frames.frame_at(cue.due)
         if cue.stop:
             self.mixer.stop(cue.name, frame)
