@@ -220,6 +220,11 @@ def test_the_tmp_folder_is_made_private_and_a_foreign_one_refused(folder) -> Non
     os.chmod(open_one, 0o777)
     with pytest.raises(OSError, match=r"open to other users.*chmod 700"):
         private_folder(open_one, create=True)
+    readable = folder / "readable"  # ours, as an older version made it: closed, not refused
+    readable.mkdir(mode=0o750)
+    os.chmod(readable, 0o750)
+    private_folder(readable, create=True)
+    assert os.stat(readable).st_mode & 0o777 == 0o700
     link = folder / "link"
     link.symlink_to(mine)
     with pytest.raises(OSError, match="not a folder"):
@@ -235,8 +240,8 @@ def test_the_tmp_folder_is_made_private_and_a_foreign_one_refused(folder) -> Non
 def test_the_fallback_socket_folder_is_checked_by_server_and_client(folder,
                                                                     monkeypatch) -> None:
     fallback = folder / "fallback"
-    fallback.mkdir(mode=0o755)
-    os.chmod(fallback, 0o755)
+    fallback.mkdir(mode=0o775)
+    os.chmod(fallback, 0o775)
     monkeypatch.setattr(ctl, "fallback_folder", lambda: fallback)
     runner = Runner(Engine(profile.load("ithf")), [])
     with pytest.raises(OSError, match="open to other users"):

@@ -87,9 +87,11 @@ def private_folder(folder: Path, create: bool) -> None:
     if info.st_uid != os.getuid():
         raise OSError(f"{folder} belongs to another user (uid {info.st_uid}), who could read "
                       f"or forge its commands; have it removed (sudo rm -r {folder}), {fix}")
-    if info.st_mode & 0o077:
+    if info.st_mode & 0o022:  # others may write in it: anything inside may be theirs
         raise OSError(f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o});"
-                      f" run `chmod 700 {folder}`, {fix}")
+                      f" remove it (rm -r {folder}) or run `chmod 700 {folder}`, {fix}")
+    if info.st_mode & 0o077 and create:  # ours, only readable by others (an older timekeeper
+        os.chmod(folder, 0o700)  # made it 0750): nothing of theirs can be inside; closed now
 
 
 SERVICE_PATH = Path("/run/timekeeper/control.sock")  # the systemd service's socket
@@ -152,6 +154,8 @@ class SocketInUse(OSError):
 def in_use(path: Path) -> bool:
     """Another timekeeper answers on `path`: checked before the journal or the sound card is
     touched, so that a second `run` leaves the first one's match alone."""
+    if path.parent == fallback_folder():  # another user's folder: refused, saying how to fix
+        private_folder(path.parent, create=False)
     return path.is_socket() and _alive(path)
 
 
