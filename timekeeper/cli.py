@@ -252,7 +252,12 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
-    from timekeeper.box.controls.socket import client_path, send
+    """Exit 0: applied (or status); 1: refused, or no timekeeper to talk to; 2: a command
+    that cannot mean anything; 3: not applied (dropped after its deadline: send it again);
+    4: no answer, so whether it was applied is unknown (`ctl status` tells)."""
+    import uuid
+
+    from timekeeper.box.controls.socket import NoAnswer, client_path, send
     from timekeeper.rules.commands import Command
 
     line = " ".join([args.command, *args.args])
@@ -264,14 +269,20 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 2
-    try:
-        answer = send(args.control or client_path(), line)
+    request_id = None if args.command == "status" else uuid.uuid4().hex
+    try:  # an id: a retry after a lost answer is never applied twice
+        answer = send(args.control or client_path(), line, request_id=request_id, attempts=3)
+    except NoAnswer as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 4
     except ConnectionError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     if not answer.get("ok"):
-        print(f"timekeeper: {args.command} refused: {answer.get('error')}", file=sys.stderr)
-        return 1
+        result = answer.get("result", "refused")
+        what = "not applied" if result in ("dropped", "busy") else result
+        print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
+        return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
     print(json.dumps(answer["status"]))
     return 0
 

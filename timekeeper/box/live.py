@@ -27,8 +27,11 @@ from timekeeper.sound.output import AudioError, Output
 log = logging.getLogger("timekeeper")
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # each: journal, then exit 0
+
+
 class _Stopped(Exception):
-    """SIGTERM or SIGINT before the runner runs (e.g. while audio is being retried)."""
+    """SIGTERM, SIGINT or SIGHUP before the runner runs (e.g. while audio is being retried)."""
 
 
 def _stop_now(*_: object) -> None:
@@ -39,7 +42,8 @@ def run_live(args: argparse.Namespace) -> int:
     # Until the runner can take a QUIT, a stop request simply unwinds start-up. SDL must not
     # install its own SIGINT/SIGTERM handlers (they swallow the signal into an SDL event).
     os.environ["SDL_NO_SIGNAL_HANDLERS"] = "1"
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    logging.raiseExceptions = False  # a log line that cannot be written fails alone
+    for sig in STOP_SIGNALS:  # SIGHUP too: a closed terminal stops it cleanly, journaled
         signal.signal(sig, _stop_now)
     try:
         return _run_live(args)
@@ -97,8 +101,8 @@ def _run_live(args: argparse.Namespace) -> int:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     audio, mark = started.guard, "SILENT" if started.silent else ""
-    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark)
-              if args.events else None)
+    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
+                       keep_going=True) if args.events else None)
     runner = Runner(engine, [audio], events)
     closers: list = [audio]
     try:
@@ -151,7 +155,7 @@ def _run_live(args: argparse.Namespace) -> int:
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
 
         journal.save(now)  # at once: a state folder that cannot be written is said now
@@ -207,17 +211,21 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
             raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
                               "one: choose one", field="--replay")
         return None
-    else:
-        snap, source = journal.load(), str(journal.path)
+    else:  # whatever is wrong with the journal, it is set aside: never a crash loop
+        snap = journal.resume()
         if snap is None:
             return None
+        if getattr(args, "replay", False):
+            _replay(engine, str(journal.path))
+            return snap
+        if engine.state.value == "idle":
+            if snap.state == "prestart":
+                log.info("the match was in its pre-start countdown: START begins it again")
+            return None
+        return snap
     try:
         engine.restore(snap)
-    except Exception as exc:  # never a crash loop on a journal
-        if source == str(journal.path):  # a journal that does not fit: start clean
-            journal.set_aside(str(exc))
-            engine.restore(Snapshot(key, "idle"))
-            return None
+    except Exception as exc:
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
     if getattr(args, "replay", False):

@@ -54,11 +54,14 @@ class Runner:
         # (a command in that window is applied at the look-ahead time, at most `lead` late).
         self.lead = max((output.lead for output in outputs), default=0.0)
         self._told = float("-inf")
+        self._guard = FailAlone()
 
     def submit(self, command: Command) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused.
         The command is applied at the time it was given (now, on the runner's clock), however
-        long it waits in the queue (never earlier than the engine was already told)."""
+        long it waits in the queue (never earlier than the engine was already told).
+        A sender that cancels the future in time (`future.cancel()` is True) knows that the
+        command will never be applied: the runner drops it when it comes to it."""
         future: Future = Future()
         self._queue.put((command, future, self.clock()))
         return future
@@ -86,6 +89,9 @@ class Runner:
                 if future:
                     future.set_result(self.status())
                 break
+            if future is not None and not future.set_running_or_notify_cancel():
+                log.info("%s dropped: not applied within its deadline", command)
+                continue  # its sender gave up on it (ctl's deadline): never applied late
             now = self._engine_time(ahead=command is None, given=given)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
@@ -130,7 +136,8 @@ class Runner:
                     unheard.append(why)
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
             if self.events is not None and not cue.stop:
-                self.events.record(cue, played, not_heard="; ".join(unheard) or None)
+                self._guard.call("the events log", self.events.record, cue, played,
+                                 "; ".join(unheard) or None)
             self._tell(cue, status)
 
     def _timer_dues(self) -> list[float | None]:
@@ -140,17 +147,11 @@ class Runner:
         for timer in self.timers:
             due = timer.next_due()
             if due is not None and due <= now:
-                try:
-                    timer.fire(now)
-                except Exception:
-                    log.exception("%s failed", type(timer).__name__)
+                self._guard.call(type(timer).__name__, timer.fire, now)
 
     def _changed(self, now: float) -> None:
         for callback in self.on_change:
-            try:
-                callback(now)
-            except Exception:
-                log.exception("change callback failed")
+            self._guard.call(_name(callback), callback, now)
 
     def _engine_time(self, ahead: bool, given: float | None = None) -> float:
         """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; for
@@ -161,7 +162,33 @@ class Runner:
 
     def _tell(self, cue: Cue | None, status: Status) -> None:
         for listener in self.listeners:
-            try:
-                listener(cue, status)
-            except Exception:
-                log.exception("listener failed")
+            self._guard.call(_name(listener), listener, cue, status)
+
+
+def _name(thing: object) -> str:
+    owner = getattr(thing, "__self__", None)  # a bound method: its object's class
+    if owner is not None:
+        return type(owner).__name__
+    return getattr(thing, "__qualname__", type(thing).__name__)
+
+
+class FailAlone:
+    """Every output that is not the sound (events log, journal, lamp, relays, status line,
+    log lines) fails alone: the match goes on, the fault is told once, the output is tried
+    again at its next turn, and told once more when it works again."""
+
+    def __init__(self) -> None:
+        self.failing: set[str] = set()
+
+    def call(self, what: str, action: Callable[..., object], *args: object) -> None:
+        try:
+            action(*args)
+        except Exception as exc:
+            if what not in self.failing:
+                self.failing.add(what)
+                log.error("%s failed (%s); the match goes on, and it is tried again", what,
+                          exc, exc_info=not isinstance(exc, OSError))
+            return
+        if what in self.failing:
+            self.failing.discard(what)
+            log.info("%s works again", what)

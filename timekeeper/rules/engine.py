@@ -422,6 +422,9 @@ class Engine:
         step = self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
+        if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
+            raise Refused(f"at most {MAX_ADD:g} s may be added to a period "
+                          f"({clock.added:g} s already)")
         x = self.m.extra
         # a stopped-time game clock is corrected both ways (rule 1, net time): time taken back
         # beyond the added time is play that the clock missed, so play time moves on

@@ -237,4 +237,7 @@ class StatusLine:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.period):
-            self._draw(self.status())
+            try:  # a terminal that cannot be written (gone, full) fails alone: tried again
+                self._draw(self.status())
+            except (OSError, ValueError):
+                continue
