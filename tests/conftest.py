@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
+import subprocess
 import tempfile
 import textwrap
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,3 +69,72 @@ SHORT = """\
 def short_profile(write_profile) -> Path:
     """A 20-second match with marks every 5 s and a 5-s melody: every feature, fast."""
     return write_profile("short", SHORT)
+
+
+class PulseAudio:
+    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test), in
+    its own runtime folder: never the desktop's. `env` is what a client needs. The server can
+    be stopped and started again (a sound card lost and back) or frozen with SIGSTOP (a hung
+    sound server); `kill()` always ends it, frozen or not."""
+
+    def __init__(self, folder: Path) -> None:
+        if not shutil.which("pulseaudio"):
+            pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
+        self.runtime = folder / "pulse-rt"
+        self.runtime.mkdir(mode=0o700)
+        self.socket = self.runtime / "pulse" / "native"
+        self.env = {"XDG_RUNTIME_DIR": str(self.runtime), "SDL_AUDIODRIVER": "pulseaudio",
+                    "PULSE_SERVER": f"unix:{self.socket}"}
+        self.proc: subprocess.Popen | None = None
+
+    def up(self) -> None:
+        self.proc = subprocess.Popen(
+            ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no",
+             "--load=module-null-sink sink_name=tk rate=48000",
+             "--load=module-native-protocol-unix", "--disallow-exit=no"],
+            # the test owns its environment: no PULSE_* of the shell (PULSE_RUNTIME_PATH would
+            # move the socket, PULSE_SERVER point at a desktop's server) reaches the server
+            env={**{k: v for k, v in os.environ.items() if not k.startswith("PULSE_")},
+                 **self.env, "HOME": str(self.runtime),
+                 "PULSE_RUNTIME_PATH": str(self.socket.parent)},
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(500):
+            if self.socket.exists():
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        self.kill()
+        pytest.fail("pulseaudio did not start")
+
+    def down(self) -> None:
+        """Stop the server (the sound card disappears); `up()` brings it back."""
+        self.kill()
+        self.socket.unlink(missing_ok=True)
+
+    def freeze(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.thaw()
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def pulseaudio() -> Iterator[PulseAudio]:
+    """A private PulseAudio server, running; killed at the end whatever happened."""
+    folder = Path(tempfile.mkdtemp(prefix="tk-pa-", dir="/tmp"))  # short: an AF_UNIX path
+    server = PulseAudio(folder)
+    try:
+        server.up()
+        yield server
+    finally:
+        server.kill()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -405,6 +405,18 @@ def test_second_run_on_the_same_socket_is_refused(
 
     code, status, _ = ctl(env, sock, "start")  # the first one still owns the socket
     assert code == 0 and status is not None and status["state"] == "prestart"
+
+    # the refusal says how to run a second box beside it, and that advice works as written
+    advice = next(line.split() for line in second.stderr.splitlines()
+                  if line.strip().startswith("timekeeper run --control"))
+    assert "--state-dir" in advice
+    other_sock = Path(advice[advice.index("--control") + 1])
+    beside = start_run(procs, env, tmp_path, *[os.path.expanduser(a) for a in advice[2:]],
+                       "--profile", "ithf")
+    assert wait_until_answers(beside, env, other_sock)["state"] == "idle"
+    beside.send_signal(signal.SIGTERM)
+    beside.communicate(timeout=TIMEOUT)
+    assert beside.returncode == 0
     first.send_signal(signal.SIGTERM)
     first.communicate(timeout=TIMEOUT)
     assert first.returncode == 0

@@ -314,7 +314,7 @@ def test_next_during_a_break_starts_the_next_period_early() -> None:
 def test_next_after_the_end_does_not_start_a_new_match() -> None:
     """One press too many after the deciding goal must not sound a start in the hall."""
     eng = Engine(profile.load("ithf"))
-    with pytest.raises(Refused, match="START begins it"):
+    with pytest.raises(Refused, match="has not begun; START"):
         eng.handle(NEXT, 0)
     eng.handle(START, 0)
     eng.advance(400)

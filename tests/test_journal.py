@@ -139,7 +139,8 @@ def test_a_corrupt_or_truncated_journal_means_a_clean_start(tmp_path: Path, text
     path.write_text(text)
     journal = Journal(tmp_path, Engine(profile.load("radegast")))
     assert journal.load() is None
-    assert not path.exists() and (tmp_path / f"{FILE_NAME}.bad").read_text() == text
+    kept = list(tmp_path.glob(f"{FILE_NAME}.*.bad"))  # time-stamped: never overwritten
+    assert not path.exists() and len(kept) == 1 and kept[0].read_text() == text
     assert "starting a new match" in caplog.text
 
 
@@ -147,8 +148,9 @@ def test_a_journal_of_another_profile_is_left_alone(tmp_path: Path, caplog) -> N
     write_atomic(tmp_path / FILE_NAME, dumps(Snapshot("ithf", "running", 0, 12.0)))
     journal = Journal(tmp_path, Engine(profile.load("radegast")))
     assert journal.load() is None
-    assert "holds a match of profile ithf, not radegast" in caplog.text
-    assert (tmp_path / f"{FILE_NAME}.bad").exists()
+    kept = list(tmp_path.glob(f"{FILE_NAME}.*.bad"))  # a match in progress: kept and named
+    assert len(kept) == 1 and f"a match of profile ithf in progress was kept as {kept[0]}" \
+        in caplog.text and "--profile ithf --resume-from" in caplog.text
 
 
 def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path,

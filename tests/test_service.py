@@ -229,13 +229,17 @@ def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(box, text: str) -> 
     assert status(box, proc)["state"] == "idle"
     _, err = stop(proc)
     assert "not resumed" in err and "starting a new match" in err
-    assert (box["journal"].parent / f"{FILE_NAME}.bad").read_text() == text
+    kept = list(box["journal"].parent.glob(f"{FILE_NAME}.*.bad"))  # time-stamped names
+    assert len(kept) == 1 and kept[0].read_text() == text
 
 
 def test_resume_at_continues_a_match_from_another_box(box) -> None:
     proc = start(box, "--resume-at", "1:00:42.5")
     s = status(box, proc)
     assert (s["state"], s["play_time"], s["remaining"]) == ("stopped", 42.5, 17.5)
+    _, err = stop(proc)
+    assert "resumed at 1:00:42.5 (--resume-at): match stopped at 0:42 played" in err
+    assert "from the journal" not in err
 
 
 def test_resume_from_an_exported_journal(box) -> None:
@@ -281,30 +285,10 @@ def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
 
 
 @pytest.fixture
-def pulse(box) -> Iterator[dict]:
-    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test)."""
-    if not shutil.which("pulseaudio"):
-        pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
-    runtime = box["dir"] / "pulse-rt"
-    runtime.mkdir(mode=0o700)
-    env = box["env"] | {"XDG_RUNTIME_DIR": str(runtime), "SDL_AUDIODRIVER": "pulseaudio",
-                        "PULSE_SERVER": f"unix:{runtime}/pulse/native"}
-
-    def server_up() -> None:
-        subprocess.run(["pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n",
-                        "--load=module-null-sink sink_name=tk rate=48000",
-                        "--load=module-native-protocol-unix", "--disallow-exit=no"],
-                       env=env, check=True, capture_output=True, timeout=TIMEOUT)
-        wait_for(lambda: (runtime / "pulse" / "native").exists(), "pulseaudio's socket")
-
-    def server_down() -> None:
-        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=TIMEOUT)
-        wait_for(lambda: subprocess.run(["pulseaudio", "--check"], env=env).returncode != 0,
-                 "pulseaudio to stop")
-
-    server_up()
-    yield {"env": env, "up": server_up, "down": server_down}
-    server_down()
+def pulse(box, pulseaudio) -> dict:
+    """The box's environment on a private PulseAudio server (tests/conftest.py)."""
+    return {"env": box["env"] | pulseaudio.env, "up": pulseaudio.up, "down": pulseaudio.down,
+            "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
 
 
 def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
@@ -326,6 +310,71 @@ def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
     assert re.search(r"audio lost \((the audio device was removed|audio stream stalled: no "
                      r"callback for [\d.]+ s)\); the clock keeps running", err), err
     assert "audio is back (it had failed: " in err
+
+
+BEEPS = """\
+title: a beep every second
+prestart: 0
+period: {length: 120, marks: 1, mark_beeps: single}
+"""
+
+
+def timed(line: str, box: dict) -> tuple[dict, float, float]:
+    """(the status after `line`, when it was sent, seconds to the answer)."""
+    sent = time.monotonic()
+    answer = command(box, line)
+    return answer, sent, time.monotonic() - sent
+
+
+def test_a_frozen_sound_server_never_freezes_the_controls(box, pulse) -> None:
+    """PulseAudio stopped with SIGSTOP mid-match: the controls answer at once, a pause counts
+    from when it was sent, the cues nobody hears are logged so, the sound comes back after
+    SIGCONT, and SIGTERM during a freeze still ends the box promptly. (Bounds are generous:
+    bench/faults_audio.py measures.)"""
+    (box["dir"] / "profiles" / "beeps.yaml").write_text(BEEPS)
+    events = box["dir"] / "events.jsonl"
+    proc = start(box, "--profile", "beeps", "--start", "--audio", "stream", "--events",
+                 str(events), env=pulse["env"])
+    wait_for(lambda: status(box, proc)["state"] == "running", "the match to run")
+    time.sleep(1.5)  # the stream is steady
+    before, asked, _ = timed("status", box)
+    pulse["freeze"]()
+    time.sleep(1.5)  # a cue or two find the stream stalled
+    # (answers take milliseconds; the bounds leave room for a busy test machine, and for the
+    # journal's fsync after a command: before, they did not come at all within 5 s)
+    _, _, took = timed("status", box)
+    assert took < 2.0
+    paused, sent, took = timed("pause", box)
+    assert took < 2.0 and paused["state"] == "stopped"
+    # counted up to the moment the pause was sent: no play that never happened
+    assert paused["play_time"] == pytest.approx(before["play_time"] + sent - asked, abs=0.5)
+    time.sleep(1.0)
+    assert timed("status", box)[0]["play_time"] == paused["play_time"]
+    _, resumed, took = timed("resume", box)
+    assert took < 2.0
+    time.sleep(1.5)
+    pulse["thaw"]()
+    thawed = time.monotonic()
+
+    def heard_since_thaw() -> bool:
+        lines = [json.loads(line) for line in events.read_text().splitlines()]
+        return any("heard" not in e and e["play_time"] > paused["play_time"] +
+                   (thawed - resumed) for e in lines)
+
+    wait_for(heard_since_thaw, "a cue heard after SIGCONT", tries=750)  # 15 s
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    unheard = [e for e in lines if e.get("heard") is False]
+    assert unheard, lines
+    assert all(e["why"].startswith("audio lost: ") for e in unheard)
+    pulse["freeze"]()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    stopping = time.monotonic()
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert time.monotonic() - stopping < 3.0 and proc.returncode == 0, err
+    pulse["thaw"]()
+    assert "audio stream stalled" in err and "not heard: audio lost" in err
+    assert "audio is back" in err
 
 
 # ----------------------------------------------------------------------------- GPIO
@@ -371,7 +420,9 @@ def unit_settings() -> dict[str, list[str]]:
 
 def test_the_unit_file_says_what_the_service_needs() -> None:
     s = unit_settings()
-    assert s["Type"] == ["notify"] and s["Restart"] == ["on-failure"]
+    assert s["Type"] == ["notify"] and s["Restart"] == ["always"]  # exit 0 it did not ask for
+    assert s["RestartPreventExitStatus"] == ["2"]  # a wrong config: a restart cannot fix it
+    assert s["LimitNOFILE"] and s["TasksMax"] and s["MemoryMax"]
     assert s["WatchdogSec"] and s["User"] == ["timekeeper"]
     assert s["SupplementaryGroups"] == ["audio gpio"]
     assert s["StateDirectory"] == ["timekeeper"] and s["RuntimeDirectory"] == ["timekeeper"]

@@ -77,10 +77,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.add_argument("--audio", choices=("stream", "mixer"),
+    run.add_argument("--audio", choices=("stream", "mixer", "silent"),
                      help="stream: cues placed at their exact sample (default, or the "
                           "config's audio.kind); mixer: plain Sound.play() at the deadline "
-                          "(fallback)")
+                          "(fallback); silent: no sound card, every cue only logged")
     run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
                      help="audio buffer in frames (stream 2048, mixer 512); larger costs "
                           "less CPU, and with --audio stream only adds look-ahead")
@@ -123,6 +123,25 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, help="also a box config file (and its profile "
                                                    "and pack)")
     check.set_defaults(func=cmd_check)
+
+    audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
+    audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
+    devices = audio_sub.add_parser("devices", help="list what audio.device may name")
+    devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
+    devices.add_argument("--driver", help="SDL audio driver to ask (default: the config's "
+                                          "audio.driver, else SDL's choice), e.g. alsa")
+    devices.set_defaults(func=cmd_audio_devices)
+    test = audio_sub.add_parser("test", help="play one cue through the configured output")
+    test.add_argument("cue", nargs="?", default="start", metavar="CUE",
+                      help="cue to play (default start), e.g. end, minute, last30")
+    test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
+    test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
+    test.add_argument("--audio", choices=("stream", "mixer"), help="as for run")
+    test.add_argument("--driver", help="SDL audio driver (default: the config's)")
+    test.add_argument("--device", help="SDL device name (default: the config's)")
+    test.add_argument("--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: "
+                                       "the config's)")
+    test.set_defaults(func=cmd_audio_test)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
                          epilog="every profile: goal TEAM [PLAYER], undo-goal TEAM, replay "
@@ -193,9 +212,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         from timekeeper.box import config as box_config
 
         cfg = box_config.load(args.config)
-        print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
-              f"{', lamp' if cfg.gpio.lamp else ''}{', horn' if cfg.gpio.horn else ''}"
-              f"{', buzzer' if cfg.gpio.buzzer else ''}")
+        g = cfg.gpio
+        wiring = (f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
+                  f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}")
+        print(f"ok  config {args.config}: "
+              + (wiring if g.enabled else "GPIO off (gpio.enabled: false): no buttons, lamp "
+                                          "or relays; keys and `timekeeper ctl` only"))
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()
@@ -237,7 +259,12 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
-    from timekeeper.box.controls.socket import client_path, send
+    """Exit 0: applied (or status); 1: refused, or no timekeeper to talk to; 2: a command
+    that cannot mean anything; 3: not applied (dropped after its deadline: send it again);
+    4: no answer, so whether it was applied is unknown (`ctl status` tells)."""
+    import uuid
+
+    from timekeeper.box.controls.socket import NoAnswer, client_path, send
     from timekeeper.rules.commands import Command
 
     if args.command == "link":
@@ -254,14 +281,20 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 2
-    try:
-        answer = send(args.control or client_path(), line)
+    request_id = None if args.command == "status" else uuid.uuid4().hex
+    try:  # an id: a retry after a lost answer is never applied twice
+        answer = send(args.control or client_path(), line, request_id=request_id, attempts=3)
+    except NoAnswer as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 4
     except ConnectionError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     if not answer.get("ok"):
-        print(f"timekeeper: {args.command} refused: {answer.get('error')}", file=sys.stderr)
-        return 1
+        result = answer.get("result", "refused")
+        what = "not applied" if result in ("dropped", "busy") else result
+        print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
+        return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
     print(json.dumps(answer["status"]))
     return 0
 
@@ -289,6 +322,35 @@ def _link(args: argparse.Namespace) -> int:
     print("anyone with this link may run the match; `timekeeper ctl link --new` ends it"
           + (" (done: old links no longer work)" if args.new else ""))
     return 0
+
+
+def cmd_audio_devices(args: argparse.Namespace) -> int:
+    from timekeeper.box import config as box_config
+    from timekeeper.box.audiotools import list_devices
+
+    cfg = box_config.load(args.config)
+    return list_devices(args.driver or cfg.audio_driver, cfg.audio_device)
+
+
+def cmd_audio_test(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from timekeeper.box import config as box_config
+    from timekeeper.box.audiotools import play_test
+
+    cfg = box_config.load(args.config)
+    gain = cfg.audio_volume
+    if args.volume is not None:
+        try:
+            value: object = float(args.volume)
+        except ValueError:
+            value = args.volume
+        gain = box_config.volume_gain(value)  # type: ignore[assignment]
+        if isinstance(gain, str):
+            raise ConfigError(gain, field="--volume")
+    cfg = dataclasses.replace(cfg, audio_driver=args.driver or cfg.audio_driver,
+                              audio_device=args.device or cfg.audio_device)
+    return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -9,22 +9,32 @@ card's wear to a few thousand small writes a day."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import re
+import stat
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from timekeeper.rules.engine import Engine, Snapshot, State
+from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
+from timekeeper.rules.engine import MAX_PENALTIES_HELD, Engine, Snapshot, State
+from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
+from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "match.json"
 FORMAT = 1
 RUNNING = (State.RUNNING.value, State.SHOT.value)
-MAX_SECONDS = 24 * 3600.0  # no period is played, nor time added, for longer than a day
+IN_PROGRESS = {s.value for s in State} - {State.IDLE.value, State.PRESTART.value,
+                                          State.FINISHED.value}  # what restore goes on with
+MAX_SECONDS = 24 * 3600.0  # no period is played for longer than a day
+MAX_ADDED = MAX_ADD  # nor is more than an hour added to one (the engine refuses more)
+MAX_SHOTS = 1000  # shoot-out shots: sudden death ends long before
+MAX_BYTES = 256 * 1024  # a journal is a few hundred bytes; ball hockey's a few KB
 
 
 class JournalError(ValueError):
@@ -63,7 +73,21 @@ def dumps(snap: Snapshot) -> str:
 
 
 def loads(text: str, source: Path | str = "journal") -> Snapshot:
-    """Parse and check a journal; JournalError says what is wrong with it."""
+    """Parse and check a journal; JournalError says what is wrong with it, whatever it is
+    (the fuzz test feeds it random bytes, JSON and mutations of real journals)."""
+    if len(text) > MAX_BYTES:
+        raise JournalError(f"{source}: too large for a journal ({len(text)} characters)")
+    try:
+        return _loads(text, source)
+    except JournalError:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError,
+            OverflowError) as exc:
+        raise JournalError(f"{source}: not a journal ({type(exc).__name__}: "
+                           f"{str(exc)[:120]})") from None
+
+
+def _loads(text: str, source: Path | str) -> Snapshot:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -73,11 +97,18 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
     kinds = {"profile": str, "state": str, "period": int, "play_time": float, "added": float,
              "shots": int, "shootout": bool}
     values: dict = {}
-    for name in ("extra", "score"):  # optional objects (journals before the score have none)
-        value = record.get(name)
-        if value is not None and not isinstance(value, dict):
-            raise JournalError(f"{source}: field {name!r} must be an object ({value!r})")
-        values[name] = value
+    extra = record.get("extra")
+    if extra is not None:
+        try:
+            _check_extra(extra)
+        except _Wrong as exc:
+            raise JournalError(f"{source}: field 'extra{exc.args[0]}' missing or wrong "
+                               f"({exc.args[1]!r:.60})") from None
+    values["extra"] = extra
+    score = record.get("score")  # (journals before the score have none; the engine's
+    if score is not None and not isinstance(score, dict):  # restore checks the rest)
+        raise JournalError(f"{source}: field 'score' must be an object ({score!r:.60})")
+    values["score"] = score
     for field in fields(Snapshot):
         if field.name in ("extra", "score"):
             continue
@@ -85,17 +116,99 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
         kind = kinds[field.name]
         ok = isinstance(value, kind) or (kind is float and isinstance(value, int))
         if not ok or (kind is not bool and isinstance(value, bool)):
-            raise JournalError(f"{source}: field {field.name!r} missing or wrong ({value!r})")
+            raise JournalError(f"{source}: field {field.name!r} missing or wrong "
+                               f"({value!r:.60})")
         values[field.name] = float(value) if kind is float else value
     if values["state"] not in {s.value for s in State}:
-        raise JournalError(f"{source}: unknown state {values['state']!r}")
-    for name in ("play_time", "added"):
-        if not 0 <= values[name] <= MAX_SECONDS:  # also NaN and infinity
-            raise JournalError(f"{source}: field {name!r} out of range ({values[name]!r})")
-    if values["period"] < 0 or values["shots"] < 0:
-        raise JournalError(f"{source}: negative period or shots")
+        raise JournalError(f"{source}: unknown state {values['state']!r:.60}")
+    for name, top in (("play_time", MAX_SECONDS), ("added", MAX_ADDED)):
+        if not 0 <= values[name] <= top:  # also NaN and infinity
+            raise JournalError(f"{source}: field {name!r} out of range ({values[name]!r}; "
+                               f"0 to {top:g} s)")
+    if not 0 <= values["period"] <= 1000 or not 0 <= values["shots"] <= MAX_SHOTS:
+        raise JournalError(f"{source}: period or shots out of range")
     values["period"] -= 1
     return Snapshot(**values)
+
+
+class _Wrong(Exception):
+    """(where, value): a field of `extra` that is missing or of the wrong kind or range."""
+
+
+def _int(value: object, where: str, top: int = 1_000_000, low: int = 0) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= top:
+        raise _Wrong(where, value)
+
+
+def _seconds(value: object, where: str, none: bool = False) -> None:
+    if none and value is None:
+        return
+    if not isinstance(value, int | float) or isinstance(value, bool) or not (
+            0 <= value <= MAX_SECONDS):
+        raise _Wrong(where, value)
+
+
+def _teams(value: object, where: str, top: int) -> None:
+    if not isinstance(value, dict) or set(value) != set(TEAMS):
+        raise _Wrong(where, value)
+    for team in TEAMS:
+        _int(value[team], f"{where}.{team}", top)
+
+
+def _check_extra(extra: object) -> None:
+    """A stopped-time match's penalties, time-outs and shoot-out score, field by field: the
+    engine trusts what the journal hands it."""
+    if not isinstance(extra, dict):
+        raise _Wrong("", extra)
+    box = extra.get("box")
+    if not isinstance(box, dict) or set(box) != {"running_max", "next_id", "penalties"}:
+        raise _Wrong(".box", box)
+    _int(box["running_max"], ".box.running_max", 10, 1)
+    _int(box["next_id"], ".box.next_id", 1_000_000, 1)
+    penalties = box["penalties"]
+    if not isinstance(penalties, list) or len(penalties) > 2 * MAX_PENALTIES_HELD:
+        raise _Wrong(".box.penalties", penalties)
+    keys = {"id", "team", "kinds", "segments", "player", "state", "served", "since"}
+    for i, p in enumerate(penalties):
+        at = f".box.penalties[{i}]"
+        if not isinstance(p, dict) or set(p) != keys:
+            raise _Wrong(at, p)
+        _int(p["id"], f"{at}.id", 1_000_000, 1)
+        if p["team"] not in TEAMS:
+            raise _Wrong(f"{at}.team", p["team"])
+        if not isinstance(p["kinds"], list) or not 0 < len(p["kinds"]) <= MAX_KINDS or any(
+                k not in KINDS for k in p["kinds"]):
+            raise _Wrong(f"{at}.kinds", p["kinds"])
+        if not isinstance(p["segments"], list) or len(p["segments"]) > MAX_KINDS:
+            raise _Wrong(f"{at}.segments", p["segments"])
+        for segment in p["segments"]:
+            _seconds(segment, f"{at}.segments")
+        if not isinstance(p["player"], str) or len(p["player"]) > MAX_PLAYER:
+            raise _Wrong(f"{at}.player", p["player"])
+        if p["state"] not in (PENALTY_RUNNING, WAITING, GAME):
+            raise _Wrong(f"{at}.state", p["state"])
+        _seconds(p["served"], f"{at}.served")
+        _seconds(p["since"], f"{at}.since", none=True)
+    score = extra.get("score")
+    if score is not None:
+        if not isinstance(score, dict) or set(score) != {"first", "then", "attempts", "goals",
+                                                         "opener"}:
+            raise _Wrong(".score", score)
+        _int(score["first"], ".score.first", 100, 1)
+        _int(score["then"], ".score.then", 100, 1)
+        _teams(score["attempts"], ".score.attempts", MAX_SHOTS)
+        _teams(score["goals"], ".score.goals", MAX_SHOTS)
+        if score["opener"] is not None and score["opener"] not in TEAMS:
+            raise _Wrong(".score.opener", score["opener"])
+    _teams(extra.get("timeouts_used"), ".timeouts_used", 100)
+    _int(extra.get("stoppage"), ".stoppage", 10_000_000)
+    _int(extra.get("timeout_stoppage"), ".timeout_stoppage", 10_000_000, -1)
+    if extra.get("penalty_shot") not in (None, *TEAMS):
+        raise _Wrong(".penalty_shot", extra.get("penalty_shot"))
+    known = {"box", "score", "timeouts_used", "timeout_team", "timeout_until", "stoppage",
+             "timeout_stoppage", "penalty_shot"}
+    if set(extra) - known:
+        raise _Wrong("." + sorted(set(extra) - known)[0], "unknown field")
 
 
 def parse_resume_at(text: str, profile_key: str) -> Snapshot:
@@ -127,38 +240,92 @@ class Journal:
 
     def load(self) -> Snapshot | None:
         """The journaled snapshot, or None (no journal, or one that cannot be used: it is
-        then kept as match.json.bad for a look, and the box starts clean — never a crash
-        loop on a bad file)."""
+        then set aside for a look, and the box starts clean — never a crash loop on a bad
+        file)."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            if not stat.S_ISREG(os.stat(self.path).st_mode):  # (a FIFO would block the start)
+                raise OSError(f"{self.path} is not a regular file")
+            with open(self.path, "rb") as f:
+                raw = f.read(MAX_BYTES + 1)
+            text = raw.decode("utf-8")
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as exc:
-            return self.set_aside(f"cannot read it ({exc})")
+            self.set_aside(f"cannot read it ({exc})")
+            return None
         try:
             snap = loads(text, self.path)
         except JournalError as exc:
-            return self.set_aside(str(exc).removeprefix(f"{self.path}: "))
+            self.set_aside(str(exc).removeprefix(f"{self.path}: "))
+            return None
         if snap.profile != self.engine.profile.key:
-            return self.set_aside(f"it holds a match of profile {snap.profile}, not "
-                                  f"{self.engine.profile.key}")
+            if snap.state not in IN_PROGRESS or snap.period < 0:  # nothing to go on with
+                log.info("journal %s held no match in progress (profile %s, %s); starting a "
+                         "new match of %s", self.path, snap.profile, snap.state,
+                         self.engine.profile.key)
+                return None  # (the next save replaces it)
+            kept = self.set_aside(None)
+            if kept is None:
+                log.warning("a match of profile %s in progress could not be kept (%s cannot "
+                            "be renamed); starting a new match", snap.profile, self.path)
+            else:
+                log.warning("a match of profile %s in progress was kept as %s; `timekeeper run "
+                            "--profile %s --resume-from %s` goes on with it", snap.profile, kept,
+                            snap.profile, kept)
+            return None
         return snap
 
-    def set_aside(self, why: str) -> None:
-        """Keep a journal that cannot be resumed as match.json.bad, and say so."""
-        bad = self.path.with_name(self.path.name + ".bad")
+    def resume(self, now: float = 0.0) -> Snapshot | None:
+        """Load the journal and restore it into the engine, clock stopped: the snapshot, or
+        None (nothing to resume, or a journal set aside because the engine could not go on
+        with it — whatever is wrong with it, nothing is raised)."""
+        snap = self.load()
+        if snap is None:
+            return None
         try:
-            os.replace(self.path, bad)
-            kept = f"; kept as {bad}"
-        except OSError:
-            kept = ""
-        log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why, kept)
-        return None
+            self.engine.restore(snap)
+            self.engine.status(now)  # what the box does first with it, tried before it counts
+            self.engine.next_deadline()
+            self.engine.snapshot(now)
+        except Exception as exc:  # (any: a damaged journal must never stop a start)
+            self.engine.restore(Snapshot(self.engine.profile.key, "idle"))
+            self.set_aside(f"{type(exc).__name__}: {str(exc)[:200]}")
+            return None
+        return snap
+
+    def set_aside(self, why: str | None) -> Path | None:
+        """Keep a journal that is not resumed beside it, under a name of its own that is never
+        overwritten (match.json.2026-11-30T10-53-01.bad), and say why (`why`: None when the
+        caller says it). The kept path, or None."""
+        stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
+        kept: Path | None = None
+        for n in range(1, 100):
+            bad = self.path.with_name(f"{self.path.name}.{stamp}{'' if n == 1 else f'-{n}'}.bad")
+            try:
+                os.link(self.path, bad)  # never over an existing file
+            except FileExistsError:
+                continue
+            except OSError:  # (no hard links here, e.g. FAT): a rename, checked first
+                if bad.exists():
+                    continue
+                try:
+                    os.rename(self.path, bad)
+                except OSError:
+                    break
+            with contextlib.suppress(FileNotFoundError, PermissionError):
+                os.unlink(self.path)
+            kept = bad
+            break
+        if why is not None:
+            where = f"; kept as {kept}" if kept else ""
+            log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why,
+                        where)
+        return kept
 
     def save(self, now: float) -> None:
         snap = self.engine.snapshot(now)
         self._next_due = now + self.interval if snap.state in RUNNING else None
-        if snap == self._last:
+        if snap == self._last and not self._failed:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +336,7 @@ class Journal:
                           "through a crash or power cut (check --state-dir / state_dir)",
                           self.path, exc.strerror or exc)
             self._failed = True
+            self._next_due = now + max(self.interval, 1.0)  # tried again, running or not
             return
         if self._failed:
             log.info("journal %s written again", self.path)

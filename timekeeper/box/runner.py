@@ -26,8 +26,9 @@ Listener = Callable[[Cue | None, Status], None]
 
 class Timed(Protocol):
     """Something the runner wakes for at times of its choosing: lamp patterns, the horn's
-    release, journal writes, watchdog pings, audio reopen attempts. All of them run on the
-    runner's thread, at deadlines on the runner's clock, so none of them drifts or races."""
+    release, journal writes, watchdog pings, audio checks and reopens (the guard makes the
+    device calls on its own thread, never this one). All of them run on the runner's thread,
+    at deadlines on the runner's clock, so none of them drifts or races."""
 
     def next_due(self) -> float | None: ...
 
@@ -43,7 +44,9 @@ class Runner:
         self.on_change: list[Callable[[float], None]] = []  # after every change to the match
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
-        self._queue: queue.SimpleQueue[tuple[Command, Future | None]] = queue.SimpleQueue()
+        # Each command goes with the runner's clock at submit: the time it was given
+        self._queue: queue.SimpleQueue[tuple[Command, Future | None, float]] = (
+            queue.SimpleQueue())
         self._lock = threading.Lock()
         self.stopped = threading.Event()
         # Outputs with a lead get cues that much early, so the engine is told a time up to
@@ -58,11 +61,16 @@ class Runner:
         # MUTE (ceremonies): the outputs get no sounding cue, only stops of a melody; the
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
+        self._guard = FailAlone()
 
     def submit(self, command: Command) -> Future:
-        """Queue a command from any thread; the future gets the status after it, or Refused."""
+        """Queue a command from any thread; the future gets the status after it, or Refused.
+        The command is applied at the time it was given (now, on the runner's clock), however
+        long it waits in the queue (never earlier than the engine was already told).
+        A sender that cancels the future in time (`future.cancel()` is True) knows that the
+        command will never be applied: the runner drops it when it comes to it."""
         future: Future = Future()
-        self._queue.put((command, future))
+        self._queue.put((command, future, self.clock()))
         return future
 
     def status(self) -> Status:
@@ -80,18 +88,21 @@ class Runner:
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
             timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
-                command, future = self._queue.get(timeout=timeout)
+                command, future, given = self._queue.get(timeout=timeout)
             except queue.Empty:
-                command, future = None, None
+                command, future, given = None, None, None
             if command is not None and command.action is Action.QUIT:
                 self._changed(self.clock())  # the journal keeps the exact time of a shutdown
                 if future:
                     future.set_result(self.status())
                 break
+            if future is not None and not future.set_running_or_notify_cancel():
+                log.info("%s dropped: not applied within its deadline", command)
+                continue  # its sender gave up on it (ctl's deadline): never applied late
             if command is not None and command.action in (Action.MUTE, Action.UNMUTE):
                 self._mute(command.action is Action.MUTE, future)
                 continue
-            now = self._engine_time(ahead=command is None)
+            now = self._engine_time(ahead=command is None, given=given)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
                 before = self.engine.state
@@ -137,16 +148,22 @@ class Runner:
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
         for cue in cues:
             now = self.clock()
-            if self.muted and not cue.stop:
+            # muted (ceremonies): no output sounds it; the events log says why
+            unheard = ["muted by the operator"] if self.muted and not cue.stop else []
+            if unheard:
                 log.info("muted: cue %s not sounded", cue.name)
-            for output in () if self.muted and not cue.stop else self.outputs:
+            for output in () if unheard else self.outputs:
                 try:
-                    output.play(cue, now)
-                except Exception:  # a broken output must never stop the clock
+                    why = output.play(cue, now)
+                except Exception as exc:  # a broken output must never stop the clock
                     log.exception("output %s failed on cue %s", type(output).__name__, cue.name)
+                    why = f"{type(output).__name__} failed: {exc}"
+                if why:
+                    unheard.append(why)
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
-            if self.events is not None and not cue.stop and not self.muted:
-                self.events.record(cue, played)
+            if self.events is not None and not cue.stop:
+                self._guard.call("the events log", self.events.record, cue, played,
+                                 "; ".join(unheard) or None)
             self._tell(cue, status)
 
     def _timer_dues(self) -> list[float | None]:
@@ -156,26 +173,48 @@ class Runner:
         for timer in self.timers:
             due = timer.next_due()
             if due is not None and due <= now:
-                try:
-                    timer.fire(now)
-                except Exception:
-                    log.exception("%s failed", type(timer).__name__)
+                self._guard.call(type(timer).__name__, timer.fire, now)
 
     def _changed(self, now: float) -> None:
         for callback in self.on_change:
-            try:
-                callback(now)
-            except Exception:
-                log.exception("change callback failed")
+            self._guard.call(_name(callback), callback, now)
 
-    def _engine_time(self, ahead: bool) -> float:
-        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines."""
-        self._told = max(self._told, self.clock() + (self.lead if ahead else 0.0))
+    def _engine_time(self, ahead: bool, given: float | None = None) -> float:
+        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; for
+        a command, the time it was given."""
+        now = given if given is not None else self.clock() + (self.lead if ahead else 0.0)
+        self._told = max(self._told, now)
         return self._told
 
     def _tell(self, cue: Cue | None, status: Status) -> None:
         for listener in self.listeners:
-            try:
-                listener(cue, status)
-            except Exception:
-                log.exception("listener failed")
+            self._guard.call(_name(listener), listener, cue, status)
+
+
+def _name(thing: object) -> str:
+    owner = getattr(thing, "__self__", None)  # a bound method: its object's class
+    if owner is not None:
+        return type(owner).__name__
+    return getattr(thing, "__qualname__", type(thing).__name__)
+
+
+class FailAlone:
+    """Every output that is not the sound (events log, journal, lamp, relays, status line,
+    log lines) fails alone: the match goes on, the fault is told once, the output is tried
+    again at its next turn, and told once more when it works again."""
+
+    def __init__(self) -> None:
+        self.failing: set[str] = set()
+
+    def call(self, what: str, action: Callable[..., object], *args: object) -> None:
+        try:
+            action(*args)
+        except Exception as exc:
+            if what not in self.failing:
+                self.failing.add(what)
+                log.error("%s failed (%s); the match goes on, and it is tried again", what,
+                          exc, exc_info=not isinstance(exc, OSError))
+            return
+        if what in self.failing:
+            self.failing.discard(what)
+            log.info("%s works again", what)

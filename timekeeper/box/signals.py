@@ -6,12 +6,38 @@ drifts and a horn is released exactly `seconds` after its cue was due."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from timekeeper.box.config import LampConfig, RelayConfig
 from timekeeper.rules.engine import Cue, Status
+
+log = logging.getLogger(__name__)
+RETRY = 1.0  # seconds before a pin that failed is set again
+
+
+class FailsAlone:
+    """A lamp or relay whose pin cannot be set never stops the match: told once with its
+    pin, tried again, told when it works again."""
+
+    what = "GPIO output"
+    failed = False
+
+    def _set(self, action: Callable[[], object]) -> bool:
+        try:
+            action()
+        except Exception as exc:
+            if not self.failed:
+                log.error("%s cannot be set (%s); the match goes on, and it is tried again",
+                          self.what, exc)
+            self.failed = True
+            return False
+        if self.failed:
+            log.info("%s works again", self.what)
+        self.failed = False
+        return True
 
 
 @dataclass(frozen=True)
@@ -52,7 +78,7 @@ LAMP_PATTERNS = {
 }
 
 
-class Lamp:
+class Lamp(FailsAlone):
     """The status lamp: steady while the clock runs, slow blink while it is stopped, fast
     blink during the pre-start countdown, off when idle; a double flash while audio is lost.
     `update(now)` after every change; the runner fires it at each edge."""
@@ -64,6 +90,7 @@ class Lamp:
         self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
                                           initial_value=False, pin_factory=factory)
         self.state, self.fault = state, fault
+        self.what = f"the lamp (GPIO{config.pin})"
         self.pattern, self._since = OFF, 0.0
         self._next: float | None = None
 
@@ -77,8 +104,10 @@ class Lamp:
         self._show(now)
 
     def _show(self, now: float) -> None:
-        self.device.value = self.pattern.level(self._since, now)  # type: ignore[attr-defined]
-        self._next = self.pattern.next_edge(self._since, now)
+        level = self.pattern.level(self._since, now)
+        shown = self._set(lambda: setattr(self.device, "value", level))
+        edge = self.pattern.next_edge(self._since, now)
+        self._next = edge if shown else min(edge or now + RETRY, now + RETRY)
 
     # the runner's scheduler interface
     def next_due(self) -> float | None:
@@ -91,7 +120,7 @@ class Lamp:
         self.device.close()  # type: ignore[attr-defined]
 
 
-class Relay:
+class Relay(FailsAlone):
     """A horn relay or a buzzer: on when one of its cues is played, off `seconds` after that
     cue was due (cues close together keep it on)."""
 
@@ -99,6 +128,7 @@ class Relay:
         from gpiozero import DigitalOutputDevice
 
         self.config = config
+        self.what = f"the relay on GPIO{config.pin}"
         self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
                                           initial_value=False, pin_factory=factory)
         self._on_at: float | None = None  # due, not yet closed
@@ -121,11 +151,15 @@ class Relay:
 
     def fire(self, now: float) -> None:
         if self._on_at is not None:
+            if not self._set(self.device.on):  # type: ignore[attr-defined]
+                self._on_at = now + RETRY
+                return
             self._on_at = None
-            self.device.on()  # type: ignore[attr-defined]
             if self._off_at is not None and now < self._off_at:
                 return
-        self.device.off()  # type: ignore[attr-defined]
+        if not self._set(self.device.off):  # type: ignore[attr-defined]
+            self._off_at = now + RETRY  # a horn must never stay on: tried until it is off
+            return
         self._off_at = None
 
     def close(self) -> None:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from timekeeper.rules.penalties import KINDS, TEAMS
+from timekeeper.rules.penalties import KINDS, MAX_KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 MAX_PLAYER = 20  # characters of a player's number or name
@@ -157,6 +157,8 @@ def parse_team(word: str) -> str:
 
 def parse_kinds(text: str) -> tuple[str, ...]:
     kinds = tuple(k.strip().lower() for k in text.split("+"))
+    if len(kinds) > MAX_KINDS:
+        raise ValueError(f"at most {MAX_KINDS} parts to one penalty (e.g. minor+minor+personal)")
     for kind in kinds:
         if kind not in KINDS:
             near = difflib.get_close_matches(kind, KINDS, n=1)

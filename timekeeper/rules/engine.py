@@ -20,6 +20,7 @@ the start."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -288,9 +289,11 @@ class Engine:
             return self._begin_match(now)
         if a is Action.START and s not in (State.WAITING, State.BREAK, State.SHOOTOUT):
             # START only ever starts something: it never ends a sudden death or a shot
-            raise Refused(f"already started ({_DOING[s]}); RESET starts over")
+            raise Refused(self._refusal("already started", now, reset=True))
         if a in (Action.START, Action.NEXT):
             return self._next(now)
+        if a is Action.TOGGLE and s is State.PRESTART:
+            raise Refused(self._refusal("nothing to stop or resume yet", now))
         if a is Action.TOGGLE:
             return self._pause(now) if s is State.RUNNING else self._resume(now)
         if a is Action.PAUSE:
@@ -328,16 +331,16 @@ class Engine:
     def _next(self, now: float) -> list[Cue]:
         s, p = self.state, self.period
         if s is State.IDLE:
-            raise Refused("the match has not begun; START begins it")
+            raise Refused(f"the match has not begun; {_PRESS_START} begins it")
         if s is State.FINISHED:
-            raise Refused("the match is over; START begins the next one")
+            raise Refused(f"the match is over; {_PRESS_START} begins the next one")
         if s is State.PRESTART:
-            raise Refused("the start is already counting down")
+            raise Refused(self._refusal("nothing to go on to", now))
         more = self.m.index + 1 < len(self.profile.periods)
         if s is State.BREAK or (s is State.WAITING and more):
             return self._start_period(self.m.index + 1, now)
         if s is State.WAITING and self.profile.shootout is None:
-            raise Refused("the match is over; START begins the next one")
+            raise Refused(f"the match is over; {_PRESS_START} begins the next one")
         if s is State.WAITING:  # after the last period: the shoot-out
             self.state, self.m.shootout = State.SHOOTOUT, True
             return []
@@ -346,17 +349,18 @@ class Engine:
         if s in (State.RUNNING, State.STOPPED) and p is not None:
             if p.sudden_death:
                 return self._end_period(now, decided=True)
-            raise Refused(f"{_the(p.name)} is still being played; NEXT comes after its end")
+            raise Refused(f"{_the(p.name)} is still being played; NEXT comes after its end"
+                          + (f" ({_PRESS_RESUME} goes on)" if s is State.STOPPED else ""))
         if s is State.SHOOTOUT:
             return self._start_shot(now)
         if s is State.SHOT:  # the shot was taken before its limit: no signal needed
             if self.m.extra is not None and self.m.extra.score is not None:
-                raise Refused("enter the attempt's result: attempt TEAM goal|miss")
+                raise Refused(f"enter the attempt's result: {_PRESS_ATTEMPT}")
             self.m.shots += 1
             self.m.deadline_at = None
             self.state = State.SHOOTOUT
             return []
-        raise Refused(f"nothing to go on to {_DOING[s]}")
+        raise Refused(self._refusal("nothing to go on to", now))
 
     def _finish(self, now: float) -> list[Cue]:
         s, p = self.state, self.period
@@ -386,7 +390,7 @@ class Engine:
 
     def _pause(self, now: float) -> list[Cue]:
         if self.state is not State.RUNNING or self.m.clock is None:
-            raise Refused(f"the clock is not running ({_DOING[self.state]})")
+            raise Refused(self._refusal("the clock is not running", now))
         self.m.clock.stop(now)
         self.state = State.STOPPED
         if self.m.extra is not None:
@@ -395,7 +399,7 @@ class Engine:
 
     def _resume(self, now: float) -> list[Cue]:
         if self.state is not State.STOPPED or self.m.clock is None:
-            raise Refused(f"the clock is not stopped ({_DOING[self.state]})")
+            raise Refused(self._refusal("the clock is not stopped", now))
         if (team := self._penalty_shot_team()) is not None:
             raise Refused(f"{team}'s penalty shot is being taken; enter its result (attempt "
                           f"{team} goal|miss) or end it with NEXT first")
@@ -412,12 +416,15 @@ class Engine:
     def _add(self, seconds: float | None, now: float) -> list[Cue]:
         clock = self.m.clock
         if self.state not in (State.RUNNING, State.STOPPED) or clock is None:
-            raise Refused(f"no period is being played ({_DOING[self.state]})")
+            raise Refused(self._refusal("no period is being played", now))
         if clock.length is None:
             raise Refused(f"{_the(self.period.name) if self.period else 'the period'} is untimed")
         step = self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
+        if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
+            raise Refused(f"at most {MAX_ADD:g} s may be added to a period "
+                          f"({clock.added:g} s already)")
         x = self.m.extra
         # a stopped-time game clock is corrected both ways (rule 1, net time): time taken back
         # beyond the added time is play that the clock missed, so play time moves on
@@ -587,7 +594,7 @@ class Engine:
             raise Refused(f"the profile {self.profile.key} has no {what} (a stopped-time "
                           "profile such as hokejbal has)")
         if s is State.IDLE:
-            raise Refused("the match has not begun; START begins it")
+            raise Refused(f"the match has not begun; {_PRESS_START} begins it")
         if s is State.FINISHED:
             raise Refused("the match is over")
         if a is Action.TIMEOUT:
@@ -630,8 +637,8 @@ class Engine:
         if x.timeouts_used[team] >= rules.per_team:
             raise Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
         if self.state is not State.STOPPED:
-            raise Refused(f"a time-out is taken while the clock is stopped, not "
-                          f"{_DOING[self.state]}")
+            raise Refused(self._refusal("a time-out is taken while the clock is stopped, not",
+                                        now, doing_bare=True))
         if x.timeout_team is not None:
             raise Refused(f"{x.timeout_team}'s time-out is running")
         if x.penalty_shot is not None:
@@ -652,8 +659,8 @@ class Engine:
         (ITHF 4.5 itself says such a match is replayed from the start: REPLAY)."""
         clock, x = self.m.clock, self.m.extra
         if self.state is not State.STOPPED or clock is None:
-            raise Refused(f"the game clock is corrected while it is stopped, not "
-                          f"{_DOING[self.state]}")
+            raise Refused(self._refusal("the game clock is corrected while it is stopped, not",
+                                        now, doing_bare=True))
         if clock.total is None:
             raise Refused("an untimed period has no clock to correct")
         if not 0 <= left <= clock.total:
@@ -884,6 +891,44 @@ class Engine:
             return len(self.profile.periods) + 1
         return self.period.number if self.period else 0
 
+    def _refusal(self, head: str, now: float, reset: bool = False,
+                 doing_bare: bool = False) -> str:
+        """A refusal that says what to press now: `head (while the clock is stopped):
+        STOP/RESUME (SPACE, ctl resume) goes on`. `reset`: also how to start over."""
+        s = self.state
+        doing = _DOING[s] if s is not State.PRESTART else "the start is counting down"
+        doing = f" {_DOING[s]}" if doing_bare else f" ({doing})"
+        tail = f"; {_PRESS_RESET} starts over" if reset and s is not State.PRESTART else ""
+        return f"{head}{doing}: {self._what_now(now)}{tail}"
+
+    def _what_now(self, now: float) -> str:
+        """Which press goes on from here, naming every control (button, key, ctl)."""
+        s, m = self.state, self.m
+        if s is State.IDLE:
+            return f"{_PRESS_START} begins the match"
+        if s is State.FINISHED:
+            return f"{_PRESS_START} begins the next match"
+        if s is State.PRESTART:
+            left = math.ceil(max(0.0, (m.deadline_at or now) - now) - 1e-9)
+            return (f"the start signal comes by itself in {left} s (START and SPACE do nothing "
+                    f"until then); {_PRESS_RESET} calls it off")
+        if s is State.RUNNING:
+            return f"{_PRESS_PAUSE} stops the clock"
+        if s is State.STOPPED:
+            return f"{_PRESS_RESUME} goes on"
+        if s in (State.BREAK, State.WAITING):
+            part = self._waiting_for().removeprefix("next: ")
+            text = f"{_PRESS_NEXT} starts {_the(part)}"
+            if s is State.WAITING and m.index + 1 >= self.profile.regulation:
+                text += f" (on a draw), {_PRESS_FINISH} ends the match"
+            return text
+        scored = m.extra is not None and m.extra.score is not None
+        if scored:
+            return f"enter each attempt: {_PRESS_ATTEMPT}"
+        if s is State.SHOOTOUT:
+            return f"{_PRESS_NEXT} starts the next shot, {_PRESS_FINISH} ends the shoot-out"
+        return f"{_PRESS_NEXT} ends the shot early, {_PRESS_FINISH} ends the shoot-out"
+
     def _waiting_for(self) -> str:
         s, i, periods = self.state, self.m.index, self.profile.periods
         if s in (State.IDLE, State.FINISHED):
@@ -908,6 +953,16 @@ _DOING = {
     State.SHOOTOUT: "between shots", State.SHOT: "during a shot",
     State.FINISHED: "after the end",
 }
+
+
+# The controls, named as the operator meets them: button, then key, then `timekeeper ctl`.
+_PRESS_START = "START/NEXT (s/Enter, ctl start)"
+_PRESS_NEXT = "START/NEXT (n, ctl next)"
+_PRESS_PAUSE = "STOP/RESUME (SPACE, ctl pause)"
+_PRESS_RESUME = "STOP/RESUME (SPACE, ctl resume)"
+_PRESS_RESET = "RESET (r r, ctl reset, or hold START/NEXT)"
+_PRESS_FINISH = "FINISH (f, ctl finish, or hold STOP/RESUME)"
+_PRESS_ATTEMPT = "h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
 
 
 def _the(name: str) -> str:

@@ -23,6 +23,7 @@ TEAMS = ("home", "away")
 # (rule 17e), out for the rest of the match too, but the team is short for its timed part
 KINDS = ("minor", "major", "personal", "game", "match")
 RUNNING, WAITING, GAME = "running", "waiting", "game"
+MAX_KINDS = 4  # parts of one penalty (minor+minor+personal is three): a range the journal checks
 
 
 @dataclass

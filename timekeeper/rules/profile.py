@@ -197,18 +197,36 @@ def find(name_or_path: str, relative_to: Path | None = None,
     folders = [relative_to] if relative_to is not None else []
     folders += [folder for folder, _ in profile_dirs()]
     passed_over = False
-    for folder in folders:
-        candidate = folder / f"{name_or_path}.yaml"
-        if candidate.is_file():
-            if candidate.resolve() not in exclude:
-                return candidate
-            passed_over = True
+    for exact in (True, False):  # `ITHF` finds ithf.yaml, but an exact name comes first
+        for folder in folders:
+            candidate = _named(folder, name_or_path, exact)
+            if candidate is not None:
+                if candidate.resolve() not in exclude:
+                    return candidate
+                passed_over = True
     if passed_over:
         raise ConfigError(f"extends itself: no other profile is named {name_or_path!r}")
     names = ", ".join(available()) or "(none found)"
-    near = difflib.get_close_matches(name_or_path, list(available()), n=1)
-    hint = f"did you mean {near[0]!r}? " if near else ""
+    hint = did_you_mean(name_or_path, list(available()))
     raise ConfigError(f"unknown profile {name_or_path!r}; {hint}available: {names}")
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """`did you mean 'club'? ` for the closest of `names` (case aside), else ''."""
+    folded = {n.casefold(): n for n in names}
+    near = difflib.get_close_matches(name.casefold(), list(folded), n=1)
+    return f"did you mean {folded[near[0]]!r}? " if near else ""
+
+
+def _named(folder: Path, name: str, exact: bool) -> Path | None:
+    """The profile file `name` in `folder`; with `exact` off, whatever the letters' case."""
+    if exact:
+        candidate = folder / f"{name}.yaml"
+        return candidate if candidate.is_file() else None
+    if not folder.is_dir():
+        return None
+    return next((f for f in sorted(folder.glob("*.yaml"))
+                 if f.stem.casefold() == name.casefold() and f.is_file()), None)
 
 
 def load(name_or_path: str) -> Profile:

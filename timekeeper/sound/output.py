@@ -14,7 +14,9 @@ class AudioError(Exception):
 class Output:
     """Something that turns cues into sound (or light, or log lines). `play` is called on
     the runner's thread as soon as a cue is due and must not block; `now` is the runner's
-    clock at that moment (outputs never read a clock of their own).
+    clock at that moment (outputs never read a clock of their own). It returns None once the
+    cue is on its way, or why it cannot be heard (the sound is down): the events log then
+    records it as not heard, with that reason.
 
     An output with a `lead` is handed each cue that many seconds before it is due (the
     runner looks ahead by the largest lead), so that it can have it sound on time."""
@@ -24,7 +26,7 @@ class Output:
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""
 
-    def play(self, cue: Cue, now: float) -> None:
+    def play(self, cue: Cue, now: float) -> str | None:
         raise NotImplementedError
 
     def fault(self) -> str | None:
@@ -34,3 +36,12 @@ class Output:
 
     def close(self) -> None:
         """Release the device."""
+
+
+class SilentOutput(Output):
+    """No sound at all: `--audio silent` (`audio.kind: silent`), or chosen at a terminal when
+    there is no sound card. The match runs as ever; the status line says SILENT and every
+    cue is still logged, marked as not heard."""
+
+    def play(self, cue: Cue, now: float) -> None:
+        pass  # heard by nobody: the cue lines (marked SILENT) are the record

@@ -25,7 +25,7 @@ import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import MAX_BEEPS, Profile
+from timekeeper.rules.profile import MAX_BEEPS, Profile, did_you_mean
 from timekeeper.rules.yamldoc import ConfigError, Doc
 from timekeeper.sound.loudness import dbfs, lufs, peak
 from timekeeper.sound.mixing import RATE
@@ -119,6 +119,15 @@ class SoundPack:
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
 
+    def scaled(self, gain: float) -> SoundPack:
+        """The pack at `gain` (audio.volume): every sample scaled once, at load, so that
+        nothing is computed mid-match and the render tests' packs stay as recorded."""
+        if gain == 1.0:
+            return self
+        sounds = {name: replace(sound, samples=(sound.samples * np.float32(gain)))
+                  for name, sound in self.sounds.items()}
+        return replace(self, sounds=sounds, _cache={})
+
     def melody(self, length: float) -> np.ndarray:
         """The tune looped (if shorter) and cut to exactly `length` seconds."""
         key = ("last30-window", length)
@@ -150,8 +159,19 @@ def find_pack(name_or_path: str | None) -> Path:
     if path.is_dir():
         return path
     searched = ", ".join(str(d) for d in [*user_dirs("sounds"), builtin_dir("sounds")])
-    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name "
-                      f"in {searched}")
+    names = pack_names()
+    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name; "
+                      f"{did_you_mean(name_or_path, names)}packs: {', '.join(names)} "
+                      f"(in {searched})")
+
+
+def pack_names() -> list[str]:
+    """The packs `--sounds NAME` finds: the user folders', then the built-in ones."""
+    names: set[str] = set()
+    for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
+        if folder.is_dir():
+            names |= {pack.parent.name for pack in folder.glob("*/pack.yaml")}
+    return sorted(names)
 
 
 def melody_window(profile: Profile) -> float:

@@ -14,6 +14,7 @@ Three pieces, the first two free of any device so that tests can drive them:
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import threading
 import time
@@ -171,7 +172,6 @@ class StreamAudio(Output):
                  clock: Callable[[], float] = time.monotonic, device: str | None = None) -> None:
         """`latency` in seconds (None: LATENCY_IN_CHUNKS of `chunk`); `device` an SDL device
         name (None: the system's default)."""
-        from timekeeper.sound.sdl import _sdl_driver
 
         self.pack, self.chunk, self.clock = pack, chunk, clock
         if latency is None:
@@ -183,27 +183,14 @@ class StreamAudio(Output):
         self.callbacks = 0
         self._closed = self._failed = False
         self._started = threading.Event()
-        try:
-            from pygame._sdl2 import audio as sdl_audio
-            from pygame._sdl2.sdl2 import INIT_AUDIO, init_subsystem
+        import pygame  # (loads SDL, which the device is then opened through)
 
-            with _sdl_driver(driver):
-                init_subsystem(INIT_AUDIO)
-                self._device = sdl_audio.AudioDevice(
-                    devicename=device, iscapture=False, frequency=RATE,
-                    audioformat=sdl_audio.AUDIO_F32, numchannels=1, chunksize=chunk,
-                    allowed_changes=0, callback=self._callback)
-        except Exception as exc:  # pygame raises its own error types for a missing device
-            _quit_sdl_audio()
-            raise AudioError(f"cannot open an audio stream ({exc}); check the speaker/sound "
-                             "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
-        import pygame
-
+        self._device = _Device(driver, device, chunk, self._fill)
         from timekeeper.sound.sdl import watch_device_events
 
         watch_device_events(pygame)  # a device that disappears is only ever an SDL event
         self._pygame = pygame
-        self._device.pause(0)
+        self._device.start()
         if not self._started.wait(START_TIMEOUT):
             self.close()
             raise AudioError(f"the audio stream did not start within {START_TIMEOUT:g} s")
@@ -218,14 +205,30 @@ class StreamAudio(Output):
             if period.melody:
                 self.pack.melody(period.melody)
 
-    def play(self, cue: Cue, now: float) -> None:
+    def play(self, cue: Cue, now: float) -> str | None:
+        """Places the cue at its frame (a few microseconds under the mixer's lock, never a
+        call into SDL), or says why it cannot be heard: a stream that has stopped calling
+        back will not play it on time, if ever."""
+        if (why := self.stalled(now)) is not None:
+            return why
         if not self.pack.plays(cue):
-            return
+            return None
         frame = self.frames.frame_at(cue.due)
         if cue.stop:
             self.mixer.stop(cue.name, frame)
         else:
             self.mixer.add(cue.name, frame, self.pack.samples(cue))
+        return None
+
+    def stalled(self, now: float) -> str | None:
+        """Whether the callbacks have stopped (a frozen sound server, a hung driver): plain
+        arithmetic on the last callback's time, safe on any thread."""
+        last = self.last_callback
+        if self._closed or last is None:
+            return None
+        if now - last > STALL:
+            return f"audio stream stalled: no callback for {now - last:.1f} s"
+        return None
 
     def fault(self) -> str | None:
         from timekeeper.sound.sdl import device_removed
@@ -234,20 +237,18 @@ class StreamAudio(Output):
             return None
         if (removed := device_removed(self._pygame)) is not None:
             return removed
-        silent = self.clock() - self.last_callback
-        if silent > STALL:
-            return f"audio stream stalled: no callback for {silent:.1f} s"
-        return None
+        return self.stalled(self.clock())
 
     def close(self) -> None:
+        """Blocks while the sound server hangs (SDL waits for its audio thread): the guard
+        calls it off the runner's thread. The GIL is let go meanwhile."""
         if not self._closed:
             self._closed = True
-            _close_device(self._device)
-            _quit_sdl_audio()
+            self._device.close()
 
-    def _callback(self, _device, memory: memoryview) -> None:
+    def _fill(self, out: np.ndarray) -> None:
+        """The stream's callback, on SDL's audio thread: fill `out` (the device's buffer)."""
         now = self.clock()
-        out = np.frombuffer(memory, np.float32)
         self.frames.observe(self.mixer.next_frame, now)
         try:
             self.mixer.fill(out)
@@ -262,43 +263,117 @@ class StreamAudio(Output):
             self._started.set()
 
 
-_closed_devices: list = []  # closed behind pygame's back: kept, so it never closes them again
+_SDL_INIT_AUDIO = 0x10
+_AUDIO_F32 = 0x8120  # AUDIO_F32LSB: float32, little-endian (the pack's own format)
+
+
+class _AudioSpec(ctypes.Structure):
+    _fields_ = [("freq", ctypes.c_int), ("format", ctypes.c_uint16),
+                ("channels", ctypes.c_uint8), ("silence", ctypes.c_uint8),
+                ("samples", ctypes.c_uint16), ("padding", ctypes.c_uint16),
+                ("size", ctypes.c_uint32), ("callback", ctypes.c_void_p),
+                ("userdata", ctypes.c_void_p)]
+
+
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+
+
+class _Device:
+    """One SDL audio device, opened, started and closed through ctypes, which lets go of the
+    GIL for every SDL call. Why: on a frozen sound server (PulseAudio stopped, a hung driver)
+    opening or closing blocks for as long as the freeze lasts; pygame's own AudioDevice keeps
+    the GIL meanwhile and so freezes every thread of the program, the controls included.
+    Through ctypes only the calling thread waits (the AudioGuard's, never the runner's).
+
+    `fill(out)` is the callback, on SDL's audio thread (ctypes takes the GIL for it)."""
+
+    def __init__(self, driver: str | None, name: str | None, chunk: int,
+                 fill: Callable[[np.ndarray], None]) -> None:
+        from timekeeper.sound.sdl import _sdl_driver
+
+        sdl = _sdl_library()
+        if sdl is None:
+            raise AudioError("cannot open an audio stream: the SDL library pygame uses was "
+                             "not found; use --audio mixer")
+        self._sdl = sdl
+
+        def callback(_userdata: int, stream: int, length: int) -> None:
+            fill(np.frombuffer((ctypes.c_float * (length // 4)).from_address(stream),
+                               np.float32))
+
+        self._callback = _CALLBACK(callback)  # kept: SDL calls it until the device is closed
+        want, got = _AudioSpec(), _AudioSpec()
+        want.freq, want.format, want.channels, want.samples = RATE, _AUDIO_F32, 1, chunk
+        want.callback = ctypes.cast(self._callback, ctypes.c_void_p)
+        with _sdl_driver(driver):
+            if sdl.SDL_InitSubSystem(_SDL_INIT_AUDIO) != 0:
+                raise AudioError(f"cannot open an audio stream ({_sdl_error(sdl)}); check the "
+                                 "speaker/sound card, or run with --audio silent "
+                                 "(audio.kind: silent)")
+        self.id = sdl.SDL_OpenAudioDevice(name.encode() if name else None, 0,
+                                          ctypes.byref(want), ctypes.byref(got), 0)
+        if self.id == 0:
+            why = _sdl_error(sdl)
+            sdl.SDL_QuitSubSystem(_SDL_INIT_AUDIO)
+            raise AudioError(f"cannot open an audio stream ({why}); check the speaker/sound "
+                             "card, or run with --audio silent (audio.kind: silent)")
+        _open_callbacks.append(self._callback)
+
+    def start(self) -> None:
+        self._sdl.SDL_PauseAudioDevice(self.id, 0)
+
+    def close(self) -> None:
+        """Pause and close the device, then undo our SDL_InitSubSystem (SDL counts inits, so
+        this releases only ours: pygame's mixer can still be opened afterwards, e.g. as the
+        fallback after a failed stream). The callback object is kept for good: a device that
+        never finished closing may still call it."""
+        self._sdl.SDL_PauseAudioDevice(self.id, 1)
+        self._sdl.SDL_CloseAudioDevice(self.id)
+        self._sdl.SDL_QuitSubSystem(_SDL_INIT_AUDIO)
+
+
+_open_callbacks: list = []  # every callback SDL was given: never freed under its feet
+
+_library = None
 
 
 def _sdl_library():
     """The SDL2 library pygame loaded, through ctypes (which lets go of the GIL during a call),
     or None where it cannot be found."""
-    import ctypes
+    global _library
+    if _library is not None:
+        return _library
     import re
 
     try:
         with open("/proc/self/maps", encoding="utf-8") as maps:
             path = next(iter(re.findall(r"\S*/libSDL2-[^/\s]*\.so[^/\s]*", maps.read())), None)
-        return None if path is None else ctypes.CDLL(path)
+        if path is None:
+            return None
+        sdl = ctypes.CDLL(path)
     except OSError:
         return None
-
-
-def _close_device(device) -> None:
-    """Pause and close the device without holding the GIL. pygame's own pause()/close() keep
-    the GIL while SDL waits for the device lock, and SDL's audio thread holds that lock while
-    it waits for the GIL to run our callback: a deadlock (seen in the tests, and it would
-    hang a shutdown)."""
-    sdl = _sdl_library()
-    if sdl is None:
-        device.pause(1)
-        device.close()
-        return
-    sdl.SDL_PauseAudioDevice(device.deviceid, 1)
-    sdl.SDL_CloseAudioDevice(device.deviceid)
-    _closed_devices.append(device)  # its id may be reused: pygame must not close it later
+    sdl.SDL_InitSubSystem.argtypes, sdl.SDL_InitSubSystem.restype = [ctypes.c_uint32], ctypes.c_int
+    sdl.SDL_QuitSubSystem.argtypes, sdl.SDL_QuitSubSystem.restype = [ctypes.c_uint32], None
+    sdl.SDL_OpenAudioDevice.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_AudioSpec),
+                                        ctypes.POINTER(_AudioSpec), ctypes.c_int]
+    sdl.SDL_OpenAudioDevice.restype = ctypes.c_uint32
+    sdl.SDL_PauseAudioDevice.argtypes, sdl.SDL_PauseAudioDevice.restype = [ctypes.c_uint32,
+                                                                           ctypes.c_int], None
+    sdl.SDL_CloseAudioDevice.argtypes, sdl.SDL_CloseAudioDevice.restype = [ctypes.c_uint32], None
+    sdl.SDL_GetError.argtypes, sdl.SDL_GetError.restype = [], ctypes.c_char_p
+    _library = sdl
+    return sdl
 
 
 def _quit_sdl_audio() -> None:
-    """Undo our init_subsystem(INIT_AUDIO), which pygame has no call for: without it SDL's
-    audio stays up after close, and pygame's mixer cannot be opened in this process any more
-    (a fallback to `--audio mixer` after a failed stream). SDL counts inits, so this only
-    releases ours. Best effort: where SDL cannot be found, nothing is done."""
+    """Undo an init of SDL's audio subsystem made through pygame (`audio devices` lists the
+    devices that way): SDL counts inits, so this only releases ours. Best effort: where SDL
+    cannot be found, nothing is done."""
     sdl = _sdl_library()
     if sdl is not None:
-        sdl.SDL_QuitSubSystem(0x10)  # SDL_INIT_AUDIO
+        sdl.SDL_QuitSubSystem(_SDL_INIT_AUDIO)
+
+
+def _sdl_error(sdl) -> str:
+    return (sdl.SDL_GetError() or b"unknown error").decode("utf-8", "replace")

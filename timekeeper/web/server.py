@@ -205,7 +205,8 @@ class WebServer:
                 self.loop.call_soon_threadsafe(self._end_old_sessions)
             log.info("web: the operator link was renewed; old sessions are closed")
         return {"ok": True, "url": f"{self.url}/control#token={self.tokens.token}",
-                "display": f"{self.url}/", "token": self.tokens.token}
+                "display": f"{self.url}/", "token": self.tokens.token,
+                "status": dataclasses.asdict(self.box.status())}  # (as every ctl reply)
 
     # ------------------------------------------------------------------ the web thread
 

@@ -1,29 +1,62 @@
-"""The ctl socket: a local UNIX socket taking one command per line, answering one JSON line.
+"""The ctl socket: a local UNIX socket taking one request per line, answering one JSON line.
 
-Requests are plain text (`start`, `add 10`, `status`); replies are
-`{"ok": true, "status": {...}}` or `{"ok": false, "error": "..."}`."""
+A request is a command as text (`start`, `add 10`, `status`), or a JSON object that gives
+it an id: `{"id": "4f1c…", "command": "add 10"}`. A command with an id is applied at most
+once: a client that lost the answer sends the same id again and gets the first outcome, never
+a second `add`. Every reply says what happened:
+
+- `{"ok": true, "result": "applied", "status": {...}}`
+- `{"ok": false, "result": "refused", "error": "..."}` (nothing changed)
+- `{"ok": false, "result": "dropped", "error": "..."}` (not applied within its deadline,
+  and never will be: safe to send again)
+- `{"ok": false, "result": "busy", "error": "..."}` (too many connections; nothing done)
+
+Everything from outside has a size, a rate and a range: a line is at most MAX_LINE bytes of
+UTF-8, sent whole within LINE_DEADLINE; at most MAX_CONNECTIONS are served at once; running
+out of file descriptors is waited out, never taken for the end. `quit` is refused: only the
+box's own keyboard or a signal stops it (the service restarts after any exit it did not ask
+for, so a remote `quit` would only restart it)."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import logging
 import os
 import socket
 import stat
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.rules.commands import Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused
 
 if TYPE_CHECKING:  # (`timekeeper ctl` stays light: no numpy or pygame to import)
     from timekeeper.box.runner import Runner
 
 log = logging.getLogger(__name__)
-REPLY_TIMEOUT = 5.0
+MAX_LINE = 4096  # bytes of one request, newline included
+LINE_DEADLINE = 2.0  # seconds for the whole request line (a slow sender is cut off)
+COMMAND_DEADLINE = 2.0  # a command not applied by then is dropped, never applied later
+MAX_CONNECTIONS = 16  # served at once; more get "busy"
+MAX_ERROR = 160  # characters of an error reply: one short line, never the request echoed
+MAX_ID = 64
+REMEMBERED_IDS = 256  # ids whose outcome is kept for a client's retries
+REPLY_TIMEOUT = COMMAND_DEADLINE + 3.0  # what a client waits for one answer
+NOT_ON_SOCKET = (Action.QUIT,)  # the socket may carry every other command, and status
+_STARVED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+def fallback_folder() -> Path:
+    """Where the socket goes with neither systemd nor XDG_RUNTIME_DIR: a folder in /tmp
+    that must be ours and closed to others (see `private_folder`)."""
+    return Path(f"/tmp/timekeeper-{os.getuid()}")
 
 
 def default_path() -> Path:
@@ -34,7 +67,32 @@ def default_path() -> Path:
         return Path(runtime.split(":")[0]) / "control.sock"
     if xdg := os.environ.get("XDG_RUNTIME_DIR"):
         return Path(xdg) / "timekeeper" / "control.sock"
-    return Path(f"/tmp/timekeeper-{os.getuid()}") / "control.sock"
+    return fallback_folder() / "control.sock"
+
+
+def private_folder(folder: Path, create: bool) -> None:
+    """Make (0700) or check a folder in a place every user can write (/tmp): another user
+    who made it first could read our commands, forge our status or block our start, so one
+    that is not ours, or is open to others, is refused with what to do."""
+    if create:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return  # (the client: no box has made it yet; connecting says so)
+    fix = "or set XDG_RUNTIME_DIR, or give --control PATH"
+    if not stat.S_ISDIR(info.st_mode):
+        raise OSError(f"{folder} is not a folder (a link or file someone put there); "
+                      f"remove it, {fix}")
+    if info.st_uid != os.getuid():
+        raise OSError(f"{folder} belongs to another user (uid {info.st_uid}), who could read "
+                      f"or forge its commands; have it removed (sudo rm -r {folder}), {fix}")
+    if info.st_mode & 0o022:  # others may write in it: anything inside may be theirs
+        raise OSError(f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o});"
+                      f" remove it (rm -r {folder}) or run `chmod 700 {folder}`, {fix}")
+    if info.st_mode & 0o077 and create:  # ours, only readable by others (an older timekeeper
+        os.chmod(folder, 0o700)  # made it 0750): nothing of theirs can be inside; closed now
 
 
 SERVICE_PATH = Path("/run/timekeeper/control.sock")  # the systemd service's socket
@@ -44,13 +102,62 @@ def client_path() -> Path:
     """Where `timekeeper ctl` looks: the default path, else the service's socket (an
     operator's shell has no RUNTIME_DIRECTORY)."""
     path = default_path()
-    if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
+    try:
+        if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
+            return path
+    except OSError:  # a folder we may not look into (another user's): connecting says so
         return path
     try:
         service = SERVICE_PATH.exists()
     except PermissionError:  # /run/timekeeper is only for its group: connect says so
         service = True
     return SERVICE_PATH if service else path
+
+
+class BadRequest(ValueError):
+    """A request line that is too long, too slow, not UTF-8 or not JSON we know."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    line: str  # the command, or "status"
+    id: str | None = None
+
+    @classmethod
+    def parse(cls, raw: bytes) -> Request:
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise BadRequest("not UTF-8 text; send one command per line") from None
+        if not text.startswith("{"):
+            return cls(text)
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            raise BadRequest('not JSON; send a command, or {"id": ..., "command": ...}') from None
+        if not isinstance(data, dict) or not isinstance(data.get("command"), str):
+            raise BadRequest('a JSON request is {"id": "...", "command": "..."}')
+        request_id = data.get("id")
+        if request_id is not None and (not isinstance(request_id, str)
+                                       or not 0 < len(request_id) <= MAX_ID):
+            raise BadRequest(f"an id is a string of 1 to {MAX_ID} characters")
+        return cls(data["command"].strip(), request_id)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_ERROR else text[:MAX_ERROR - 1] + "…"
+
+
+class SocketInUse(OSError):
+    """Another timekeeper answers on this socket (a second box here needs its own)."""
+
+
+def in_use(path: Path) -> bool:
+    """Another timekeeper answers on `path`: checked before the journal or the sound card is
+    touched, so that a second `run` leaves the first one's match alone."""
+    if path.parent == fallback_folder():  # another user's folder: refused, saying how to fix
+        private_folder(path.parent, create=False)
+    return path.is_socket() and _alive(path)
 
 
 class ControlServer:
@@ -60,12 +167,15 @@ class ControlServer:
         # requests for the box rather than the match, by their first word: `link [new]`
         self.handlers: dict[str, Callable[[list[str]], dict]] = {}
         if make_folder:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
+            if path.parent == fallback_folder():
+                private_folder(path.parent, create=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
         if path.exists() or path.is_symlink():
             if not stat.S_ISSOCK(path.lstat().st_mode):
                 raise OSError(f"{path} exists and is not a socket; give a new path")
             if _alive(path):
-                raise OSError(f"another timekeeper is already listening on {path}")
+                raise SocketInUse(f"another timekeeper is already listening on {path}")
             path.unlink()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o117)  # the socket is created 0660 from the start, no window
@@ -74,7 +184,11 @@ class ControlServer:
         finally:
             os.umask(old)
         os.chmod(path, 0o660)
-        self._sock.listen(8)
+        self._sock.listen(MAX_CONNECTIONS)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._seen: OrderedDict[str, Future] = OrderedDict()  # id → its command's outcome
+        self._seen_lock = threading.Lock()
+        self._closed = False
         self._thread = threading.Thread(target=self._serve, name="ctl", daemon=True)
 
     def start(self) -> ControlServer:
@@ -82,46 +196,193 @@ class ControlServer:
         return self
 
     def close(self) -> None:
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes accept()
         with contextlib.suppress(OSError):
             self._sock.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
+    # ------------------------------------------------------------------ connections
+
     def _serve(self) -> None:
-        while True:
+        pause, starved = 0.05, False
+        while not self._closed:
             try:
                 conn, _ = self._sock.accept()
-            except OSError:
-                return  # closed
+            except OSError as exc:
+                if self._closed:
+                    return
+                if exc.errno in _STARVED:  # the connection waits in the backlog meanwhile
+                    if not starved:
+                        log.error("control socket %s: cannot accept a connection (%s); "
+                                  "retrying until some close", self.path, exc.strerror)
+                    starved = True
+                    time.sleep(pause)
+                    pause = min(1.0, pause * 2)
+                    continue
+                if exc.errno in (errno.ECONNABORTED, errno.EINTR, errno.EPROTO):
+                    continue
+                log.error("control socket %s: %s; retrying", self.path, exc.strerror or exc)
+                time.sleep(1.0)
+                continue
+            if starved:
+                log.info("control socket %s: accepting connections again", self.path)
+            pause, starved = 0.05, False
+            self._hand_over(conn)
+
+    def _hand_over(self, conn: socket.socket) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._send(conn, {"ok": False, "result": "busy", "error":
+                              f"busy: {MAX_CONNECTIONS} connections at once; try again"})
+            _drain(conn, seconds=0.0, most=MAX_LINE)  # (never holds up accept)
+            conn.close()
+            return
+        try:
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+        except RuntimeError:  # no thread to be had (TasksMax): the connection is refused
+            self._slots.release()
+            conn.close()
 
     def _answer(self, conn: socket.socket) -> None:
-        conn.settimeout(REPLY_TIMEOUT)
-        try:  # a client may hang up at any point, even during the final flush on close
-            with conn, conn.makefile("rw", encoding="utf-8") as f:
-                line = f.readline().strip()
-                if line:
-                    f.write(json.dumps(self.reply(line)) + "\n")
-        except OSError as exc:
+        try:
+            with conn:
+                try:
+                    raw = _read_line(conn)
+                    if raw is None:
+                        return  # hung up without a word
+                    answer = self.reply(Request.parse(raw))
+                except BadRequest as exc:
+                    self._send(conn, {"ok": False, "result": "refused", "error": str(exc)})
+                    _drain(conn)
+                    return
+                except OSError:
+                    raise
+                except Exception as exc:  # a bug here must not cost the socket its thread
+                    log.exception("ctl request failed")
+                    answer = {"ok": False, "result": "refused",
+                              "error": f"internal error ({type(exc).__name__}); see the log"}
+                self._send(conn, answer)
+        except OSError as exc:  # a client may hang up at any point
             log.debug("ctl connection dropped: %s", exc)
+        finally:
+            self._slots.release()
 
-    def reply(self, line: str) -> dict:
+    @staticmethod
+    def _send(conn: socket.socket, answer: dict) -> None:
+        if "error" in answer:
+            answer["error"] = _short(answer["error"])
+        try:
+            conn.settimeout(1.0)
+            conn.sendall((json.dumps(answer) + "\n").encode())
+        except OSError as exc:
+            log.debug("ctl reply not delivered: %s", exc)
+
+    # ------------------------------------------------------------------ requests
+
+    def reply(self, request: Request | str) -> dict:
+        if isinstance(request, str):
+            request = Request(request)
+        line = request.line
         if line == "status":
             return {"ok": True, "status": dataclasses.asdict(self.runner.status())}
-        word, *args = line.split()
+        word, *args = line.split() or [""]
         if word in self.handlers:
             return self.handlers[word](args)
         try:
             command = Command.parse(line)
         except ValueError as exc:
-            return {"ok": False, "error": str(exc)}
+            return {"ok": False, "result": "refused", "error": str(exc)}
+        if command.action in NOT_ON_SOCKET:
+            return {"ok": False, "result": "refused", "error":
+                    f"{command.action.value} is not taken over the socket: stop the box with "
+                    "its keyboard (q q) or `systemctl stop timekeeper`"}
+        future = self._submit(command, request.id)
         try:
-            status = self.runner.submit(command).result(timeout=REPLY_TIMEOUT)
-        except Refused as exc:
-            return {"ok": False, "error": str(exc)}
+            status = future.result(timeout=COMMAND_DEADLINE)
         except TimeoutError:
-            return {"ok": False, "error": "the timekeeper did not answer in time"}
-        return {"ok": True, "status": dataclasses.asdict(status)}
+            if future.cancel():  # the runner never took it: it never will
+                return _dropped()
+            try:  # the runner is applying it right now
+                status = future.result(timeout=REPLY_TIMEOUT)
+            except Refused as exc:
+                return {"ok": False, "result": "refused", "error": str(exc)}
+            except TimeoutError:
+                return {"ok": False, "result": "unknown", "error":
+                        "taken but not answered in time; `ctl status` shows whether it applied"}
+        except CancelledError:
+            return _dropped()
+        except Refused as exc:
+            return {"ok": False, "result": "refused", "error": str(exc)}
+        return {"ok": True, "result": "applied", "status": dataclasses.asdict(status)}
+
+    def _submit(self, command: Command, request_id: str | None) -> Future:
+        """The command's future: a new one, or the one its id already has (a retry)."""
+        if request_id is None:
+            return self.runner.submit(command)
+        with self._seen_lock:
+            known = self._seen.get(request_id)
+            if known is not None and not known.cancelled():
+                self._seen.move_to_end(request_id)
+                return known  # applied, refused, or still queued: once, whatever happens
+            future = self.runner.submit(command)  # (a dropped one was never applied)
+            self._seen[request_id] = future
+            while len(self._seen) > REMEMBERED_IDS:
+                self._seen.popitem(last=False)
+            return future
+
+
+def _dropped() -> dict:
+    return {"ok": False, "result": "dropped", "error":
+            f"not applied: the timekeeper was busy for {COMMAND_DEADLINE:g} s; nothing "
+            "changed, send it again"}
+
+
+def _read_line(conn: socket.socket) -> bytes | None:
+    """One request line, within LINE_DEADLINE overall and MAX_LINE bytes; None if the
+    client hung up without sending anything."""
+    deadline = time.monotonic() + LINE_DEADLINE
+    data = bytearray()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BadRequest(f"too slow: send the whole line within {LINE_DEADLINE:g} s")
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(1024)
+        except TimeoutError:
+            raise BadRequest(f"too slow: send the whole line within {LINE_DEADLINE:g} s") \
+                from None
+        end = chunk.find(b"\n")
+        if end >= 0:
+            chunk = chunk[:end]
+        if len(data) + len(chunk) > MAX_LINE:
+            raise BadRequest(f"line too long: at most {MAX_LINE} bytes")
+        data += chunk
+        if end >= 0:
+            return bytes(data)
+        if not chunk:
+            return bytes(data) if data.strip() else None
+
+
+def _drain(conn: socket.socket, seconds: float = 0.5, most: int = 16 << 20) -> None:
+    """Read and forget what a refused client still sends, for a moment (0: only what is
+    there already): closing with unread data would reset the connection and lose the answer
+    on its way."""
+    with contextlib.suppress(OSError):  # (a timeout or EAGAIN ends it)
+        conn.shutdown(socket.SHUT_WR)
+        deadline, read = time.monotonic() + seconds, 0
+        while read < most:
+            left = deadline - time.monotonic()
+            if left > 0:
+                conn.settimeout(left)
+            else:
+                conn.setblocking(False)
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            read += len(chunk)
 
 
 def _alive(path: Path) -> bool:
@@ -133,8 +394,36 @@ def _alive(path: Path) -> bool:
             return False
 
 
-def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1) -> dict:
-    """The client side, used by `timekeeper ctl`."""
+# ---------------------------------------------------------------------- the client
+
+
+class NoAnswer(ConnectionError):
+    """The request was sent but no answer came: whether it was applied is unknown."""
+
+
+def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1,
+         request_id: str | None = None, attempts: int = 1) -> dict:
+    """The client side, used by `timekeeper ctl`: one request, answered as a dict. With an
+    id, a lost answer is asked for again (`attempts` in all) without any risk of applying
+    the command twice. ConnectionError (NoAnswer) says what went wrong, naming the path."""
+    text = line.strip() if request_id is None else json.dumps(
+        {"id": request_id, "command": line.strip()})
+    for attempt in range(1, attempts + 1):
+        try:
+            return _send_once(path, text, timeout)
+        except NoAnswer:
+            if attempt == attempts:
+                raise
+            time.sleep(0.2)
+    raise AssertionError("unreachable")
+
+
+def _send_once(path: Path, text: str, timeout: float) -> dict:
+    if path.parent == fallback_folder():  # another user's folder could forge the answers
+        try:
+            private_folder(path.parent, create=False)
+        except OSError as exc:
+            raise ConnectionError(str(exc)) from None
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         try:
@@ -146,9 +435,31 @@ def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1) -> dict:
             raise ConnectionError(f"not allowed to use {path}: are you in its group (timekeeper "
                                   "for the service)? Log in again after being added, or use "
                                   "sudo") from None
-        sock.sendall((line.strip() + "\n").encode())
-        with sock.makefile("r", encoding="utf-8") as f:
-            answer = f.readline()
+        except (BlockingIOError, TimeoutError):  # its backlog is full: it is swamped or hung
+            raise NoAnswer(f"the timekeeper at {path} takes no connection now (busy or hung);"
+                           " try again") from None
+        except OSError as exc:
+            raise ConnectionError(f"cannot connect to {path}: {exc.strerror or exc}") from None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall((text + "\n").encode())  # (refused at once, e.g. busy: read why)
+        try:
+            with sock.makefile("rb") as f:
+                answer = f.readline(64 * 1024 * 1024)
+        except TimeoutError:
+            raise NoAnswer(f"no answer from {path} within {timeout:g} s: the command may or "
+                           "may not have been applied; `timekeeper ctl status` shows") from None
+        except OSError as exc:
+            raise NoAnswer(f"the connection to {path} broke ({exc.strerror or exc}): the "
+                           "command may or may not have been applied") from None
     if not answer:
-        raise ConnectionError("the timekeeper closed the connection without answering")
-    return json.loads(answer)
+        raise NoAnswer(f"the timekeeper at {path} closed the connection without answering")
+    try:
+        reply = json.loads(answer.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        reply = None
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        raise ConnectionError(f"{path} answered something that is not a timekeeper's reply "
+                              "(is it another program's socket? give --control)")
+    if reply["ok"] and not isinstance(reply.get("status"), dict):
+        raise ConnectionError(f"{path} answered without a status: not a timekeeper's reply")
+    return reply

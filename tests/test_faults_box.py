@@ -1,0 +1,148 @@
+"""The running box against real faults (issue 10, items 1, 4, 13): a real full filesystem (a
+small tmpfs mounted by the test), a real EMFILE (the box's own RLIMIT_NOFILE lowered), and
+SIGHUP. Each output that is not the sound fails alone: the clock and the cues go on."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import test_service as service
+
+from timekeeper.box.controls.socket import send
+
+box = service.box  # the service's fixture and helpers: a box run as systemd would
+TIMEOUT, command, start, status = service.TIMEOUT, service.command, service.start, service.status
+stop, wait_for = service.stop, service.wait_for
+
+EVERY_SECOND = """\
+title: a mark every second
+prestart: 0
+period: {length: 600, marks: 1, mark_beeps: single}
+"""
+
+
+@pytest.fixture
+def disk(box) -> Iterator[Path]:
+    """A 64 KiB tmpfs: full in a moment, freed by deleting a file."""
+    folder = box["dir"] / "disk"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}): run as root, or "
+                    "see bench/faults.py")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def fill(folder: Path) -> Path:
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * 1024)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+    return filler
+
+
+def lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_a_full_disk_never_stops_the_match(box, disk) -> None:
+    (box["dir"] / "profiles" / "minute.yaml").write_text(EVERY_SECOND)
+    events = disk / "events.jsonl"
+    earlier = '{"note": "an earlier match"}\n'
+    events.write_text(earlier * (4096 // len(earlier)) + "#" * (4096 % len(earlier) - 1) + "\n")
+    filler = fill(disk)  # (the log's last page is full too: its next line needs space)
+    args = ("--start", "--events", str(events), "--state-dir", str(disk / "state"))
+    proc = start(box, *args)
+    before, asked = status(box, proc)["play_time"], time.monotonic()
+    time.sleep(2.5)
+    during = status(box, proc)
+    assert during["state"] == "running"  # the clock goes on with real time
+    assert during["play_time"] - before == pytest.approx(time.monotonic() - asked, abs=0.3)
+    out, err = stop(proc)
+
+    again = start(box, *args)  # a restart on the full disk comes up and goes on
+    state = status(box, again)["state"]  # (no journal could be written: --start began anew)
+    if state != "running":
+        assert command(box, "resume")["state"] == "running"
+    time.sleep(1.5)
+    assert lines(events) == 4096 // len(earlier) + 1  # nothing could be written
+    filler.unlink()  # space again: what waited is written, in order
+    wait_for(lambda: lines(events) > 4096 // len(earlier) + 1, "the events log written again")
+    out2, err2 = stop(again)
+    assert out.count("cue minute") >= 2 and out2.count("cue minute") >= 1  # cues went on
+    for text in (err, err2):
+        assert text.count(f"cannot write the events log {events}: No space left") == 1, text
+        assert text.count("cannot write the journal") == 1, text
+        assert "Traceback" not in text
+    assert f"events log {events} written again" in err2
+    assert f"journal {disk / 'state' / 'match.json'} written again" in err2
+
+
+def test_out_of_file_descriptors_the_socket_comes_back(box) -> None:
+    log = box["dir"] / "stderr.txt"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile",
+                                 "minute", "--no-keyboard"], env=box["env"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err)
+    box["procs"].append(proc)
+    status(box, proc)
+    used = len(os.listdir(f"/proc/{proc.pid}/fd"))
+    hard = resource.prlimit(proc.pid, resource.RLIMIT_NOFILE)[1]
+    resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (used + 4, hard))  # a real EMFILE
+    held = []
+    for _ in range(40):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(str(box["sock"]))
+        held.append(sock)
+    wait_for(lambda: "cannot accept a connection (Too many open files)" in log.read_text(),
+             "EMFILE in accept()")
+    for sock in held:
+        sock.close()
+    assert wait_for(lambda: _answers(box), "the socket to answer again", tries=400)
+    resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (1024, hard))
+    stop(proc)
+    text = log.read_text()
+    assert text.count("cannot accept a connection") == 1
+    assert "accepting connections again" in text and "Traceback" not in text
+
+
+def _answers(box: dict) -> bool:
+    try:
+        return send(box["sock"], "status", timeout=2)["ok"]
+    except (ConnectionError, OSError):
+        return False
+
+
+def test_sighup_stops_it_like_sigterm(box) -> None:
+    proc = start(box)
+    status(box, proc)
+    command(box, "start")
+    time.sleep(0.4)
+    before = status(box, proc)["play_time"]
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGHUP)
+    proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0
+    written = json.loads(box["journal"].read_text())
+    assert written["state"] == "running" and written["play_time"] > before  # the exact time
+    assert not box["sock"].exists()  # the socket file is gone
