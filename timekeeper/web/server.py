@@ -312,8 +312,9 @@ class WebServer:
                                             REPLY_TIMEOUT)
         except Refused as exc:
             return _error(409, str(exc))
-        except TimeoutError:
-            return _error(504, "the timekeeper did not answer in time")
+        except TimeoutError:  # (cancelled: the runner drops it unless it is applying it now)
+            return _error(504, "the timekeeper did not answer in time: the command may or "
+                               "may not have been applied; the status shows which")
         log.info("web: %s from %s", command, request.remote)
         return web.json_response({"ok": True, "status": self._payload(status)})
 
