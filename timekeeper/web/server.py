@@ -111,9 +111,15 @@ class _Client:
         self.ready = asyncio.Event()
         self.reply: str | None = None
         self.token: str | None = None  # an operator page's token (closed when renewed)
+        self.ending: tuple[int, bytes] | None = None  # a close the pump sends (code, why)
+        self.stuck = False  # it took longer than SEND_TIMEOUT for a message
 
     def offer(self, message: str) -> None:
         self.slot = message  # an unsent older status is simply replaced
+        self.ready.set()
+
+    def end(self, code: int, why: bytes) -> None:
+        self.ending = (code, why)  # sent by the pump: the only writer on this socket
         self.ready.set()
 
     def offer_first(self, message: str) -> None:
@@ -133,7 +139,14 @@ class _Client:
                     await asyncio.wait_for(self.ws.send_str(message), SEND_TIMEOUT)
                 except (TimeoutError, ConnectionError, RuntimeError) as exc:
                     log.debug("dropping a live page: %s", exc or type(exc).__name__)
+                    self.stuck = isinstance(exc, TimeoutError)
                     return
+            if self.ending is not None:
+                code, why = self.ending
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.ws.close(code=code, message=why),
+                                           SEND_TIMEOUT)
+                return
 
 
 def _error(status: int, reason: str) -> web.Response:
@@ -156,7 +169,6 @@ class WebServer:
         self._started = threading.Event()
         self._failure: BaseException | None = None
         self._stop: asyncio.Event | None = None
-        self._closing: set[asyncio.Future] = set()
         self.pushes = 0  # statuses sent out (for the bench)
 
     # ------------------------------------------------------------------ the runner's side
@@ -334,10 +346,10 @@ class WebServer:
             self.clients.discard(client)
             for task in (pump, listen):
                 task.cancel()
+            if client.stuck and request.transport is not None:
+                request.transport.abort()  # a page that takes nothing takes no close either
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(), 0.5)
-            if not ws.closed and request.transport is not None:
-                request.transport.abort()  # a page that does not even take a close
         return ws
 
     async def _listen(self, client: _Client) -> None:
@@ -359,10 +371,7 @@ class WebServer:
         for client in list(self.clients):
             if client.token is not None and not self.tokens.valid(client.token):
                 client.token = None
-                task = asyncio.ensure_future(client.ws.close(
-                    code=SESSION_CLOSED, message=b"the operator link was renewed"))
-                self._closing.add(task)
-                task.add_done_callback(self._closing.discard)
+                client.end(SESSION_CLOSED, b"the operator link was renewed")
 
     def _payload(self, status: Status) -> dict:
         return status_payload(status, self.box.muted, self.add_step)
