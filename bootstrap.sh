@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
-#   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio)
+#   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio,
+#                           Mosquitto)
 #   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
 # project into .venv. Safe to run again: it only does what is missing.
@@ -23,6 +24,8 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv pytho
 # the tests play into a private PulseAudio server (a sound card lost mid-match)
 if [ -n "$extras" ]; then
     command -v pulseaudio >/dev/null || need_apt+=(pulseaudio)
+    # the hall's tests start a real MQTT broker of their own
+    [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || need_apt+=(mosquitto)
 fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)

@@ -16,7 +16,9 @@ from timekeeper.sound.pack import CUE_NAMES
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
-TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio")
+TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
+            "hall")
+HALL_KEYS = ("broker", "hall", "table", "user", "password")
 AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "attempts")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
@@ -70,6 +72,18 @@ class GpioConfig:
 
 
 @dataclass(frozen=True)
+class HallConfig:
+    """Joining a hall (docs/hall.md): the desk's MQTT broker, the hall's and this table's
+    names, and the box's own broker account."""
+
+    broker: str  # mqtt://HOST[:PORT]
+    hall: str = "hall"
+    table: str = ""
+    user: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None
     profile: str | None = None
@@ -84,6 +98,7 @@ class Config:
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
     audio_attempts: int = 8
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
+    hall: HallConfig | None = None
 
 
 def default_gpio() -> GpioConfig:
@@ -126,7 +141,29 @@ def build(doc: Doc, file: Path) -> Config:
         audio_latency=_latency(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         gpio=_gpio(r, doc),
+        hall=_hall(r, doc),
     )
+
+
+def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
+    if r.mapping(("hall",), HALL_KEYS) is None:
+        return None
+    broker = r.text(("hall", "broker"), "")
+    if not re.fullmatch(r"(mqtt://)?[\w.-]+(:\d{1,5})?", broker):
+        raise doc.error(("hall", "broker"), f"must be mqtt://HOST[:PORT], not {broker!r}")
+    names = {}
+    for key, default in (("hall", "hall"), ("table", None)):
+        value = r.get(("hall", key), default)
+        if value is None:
+            raise doc.error(("hall", key), "missing: this box's table name or number")
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", text):
+            raise doc.error(("hall", key), f"must be 1-32 letters, digits, - or _, not "
+                                           f"{value!r}")
+        names[key] = text
+    return HallConfig(broker, names["hall"], names["table"],
+                      _optional_text(r, ("hall", "user")),
+                      _optional_text(r, ("hall", "password")))
 
 
 def _gpio(r: _Reader, doc: Doc) -> GpioConfig:

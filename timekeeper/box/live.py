@@ -128,6 +128,8 @@ def _run_live(args: argparse.Namespace) -> int:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
         closers.insert(0, server)
+        if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
+            closers.insert(0, hall)
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
@@ -160,6 +162,33 @@ def _run_live(args: argparse.Namespace) -> int:
         if events:
             events.close()
     return 0
+
+
+def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
+    """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
+    url = getattr(args, "hall", None) or (cfg.hall.broker if cfg.hall else None)
+    if url is None:
+        return None
+    from timekeeper.hall.link import Broker, HallLink
+
+    table = getattr(args, "table", None) or (cfg.hall.table if cfg.hall else "")
+    if not table:
+        raise ConfigError("a box joining a hall needs its table: --table T (or hall.table in "
+                          "the config)", field="--table")
+    try:
+        broker = Broker.parse(url)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--hall") from None
+    hall_name = getattr(args, "hall_name", None) or (cfg.hall.hall if cfg.hall else "hall")
+    if cfg.hall and cfg.hall.user and broker.user is None:
+        broker = Broker(broker.host, broker.port, cfg.hall.user, cfg.hall.password)
+    try:
+        link = HallLink(runner, broker, hall_name, str(table), profile_key)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--table / --hall-name") from None
+    runner.listeners.append(link)
+    runner.on_command.append(link.command_applied)
+    return link.start()
 
 
 def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:

@@ -6,6 +6,8 @@ Controls (keyboard, ctl socket, buttons) only ever put commands on the queue."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import queue
 import threading
@@ -41,6 +43,8 @@ class Runner:
         self.listeners: list[Listener] = []  # told of every cue and state change
         self.timers: list[Timed] = []
         self.on_change: list[Callable[[float], None]] = []  # after every change to the match
+        # after every command applied: (command, scheduled) — scheduled: given with `at`
+        self.on_command: list[Callable[[Command, bool], None]] = []
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         self._queue: queue.SimpleQueue[tuple[Command, Future | None]] = queue.SimpleQueue()
@@ -51,11 +55,23 @@ class Runner:
         # (a command in that window is applied at the look-ahead time, at most `lead` late).
         self.lead = max((output.lead for output in outputs), default=0.0)
         self._told = float("-inf")
+        # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
+        self._scheduled: list[tuple[float, int, Command, Future]] = []
+        self._order = itertools.count()
 
-    def submit(self, command: Command) -> Future:
-        """Queue a command from any thread; the future gets the status after it, or Refused."""
+    def submit(self, command: Command, at: float | None = None) -> Future:
+        """Queue a command from any thread; the future gets the status after it, or Refused.
+        With `at` (on this runner's clock) it is applied at that very instant, not at once:
+        a hall start, whose cues must sound at the same instant on every box. The runner
+        looks ahead by its lead for it as for any deadline, so its cues are placed to the
+        sample; an `at` already past is applied at once."""
         future: Future = Future()
-        self._queue.put((command, future))
+        if at is None:
+            self._queue.put((command, future))
+        else:
+            with self._lock:
+                heapq.heappush(self._scheduled, (at, next(self._order), command, future))
+            self._queue.put((None, None))  # wake the loop: its wait is computed anew
         return future
 
     def status(self) -> Status:
@@ -69,19 +85,25 @@ class Runner:
             with self._lock:
                 deadline = self.engine.next_deadline()
             ahead = None if deadline is None else deadline - self.lead  # cues go out early
-            wakes = [t for t in (ahead, *self._timer_dues()) if t is not None]
+            first = self._scheduled[0][0] - self.lead if self._scheduled else None
+            wakes = [t for t in (ahead, first, *self._timer_dues()) if t is not None]
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
             timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
                 command, future = self._queue.get(timeout=timeout)
             except queue.Empty:
                 command, future = None, None
+            at = None
+            if command is None and self._scheduled and \
+                    self._scheduled[0][0] - self.lead <= self.clock():
+                with self._lock:
+                    at, _, command, future = heapq.heappop(self._scheduled)
             if command is not None and command.action is Action.QUIT:
                 self._changed(self.clock())  # the journal keeps the exact time of a shutdown
                 if future:
                     future.set_result(self.status())
                 break
-            now = self._engine_time(ahead=command is None)
+            now = self._engine_time(ahead=command is None, at=at)
             refusal = None
             with self._lock:  # handle() plays out what came due first, refused or not
                 if command is None:
@@ -108,7 +130,12 @@ class Runner:
             if refusal is not None:
                 log.info("%s refused: %s", command, refusal)
             elif command is not None:  # the record a scorekeeper can look back on
-                log.info("operator: %s", command)
+                log.info("operator: %s%s", command, "" if at is None else " (scheduled)")
+                for callback in self.on_command:
+                    try:
+                        callback(command, at is not None)
+                    except Exception:
+                        log.exception("command callback failed")
         self.stopped.set()
 
     def _dispatch(self, cues: list[Cue], status: Status) -> None:
@@ -143,9 +170,13 @@ class Runner:
             except Exception:
                 log.exception("change callback failed")
 
-    def _engine_time(self, ahead: bool) -> float:
-        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines."""
-        self._told = max(self._told, self.clock() + (self.lead if ahead else 0.0))
+    def _engine_time(self, ahead: bool, at: float | None = None) -> float:
+        """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; a
+        scheduled command's own instant (never before what the engine was already told)."""
+        if at is not None:
+            self._told = max(self._told, at)
+        else:
+            self._told = max(self._told, self.clock() + (self.lead if ahead else 0.0))
         return self._told
 
     def _tell(self, cue: Cue | None, status: Status) -> None:
