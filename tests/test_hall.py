@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -270,3 +271,75 @@ def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     status = wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"),
                       "the box republished its status after the outage")
     assert status["online"] and status["status"]["state"] == "finished"
+
+
+def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> None:
+    """systemd/mosquitto-hall.acl on a real broker: box `1` reads its own and the hall's
+    commands and writes its own status; it cannot forge table 2's status or read its
+    commands. The desk sees everything."""
+    import paho.mqtt.client as mqtt
+
+    root = Path(__file__).resolve().parent.parent
+    passwd = tmp_path / "passwd"
+    passwd.touch()
+    for user in ("desk", "1", "2"):
+        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
+    port = free_port()
+    conf = tmp_path / "m.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
+                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
+                    f"acl_file {root / 'systemd' / 'mosquitto-hall.acl'}\n")
+    broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, "broker up", 5)
+        seen: list[str] = []
+
+        def client(user: str) -> mqtt.Client:
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t-{user}")
+            c.username_pw_set(user, f"pw-{user}")
+            c.on_message = lambda _c, _u, m, who=user: seen.append(f"{who} got {m.topic}")
+            c.connect("127.0.0.1", port)
+            c.loop_start()
+            return c
+
+        desk, box1 = client("desk"), client("1")
+        desk.subscribe("timekeeper/#", qos=1)
+        box1.subscribe([("timekeeper/+/1/command", 1), ("timekeeper/+/all/command", 1),
+                        ("timekeeper/+/2/command", 1)])
+        time.sleep(0.5)
+        box1.publish("timekeeper/h/1/status", b"mine", qos=1)
+        box1.publish("timekeeper/h/2/status", b"forged", qos=1)
+        desk.publish("timekeeper/h/all/command", b"all", qos=1)
+        desk.publish("timekeeper/h/1/command", b"one", qos=1)
+        desk.publish("timekeeper/h/2/command", b"two", qos=1)
+        time.sleep(1.0)
+        for c in (desk, box1):
+            c.loop_stop()
+            c.disconnect()
+    finally:
+        broker.kill()
+        broker.wait(5)
+    assert "desk got timekeeper/h/1/status" in seen
+    assert "desk got timekeeper/h/2/status" not in seen  # box 1 could not forge it
+    assert "1 got timekeeper/h/all/command" in seen and "1 got timekeeper/h/1/command" in seen
+    assert "1 got timekeeper/h/2/command" not in seen
+
+
+def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
+    from timekeeper.box import config
+    from timekeeper.rules.yamldoc import ConfigError
+
+    file = tmp_path / "config.yaml"
+    file.write_text("hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\n"
+                    "audio: {trim_ms: -12.5}\n")
+    cfg = config.load(file)
+    assert cfg.hall == config.HallConfig("mqtt://desk:1883", "bigcup", "7")
+    assert cfg.audio_trim == -0.0125
+    for text, field in (("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
+                        ("hall: {broker: desk}\n", "hall.table"),
+                        ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
+                        ("audio: {trim_ms: 900}\n", "audio.trim_ms")):
+        file.write_text(text)
+        with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+            config.load(file)

@@ -19,7 +19,7 @@ DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
             "hall")
 HALL_KEYS = ("broker", "hall", "table", "user", "password")
-AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "attempts")
+AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
 LAMP_KEYS = ("pin", "active_high")
@@ -96,6 +96,7 @@ class Config:
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
+    audio_trim: float = 0.0  # s: this box's own output delay (USB card, HDMI, Bluetooth), added
     audio_attempts: int = 8
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
     hall: HallConfig | None = None
@@ -139,6 +140,7 @@ def build(doc: Doc, file: Path) -> Config:
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
         audio_latency=_latency(r),
+        audio_trim=_trim(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         gpio=_gpio(r, doc),
         hall=_hall(r, doc),
@@ -308,6 +310,15 @@ def _chunk(r: _Reader) -> int | None:
     if (problem := chunk_problem(value)) is not None:
         raise r.doc.error(("audio", "chunk"), problem)
     return value
+
+
+def _trim(r: _Reader) -> float:
+    """audio.trim_ms: the extra delay of this box's speaker path, measured (docs/hall.md), so
+    that boxes with different cards sound together; -500 … 500 ms."""
+    value = r.get(("audio", "trim_ms"), 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -500 <= value <= 500:
+        raise r.doc.error(("audio", "trim_ms"), f"must be -500 to 500 ms, not {value!r}")
+    return value / 1000
 
 
 def _latency(r: _Reader) -> float | None:

@@ -78,6 +78,16 @@ def _run_live(args: argparse.Namespace) -> int:
     if kind == "mixer" and latency is not None:
         raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
                           field="--audio-latency / audio.latency_ms")
+    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
+        if kind == "mixer":
+            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
+                              field="audio.trim_ms")
+        from timekeeper.sound.mixing import RATE
+        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
+
+        base = latency if latency is not None else (
+            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+        latency = max(0.0, base + cfg.audio_trim)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
