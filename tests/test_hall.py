@@ -343,3 +343,23 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
         file.write_text(text)
         with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
             config.load(file)
+
+
+def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
+    from timekeeper.box.controls.socket import send
+
+    url = boxes["broker"]["url"]
+    for table in ("1", "2"):
+        boxes["start"](table)
+    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 2, "boxes joined")
+    assert hall(url, "start", "--in", "2s").returncode == 0
+    time.sleep(3.5)
+    assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
+    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
+                      is False and s, "table 2 shown off the hall's time")
+    assert status["1"]["in_step"] is True and status["2"]["status"]["state"] == "stopped"
+    resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
+    assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
+    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
+                      and s, "table 2 back in step")
+    assert status["2"]["status"]["state"] in ("running", "finished")  # (a 4-s match)
