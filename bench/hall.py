@@ -306,7 +306,9 @@ def box_fault(n: int, root: Path, broker: Broker) -> dict:
     hall(broker.url, "start", "--in", "3s")
     time.sleep(3 + 2 + 4)
     victim = boxes[0]
+    start_due = next(e["due"] for e in victim.events() if e["cue"] == "start")
     victim.proc.kill()
+    killed_at = time.monotonic()
     victim.proc.wait()
     hall(broker.url, "stop")  # a hall interruption
     (victim.folder / "c.sock").unlink(missing_ok=True)
@@ -321,8 +323,9 @@ def box_fault(n: int, root: Path, broker: Broker) -> dict:
     answer = hall(broker.url, "resume", "--in", "3s")
     wait_end(boxes)
     stop(boxes)
-    return {"boxes": n, "resumed": answer.count(": ok"), "lost": max(plays) - min(plays),
-            "spread_end": logged_spread(boxes)["end"]}
+    return {"boxes": n, "resumed": answer.count(": ok"),
+            "journal_lost": (killed_at - start_due) - plays[0],
+            "behind": max(plays) - plays[0], "spread_end": logged_spread(boxes)["end"]}
 
 
 # ---------------------------------------------------------------- the table
@@ -389,9 +392,12 @@ def main() -> None:
                 (root / "boxfault").mkdir()
                 b = box_fault(4, root / "boxfault", broker)
                 rows += [
-                    ("box kill -9 + restart: play time it lost (s)", "≤ 1", fmt(b["lost"], 3)),
-                    ("… then hall stop + resume at one instant: spread of end (ms)",
-                     "= lost", fmt(b["spread_end"], 1)),
+                    ("box kill -9 + restart: play time its journal lost (s)", "≤ 1",
+                     fmt(b["journal_lost"], 3)),
+                    ("… behind the others at the hall stop (s; + the stop's delivery)", "",
+                     fmt(b["behind"], 3)),
+                    ("… after a hall resume at one instant: spread of end (ms)",
+                     "= behind", fmt(b["spread_end"], 1)),
                 ]
             print("  the broker killed and restarted mid-match …", file=sys.stderr)
             (root / "brokerfault").mkdir()
