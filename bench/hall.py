@@ -239,6 +239,7 @@ def recorded_hall(n: int, root: Path, broker: Broker) -> dict:
         stop(boxes)
         recordings = [r.stop() for r in recorders]
     onsets: dict[str, list[float]] = {c: [] for c in ("prestart", "start", "end")}
+    errors: list[float] = []  # onset − due, every cue of every box (ms)
     missing = 0
     for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
         for cue in box.events():
@@ -251,7 +252,10 @@ def recorded_hall(n: int, root: Path, broker: Broker) -> dict:
                 missing += 1
                 continue
             onsets[cue["cue"]].append(origin + onset / RATE)
+            errors.append((origin + onset / RATE - cue["due"]) * 1000)
     return {"boxes": n, "joined": count, "missing": missing,
+            "worst": max((abs(e) for e in errors), default=float("nan")),
+            "median": statistics.median(errors) if errors else float("nan"),
             "spread": {c: spread_ms(v) for c, v in onsets.items()},
             "logged": logged_spread(boxes)}
 
@@ -377,6 +381,10 @@ def main() -> None:
                      fmt(r["spread"]["end"], 3)),
                     (f"{args.recorded} recorded boxes: spread of the pre-start (ms)", "",
                      fmt(r["spread"]["prestart"], 3)),
+                    ("recorded: every box's cues, max |onset − due| (ms)", "",
+                     fmt(r["worst"], 3)),
+                    ("recorded: median onset − due (ms; capture latency in it)", "",
+                     fmt(r["median"], 3)),
                     ("recorded: cues not found in a recording", "0", str(r["missing"])),
                 ]
                 print("  skewed clocks …", file=sys.stderr)
