@@ -4,17 +4,50 @@
 #   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio,
 #                           Mosquitto)
 #   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py
+#   ./bootstrap.sh --link   only (re)make the ~/.local/bin/timekeeper link
+#   --no-link (with any of them): leave ~/.local/bin alone
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
-# project into .venv. Safe to run again: it only does what is missing.
+# project into .venv, and links ~/.local/bin/timekeeper to it so that `timekeeper` is a command
+# (it says whether ~/.local/bin is on your PATH, and how to add it). Safe to run again: it only
+# does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 extras=""
 bench=""
-case "${1:-}" in
-    --test) extras="[test]" ;;
-    --bench) extras="[test]"; bench=1 ;;
-esac
+link=1
+link_only=""
+for arg in "$@"; do
+    case "$arg" in
+        --test) extras="[test]" ;;
+        --bench) extras="[test]"; bench=1 ;;
+        --no-link) link="" ;;
+        --link) link_only=1 ;;
+        *) echo "bootstrap: unknown option $arg (--test, --bench, --link, --no-link)" >&2; exit 2 ;;
+    esac
+done
+
+# `timekeeper` as a command: a link in ~/.local/bin (the usual place for a user's programs)
+link_command() {
+    local bin="$HOME/.local/bin" target="$PWD/.venv/bin/timekeeper"
+    mkdir -p "$bin"
+    if [ -e "$bin/timekeeper" ] && [ ! -L "$bin/timekeeper" ]; then
+        echo "bootstrap: $bin/timekeeper is not a link; left alone: run .venv/bin/timekeeper"
+        return
+    fi
+    ln -sfn "$target" "$bin/timekeeper"
+    case ":$PATH:" in
+        *":$bin:"*) echo "bootstrap: ready: timekeeper (linked in $bin to $target)" ;;
+        *) echo "bootstrap: ready: .venv/bin/timekeeper, linked in $bin, which is not on your PATH:"
+           echo "bootstrap:   add it with  echo 'export PATH=\"\$HOME/.local/bin:\$PATH\"' >> ~/.bashrc"
+           echo "bootstrap:   and open a new terminal; then \`timekeeper …\` works as the docs write it" ;;
+    esac
+}
+
+if [ -n "$link_only" ]; then
+    link_command
+    exit 0
+fi
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -30,6 +63,12 @@ fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)
 fi
+# soundfile's wheels bring their own libsndfile on x86-64 and aarch64 (64-bit Pi OS); elsewhere
+# (32-bit Pi OS) it loads the system's, which reads MP3 from libsndfile 1.1 on (Bookworm: 1.2)
+case "$(uname -m)" in
+    x86_64|aarch64) ;;
+    *) ldconfig -p 2>/dev/null | grep -q 'libsndfile\.so\.1' || need_apt+=(libsndfile1) ;;
+esac
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "bootstrap: installing ${need_apt[*]} with apt-get"
     as_root apt-get update -qq
@@ -47,4 +86,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".$extras"
-echo "bootstrap: ready: .venv/bin/timekeeper"
+if [ -n "$link" ]; then
+    link_command
+else
+    echo "bootstrap: ready: .venv/bin/timekeeper"
+fi

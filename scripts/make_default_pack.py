@@ -221,6 +221,17 @@ def penalty_end() -> np.ndarray:
     return buf
 
 
+def forfeit() -> np.ndarray:
+    """Three even organ chords of a falling diminished triad (the forfeit point: ITHF 4.6,
+    ball hockey's no-show): unlike every rule signal, and calm, as it is for the referee."""
+    buf = np.zeros(samples(1.3))
+    for i, name in enumerate(["E5", "C#5", "A#4"]):
+        f = midi_hz(pitch(name))
+        chord = tone(f, 0.34, ORGAN, release=0.04) + 0.5 * tone(f / 2, 0.34, ORGAN)
+        place(buf, 0.45 * i, chord)
+    return buf
+
+
 def blip(f0: float, f1: float, dur: float) -> np.ndarray:
     """Soft gliding sine blip with a gentle decay."""
     n = samples(dur)
@@ -371,6 +382,7 @@ CUES: dict[str, tuple[Sound, float, float | None]] = {  # name -> (synth, peak d
     "shot_end": (shot_end, LOUD_DB, None),
     "timeout_end": (timeout_end, LOUD_DB, None),
     "penalty_end": (penalty_end, LOUD_DB, None),
+    "forfeit": (forfeit, LOUD_DB, None),
     "pause": (lambda: blip(440.0, 330.0, 0.12), SOFT_DB, None),  # "clock stopped": falls
     "resume": (lambda: blip(660.0, 880.0, 0.12), SOFT_DB, None),  # "clock resumed": rises
     "time_added": (time_added, SOFT_DB, None),

@@ -24,13 +24,18 @@ SHORT_BALL = """\
       minor: 5
       major: 12
       personal: 20
+      match: 15
     timeout:
       length: 3
 """
 TEXTS = ["pause", "resume", "toggle", "next", "penalty home minor", "penalty away minor",
          "penalty home major", "penalty away minor+minor+personal", "penalty home major+game",
          "penalty away game", "release home", "release away", "remove home", "remove away 2",
-         "timeout home", "timeout away", "set 0:30", "set 0:59", "add 3"]
+         "timeout home", "timeout away", "set 0:30", "set 0:59", "add 3",
+         # the score: power-play goals end minors, undo-goal gives them back; match penalties,
+         # penalty shots
+         "goal home", "goal away 9", "undo-goal home", "undo-goal away", "penalty away match",
+         "penalty-shot home", "attempt home goal", "attempt home miss"]
 COMMANDS = st.sampled_from([Command.parse(t) for t in TEXTS])
 SCRIPTS = st.lists(st.tuples(st.floats(0, 6, allow_nan=False), COMMANDS), max_size=40)
 
@@ -81,6 +86,8 @@ def test_any_script_keeps_the_box_honest(ball: profile.Profile, script) -> None:
             cues += refused.cues
         check_box(eng, now)
     if eng.state is State.STOPPED:
+        if eng.status(now).penalty_shot is not None:  # taken, no result entered: NEXT ends it
+            cues += eng.handle(Command(Action.NEXT), now)
         cues += eng.handle(Command(Action.RESUME), now)
     for _ in range(3):  # the break, the second half: the replay's operator presses NEXT
         cues += eng.advance(now := now + 1000)

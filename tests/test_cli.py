@@ -26,7 +26,7 @@ from timekeeper.box.controls.socket import send
 from timekeeper.sound.mixing import RATE
 
 BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",
-            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-playoff")
+            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-group-ot", "hokejbal-playoff")
 TIMEOUT = 30  # seconds any one CLI call may take before the test gives up on it
 
 # ~6 s of match: prestart 1, 5-s period, marks at 4 and 2 s left (×2, ×1), 2-s melody
@@ -225,7 +225,8 @@ def test_check_sounds_refuses_a_missing_or_corrupt_file(
     done = tk(env, "check", "--profile", "ithf", "--sounds", str(pack))
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{pack / 'pack.yaml'}:3:10: cues.start: {audio}" in done.stderr
-    assert ("missing audio file" if damage == "missing" else "not a WAV or OGG file") in done.stderr
+    wanted = "missing audio file" if damage == "missing" else "not a WAV, FLAC, OGG or MP3 file"
+    assert wanted in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -404,6 +405,18 @@ def test_second_run_on_the_same_socket_is_refused(
 
     code, status, _ = ctl(env, sock, "start")  # the first one still owns the socket
     assert code == 0 and status is not None and status["state"] == "prestart"
+
+    # the refusal says how to run a second box beside it, and that advice works as written
+    advice = next(line.split() for line in second.stderr.splitlines()
+                  if line.strip().startswith("timekeeper run --control"))
+    assert "--state-dir" in advice
+    other_sock = Path(advice[advice.index("--control") + 1])
+    beside = start_run(procs, env, tmp_path, *[os.path.expanduser(a) for a in advice[2:]],
+                       "--profile", "ithf")
+    assert wait_until_answers(beside, env, other_sock)["state"] == "idle"
+    beside.send_signal(signal.SIGTERM)
+    beside.communicate(timeout=TIMEOUT)
+    assert beside.returncode == 0
     first.send_signal(signal.SIGTERM)
     first.communicate(timeout=TIMEOUT)
     assert first.returncode == 0
@@ -573,8 +586,9 @@ def test_team_keys_are_two_presses() -> None:
     assert keys.feed("a") is None
     toggle = keys.feed(" ")  # not a team key: read on its own
     assert toggle is not None and toggle.action is Action.TOGGLE
-    assert [str(keys.feed(k)) for k in "hrhxhgam"][1::2] == [
-        "release=home", "remove=home", "attempt=home:goal", "attempt=away:miss"]
+    # g is a goal in every profile now (the engine counts it as a scored attempt in a shoot-out)
+    assert [str(keys.feed(k)) for k in "hrhxhgamau"][1::2] == [
+        "release=home", "remove=home", "goal=home", "attempt=away:miss", "undo-goal=away"]
     assert keys.feed("h") is None and "1 minor" in keys.hint
     assert keys.feed("z") is None and "no team command; cancelled" in keys.hint
 
@@ -593,12 +607,13 @@ def test_reset_from_the_keyboard_takes_r_twice() -> None:
     assert keys.feed("r") is None
 
 
-def test_key_help_adds_the_team_keys_for_ball_hockey_only() -> None:
+def test_key_help_adds_the_penalty_keys_for_ball_hockey_only() -> None:
     from timekeeper.box.controls.keyboard import HELP, help_for
     from timekeeper.rules import profile
 
-    assert help_for(profile.load("ithf")) == HELP
-    assert "h (home) or a (away), then 1 minor" in help_for(profile.load("hokejbal"))
+    rod = help_for(profile.load("ithf"))  # the score's keys in every profile
+    assert rod.startswith(HELP) and "then g goal" in rod and "1 minor" not in rod
+    assert "1 minor" in help_for(profile.load("hokejbal"))
 
 
 def test_status_line_shows_penalties_and_the_timeout() -> None:
@@ -613,5 +628,5 @@ def test_status_line_shows_penalties_and_the_timeout() -> None:
                      (21, "timeout away")]:
         eng.handle(Command.parse(line), at)
     assert status_text(eng.status(30)) == (
-        "hokejbal  STOPPED  half 1  left 7:40  TIME-OUT away 0:21  "
+        "hokejbal  STOPPED  half 1  0:0  left 7:40  TIME-OUT away 0:21  "
         "home 0:50 #17 2:51 +1 waiting  away 2:53 t/o used")

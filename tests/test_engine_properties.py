@@ -81,9 +81,17 @@ def check_cues(p: profile.Profile, cues: list[Cue], cut_at: set[float]) -> None:
     dues = [c.due for c in cues]
     assert dues == sorted(dues), "cues out of order"
     period = p.periods[0]
-    marks = [c for c in cues if c.name in ("minute", "third")]
-    counts = [c.count for c in marks]
-    assert counts == sorted(counts, reverse=True) and len(set(counts)) == len(counts)
+    # each mark sounds when the time left is its own; a mark sounds once, unless time added
+    # later brings its time back (issue 11.1: after any correction, a mark still ahead sounds)
+    at = {m.count: m.remaining for m in period.marks}
+    last_count, added_since = None, False
+    for cue in cues:
+        if cue.name == "time_added":
+            added_since = True
+        elif cue.name in ("minute", "third"):
+            assert cue.remaining == pytest.approx(at[cue.count], abs=1e-6)
+            assert last_count is None or added_since or cue.count < last_count
+            last_count, added_since = cue.count, False
     assert [c.name for c in cues].count("start") == 1
     ends = [c for c in cues if c.name in ("end", "period_end")]
     assert len(ends) == 1 and cues[-1] is ends[0], "one end signal, and nothing after it"

@@ -43,7 +43,11 @@ def test_a_running_match_comes_back_stopped_at_its_play_time() -> None:
     assert (status.state, status.play_time, status.remaining) == ("stopped", 130.0, 180.0)
     cues = go(back, Action.RESUME, 10_000.0)
     assert [c.name for c in cues] == ["resume"]
-    # the marks already passed are not sounded again; the next is at 2 minutes left
+    # the marks already passed are not sounded again; the one due at the very instant of the
+    # snapshot (3 minutes left) sounds as play resumes (issue 11.1: one rule for every
+    # correction), then the next at 2 minutes left
+    assert back.next_deadline() == pytest.approx(10_000.0)
+    assert [(c.name, c.count) for c in back.advance(10_000.0)] == [("minute", 3)]
     assert back.next_deadline() == pytest.approx(10_060.0)
     end = back.advance(10_000.0 + 180.0)
     assert [c.name for c in end][-1] == "end"

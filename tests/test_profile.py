@@ -10,8 +10,8 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 
-BUILT_IN = ["hokejbal", "hokejbal-playoff", "ithf", "ithf-playoff", "ithf-thirds", "pl-3x6",
-            "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
+BUILT_IN = ["hokejbal", "hokejbal-group-ot", "hokejbal-playoff", "ithf", "ithf-playoff",
+            "ithf-thirds", "pl-3x6", "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
 
 
 def error_of(path) -> str:
@@ -205,12 +205,15 @@ def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_p
 def test_ball_hockey_settings_load_into_typed_objects() -> None:
     p = profile.load("hokejbal-playoff")
     assert p.penalties is not None and p.penalties.lengths == {
-        "minor": 60, "major": 180, "personal": 300} and p.penalties.running == 2
+        "minor": 60, "major": 180, "personal": 300, "match": 300} and p.penalties.running == 2
+    assert p.penalties.power_play_goal_ends_minor  # the hokejbal profiles turn it on
     assert p.timeout is not None and (p.timeout.length, p.timeout.per_team) == (30, 1)
     assert p.shootout is not None and p.shootout.shot is None
     assert [x.name for x in p.periods] == ["half 1", "half 2", "overtime"]
-    assert {"penalty_end", "timeout_end"} <= p.cue_names
-    assert not {"shot_start", "shot_end", "pause"} & p.cue_names  # untimed attempts, no blips
+    # shot_start/shot_end: the penalty shot's own signals (rule 15), not the shoot-out's
+    assert {"penalty_end", "timeout_end", "shot_start", "shot_end"} <= p.cue_names
+    assert "pause" not in p.cue_names  # no blips
+    assert p.no_show == 300 and "forfeit" in p.cue_names  # rule 5: the no-show countdown
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [
@@ -218,10 +221,10 @@ def test_ball_hockey_settings_load_into_typed_objects() -> None:
     ("penalties:\n  major: -3\n", "4:10: penalties.major",
      "must be more than zero seconds (got -3)"),
     ("penalties:\n  running: 0\n", "4:12: penalties.running",
-     "must be a whole number of at least 1, not 0"),
+     "must be a whole number from 1 to 6, not 0"),
     ("timeout:\n  lenght: 30\n", "4:3: timeout.lenght", "unknown key; did you mean 'length'?"),
     ("timeout:\n  per_team: two\n", "4:13: timeout.per_team",
-     "must be a whole number of at least 1, not 'two'"),
+     "must be a whole number from 1 to 10, not 'two'"),
     ("shootout:\n  shot: never\n", "4:9: shootout.shot", "must be a number of seconds"),
 ])
 def test_ball_hockey_settings_are_checked_with_file_line_and_field(
@@ -246,3 +249,72 @@ def test_feedback_cues_can_be_chosen_one_by_one(write_profile) -> None:
     """)
     with pytest.raises(ConfigError, match=r"bad.yaml:2:19: feedback\[1\]: must be one of"):
         profile.load(str(bad))
+
+
+@pytest.mark.parametrize(("change", "field", "rule"), [
+    ("period: {mark_beeps: single}", "period.mark_beeps", "ITHF rule 4.4"),
+    ("overtime: [{length: 120, sudden_death: false}]\nshootout: {first: 3}", "overtime[0]",
+     "ITHF rule 4.8"),
+    ("overtime: [{length: 120}]", "overtime[0]", "ITHF rule 4.8"),
+    ("overtime: [{untimed: true}]\nshootout: {first: 3}", "overtime[0].untimed", "nothing after"),
+])
+def test_ithf_overtime_and_beeps_are_checked_too(write_profile, change, field, rule) -> None:
+    message = error_of(write_profile("mine", f"extends: ithf\n{change}\n"))
+    assert f" {field}: " in message and rule in message
+
+
+def test_third_marks_may_be_single_beeps_under_ithf(write_profile) -> None:
+    path = write_profile("thirds", "extends: ithf\nperiod: {marks: thirds, mark_beeps: single}\n")
+    assert profile.load(str(path)).follows == "ithf"
+
+
+def test_the_ithf_refusal_says_the_way_out(write_profile) -> None:
+    message = error_of(write_profile("club", "extends: ithf\nperiod: {length: 600}\n"))
+    assert "ITHF rule 4.1" in message and "follows: none" in message
+
+
+@pytest.mark.parametrize("leave", ["none", "null", "None", "~"])
+def test_a_club_profile_leaves_ithf_and_its_title(write_profile, leave) -> None:
+    path = write_profile("club-10", f"extends: ithf\nfollows: {leave}\nperiod: {{length: 600}}\n")
+    club = profile.load(str(path))
+    assert club.follows is None and club.periods[0].length == 600
+    assert club.title == "club-10" and "ITHF" not in club.description
+
+
+def test_a_club_profile_that_leaves_ithf_keeps_its_own_title(write_profile) -> None:
+    path = write_profile("club", "extends: ithf\nfollows: none\ntitle: Club night, 10 min\n"
+                                 "period: {length: 600}\n")
+    assert profile.load(str(path)).title == "Club night, 10 min"
+
+
+def test_a_profile_that_stays_with_ithf_keeps_the_title(write_profile) -> None:
+    assert profile.load(str(write_profile("mine", "extends: ithf\nprestart: 25\n"))).title == \
+        profile.load("ithf").title
+
+
+def test_an_unknown_rule_set_names_the_known_ones_and_none(write_profile) -> None:
+    message = error_of(write_profile("odd", "follows: fifa\nperiod: {length: 60}\n"))
+    assert "unknown rule set 'fifa'; known: ithf, or none" in message
+
+
+def test_profiles_say_which_signals_are_aids_not_rules() -> None:
+    """Radegast and Polish rules ask for no marks, melody or break warning (issue 11.7)."""
+    for name in ("radegast", "radegast-playoff", "pl-3x6", "pl-3x6-ko", "pl-3x6-final"):
+        p = profile.load(name)
+        assert "Aids, not rules" in p.description, name
+        assert "Aids, not rules" in p.source.read_text(encoding="utf-8"), name
+
+
+def test_the_two_hokejbal_group_profiles_cite_each_its_own_rule() -> None:
+    vht, base = profile.load("hokejbal"), profile.load("hokejbal-group-ot")
+    assert "VHT 7" in vht.description and vht.shootout is None and vht.regulation == 2
+    assert len(vht.periods) == 2  # a draw stands
+    assert "Rule 1" in base.description and base.periods[0].length == 480
+    overtime = base.periods[2]
+    assert (overtime.length, overtime.sudden_death) == (300, True)
+    assert base.shootout is not None and (base.shootout.first, base.shootout.then) == (3, 1)
+
+
+def test_polish_citations_say_what_the_rules_say() -> None:
+    text = profile.load("pl-3x6").source.read_text(encoding="utf-8")
+    assert "siren must be on time" not in text and "III.7: players must be back" not in text

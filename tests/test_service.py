@@ -236,6 +236,9 @@ def test_resume_at_continues_a_match_from_another_box(box) -> None:
     proc = start(box, "--resume-at", "1:00:42.5")
     s = status(box, proc)
     assert (s["state"], s["play_time"], s["remaining"]) == ("stopped", 42.5, 17.5)
+    _, err = stop(proc)
+    assert "resumed at 1:00:42.5 (--resume-at): match stopped at 0:42 played" in err
+    assert "from the journal" not in err
 
 
 def test_resume_from_an_exported_journal(box) -> None:
@@ -282,29 +285,53 @@ def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
 
 @pytest.fixture
 def pulse(box) -> Iterator[dict]:
-    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test)."""
+    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test).
+
+    The test owns its environment: no PULSE_* variable of the shell (PULSE_RUNTIME_PATH
+    would move the socket, PULSE_SERVER would point at a desktop's server) reaches the
+    server or the box, and the server runs in the foreground as our child, so that it is
+    stopped by its pid whatever happens, also when the test fails."""
     if not shutil.which("pulseaudio"):
         pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
     runtime = box["dir"] / "pulse-rt"
     runtime.mkdir(mode=0o700)
-    env = box["env"] | {"XDG_RUNTIME_DIR": str(runtime), "SDL_AUDIODRIVER": "pulseaudio",
-                        "PULSE_SERVER": f"unix:{runtime}/pulse/native"}
+    socket_path = runtime / "native"
+    env = {k: v for k, v in box["env"].items() if not k.startswith("PULSE_")} | {
+        "XDG_RUNTIME_DIR": str(runtime), "HOME": str(runtime),
+        "PULSE_RUNTIME_PATH": str(runtime), "PULSE_STATE_PATH": str(runtime / "state"),
+        "SDL_AUDIODRIVER": "pulseaudio", "PULSE_SERVER": f"unix:{socket_path}"}
+    servers: list[subprocess.Popen] = []
 
     def server_up() -> None:
-        subprocess.run(["pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n",
-                        "--load=module-null-sink sink_name=tk rate=48000",
-                        "--load=module-native-protocol-unix", "--disallow-exit=no"],
-                       env=env, check=True, capture_output=True, timeout=TIMEOUT)
-        wait_for(lambda: (runtime / "pulse" / "native").exists(), "pulseaudio's socket")
+        log = (runtime / "pulse.log").open("a")
+        servers.append(subprocess.Popen(
+            ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
+             "--load=module-null-sink sink_name=tk rate=48000",
+             f"--load=module-native-protocol-unix auth-anonymous=1 socket={socket_path}"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log))
+        log.close()
+        wait_for(lambda: socket_path.exists() or servers[-1].poll() is not None,
+                 "pulseaudio's socket")
+        if servers[-1].poll() is not None:
+            pytest.fail("pulseaudio did not start:\n" + (runtime / "pulse.log").read_text())
 
     def server_down() -> None:
-        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=TIMEOUT)
-        wait_for(lambda: subprocess.run(["pulseaudio", "--check"], env=env).returncode != 0,
-                 "pulseaudio to stop")
+        for server in servers:
+            if server.poll() is None:
+                server.terminate()
+                try:
+                    server.wait(timeout=TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+        socket_path.unlink(missing_ok=True)
 
-    server_up()
-    yield {"env": env, "up": server_up, "down": server_down}
-    server_down()
+    try:
+        server_up()
+        yield {"env": env, "up": server_up, "down": server_down}
+    finally:
+        server_down()
 
 
 def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:

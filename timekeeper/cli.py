@@ -16,7 +16,8 @@ from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger("timekeeper")
 CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
-                "penalty", "release", "remove", "timeout", "set", "attempt")
+                "goal", "undo-goal", "replay", "no-show",
+                "penalty", "release", "remove", "timeout", "set", "attempt", "penalty-shot")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,15 +67,19 @@ def parser() -> argparse.ArgumentParser:
                         help="continue the match in a journal file copied from another box")
     resume.add_argument("--fresh", action="store_true",
                         help="start a new match even if the journal holds one")
+    run.add_argument("--replay", action="store_true",
+                     help="play the journaled (or --resume-from) match again from the start, "
+                          "keeping its goals (ITHF 4.5: a match a timer failure interrupted); "
+                          "START begins it")
     run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
     run.add_argument("--start", action="store_true", help="begin the countdown at once")
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.add_argument("--audio", choices=("stream", "mixer"),
+    run.add_argument("--audio", choices=("stream", "mixer", "silent"),
                      help="stream: cues placed at their exact sample (default, or the "
                           "config's audio.kind); mixer: plain Sound.play() at the deadline "
-                          "(fallback)")
+                          "(fallback); silent: no sound card, every cue only logged")
     run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
                      help="audio buffer in frames (stream 2048, mixer 512); larger costs "
                           "less CPU, and with --audio stream only adds look-ahead")
@@ -111,11 +116,32 @@ def parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
-    check.add_argument("--sounds", help="sound pack to check (default: the built-in pack)")
+    check.add_argument("--sounds", nargs="?", const="", metavar="PACK",
+                       help="sound pack to check (default: the config's, else the built-in "
+                            "pack); given, also a table of its cues: rate, length, peak, "
+                            "loudness, onset, and warnings")
     check.add_argument("--config", type=Path, help="also a box config file (and its profile "
                                                    "and pack)")
     check.set_defaults(func=cmd_check)
 
+    audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
+    audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
+    devices = audio_sub.add_parser("devices", help="list what audio.device may name")
+    devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
+    devices.add_argument("--driver", help="SDL audio driver to ask (default: the config's "
+                                          "audio.driver, else SDL's choice), e.g. alsa")
+    devices.set_defaults(func=cmd_audio_devices)
+    test = audio_sub.add_parser("test", help="play one cue through the configured output")
+    test.add_argument("cue", nargs="?", default="start", metavar="CUE",
+                      help="cue to play (default start), e.g. end, minute, last30")
+    test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
+    test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
+    test.add_argument("--audio", choices=("stream", "mixer"), help="as for run")
+    test.add_argument("--driver", help="SDL audio driver (default: the config's)")
+    test.add_argument("--device", help="SDL device name (default: the config's)")
+    test.add_argument("--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: "
+                                       "the config's)")
+    test.set_defaults(func=cmd_audio_test)
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
@@ -136,13 +162,16 @@ def parser() -> argparse.ArgumentParser:
     hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
-                         epilog="ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] (minor, major, "
-                                "personal, game), release TEAM, remove TEAM [ID], timeout TEAM, "
-                                "set M:SS, attempt TEAM goal|miss")
+                         epilog="every profile: goal TEAM [PLAYER], undo-goal TEAM, replay "
+                                "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
+                                "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
+                                "(minor, major, personal, game, match), release TEAM, remove "
+                                "TEAM [ID], timeout TEAM, penalty-shot TEAM, no-show [M:SS]")
     ctl.add_argument("command", choices=CTL_COMMANDS)
     ctl.add_argument("args", nargs="*", metavar="ARG",
-                     help="add: seconds (negative takes time back); penalty: home|away and the "
-                          "penalty; set: the time left, e.g. 4:32")
+                     help="add: seconds (negative takes time back); goal: home|away and the "
+                          "player; penalty: home|away and the penalty; set: the time left, "
+                          "e.g. 4:32")
     ctl.add_argument("--control", type=Path, help="ctl socket path")
     ctl.set_defaults(func=cmd_ctl)
     return p
@@ -190,38 +219,46 @@ def _steps(actions: str) -> list:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.inspect import inspect, summary, table
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
-    sounds = args.sounds
+    sounds = args.sounds or None
     chosen = args.profile
     if args.config:
         from timekeeper.box import config as box_config
 
         cfg = box_config.load(args.config)
-        print(f"ok  config {args.config}: {len(cfg.gpio.buttons)} buttons"
-              f"{', lamp' if cfg.gpio.lamp else ''}{', horn' if cfg.gpio.horn else ''}"
-              f"{', buzzer' if cfg.gpio.buzzer else ''}")
+        g = cfg.gpio
+        wiring = (f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
+                  f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}")
+        print(f"ok  config {args.config}: "
+              + (wiring if g.enabled else "GPIO off (gpio.enabled: false): no buttons, lamp "
+                                          "or relays; keys and `timekeeper ctl` only"))
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()
+    melody = 0.0
     for name in names:
         loaded = profile.load(name)
         needed |= loaded.cue_names
+        melody = max(melody, melody_window(loaded))
         print(f"ok  profile {loaded.key}: {loaded.title}")
     folder = find_pack(sounds)
-    pack = load_pack(folder, needed)
-    print(f"ok  sound pack {pack.name} ({folder}): {len(pack.sounds)} cues")
+    pack = load_pack(folder, needed, melody or None)  # no melody in use: the tune up to 5 min
+    print(summary(pack, folder))
+    if args.sounds is not None:
+        print("\n".join(table(inspect(pack), levelled=pack.normalized)))
     return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     from timekeeper.rules.replay import ScriptError
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
     from timekeeper.sound.render import render
 
     chosen = profile.load(args.profile)
     steps = _steps(args.actions)
-    pack = load_pack(find_pack(args.sounds), chosen.cue_names)
+    pack = load_pack(find_pack(args.sounds), chosen.cue_names, melody_window(chosen))
     try:
         result = render(chosen, pack, args.output, steps, args.events)
     except ScriptError as exc:
@@ -231,7 +268,7 @@ def cmd_render(args: argparse.Namespace) -> int:
                     step.at, step.command)
     with wave.open(str(args.output), "rb") as written:
         seconds = written.getnframes() / written.getframerate()
-    sounds = sum(1 for cue in result.cues if not cue.stop)
+    sounds = sum(1 for cue in result.cues if not cue.stop and pack.plays(cue))  # heard ones
     print(f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
           f"(first start signal at {result.start:.3f} s)")
     return 0
@@ -262,6 +299,33 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audio_devices(args: argparse.Namespace) -> int:
+    from timekeeper.box import config as box_config
+    from timekeeper.box.audiotools import list_devices
+
+    cfg = box_config.load(args.config)
+    return list_devices(args.driver or cfg.audio_driver, cfg.audio_device)
+
+
+def cmd_audio_test(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from timekeeper.box import config as box_config
+    from timekeeper.box.audiotools import play_test
+
+    cfg = box_config.load(args.config)
+    gain = cfg.audio_volume
+    if args.volume is not None:
+        try:
+            value: object = float(args.volume)
+        except ValueError:
+            value = args.volume
+        gain = box_config.volume_gain(value)  # type: ignore[assignment]
+        if isinstance(gain, str):
+            raise ConfigError(gain, field="--volume")
+    cfg = dataclasses.replace(cfg, audio_driver=args.driver or cfg.audio_driver,
+                              audio_device=args.device or cfg.audio_device)
+    return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
 def cmd_hall(args: argparse.Namespace) -> int:
     from timekeeper.box import config as box_config
     from timekeeper.hall import console

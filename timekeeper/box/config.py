@@ -19,7 +19,8 @@ DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
             "hall")
 HALL_KEYS = ("broker", "hall", "table", "user", "password")
-AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts")
+AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
+              "volume")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
 LAMP_KEYS = ("pin", "active_high")
@@ -98,6 +99,7 @@ class Config:
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
     audio_trim: float = 0.0  # s: this box's own output delay (USB card, HDMI, Bluetooth), added
     audio_attempts: int = 8
+    audio_volume: float = 1.0  # gain on the pack's samples (1.0: as recorded), applied at load
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
     hall: HallConfig | None = None
 
@@ -135,13 +137,14 @@ def build(doc: Doc, file: Path) -> Config:
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
-        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer"), "stream"),
+        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer", "silent"), "stream"),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
         audio_latency=_latency(r),
         audio_trim=_trim(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
+        audio_volume=_volume(r),
         gpio=_gpio(r, doc),
         hall=_hall(r, doc),
     )
@@ -328,6 +331,42 @@ def _latency(r: _Reader) -> float | None:
     if (problem := latency_problem(ms)) is not None:
         raise r.doc.error(("audio", "latency_ms"), problem)
     return ms / 1000
+
+
+def volume_gain(value: object) -> float | str:
+    """`audio.volume` (or `audio test --volume`) as a gain on the samples, or what is wrong
+    with it: a level 0 < v <= 1 (1.0: the pack as recorded, 0.5: half the amplitude, -6 dB)
+    or decibels from -60 to 0 ("-6 dB"). Never louder than the pack: that would clip; the
+    ALSA mixer (alsamixer) turns the card itself up."""
+    how = ("must be a level above 0 up to 1.0 (the pack as recorded), e.g. 0.5, or decibels "
+           "from -60 to 0, e.g. \"-6 dB\"")
+    if isinstance(value, bool):
+        return f"{how}, not {value!r}"
+    if isinstance(value, int | float):
+        if value == 0:
+            return f"{how}; 0 would be silence: for no sound use audio.kind: silent"
+        if not 0 < value <= 1:
+            return (f"{how}, not {value!r}" + ("; to play louder turn up the card's mixer "
+                                                "(alsamixer)" if value > 1 else ""))
+        return float(value)
+    match = re.fullmatch(r"\s*([+-]?\d+(?:\.\d*)?)\s*db\s*", str(value), re.IGNORECASE)
+    if match is None:
+        return f"{how}, not {value!r}"
+    db = float(match.group(1))
+    if not -60 <= db <= 0:
+        return (f"{how}, not {value!r}" + ("; to play louder turn up the card's mixer "
+                                            "(alsamixer)" if db > 0 else ""))
+    return 10 ** (db / 20)
+
+
+def _volume(r: _Reader) -> float:
+    value = r.get(("audio", "volume"))
+    if value is None:
+        return 1.0
+    gain = volume_gain(value)
+    if isinstance(gain, str):
+        raise r.doc.error(("audio", "volume"), gain)
+    return gain
 
 
 def _looks_like_path(text: str) -> bool:

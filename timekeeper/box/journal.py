@@ -1,6 +1,6 @@
 """The match journal: the engine's snapshot on disk, so that a crash, `kill -9` or a power
-cut never loses the match time. The service comes back with the clock stopped at the
-journaled play time and waits for RESUME.
+cut never loses the match time nor its goals. The service comes back with the clock stopped
+at the journaled play time and waits for RESUME (or REPLAY: ITHF 4.5).
 
 Writes are atomic (temporary file, fsync, rename, fsync of the folder): a power cut leaves
 either the old journal or the new one, never half of one. They happen on every change the
@@ -73,12 +73,13 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
     kinds = {"profile": str, "state": str, "period": int, "play_time": float, "added": float,
              "shots": int, "shootout": bool}
     values: dict = {}
-    extra = record.get("extra")
-    if extra is not None and not isinstance(extra, dict):
-        raise JournalError(f"{source}: field 'extra' must be an object ({extra!r})")
-    values["extra"] = extra
+    for name in ("extra", "score"):  # optional objects (journals before the score have none)
+        value = record.get(name)
+        if value is not None and not isinstance(value, dict):
+            raise JournalError(f"{source}: field {name!r} must be an object ({value!r})")
+        values[name] = value
     for field in fields(Snapshot):
-        if field.name == "extra":
+        if field.name in ("extra", "score"):
             continue
         value = record.get(field.name)
         kind = kinds[field.name]

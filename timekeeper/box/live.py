@@ -50,21 +50,27 @@ def run_live(args: argparse.Namespace) -> int:
 
 def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
-    from timekeeper.box.controls.socket import ControlServer, default_path
+    from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
     from timekeeper.box.runner import Runner
     from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
-    from timekeeper.show.status import LogLines, StatusLine, status_text
+    from timekeeper.box.soundcard import start_audio, terminal_asker
+    from timekeeper.show.status import LogLines, StatusLine, marked, status_text
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
-    from timekeeper.sound.guard import AudioGuard
-    from timekeeper.sound.pack import find_pack, load_pack
+    from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
+    control_path = args.control or cfg.control or default_path()
+    folder = state_dir(args.state_dir or cfg.state_dir)
+    if in_use(control_path):  # before the journal: the running box's match is left alone
+        print(_second_box(control_path, folder), file=sys.stderr)
+        return 1
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names)
+    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names,
+                     melody_window(chosen)).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
-    journal = Journal(state_dir(args.state_dir or cfg.state_dir), engine, cfg.journal_interval)
+    journal = Journal(folder, engine, cfg.journal_interval)
     resumed = _resume(args, engine, journal)
 
     kind = args.audio or cfg.audio_kind
@@ -93,15 +99,16 @@ def _run_live(args: argparse.Namespace) -> int:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
                            cfg.audio_device)
 
-    audio = AudioGuard(open_audio, cfg.audio_attempts)
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
         threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
-    try:
-        audio.prepare(chosen)
+    try:  # at a terminal, no card is told at once and SILENT offered; the service retries
+        started = start_audio(open_audio, chosen, cfg.audio_attempts, kind, terminal_asker())
     except AudioError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
-    events = EventLog(args.events, profile=chosen.key, wall_clock=True) if args.events else None
+    audio, mark = started.guard, "SILENT" if started.silent else ""
+    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark)
+              if args.events else None)
     runner = Runner(engine, [audio], events)
     closers: list = [audio]
     try:
@@ -115,25 +122,34 @@ def _run_live(args: argparse.Namespace) -> int:
         closers[:0] = gpio
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
+
+        def show_help() -> None:  # `?` (a terminal's status line prints it above itself)
+            print(help_for(chosen), flush=True)
+
         if sys.stdout.isatty():
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
-            line = StatusLine(runner.status, help_text).start()
+            line = StatusLine(runner.status, help_text, mark=mark,
+                              tail="? keys" if interactive else "").start()
             runner.listeners.append(line)
             closers.insert(0, line)
+            show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
             for handler in root.handlers[:]:
                 root.removeHandler(handler)
             root.addHandler(line.log_handler())
         else:
-            runner.listeners.append(LogLines())
+            runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            closers.insert(0, Keyboard(runner.submit, chosen.add_step).start())
+            closers.insert(0, Keyboard(runner.submit, chosen.add_step, state=lambda:
+                                       engine.state.value, on_help=show_help).start())
 
-        control_path = args.control or cfg.control or default_path()
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control)).start()
+        except SocketInUse:
+            print(_second_box(control_path, folder), file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
@@ -143,7 +159,7 @@ def _run_live(args: argparse.Namespace) -> int:
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
-            status_text(status)))
+            marked(status_text(status), mark)))
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
@@ -152,13 +168,16 @@ def _run_live(args: argparse.Namespace) -> int:
 
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            log.info("resumed from the journal: %s", _resumed_text(runner.status()))
+            source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
+                      f"from {args.resume_from}" if args.resume_from else "from the journal")
+            log.info("resumed %s: %s", source, _resumed_text(
+                runner.status(), getattr(args, "replay", False)))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
                   chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
                   cfg.audio_device or "default", runner.lead * 1e3)
-        notifier.ready(status_text(runner.status()))
+        notifier.ready(marked(status_text(runner.status()), mark))
         if args.start:
             runner.submit(Command(Action.START))
         runner.run()
@@ -223,6 +242,9 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
                               f"run with --profile {snap.profile}", args.resume_from)
         source = str(args.resume_from)
     elif args.fresh:
+        if getattr(args, "replay", False):
+            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
+                              "one: choose one", field="--replay")
         return None
     else:
         snap, source = journal.load(), str(journal.path)
@@ -237,11 +259,25 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
             return None
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
+    if getattr(args, "replay", False):
+        _replay(engine, source)
+        return snap
     if engine.state.value == "idle":
         if snap.state == "prestart":
             log.info("the match was in its pre-start countdown: START begins it again")
         return None
     return snap
+
+
+def _replay(engine: Engine, source: str) -> None:
+    """--replay: ITHF 4.5, the match is played again from the start with the goals kept."""
+    from timekeeper.rules.commands import Refused
+
+    try:  # a restored match has no deadline: the time told does not matter
+        engine.handle(Command(Action.REPLAY), 0.0)
+    except Refused as exc:
+        raise ConfigError(f"no match under way in {source} to replay ({exc})",
+                          field="--replay") from None
 
 
 def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
@@ -283,15 +319,33 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
     return devices
 
 
-def _resumed_text(status) -> str:
+def _second_box(control: Path, folder: Path) -> str:
+    """A second `run` on a machine where one runs already: how to talk to the first, and how
+    to run another box beside it."""
+    home = str(Path.home())
+    other, sock = (str(p).replace(home, "~", 1) if str(p).startswith(home + "/") else str(p)
+                   for p in (folder.with_name(f"{folder.name}-2"),
+                             control.with_name(f"{control.stem}-2{control.suffix}")))
+    return (f"timekeeper: another timekeeper is already listening on {control} "
+            f"(`timekeeper ctl status` asks it).\n"
+            f"To run a second box beside it, give it its own socket and journal:\n"
+            f"  timekeeper run --control {sock} --state-dir {other}\n"
+            f"and control it with `timekeeper ctl --control {sock} …`")
+
+
+def _resumed_text(status, resumed_by_replay: bool = False) -> str:
     """Where a resumed match stands and which press goes on with it."""
     from timekeeper.show.status import clock_text, elapsed_text
 
     where = status.part or "the match"
+    score = f"score {status.score['home']}:{status.score['away']}"
     if status.state == "stopped":
         return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left: STOP/RESUME (SPACE, ctl resume) "
-                "goes on")
+                f"{clock_text(status.remaining)} left, {score}: STOP/RESUME (SPACE, ctl resume) "
+                "goes on; or `ctl replay` plays it again from the start, keeping the goals "
+                "(ITHF 4.5)")
+    if status.state == "idle" and resumed_by_replay:
+        return f"to be played again from the start, goals kept ({score}): START begins it"
     if status.state in ("finished", "idle"):
         return "no match under way: START begins one"
     if status.state == "prestart":

@@ -45,13 +45,18 @@ class PeriodClock:
             self._base += now - self._anchor
             self._anchor = None
 
-    def add(self, seconds: float, now: float) -> float:
+    def add(self, seconds: float, now: float, missed_play: bool = False) -> float:
         """Add (or take back) play time; the added total never goes below zero and the
-        remaining time never below zero. Returns the change actually made."""
+        remaining time never below zero. With `missed_play` (a stopped-time clock that did
+        not run while play went on) time taken back beyond the added time is play time the
+        clock missed: play time moves on by it. Returns the change of the time left."""
         if self.length is None:
             return 0.0
-        change = max(seconds, -self.added, -(self.remaining(now) or 0.0))
-        self.added += change
+        left = self.remaining(now) or 0.0
+        change = max(seconds, -left if missed_play else max(-self.added, -left))
+        from_added = max(change, -self.added)
+        self.added += from_added
+        self._base -= change - from_added  # play the clock missed (missed_play only)
         return change
 
     def set_play_time(self, play: float) -> None:

@@ -4,12 +4,25 @@ scripts) turns a press into before it reaches the engine."""
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from timekeeper.rules.penalties import KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
+MAX_PLAYER = 20  # characters of a player's number or name
+# a number as an operator types it: ASCII digits, one optional sign and point; no `1_0`, no
+# exponent, no Arabic-Indic or full-width digits (Python's float() would take them all)
+_NUMBER = re.compile(r"[-+]?(?:[0-9]{1,7}(?:\.[0-9]{0,6})?|\.[0-9]{1,6})", re.ASCII)
+
+
+def parse_number(text: str) -> float:
+    """A plain decimal number (`10`, `-2.5`, `.5`); ValueError for anything else."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"not a plain number: {text!r}")
+    return float(text)
 
 
 class Action(StrEnum):
@@ -28,11 +41,20 @@ class Action(StrEnum):
     REMOVE = "remove"  # remove TEAM [ID]: a penalty entered by mistake (default: the latest)
     TIMEOUT = "timeout"  # timeout TEAM: the team's time-out, while the clock is stopped
     SET = "set"  # set M:SS: correct the game clock (time left) while it is stopped
-    ATTEMPT = "attempt"  # attempt TEAM goal|miss: a shoot-out attempt's result
+    ATTEMPT = "attempt"  # attempt TEAM goal|miss: a shoot-out attempt's (or penalty shot's) result
+    PENALTY_SHOT = "penalty-shot"  # penalty-shot TEAM: rule 15/17f, taken while play is stopped
+    # every profile: the score, the replay of a failed match, the no-show countdown
+    GOAL = "goal"  # goal TEAM [PLAYER] (in a shoot-out or penalty shot: a scored attempt)
+    UNDO_GOAL = "undo-goal"  # undo-goal TEAM: the team's latest goal was entered by mistake
+    REPLAY = "replay"  # the match is played again from the start, keeping its goals (ITHF 4.5)
+    NO_SHOW = "no-show"  # no-show [M:SS passed]: a countdown from the scheduled start (rule 5)
     QUIT = "quit"  # stop the program (handled by the runner, never by the engine)
 
 
-TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT, Action.ATTEMPT)
+TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT,
+                Action.PENALTY_SHOT)
+SCORE_ACTIONS = (Action.GOAL, Action.UNDO_GOAL, Action.ATTEMPT)
+_NAMES_A_TEAM = TEAM_ACTIONS + SCORE_ACTIONS
 USAGE = {
     Action.PENALTY: "penalty TEAM KIND[+KIND…] [PLAYER], e.g. penalty home minor+minor+personal 17",
     Action.RELEASE: "release TEAM, e.g. release away",
@@ -40,6 +62,11 @@ USAGE = {
     Action.TIMEOUT: "timeout TEAM, e.g. timeout home",
     Action.SET: "set M:SS (time left), e.g. set 4:32",
     Action.ATTEMPT: "attempt TEAM goal|miss, e.g. attempt home goal",
+    Action.PENALTY_SHOT: "penalty-shot TEAM (the team taking it), e.g. penalty-shot home",
+    Action.GOAL: "goal TEAM [PLAYER], e.g. goal home 17",
+    Action.UNDO_GOAL: "undo-goal TEAM, e.g. undo-goal away",
+    Action.NO_SHOW: "no-show [M:SS] (time already passed since the scheduled start), "
+                    "e.g. no-show 1:30",
 }
 
 
@@ -49,7 +76,7 @@ class Command:
     seconds: float | None = None  # ADD: None means the profile's step; SET: the time left
     team: str = ""  # home | away, for the stopped-time commands
     kinds: tuple[str, ...] = ()  # PENALTY: e.g. ("major", "game")
-    player: str = ""  # PENALTY: the player's number or name, for the record
+    player: str = ""  # PENALTY, GOAL: the player's number or name, for the record
     ref: int | None = None  # REMOVE: the penalty's id (None: the team's latest)
     scored: bool = False  # ATTEMPT
 
@@ -61,6 +88,10 @@ class Command:
         words = [self.team] if self.team else []
         if self.action is Action.PENALTY:
             words += ["+".join(self.kinds)] + ([self.player] if self.player else [])
+        elif self.action is Action.GOAL and self.player:
+            words.append(self.player)
+        elif self.action is Action.NO_SHOW and self.seconds:
+            words.append(f"{int(self.seconds) // 60}:{self.seconds % 60:02g}")
         elif self.action is Action.REMOVE and self.ref is not None:
             words.append(str(self.ref))
         elif self.action is Action.ATTEMPT:
@@ -78,33 +109,36 @@ class Command:
             names = ", ".join(a.value for a in Action if a is not Action.QUIT)
             raise ValueError(f"unknown command {word!r}; commands: {names}") from None
         arg = arg.strip()
-        if action in TEAM_ACTIONS:
+        if action in _NAMES_A_TEAM:
             return _team_command(action, arg.replace(":", " ").split())
         if action is Action.SET:
             return cls(action, parse_clock(arg))
+        if action is Action.NO_SHOW:
+            return cls(action, parse_clock(arg, USAGE[action]) if arg else 0.0)
         if not arg:
             return cls(action)
         if action is not Action.ADD:
             raise ValueError(f"{action.value} takes no argument (got {arg!r})")
         try:
-            seconds = float(arg)
+            seconds = parse_number(arg)
         except ValueError:
-            raise ValueError(f"add takes a number of seconds (got {arg!r})") from None
+            raise ValueError(f"add takes a number of seconds, e.g. add 10 or add -5 "
+                             f"(got {arg!r})") from None
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
 
 
-def parse_clock(text: str) -> float:
+def parse_clock(text: str, usage: str = USAGE[Action.SET]) -> float:
     """`4:32`, `272` or `4:32.5`: a game-clock reading in seconds."""
     parts = text.strip().split(":")
     try:
-        numbers = [float(p) for p in parts]
+        numbers = [parse_number(p) for p in parts]
     except ValueError:
         numbers = []
     if not text.strip() or not numbers or len(numbers) > 2 or any(
             not 0 <= n < 1e6 for n in numbers) or (len(numbers) == 2 and numbers[1] >= 60):
-        raise ValueError(f"{USAGE[Action.SET]} (got {text.strip()!r})")
+        raise ValueError(f"{usage} (got {text.strip()!r})")
     return numbers[0] * 60 + numbers[1] if len(numbers) == 2 else numbers[0]
 
 
@@ -125,6 +159,10 @@ def parse_kinds(text: str) -> tuple[str, ...]:
                              "combined with +, e.g. minor+minor+personal, major+game)")
     if kinds.count("game") > 1 or ("game" in kinds and kinds[-1] != "game"):
         raise ValueError("a game misconduct comes once, last (e.g. major+game)")
+    if kinds.count("match") > 1 or ("match" in kinds and (kinds[-1] != "match" or
+                                                          "game" in kinds)):
+        raise ValueError("a match penalty comes once, last, and not with a game misconduct "
+                         "(e.g. match, minor+match)")
     return kinds
 
 
@@ -136,13 +174,20 @@ def _team_command(action: Action, words: list[str]) -> Command:
     if action is Action.PENALTY:
         if not rest or len(rest) > 2:
             raise ValueError(f"{usage}")
-        return Command(action, team=team, kinds=parse_kinds(rest[0]),
-                       player=rest[1] if len(rest) > 1 else "")
+        player = rest[1] if len(rest) > 1 else ""
+        if len(player) > MAX_PLAYER or not player.isprintable():
+            raise ValueError(f"a player is a number or a name of at most {MAX_PLAYER} "
+                             f"characters; {usage}")
+        return Command(action, team=team, kinds=parse_kinds(rest[0]), player=player)
     if action is Action.REMOVE and len(rest) == 1:
         ref = rest[0].lstrip("#")
-        if not ref.isdigit():
+        if not (ref.isascii() and ref.isdigit() and len(ref) <= 6):
             raise ValueError(f"a penalty's id is a number (got {rest[0]!r}); {usage}")
         return Command(action, team=team, ref=int(ref))
+    if action is Action.GOAL:
+        if len(rest) > 1:
+            raise ValueError(f"{usage}")
+        return Command(action, team=team, player=rest[0] if rest else "")
     if action is Action.ATTEMPT:
         if len(rest) != 1 or rest[0].lower() not in ("goal", "miss"):
             raise ValueError(usage)

@@ -8,7 +8,9 @@ play time of the next expiry into a deadline through the period clock's mapping.
 A penalty here is one player's sentence, e.g. minor, major, or a combination served one
 after the other (minor+minor+personal, major+game). It holds one of the team's places in the
 box (at most `running` per team, the rest wait in the order given) until its timed part is
-served; a game misconduct keeps the player out for the rest of the match but holds no place.
+served; a game misconduct keeps the player out for the rest of the match but holds no place,
+and a match penalty holds one for its set time (as a major does) and then keeps the player
+out, as a game misconduct does.
 
 Everything is plain data (`to_dict`/`from_dict`) so that a journal can keep it."""
 
@@ -17,7 +19,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 TEAMS = ("home", "away")
-KINDS = ("minor", "major", "personal", "game")  # game: game misconduct, the rest of the match
+# game: game misconduct, out for the rest of the match, holding no place; match: match penalty
+# (rule 17e), out for the rest of the match too, but the team is short for its timed part
+KINDS = ("minor", "major", "personal", "game", "match")
 RUNNING, WAITING, GAME = "running", "waiting", "game"
 
 
@@ -38,7 +42,8 @@ class Penalty:
 
     @property
     def game(self) -> bool:
-        return "game" in self.kinds
+        """The player is out for the rest of the match once the timed part is served."""
+        return "game" in self.kinds or "match" in self.kinds
 
     @property
     def label(self) -> str:
@@ -157,6 +162,15 @@ class PenaltyBox:
             if p.since is not None:
                 p.served = max(0.0, p.served_at(old_play) - (old_play - new_play))
                 p.since = new_play
+
+    def give_back(self, seconds: float, play: float) -> None:
+        """The game clock got `seconds` more time left (fewer if negative) at play time `play`
+        without play time moving (ADD): every running penalty gets the same, never below
+        nothing served nor past its end (`expire` then ends it)."""
+        for p in self.of(None, RUNNING):
+            if p.since is not None:
+                p.served = min(p.total, max(0.0, p.served_at(play) - seconds))
+                p.since = play
 
     # ---------------------------------------------------------------- reading
 

@@ -15,14 +15,40 @@ from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
-            "period", "break", "overtime", "shootout", "penalties", "timeout")
+            "period", "break", "overtime", "shootout", "penalties", "timeout",
+            "forfeit_signal", "no_show")
 PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
 SHOOTOUT_KEYS = ("first", "then", "shot")
-PENALTY_KEYS = ("minor", "major", "personal", "running")
+PENALTY_KEYS = ("minor", "major", "personal", "match", "running",
+                "power_play_goal_ends_minor")
+FORFEIT_AFTER = 30.0  # ITHF 4.6: a player not ready 30 s after the start loses
+MAX_WAIT = 3600.0  # a match penalty or a no-show countdown longer than an hour is a typo
 TIMEOUT_KEYS = ("length", "per_team")
 RULE_SETS = ("ithf",)
+NO_RULE_SET = (None, "none")  # `follows: none` (or null): a club profile that keeps no rule set
+
+# Sane ranges, checked at load: a value outside them is a typo or an attack, never a match
+# (10^11 periods or a 10^9-second period would cost minutes and gigabytes before play).
+HOUR = 3600.0
+MAX_LENGTH = 3 * HOUR  # a period or an overtime part
+MAX_PERIODS = 12
+MAX_OVERTIMES = 6
+MAX_BREAK = HOUR
+MAX_PRESTART = 600.0
+MAX_ADD_STEP = 600.0
+MAX_MELODY = 600.0
+MIN_MARK_SPACING = 0.1  # (tests play sub-second matches)
+MAX_MARKS = 1000  # per period
+MAX_SHOTS = 50  # per team in the first series
+MAX_SHOT_LENGTH = 600.0
+MAX_PENALTY = HOUR
+MAX_RUNNING = 6
+MAX_TIMEOUT = 600.0
+MAX_TIMEOUTS = 10
+MAX_TITLE = 120
+MAX_DESCRIPTION = 2000
 
 
 @dataclass(frozen=True)
@@ -76,10 +102,13 @@ class Penalties:
     major: float
     personal: float
     running: int
+    match: float = 300.0  # rule 17e's match penalty: the team's time short (the seed is silent)
+    power_play_goal_ends_minor: bool = False  # ice-hockey practice; the seed is silent
 
     @property
     def lengths(self) -> dict[str, float]:
-        return {"minor": self.minor, "major": self.major, "personal": self.personal}
+        return {"minor": self.minor, "major": self.major, "personal": self.personal,
+                "match": self.match}
 
 
 @dataclass(frozen=True)
@@ -103,6 +132,9 @@ class Profile:
     shootout: Shootout | None
     penalties: Penalties | None = None
     timeout: Timeout | None = None
+    description: str = ""  # what the profile is, its rules, and the aids it adds to them
+    forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
+    no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
 
     @property
     def cue_names(self) -> set[str]:
@@ -124,6 +156,10 @@ class Profile:
             names.add("penalty_end")
         if self.timeout:
             names.add("timeout_end")
+        if self.penalties:  # the penalty shot (rule 15, 17f)
+            names |= {"shot_start", "shot_end"}
+        if self.forfeit_signal or self.no_show:
+            names.add("forfeit")
         return names
 
 
@@ -155,23 +191,42 @@ def find(name_or_path: str, relative_to: Path | None = None,
         if relative_to is not None and not path.is_absolute():
             path = relative_to / path
         if not path.is_file():
-            raise ConfigError("no such profile file", path)
+            what = "not a regular file" if path.exists() else "no such profile file"
+            raise ConfigError(what, path)
         return path
     folders = [relative_to] if relative_to is not None else []
     folders += [folder for folder, _ in profile_dirs()]
     passed_over = False
-    for folder in folders:
-        candidate = folder / f"{name_or_path}.yaml"
-        if candidate.is_file():
-            if candidate.resolve() not in exclude:
-                return candidate
-            passed_over = True
+    for exact in (True, False):  # `ITHF` finds ithf.yaml, but an exact name comes first
+        for folder in folders:
+            candidate = _named(folder, name_or_path, exact)
+            if candidate is not None:
+                if candidate.resolve() not in exclude:
+                    return candidate
+                passed_over = True
     if passed_over:
         raise ConfigError(f"extends itself: no other profile is named {name_or_path!r}")
     names = ", ".join(available()) or "(none found)"
-    near = difflib.get_close_matches(name_or_path, list(available()), n=1)
-    hint = f"did you mean {near[0]!r}? " if near else ""
+    hint = did_you_mean(name_or_path, list(available()))
     raise ConfigError(f"unknown profile {name_or_path!r}; {hint}available: {names}")
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """`did you mean 'club'? ` for the closest of `names` (case aside), else ''."""
+    folded = {n.casefold(): n for n in names}
+    near = difflib.get_close_matches(name.casefold(), list(folded), n=1)
+    return f"did you mean {folded[near[0]]!r}? " if near else ""
+
+
+def _named(folder: Path, name: str, exact: bool) -> Path | None:
+    """The profile file `name` in `folder`; with `exact` off, whatever the letters' case."""
+    if exact:
+        candidate = folder / f"{name}.yaml"
+        return candidate if candidate.is_file() else None
+    if not folder.is_dir():
+        return None
+    return next((f for f in sorted(folder.glob("*.yaml"))
+                 if f.stem.casefold() == name.casefold() and f.is_file()), None)
 
 
 def load(name_or_path: str) -> Profile:
@@ -195,7 +250,21 @@ def _load_doc(file: Path, chain: tuple[Path, ...]) -> Doc:
         base_file = find(base_name, relative_to=file.parent, exclude=(file.resolve(),))
     except ConfigError as exc:
         raise doc.error(("extends",), exc.message) from None
-    return doc.merged_over(_load_doc(base_file, (*chain, file)))
+    base = _load_doc(base_file, (*chain, file))
+    merged = doc.merged_over(base)
+    leaves = "follows" in doc.data and _rule_set(doc.data["follows"]) in NO_RULE_SET
+    if leaves and _rule_set(base.data.get("follows")) in RULE_SETS:
+        # a club profile that leaves a rule set does not carry its name in the title: its
+        # own title and description, or the file's name
+        for key in ("title", "description"):
+            if key not in doc.data:
+                merged.data.pop(key, None)
+    return merged
+
+
+def _rule_set(value: Any) -> Any:
+    """`follows:` is read case-insensitively (ITHF, None)."""
+    return value.strip().lower() if isinstance(value, str) else value
 
 
 # ---------------------------------------------------------------------------- validation
@@ -229,7 +298,8 @@ class _Reader:
         self.doc.check_keys(path, value, keys)
         return value
 
-    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False) -> float:
+    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False,
+                most: float = HOUR) -> float:
         value = self.get(path, default)
         if value is None:
             raise self.doc.error(path, "missing (a number of seconds)")
@@ -241,12 +311,16 @@ class _Reader:
         if value < 0 or (value == 0 and not zero):
             kind = "zero or more" if zero else "more than zero"
             raise self.doc.error(path, f"must be {kind} seconds (got {value})")
+        if value > most:
+            raise self.doc.error(path, f"must be at most {most:g} seconds ({_hms(most)}), "
+                                       f"not {value:g}")
         return float(value)
 
-    def integer(self, path: Path_, default: int) -> int:
+    def integer(self, path: Path_, default: int, most: int = 1000) -> int:
         value = self.get(path, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.doc.error(path, f"must be a whole number of at least 1, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise self.doc.error(path, f"must be a whole number from 1 to {most}, not "
+                                       f"{value!r}")
         return value
 
     def flag(self, path: Path_, default: bool) -> bool:
@@ -261,10 +335,12 @@ class _Reader:
             raise self.doc.error(path, f"must be one of {', '.join(choices)}, not {value!r}")
         return value
 
-    def text(self, path: Path_, default: str) -> str:
+    def text(self, path: Path_, default: str, most: int = 4096) -> str:
         value = self.get(path, default)
         if not isinstance(value, str):
             raise self.doc.error(path, f"must be text, not {value!r}")
+        if len(value) > most:
+            raise self.doc.error(path, f"must be at most {most} characters (got {len(value)})")
         return value
 
 
@@ -309,16 +385,20 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
         if spec == "minutes":
             every = 60.0
         elif isinstance(spec, int | float) and not isinstance(spec, bool) and (
-                math.isfinite(spec) and spec > 0):
+                math.isfinite(spec) and spec >= MIN_MARK_SPACING):
             every = float(spec)
         else:
             raise r.doc.error(path, "must be minutes, thirds, none or a number of seconds "
-                                    f"between marks, not {spec!r}")
+                                    f"between marks (at least {MIN_MARK_SPACING:g}), not "
+                                    f"{spec!r}")
         if every >= length:
             if inherited:
                 return ()
             raise r.doc.error(path, f"marks every {every:g} s leave none in a "
                                     f"{length:g}-s period")
+        if length / every > MAX_MARKS + 1:
+            raise r.doc.error(path, f"marks every {every:g} s make {int(length // every)} "
+                                    f"marks in a {length:g}-s period; at most {MAX_MARKS}")
         counts = [(n * every, n) for n in range(int(length // every), 0, -1)
                   if n * every < length - 1e-9]
         cue = "minute"
@@ -332,18 +412,21 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
 def build(doc: Doc, file: Path) -> Profile:
     r = _Reader(doc)
     doc.check_keys((), doc.data, TOP_KEYS)
-    follows = r.get(("follows",))
-    if follows is not None and follows not in RULE_SETS:
+    follows = _rule_set(r.get(("follows",)))
+    if follows in NO_RULE_SET:
+        follows = None
+    elif follows not in RULE_SETS:
         known = ", ".join(RULE_SETS)
-        raise doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}")
+        raise doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or none "
+                                      "(a club profile that follows no rule set)")
 
     r.mapping(("period",), PERIOD_KEYS, optional=False)
-    length = r.seconds(("period", "length"))
-    count = r.integer(("period", "count"), 1)
+    length = r.seconds(("period", "length"), most=MAX_LENGTH)
+    count = r.integer(("period", "count"), 1, MAX_PERIODS)
     beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
     marks_spec = r.get(("period", "marks"), "none")
     marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
-    melody = r.seconds(("period", "melody"), 0, zero=True)
+    melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
     if melody > length:
         raise doc.error(("period", "melody"),
                         f"is longer than the period ({melody:g} > {length:g} s)")
@@ -351,10 +434,10 @@ def build(doc: Doc, file: Path) -> Profile:
 
     intermission = None
     if r.mapping(("break",), BREAK_KEYS) is not None:
-        blen = r.seconds(("break", "length"))
+        blen = r.seconds(("break", "length"), most=MAX_BREAK)
         warning = r.get(("break", "warning"))
         if warning is not None:
-            warning = r.seconds(("break", "warning"), zero=True)
+            warning = r.seconds(("break", "warning"), zero=True, most=MAX_BREAK)
             if warning >= blen:
                 raise doc.error(("break", "warning"), "must be shorter than the break")
         intermission = Break(blen, warning)
@@ -362,21 +445,40 @@ def build(doc: Doc, file: Path) -> Profile:
     overtime_specs = r.get(("overtime",), [])
     if not isinstance(overtime_specs, list):
         raise doc.error(("overtime",), "must be a list of overtime parts")
+    if len(overtime_specs) > MAX_OVERTIMES:
+        raise doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
+                                       f"(got {len(overtime_specs)})")
     shootout = None
     if r.mapping(("shootout",), SHOOTOUT_KEYS) is not None:
         untimed = r.get(("shootout", "shot")) == "none"
-        shootout = Shootout(r.integer(("shootout", "first"), 3), r.integer(("shootout", "then"), 1),
-                            None if untimed else r.seconds(("shootout", "shot"), 15.0))
+        shootout = Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
+                            r.integer(("shootout", "then"), 1, MAX_SHOTS),
+                            None if untimed else r.seconds(("shootout", "shot"), 15.0,
+                                                           most=MAX_SHOT_LENGTH))
     penalties = None
     if r.mapping(("penalties",), PENALTY_KEYS) is not None:
         defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-        penalties = Penalties(*(r.seconds(("penalties", k), v) for k, v in defaults.items()),
-                              running=r.integer(("penalties", "running"), 2))
+        penalties = Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
+                                for k, v in defaults.items()),
+                              running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
+                              match=_at_most(r, ("penalties", "match"), 300.0),
+                              power_play_goal_ends_minor=r.flag(
+                                  ("penalties", "power_play_goal_ends_minor"), False))
     timeout = None
     if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
-        timeout = Timeout(r.seconds(("timeout", "length"), 30.0),
-                          r.integer(("timeout", "per_team"), 1))
-    period_word = r.text(("period", "name"), "period").strip()
+        timeout = Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
+                          r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+    forfeit_signal = r.flag(("forfeit_signal",), False)
+    if forfeit_signal and length <= FORFEIT_AFTER:
+        raise doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
+    # the forfeit point is a mark of the first period like the others: it follows every stop,
+    # correction and added second
+    first_marks = marks if not forfeit_signal else tuple(sorted(
+        (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
+    no_show = None
+    if r.get(("no_show",)) is not None:
+        no_show = _at_most(r, ("no_show",), None)
+    period_word = r.text(("period", "name"), "period", most=20).strip()
     if not period_word:
         raise doc.error(("period", "name"), "must name the periods (period, half, …)")
 
@@ -385,7 +487,8 @@ def build(doc: Doc, file: Path) -> Profile:
     for i in range(count):
         single = "regulation" if overtime_specs else "match"
         name = f"{period_word} {i + 1}" if count > 1 else single
-        parts.append((name, False, length, marks, melody, False, "operator" if i == 0 else starts))
+        parts.append((name, False, length, first_marks if i == 0 else marks, melody, False,
+                      "operator" if i == 0 else starts))
     for i, _ in enumerate(overtime_specs):
         p: Path_ = ("overtime", i)
         r.mapping(p, OVERTIME_KEYS, optional=False)
@@ -401,12 +504,12 @@ def build(doc: Doc, file: Path) -> Profile:
                                 "ever played")
             parts.append((name, True, None, (), 0.0, True, "operator"))
             continue
-        olen = r.seconds((*p, "length"))
+        olen = r.seconds((*p, "length"), most=MAX_LENGTH)
         obeeps = r.choice((*p, "mark_beeps"), ("count", "single"), beeps)
         own = r.get((*p, "marks"))
         omarks = _marks(r, (*p, "marks"), marks_spec if own is None else own, obeeps, olen,
                         inherited=own is None)
-        omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True)
+        omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True, most=MAX_MELODY)
         if omelody > olen:
             raise doc.error((*p, "melody"), "is longer than the overtime")
         parts.append((name, True, olen, omarks, omelody, sudden, "operator"))
@@ -425,11 +528,11 @@ def build(doc: Doc, file: Path) -> Profile:
 
     profile = Profile(
         key=file.stem,
-        title=r.text(("title",), file.stem),
+        title=r.text(("title",), file.stem, most=MAX_TITLE),
         source=file,
         follows=follows,
-        add_step=r.seconds(("add_step",), 10.0),
-        prestart=r.seconds(("prestart",), 0, zero=True),
+        add_step=r.seconds(("add_step",), 10.0, most=MAX_ADD_STEP),
+        prestart=r.seconds(("prestart",), 0, zero=True, most=MAX_PRESTART),
         feedback=_feedback(r),
         periods=tuple(periods),
         regulation=count,
@@ -437,24 +540,56 @@ def build(doc: Doc, file: Path) -> Profile:
         shootout=shootout,
         penalties=penalties,
         timeout=timeout,
+        description=" ".join(r.text(("description",), "", most=MAX_DESCRIPTION).split()),
+        forfeit_signal=forfeit_signal,
+        no_show=no_show,
     )
     if follows == "ithf":
-        _check_ithf(profile, doc, marks_spec)
+        _check_ithf(profile, doc, marks_spec, beeps)
     return profile
 
 
-def _check_ithf(p: Profile, doc: Doc, marks_spec: Any) -> None:
-    """A profile that says it follows ITHF must keep ITHF's timing rules."""
+def _at_most(r: _Reader, path: Path_, default: float | None) -> float:
+    return r.seconds(path, default, most=MAX_WAIT)
+
+
+LEAVE_ITHF = ("; a club profile with other times says `follows: none` (see docs/profiles.md)")
+
+
+def _check_ithf(p: Profile, doc: Doc, marks_spec: Any, beeps: str) -> None:
+    """A profile that says it follows ITHF must keep ITHF's timing rules. Each refusal says
+    the way out: a club profile with its own times leaves ITHF with `follows: none`."""
+
+    def breaks(path: Path_, message: str) -> ConfigError:
+        return doc.error(path, f"breaks ITHF rule {message}{LEAVE_ITHF}")
+
     if not 15 <= p.prestart <= 30:
-        raise doc.error(("prestart",), f"{p.prestart:g} s breaks ITHF rule 4.4: the pre-start "
-                                       "signal must sound between 30 and 15 s before the start")
+        raise breaks(("prestart",), f"4.4: {p.prestart:g} s, but the pre-start signal must "
+                                    "sound between 30 and 15 s before the start")
     first = p.periods[0]
     if p.regulation != 1 or first.length != 300:
-        raise doc.error(("period",), "breaks ITHF rule 4.1: a match is one period of 5 minutes "
-                                     "(length: 300, count: 1)")
+        raise breaks(("period",), "4.1: a match is one period of 5 minutes (length: 300, "
+                                  "count: 1)")
     if marks_spec not in ("minutes", "thirds"):
-        raise doc.error(("period", "marks"), "breaks ITHF rule 4.4: the timer must mark every "
-                                             "minute or every third (minutes or thirds)")
+        raise breaks(("period", "marks"), "4.4: the timer must mark every minute or every "
+                                          "third (minutes or thirds)")
+    if marks_spec == "minutes" and beeps != "count":
+        raise breaks(("period", "mark_beeps"), "4.4: with minute marks the number of beeps "
+                                               "equals the minutes still to play (001 4.4; "
+                                               "mark_beeps: count)")
     if first.melody != 30:
-        raise doc.error(("period", "melody"), "breaks ITHF rule 4.4: the last 30 seconds must be "
-                                              "filled with a melody (melody: 30)")
+        raise breaks(("period", "melody"), "4.4: the last 30 seconds must be filled with a "
+                                           "melody (melody: 30)")
+    for i, part in enumerate(p.periods[1:]):
+        if part.length is not None or not part.sudden_death:
+            raise breaks(("overtime", i), "4.8: a drawn play-off match goes to a sudden-death "
+                                          "overtime with no time limit (untimed: true), the "
+                                          "first valid goal wins; nothing follows it")
+    if p.shootout is not None:
+        raise breaks(("shootout",), "4.8: a drawn play-off match is decided by a sudden-death "
+                                    "overtime, not a shoot-out")
+
+
+def _hms(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"

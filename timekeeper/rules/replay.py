@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused, parse_number
 from timekeeper.rules.engine import Cue, Engine, State
 from timekeeper.rules.profile import Profile
 
@@ -38,7 +38,7 @@ def parse_actions(text: str) -> list[Step]:
             raise ScriptError(f"{item!r}: write TIME:COMMAND, e.g. 120:pause")
         when, what = match.groups()
         try:
-            parts = [float(x) for x in when.split(":")]
+            parts = [parse_number(x) for x in when.split(":")]
             command = Command.parse(what)
         except ValueError as exc:
             raise ScriptError(f"{item!r}: {exc}") from None
@@ -93,6 +93,8 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
             else engine.state in (State.RUNNING, State.STOPPED)
             or pending[0].command.action in TAKES_OVER_THE_PRESS
             or (pending[0].command.action is Action.ATTEMPT and engine.state is State.SHOT)
+            or (pending[0].command.action is Action.FINISH
+                and _waits_for_finish(engine, now, action_at))
         ):
             step = pending.pop(0)
             now = max(now, action_at)
@@ -119,6 +121,23 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
         if now - begin > max_time:
             raise ScriptError(f"the match has not ended after {max_time:g} s of replay")
     return Replay(cues, start if start is not None else begin, now, presses, pending)
+
+
+def _waits_for_finish(engine: Engine, now: float, finish_at: float) -> bool:
+    """Where the live engine takes FINISH while it waits for the operator (after regulation,
+    between shots), a scripted finish acts at its time: the replay's operator starts the next
+    part or shot only if it would be over before the finish, and otherwise waits for it.
+    An untimed part is never over by itself: to decide a match in a sudden death, script
+    its `next`."""
+    s, i, p = engine.state, engine.m.index, engine.profile
+    if s is State.SHOOTOUT:
+        assert p.shootout is not None
+        lasts: float | None = p.shootout.shot or 0.0
+    elif s is State.WAITING and i + 1 >= p.regulation:
+        lasts = p.periods[i + 1].length if i + 1 < len(p.periods) else 0.0
+    else:
+        return False
+    return lasts is None or now + lasts > finish_at
 
 
 def _operator(engine: Engine, now: float) -> Command:

@@ -1,6 +1,7 @@
 """What a stopped-time match (ball hockey) keeps beside the game clock: the penalty box, the
-time-outs and the shoot-out's score — all plain data (`to_dict`/`from_dict`), so that a
-journal can keep it — and how it reads on the status line and in `ctl status`."""
+time-outs, a penalty shot being taken and the shoot-out's score — all plain data
+(`to_dict`/`from_dict`), so that a journal can keep it — and how it reads on the status line
+and in `ctl status`."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class StoppedTime:
     timeout_until: float | None = None  # on the caller's time base
     stoppage: int = 0  # counts the clock's stops (one time-out per stoppage, rule 26)
     timeout_stoppage: int = -1  # the stoppage in which the last time-out was taken
+    penalty_shot: str | None = None  # the team taking a penalty shot (rule 15), clock stopped
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -69,4 +71,5 @@ class StoppedTime:
         countdown = None
         if self.timeout_until is not None:
             countdown = round(max(0.0, self.timeout_until - now), 3)
-        return {"teams": teams, "timeout": self.timeout_team, "timeout_countdown": countdown}
+        return {"teams": teams, "timeout": self.timeout_team, "timeout_countdown": countdown,
+                "penalty_shot": self.penalty_shot}

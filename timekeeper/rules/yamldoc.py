@@ -4,6 +4,8 @@ config files name the file, line and field instead of a bare KeyError."""
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,22 +52,21 @@ class Doc:
 
     @classmethod
     def load(cls, file: Path) -> Doc:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror or exc}", file) from None
-        except UnicodeDecodeError:
-            raise ConfigError("not a UTF-8 text file", file) from None
-        loader = yaml.SafeLoader(text)
+        text = _read_text(file)
+        loader = _Loader(text)
         try:
             node = loader.get_single_node()
             where: dict[Path_, Where] = {}
             keys: dict[Path_, Where] = {}
-            data = _build(loader, node, (), where, keys, file) if node is not None else None
+            budget = [MAX_VALUES]
+            data = (_build(loader, node, (), where, keys, file, budget)
+                    if node is not None else None)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             at = Where(file, mark.line + 1, mark.column + 1) if mark else file
             raise ConfigError(f"malformed YAML: {exc.problem or exc.context}", at) from None
+        except yaml.YAMLError as exc:  # e.g. a character YAML does not allow
+            raise ConfigError(f"malformed YAML: {exc}", file) from None
         finally:
             loader.dispose()
         return cls(data if data is not None else {}, where, file, keys)
@@ -105,13 +106,86 @@ def _merge(base: Any, over: Any) -> Any:
     return over
 
 
+# Limits that refuse a hostile or broken file in milliseconds, before it can cost minutes and
+# gigabytes (a profile, a pack or a config is a few hundred bytes to a few kilobytes).
+MAX_BYTES = 256 * 1024  # the file, read before parsing
+MAX_DEPTH = 32  # nesting of mappings and lists (a profile needs 4)
+MAX_ALIASES = 64  # *alias uses: anchors are allowed, an alias bomb is not
+MAX_VALUES = 5_000  # values, also after aliases are expanded (a profile has about 40)
+MAX_DIGITS = 40  # a number longer than this is no time, count or volume
+
+
+def _read_text(file: Path) -> str:
+    try:  # non-blocking: opening a FIFO must not wait for a writer
+        with open(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise ConfigError("not a regular file (a device, a FIFO or a folder)", file)
+            raw = stream.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", file) from None
+    if len(raw) > MAX_BYTES:
+        raise ConfigError(f"too large for a settings file (more than {MAX_BYTES // 1024} KB)",
+                          file)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError("not a UTF-8 text file", Where(file, line, 1)) from None
+    if "\x00" in text:
+        before = text[:text.index("\x00")]
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        raise ConfigError("a NUL byte: not a text file",
+                          Where(file, before.count("\n") + 1, column))
+    return text
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with limits on nesting and aliases, checked as it composes (its
+    composer is recursive: a 1,000-deep document would otherwise end in RecursionError)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._depth = 0
+        self._aliases = 0
+        self._nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise yaml.MarkedYAMLError(problem=f"more than {MAX_ALIASES} aliases (*name)",
+                                           problem_mark=self.peek_event().start_mark)
+        self._nodes += 1
+        if self._nodes > MAX_VALUES:  # refused while parsing, before the rest is read
+            raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values",
+                                       problem_mark=self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.MarkedYAMLError(problem=f"nested more than {MAX_DEPTH} deep",
+                                           problem_mark=self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
 def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, keys: dict,
-           file: Path) -> Any:
+           file: Path, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values (after aliases "
+                                           "are expanded)", problem_mark=node.start_mark)
     where[path] = Where(file, node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.MarkedYAMLError(problem="keys must be plain names",
+                                           problem_mark=key_node.start_mark)
+            key = _scalar(loader, key_node)
             if not isinstance(key, str | int):
                 raise yaml.MarkedYAMLError(problem="keys must be plain names",
                                            problem_mark=key_node.start_mark)
@@ -120,9 +194,20 @@ def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, k
                                            problem_mark=key_node.start_mark)
             keys[(*path, key)] = Where(file, key_node.start_mark.line + 1,
                                        key_node.start_mark.column + 1)
-            out[key] = _build(loader, value_node, (*path, key), where, keys, file)
+            out[key] = _build(loader, value_node, (*path, key), where, keys, file, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*path, i), where, keys, file)
+        return [_build(loader, item, (*path, i), where, keys, file, budget)
                 for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+    return _scalar(loader, node)
+
+
+def _scalar(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    if node.tag in _NUMBER_TAGS and len(node.value) > MAX_DIGITS:
+        raise yaml.MarkedYAMLError(problem=f"a number of more than {MAX_DIGITS} characters",
+                                   problem_mark=node.start_mark)
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:
+        raise yaml.MarkedYAMLError(problem=f"cannot be read ({exc})",
+                                   problem_mark=node.start_mark) from None

@@ -3,13 +3,14 @@ state change when stdout is a file or the journal."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from timekeeper.rules.engine import Cue, Status
@@ -29,47 +30,100 @@ def elapsed_text(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def status_text(s: Status) -> str:
-    parts = [s.profile, s.state.upper()]
+# How hard a status line is abbreviated to fit its width, step by step (0: in full). The
+# state and the clock are never dropped; the profile's key, word lengths, player numbers and
+# the penalty list give way first.
+LEVELS = 6
+LONG_KEY = 8  # a profile key longer than this goes first (hokejbal-playoff)
+
+
+def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) -> str:
+    """The status in one line. With `width` it is abbreviated until it fits (a terminal of
+    80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
+    are never dropped."""
+    text = ""
+    for level in range(LEVELS):
+        text = "  ".join(_parts(s, level, flags))
+        if width is None or len(text) <= width:
+            return text
+    return text[:width]  # a terminal narrower than any match needs: cut, state first
+
+
+def _parts(s: Status, level: int, flags: Sequence[str]) -> list[str]:
+    keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
+    parts = [*flags] + ([s.profile] if keep_key else []) + [s.state.upper()]
     if s.part:
         parts.append(s.part)
+    if s.state != "idle" or s.goals:
+        parts.append(score_text(s))
     if s.state in ("prestart", "break", "shot") and s.countdown is not None:
-        parts.append(f"{s.state} {clock_text(s.countdown)}")
+        parts.append(f"{s.state} {clock_text(s.countdown)}" if level < 3
+                     else clock_text(s.countdown))
+    if s.state == "idle" and s.countdown is not None:
+        parts.append(f"no-show {clock_text(s.countdown)}")
     if s.remaining is not None and s.state not in ("idle", "prestart"):
-        parts.append(f"left {clock_text(s.remaining)}")
+        parts.append(f"left {clock_text(s.remaining)}" if level < 5 else clock_text(s.remaining))
     elif s.part and s.state in ("running", "stopped"):
         parts.append(f"played {elapsed_text(s.play_time)}")
-    if s.added:
-        parts.append(f"added {s.added:+g}s")
+    if s.added and level < 5:
+        parts.append(f"added {s.added:+g}s" if level == 0 else f"{s.added:+g}s")
     if s.series:
-        parts.append(f"series {s.series}, {s.shot} shot{'' if s.shot == 1 else 's'} taken")
-    parts += team_texts(s)
+        taken = f"{s.shot} shot{'' if s.shot == 1 else 's'} taken"
+        parts.append(f"series {s.series}, {taken}" if level < 2 else f"series {s.series}, "
+                     f"{s.shot} taken")
+    if s.shootout_score and s.teams is None:  # (ball hockey shows it with each team)
+        parts.append(s.shootout_score)
+    parts += team_texts(s, level)
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
-    return "  ".join(parts)
+    return parts
 
 
-def team_texts(s: Status) -> list[str]:
-    """Stopped-time games: `TIME-OUT away 0:21`, `home 0:42 #17 2:10 +1 waiting`, …"""
+def score_text(s: Status) -> str:
+    """`2:1`, home first."""
+    return f"{s.score.get('home', 0)}:{s.score.get('away', 0)}"
+
+
+def team_texts(s: Status, level: int = 0) -> list[str]:
+    """Stopped-time games: `TIME-OUT away 0:21`, `home 0:42 #17 2:10 +1 waiting`, … and
+    shorter at higher `level`s: `H 0:42#17 2:10 +1`, `H 0:42 +2`."""
     if s.teams is None:
         return []
     out = []
     if s.timeout is not None:
-        out.append(f"TIME-OUT {s.timeout} {clock_text(s.timeout_countdown)}")
+        who = s.timeout if level < 3 else s.timeout[0].upper()
+        out.append(f"{'TIME-OUT' if level < 3 else 'T/O'} {who} "
+                   f"{clock_text(s.timeout_countdown)}")
+    if s.penalty_shot is not None:
+        out.append(f"PENALTY SHOT {s.penalty_shot}" if level < 3 else f"P-SHOT {s.penalty_shot}")
     for team, t in s.teams.items():
         running = [p for p in t.penalties if p.state == "running"]
-        words = [clock_text(p.remaining) + (f" #{p.player}" if p.player else "")
-                 for p in running]
-        if waiting := sum(1 for p in t.penalties if p.state == "waiting"):
-            words.append(f"+{waiting} waiting")
-        if out_for_good := sum(1 for p in t.penalties if p.state == "game"):
-            words.append(f"{out_for_good} out (game)")
+        waiting = sum(1 for p in t.penalties if p.state == "waiting")
+        out_for_good = sum(1 for p in t.penalties if p.state == "game")
+        if level >= 1 and t.shootout:  # the shoot-out's score, not the frozen penalties
+            words = []
+        elif level >= 4:  # the first to end, and how many more
+            words = [clock_text(running[0].remaining)] if running else []
+            if more := len(running) - len(words) + waiting + out_for_good:
+                words.append(f"+{more}")
+        else:
+            number = (" #" if level < 2 else "#") if level < 3 else None
+            words = [clock_text(p.remaining) + (f"{number}{p.player}"
+                                                if p.player and number else "")
+                     for p in running]
+            if waiting:
+                words.append(f"+{waiting} waiting" if level < 1 else
+                             f"+{waiting} wait" if level < 3 else f"+{waiting}")
+            if out_for_good:
+                words.append(f"{out_for_good} out (game)" if level < 1 else
+                             f"{out_for_good} out")
         if t.shootout:
-            words.append(f"shoot-out {t.shootout}")
-        if t.timeouts_left == 0:
+            words.append(f"shoot-out {t.shootout}" if level < 2 else t.shootout)
+        if t.timeouts_left == 0 and level < 2:
             words.append("t/o used")
         if words:
-            out.append(f"{team} " + " ".join(words))
+            name = team if level < 2 else team[0].upper()
+            out.append(f"{name} " + " ".join(words))
     return out
 
 
@@ -82,18 +136,28 @@ def cue_text(cue: Cue) -> str:
     return f"cue {what}  period={cue.period} play={elapsed_text(cue.play_time)}"
 
 
-class LogLines:
-    """One line per cue and per state change (stdout not a terminal, e.g. under systemd)."""
+def marked(text: str, mark: str, cue: bool = False) -> str:
+    """A line with the box's mark (e.g. SILENT): in front of a state, after a cue, which
+    then was not heard."""
+    if not mark:
+        return text
+    return f"{text}  [{mark}: not heard]" if cue else f"{mark}  {text}"
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+
+class LogLines:
+    """One line per cue and per state change (stdout not a terminal, e.g. under systemd).
+    `mark` (e.g. "SILENT") is shown on every line."""
+
+    def __init__(self, out: TextIO = sys.stdout, mark: str = "") -> None:
+        self.out, self.mark = out, mark
         self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if self.gone:
             return
         stamp = time.strftime("%H:%M:%S")
-        text = cue_text(cue) if cue is not None else "state " + status_text(status)
+        text = (marked(cue_text(cue), self.mark, cue=True) if cue is not None
+                else "state " + marked(status_text(status), self.mark))
         try:
             print(f"{stamp} {text}", file=self.out, flush=True)
         except (BrokenPipeError, ValueError):
@@ -101,11 +165,17 @@ class LogLines:
 
 
 class StatusLine:
-    """A line redrawn in place a few times a second, with cues scrolling above it."""
+    """A line redrawn in place a few times a second, with cues scrolling above it. It is
+    abbreviated to fit the terminal's width (it must never wrap: \r could not undo it), and
+    ends in `tail` (`? keys`) where there is room. `mark` (e.g. "SILENT") leads the line, is
+    never dropped, and follows every cue."""
 
     def __init__(self, status: Callable[[], Status], help_text: str,
-                 out: TextIO = sys.stdout, period: float = 0.2) -> None:
-        self.status, self.out, self.period = status, out, period
+                 out: TextIO = sys.stdout, period: float = 0.2, tail: str = "",
+                 mark: str = "") -> None:
+        self.status, self.out, self.period, self.mark = status, out, period, mark
+        self.help_text, self.tail = help_text, tail
+        self.flags: list[str] = [mark] if mark else []  # never dropped
         self._lock = threading.Lock()
         self._stop = threading.Event()
         print(help_text, file=out, flush=True)
@@ -117,18 +187,34 @@ class StatusLine:
 
     def close(self) -> None:
         self._stop.set()
+        self.tail = ""  # the last line stays on screen: no keys to offer any more
+        with contextlib.suppress(Exception):
+            self._draw(self.status())
         with self._lock:
             print(file=self.out, flush=True)
 
     def __call__(self, cue: Cue | None, status: Status) -> None:
         if cue is not None:
-            self.above(f"{time.strftime('%H:%M:%S')} {cue_text(cue)}")
+            self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
         self._draw(status)
 
     def above(self, text: str) -> None:
         """Print a line above the status line (which the next redraw puts back)."""
         with self._lock:
             self.out.write(f"\r\x1b[K{text}\n")
+
+    def show_help(self) -> None:
+        """The key help again (`?`), above the status line: it scrolled away long ago."""
+        for text in self.help_text.splitlines():
+            self.above(text)
+        self._draw(self.status())
+
+    def text(self, status: Status, width: int) -> str:
+        """What the line shows in `width` columns."""
+        text = status_text(status, width, self.flags)
+        if self.tail and len(text) + 2 + len(self.tail) <= width:
+            text += f"  {self.tail}"
+        return text
 
     def log_handler(self) -> logging.Handler:
         """Log messages (refusals, warnings) go above the status line, not through it."""
@@ -144,9 +230,9 @@ class StatusLine:
         return handler
 
     def _draw(self, status: Status) -> None:
-        width = shutil.get_terminal_size().columns - 1  # never wrap: \r could not undo it
+        width = shutil.get_terminal_size().columns - 1  # the last column would wrap
         with self._lock:
-            self.out.write(f"\r\x1b[K{status_text(status)[:width]}")
+            self.out.write(f"\r\x1b[K{self.text(status, width)}")
             self.out.flush()
 
     def _loop(self) -> None:

@@ -81,8 +81,8 @@ def _period_row(p: Period, y: float, x, step: float) -> list[str]:
         mx = x(p.length - mark.remaining)
         out.append(f'<line x1="{mx:.1f}" y1="{y - 12}" x2="{mx:.1f}" y2="{y + 8}" '
                    f'stroke="{COLOURS["mark"]}" stroke-width="2"/>')
-        out.append(_text(mx, y - 16, str(mark.count), size=12, weight="bold",
-                         fill=COLOURS["mark"]))
+        label = "F" if mark.cue == "forfeit" else str(mark.count)  # ITHF 4.6's forfeit point
+        out.append(_text(mx, y - 16, label, size=12, weight="bold", fill=COLOURS["mark"]))
     out.append(_flag(x(0), y, "S"))
     out.append(_flag(x(p.length), y, "E" if p.end_cue == "end" else "|"))
     return out
@@ -110,12 +110,15 @@ def _footer(profile: Profile) -> list[str]:
                          "attempt, its result is entered; the match ends once it is decided.")
         else:
             lines.append(f"Shoot-out: {shots}, then {s.then} each until decided; "
-                         f"{s.shot:g} s per shot (NEXT starts a shot, FINISH when decided).")
+                         f"{s.shot:g} s per shot (NEXT starts a shot; entered results end "
+                         "it once decided, or FINISH).")
     if profile.penalties:
         pen = profile.penalties
         lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items())
-        lines.append(f"Net time: the clock stops on every whistle. Penalties ({lengths}, game "
-                     f"misconduct) run with it, {pen.running} per team at once.")
+        lines.append(f"Net time: the clock stops on every whistle; penalties run with it, "
+                     f"{pen.running} per team at once: {lengths}, game misconduct.")
+        if pen.power_play_goal_ends_minor:
+            lines.append("A power-play goal ends the short-handed team's first running minor.")
     if profile.timeout:
         lines.append(f"Time-out: {profile.timeout.per_team} of {profile.timeout.length:g} s per "
                      "team, while the clock is stopped, ended by timeout_end.")

@@ -3,6 +3,8 @@ what people read is exactly what the box will do."""
 
 from __future__ import annotations
 
+import textwrap
+
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Period, Profile
@@ -21,6 +23,8 @@ CUE_NOTES = {
     "shot_end": "shot time is up",
     "penalty_end": "penalty served:",
     "timeout_end": "time-out over:",
+    "forfeit": "forfeit point",
+    "goal": "goal:",
 }
 
 
@@ -38,13 +42,16 @@ def period_bar(p: Period) -> str:
             cells[i] = "~"
     for mark in p.marks:
         i = min(BAR - 1, round((p.length - mark.remaining) / p.length * BAR))
-        cells[i] = str(mark.count) if mark.count < 10 else "+"
+        cells[i] = "F" if mark.cue == "forfeit" else str(mark.count) if mark.count < 10 else "+"
     end = "E" if p.end_cue == "end" else "|"
     return "[S" + "".join(cells) + end + "]"
 
 
 def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines = [f"{profile.key} — {profile.title}", f"  file: {profile.source}"]
+    if profile.description:  # its rules, and the aids it adds to them
+        lines += textwrap.wrap(profile.description, 88, initial_indent="  ",
+                               subsequent_indent="  ")
     facts = [f"ADD gives {profile.add_step:g} s"]
     if profile.follows:
         facts.insert(0, f"follows {profile.follows.upper()} (checked at load)")
@@ -61,9 +68,17 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
         limit = "untimed attempts" if s.shot is None else f"{s.shot:g} s per shot"
         facts.append(f"shoot-out: {shots}, then {s.then} each, {limit}")
     if profile.penalties:
-        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in profile.penalties.lengths.items())
-        facts.append(f"penalties {lengths}, game misconduct; {profile.penalties.running} "
-                     "per team at once")
+        pen = profile.penalties
+        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items()
+                            if k != "match")
+        facts.append(f"penalties {lengths}, game misconduct, match {clock_text(pen.match)} "
+                     f"and out; {pen.running} per team at once")
+        if pen.power_play_goal_ends_minor:
+            facts.append("a power-play goal ends a minor")
+    if profile.forfeit_signal:
+        facts.append("forfeit signal 30 s after the start (ITHF 4.6)")
+    if profile.no_show:
+        facts.append(f"no-show countdown {clock_text(profile.no_show)}")
     if profile.timeout:
         facts.append(f"{profile.timeout.per_team} time-out of {profile.timeout.length:g} s "
                      "per team")

@@ -6,20 +6,24 @@ from __future__ import annotations
 import sys
 
 from timekeeper.rules.profile import Profile
-from timekeeper.sound.output import Output
+from timekeeper.sound.output import AudioError, Output, SilentOutput
 from timekeeper.sound.pack import SoundPack
 
-AUDIO_KINDS = ("stream", "mixer")
+AUDIO_KINDS = ("stream", "mixer", "silent")
 
 
-def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
+def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
                 driver: str | None = None, chunk: int | None = None,
                 latency: float | None = None, device: str | None = None) -> Output:
-    """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`.
+    """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`
+    (None: not prepared).
 
     `stream` (default): one always-running stream, cues placed at their exact frame
     (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
-    deadline, the fallback. Raises AudioError when the device cannot be opened."""
+    deadline, the fallback. `silent`: no device at all. Raises AudioError when the device
+    cannot be opened."""
+    if kind == "silent":
+        return SilentOutput()
     if kind == "mixer":
         if device is not None:
             from timekeeper.sound.sdl import init_mixer
@@ -38,9 +42,46 @@ def open_output(pack: SoundPack, profile: Profile, kind: str = "stream",
                              device=device)
     else:
         raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
+    if profile is None:  # (`timekeeper audio test`: one cue, built when it is played)
+        return output
     try:
         output.prepare(profile)
     except BaseException:
         output.close()
         raise
     return output
+
+
+def output_devices(driver: str | None = None) -> tuple[str, list[str]]:
+    """The driver SDL uses (`driver`, else its own choice) and the names of its output
+    devices: what `audio.device` may name. Raises AudioError when the driver cannot start
+    (e.g. pulseaudio with no server running)."""
+    from pygame._sdl2 import audio as sdl_audio
+    from pygame._sdl2.sdl2 import INIT_AUDIO, init_subsystem
+
+    from timekeeper.sound.sdl import _sdl_driver
+    from timekeeper.sound.stream import _quit_sdl_audio
+
+    with _sdl_driver(driver):
+        try:
+            init_subsystem(INIT_AUDIO)
+        except Exception as exc:  # pygame's own error types
+            raise AudioError(f"SDL's audio driver {driver or '(default)'} cannot start "
+                             f"({exc})") from None
+    try:
+        return current_driver() or driver or "?", list(sdl_audio.get_audio_device_names(False))
+    finally:
+        _quit_sdl_audio()
+
+
+def current_driver() -> str | None:
+    import ctypes
+
+    from timekeeper.sound.stream import _sdl_library
+
+    sdl = _sdl_library()
+    if sdl is None:
+        return None
+    sdl.SDL_GetCurrentAudioDriver.restype = ctypes.c_char_p
+    name = sdl.SDL_GetCurrentAudioDriver()
+    return name.decode() if name else None

@@ -12,11 +12,13 @@ from timekeeper.rules.engine import Cue
 
 class EventLog:
     """Live runs append (a day of matches in one file); a render replaces the file, so that
-    it always describes the WAV beside it."""
+    it always describes the WAV beside it. A silent run (no sound card) still records every
+    cue, each with `"heard": false`."""
 
     def __init__(self, path: Path, append: bool = True, profile: str = "",
-                 wall_clock: bool = False) -> None:
+                 wall_clock: bool = False, heard: bool = True) -> None:
         self.path, self.profile, self.wall_clock = path, profile, wall_clock
+        self.heard = heard
         self._file: TextIO = path.open("a" if append else "w", encoding="utf-8", buffering=1)
 
     def record(self, cue: Cue, played: float) -> None:
@@ -33,6 +35,8 @@ class EventLog:
             entry["offset"] = round(cue.offset, 6)
         if cue.detail:  # whose penalty or time-out ended
             entry["detail"] = cue.detail
+        if not self.heard:
+            entry["heard"] = False
         self._file.write(json.dumps(entry) + "\n")
 
     def close(self) -> None:

@@ -56,6 +56,8 @@ class PygameAudio(Output):
                 self._melody_sound(period.melody, 0.0)  # converts the frames once, now
 
     def play(self, cue: Cue, now: float) -> None:
+        if not self.pack.plays(cue):
+            return
         if cue.name == "last30":
             if cue.stop:
                 self._melody.fadeout(5)  # a 5-ms fade: no click, and the end is sharp

@@ -34,3 +34,12 @@ class Output:
 
     def close(self) -> None:
         """Release the device."""
+
+
+class SilentOutput(Output):
+    """No sound at all: `--audio silent` (`audio.kind: silent`), or chosen at a terminal when
+    there is no sound card. The match runs as ever; the status line says SILENT and every
+    cue is still logged, marked as not heard."""
+
+    def play(self, cue: Cue, now: float) -> None:
+        pass  # heard by nobody: the cue lines (marked SILENT) are the record

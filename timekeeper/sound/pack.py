@@ -1,21 +1,33 @@
-"""Sound packs: a folder with pack.yaml mapping cue names to WAV/OGG files.
+"""Sound packs: a folder with pack.yaml mapping cue names to audio files (WAV, FLAC, OGG, MP3).
 
 Everything is decoded at start-up into float32 mono samples at the output rate, so that a
-missing or corrupt file is refused before a match, and nothing is decoded mid-match."""
+missing, corrupt or unusable file is refused before a match, and nothing is decoded
+mid-match. Decoding is libsndfile's (through `soundfile`: one library for every format, MP3
+included, bundled in its wheels), resampling soxr's (band-limited, no aliasing); both run in
+blocks straight into the one float32 array a cue keeps, so loading a 44.1-kHz pack costs no
+more memory than a 48-kHz one.
+
+Every file is bounded before it is decoded: a signal or a mark lasts at most
+MAX_SIGNAL_SECONDS, the melody is decoded only as far as its longest window, the rate lies in
+RATE_RANGE, and a file must be a regular file inside the pack's folder."""
 
 from __future__ import annotations
 
 import logging
+import math
 import os
-import wave
-from dataclasses import dataclass, field
+import re
+import stat
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import MAX_BEEPS, Profile, did_you_mean
 from timekeeper.rules.yamldoc import ConfigError, Doc
+from timekeeper.sound.loudness import dbfs, lufs, peak
 from timekeeper.sound.mixing import RATE
 
 log = logging.getLogger(__name__)
@@ -23,8 +35,39 @@ log = logging.getLogger(__name__)
 
 CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "end",
              "break_warning", "shot_start", "shot_end", "timeout_end", "penalty_end",
-             "pause", "resume", "time_added")
+             "forfeit", "pause", "resume", "time_added", "goal")
+# played only if the pack has them (the default pack has none): the score is no rule signal
+OPTIONAL_CUES = ("goal",)
+FEEDBACK_CUES = frozenset({"pause", "resume", "time_added"})  # the operator's, kept softer
+MARK_CUES = frozenset({"minute", "third"})
 DEFAULT_REPEAT_EVERY = 0.5
+FORMATS = "WAV, FLAC, OGG or MP3"
+
+# Bounds, checked before anything is decoded (what a cue may cost in memory and time)
+MAX_SIGNAL_SECONDS = 10.0  # any cue but the melody: a horn, a beep
+MAX_REPEAT_EVERY = 5.0  # beeps further apart are no longer heard as one mark
+MAX_MELODY_SECONDS = 300.0  # the longest melody window (and what is decoded without a profile)
+RATE_RANGE = (8000, 384000)  # Hz
+MAX_CHANNELS = 8
+# Loudness levelling (`normalize: true`)
+TARGET_LUFS = -12.0  # match cues
+FEEDBACK_BELOW = 10.0  # feedback cues this many dB under the match cues (as in the default pack)
+CEILING_DBFS = -1.0  # never louder than this peak: levelling never clips
+FULL_SCALE = 0.9999  # a decoded sample this large was clipped (or is about to be)
+_BLOCK = 1 << 16  # frames decoded at a time
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the file itself is, as `check --sounds` reports it."""
+
+    format: str  # e.g. "MP3", "WAV PCM_16"
+    rate: int
+    channels: int
+    seconds: float  # the whole file's length
+    clipped: int  # samples at full scale (any channel), before levelling
+    cut_at: float | None = None  # a melody decoded only this far (its longest window)
+    gain_db: float = 0.0  # what `normalize` applied
 
 
 @dataclass(frozen=True)
@@ -33,6 +76,7 @@ class CueSound:
     file: Path
     samples: np.ndarray  # float32, mono, RATE
     repeat_every: float  # onset spacing when a mark sounds N times
+    source: Source | None = None
 
 
 @dataclass
@@ -40,7 +84,18 @@ class SoundPack:
     name: str
     folder: Path
     sounds: dict[str, CueSound]
+    borrowed: tuple[str, ...] = ()  # cues taken from the default pack
+    normalized: bool = False
     _cache: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def plays(self, cue: Cue) -> bool:
+        """False for an optional cue (a goal) this pack has no sound for: nothing to play."""
+        return cue.name in self.sounds
+
+    @property
+    def own(self) -> list[str]:
+        """The cues the pack brings itself, in CUE_NAMES order."""
+        return [n for n in self.sounds if n not in self.borrowed]
 
     def samples(self, cue: Cue) -> np.ndarray:
         """The samples a (non-stop) cue plays: marks repeated `count` times, the melody as
@@ -64,6 +119,15 @@ class SoundPack:
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
 
+    def scaled(self, gain: float) -> SoundPack:
+        """The pack at `gain` (audio.volume): every sample scaled once, at load, so that
+        nothing is computed mid-match and the render tests' packs stay as recorded."""
+        if gain == 1.0:
+            return self
+        sounds = {name: replace(sound, samples=(sound.samples * np.float32(gain)))
+                  for name, sound in self.sounds.items()}
+        return replace(self, sounds=sounds, _cache={})
+
     def melody(self, length: float) -> np.ndarray:
         """The tune looped (if shorter) and cut to exactly `length` seconds."""
         key = ("last30-window", length)
@@ -72,6 +136,8 @@ class SoundPack:
             n = round(length * RATE)
             if n == len(tune):  # the usual case: the tune itself, not a second 6-MB copy
                 self._cache[key] = tune
+            elif n < len(tune):  # a view, no copy
+                self._cache[key] = tune[:n]
             else:
                 self._cache[key] = np.resize(tune, n).astype(np.float32) if n else tune[:0]
         return self._cache[key]
@@ -93,41 +159,90 @@ def find_pack(name_or_path: str | None) -> Path:
     if path.is_dir():
         return path
     searched = ", ".join(str(d) for d in [*user_dirs("sounds"), builtin_dir("sounds")])
-    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name "
-                      f"in {searched}")
+    names = pack_names()
+    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name; "
+                      f"{did_you_mean(name_or_path, names)}packs: {', '.join(names)} "
+                      f"(in {searched})")
 
 
-def load_pack(folder: Path, needed: set[str] | None = None) -> SoundPack:
-    """Load and decode a pack; cues it lacks come from the default pack (warned once)."""
-    pack = _load_one(folder)
+def pack_names() -> list[str]:
+    """The packs `--sounds NAME` finds: the user folders', then the built-in ones."""
+    names: set[str] = set()
+    for folder in [*user_dirs("sounds"), builtin_dir("sounds")]:
+        if folder.is_dir():
+            names |= {pack.parent.name for pack in folder.glob("*/pack.yaml")}
+    return sorted(names)
+
+
+def melody_window(profile: Profile) -> float:
+    """The longest stretch of melody the profile plays: all of the tune it can ever use."""
+    return max((p.melody for p in profile.periods), default=0.0)
+
+
+def load_pack(folder: Path, needed: set[str] | None = None,
+              melody: float | None = None) -> SoundPack:
+    """Load and decode a pack; cues it lacks come from the default pack (one warning listing
+    them). `melody` is the longest melody window in use (see `melody_window`): the tune is
+    decoded that far and no further (MAX_MELODY_SECONDS when not given)."""
+    limit = MAX_MELODY_SECONDS if melody is None else melody
+    if not limit <= MAX_MELODY_SECONDS:  # `run` would hold the whole window as samples
+        raise ConfigError(f"a melody of {limit:g} s is more than a pack plays (at most "
+                          f"{MAX_MELODY_SECONDS:g} s, {MAX_MELODY_SECONDS * RATE * 4 / 2**20:.0f}"
+                          " MB of samples); shorten the profile's melody", field="melody")
+    if not limit:  # no melody in this profile: the tune's file is checked, 1 s of it decoded
+        limit = 1.0
+    pack = _load_one(folder, limit)
     default = default_pack_dir()
-    missing = sorted((set(CUE_NAMES) if needed is None else needed) - set(pack.sounds))
+    wanted = set(CUE_NAMES) - set(OPTIONAL_CUES) if needed is None else needed
+    missing = sorted(wanted - set(pack.sounds))
     if missing and folder.resolve() != default.resolve():
-        fallback = _load_one(default, only=set(missing))
-        for name in missing:
-            if name in fallback.sounds:
-                log.warning("sound pack %s has no %r cue; using the default pack's", folder, name)
-                pack.sounds[name] = fallback.sounds[name]
+        fallback = _load_one(default, limit, only=set(missing))
+        borrowed = [name for name in CUE_NAMES if name in missing and name in fallback.sounds]
+        if borrowed:
+            log.warning("sound pack %s has no %s; using the default pack's (%d cue%s)",
+                        pack.name, ", ".join(borrowed), len(borrowed),
+                        "" if len(borrowed) == 1 else "s")
+            pack.sounds.update((name, fallback.sounds[name]) for name in borrowed)
+            pack.borrowed = tuple(borrowed)
     missing = sorted((needed or set()) - set(pack.sounds))
     if missing:
         raise ConfigError(f"no sound for cue(s) {', '.join(missing)}", folder / "pack.yaml", "cues")
+    if pack.normalized:
+        _normalize(pack)
     return pack
 
 
-def _load_one(folder: Path, only: set[str] | None = None) -> SoundPack:
+def _normalize(pack: SoundPack) -> None:
+    """Level every cue to TARGET_LUFS (feedback cues FEEDBACK_BELOW under it), each limited
+    so that its peak stays at CEILING_DBFS: a cue that cannot get loud enough without
+    clipping stays as loud as it can. Gains apply in place (no second copy of any cue)."""
+    for name, sound in pack.sounds.items():
+        target = TARGET_LUFS - (FEEDBACK_BELOW if name in FEEDBACK_CUES else 0.0)
+        gain_db = min(target - lufs(sound.samples), CEILING_DBFS - dbfs(peak(sound.samples)))
+        np.multiply(sound.samples, np.float32(10 ** (gain_db / 20)), out=sound.samples)
+        if sound.source is not None:
+            pack.sounds[name] = replace(sound, source=replace(sound.source, gain_db=gain_db))
+    pack._cache.clear()
+
+
+def _load_one(folder: Path, melody: float, only: set[str] | None = None) -> SoundPack:
     file = folder / "pack.yaml"
     if not file.is_file():
         raise ConfigError("not a sound pack: no pack.yaml here", folder)
     doc = Doc.load(file)
     if not isinstance(doc.data, dict):
         raise doc.error((), "a pack must be a mapping with a cues: section")
-    doc.check_keys((), doc.data, ("name", "description", "cues"))
+    doc.check_keys((), doc.data, ("name", "description", "normalize", "cues"))
+    normalize = doc.data.get("normalize", False)
+    if not isinstance(normalize, bool):
+        raise doc.error(("normalize",), f"must be true or false, not {normalize!r}")
     cues = doc.data.get("cues")
     if not isinstance(cues, dict) or not cues:
         raise doc.error(("cues",), "must map cue names to audio files")
     doc.check_keys(("cues",), cues, CUE_NAMES)
-    sounds: dict[str, CueSound] = {}
-    for name, spec in cues.items():
+    home = folder.resolve()
+    specs: dict[str, tuple[tuple, str, float]] = {}
+    for name, spec in cues.items():  # every field checked before anything is decoded
         if only is not None and name not in only:
             continue
         path = ("cues", name)
@@ -135,85 +250,170 @@ def _load_one(folder: Path, only: set[str] | None = None) -> SoundPack:
         if isinstance(spec, dict):
             doc.check_keys(path, spec, ("file", "repeat_every"))
             repeat = spec.get("repeat_every", repeat)
-            if isinstance(repeat, bool) or not isinstance(repeat, int | float) or repeat <= 0:
-                raise doc.error((*path, "repeat_every"), f"must be seconds > 0, not {repeat!r}")
+            _check_repeat(doc, (*path, "repeat_every"), repeat)
             spec = spec.get("file")
             path = (*path, "file")
         if not isinstance(spec, str) or not spec:
-            raise doc.error(path, "must be a file name (WAV or OGG) relative to the pack")
-        audio = (folder / spec).resolve()
+            raise doc.error(path, f"must be a file name ({FORMATS}) relative to the pack")
+        specs[name] = (path, spec, float(repeat))
+    sounds: dict[str, CueSound] = {}
+    for name, (path, spec, repeat) in specs.items():
         try:
-            samples = decode(audio)
+            audio = inside(home, spec)
+            samples, source = decode_source(audio, melody if name == "last30"
+                                            else MAX_SIGNAL_SECONDS, cut=name == "last30")
         except ConfigError as exc:
-            raise doc.error(path, f"{audio}: {exc.message}") from None
-        sounds[name] = CueSound(name, audio, samples, float(repeat))
-    return SoundPack(str(doc.data.get("name", folder.resolve().name)), folder, sounds)
+            raise doc.error(path, f"{folder / spec}: {exc.message}") from None
+        sounds[name] = CueSound(name, audio, samples, repeat, source)
+    name = str(doc.data.get("name", home.name))
+    return SoundPack(name, folder, sounds, normalized=normalize)
 
 
-def decode(path: Path) -> np.ndarray:
-    """Any WAV or OGG file → float32 mono samples at RATE."""
-    if path.is_dir():
+def _check_repeat(doc: Doc, path: tuple, repeat: object) -> None:
+    """`run` builds each mark's series (up to MAX_BEEPS beeps, `repeat_every` apart) as one
+    array: bound the spacing so that this costs at most a few MB."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int | float) or not repeat > 0:
+        raise doc.error(path, f"must be seconds > 0, not {repeat!r}")
+    if not repeat <= MAX_REPEAT_EVERY:
+        spacing = float(repeat) if repeat < 1e300 else math.inf  # a 400-digit int: no overflow
+        series = (MAX_BEEPS - 1) * spacing + MAX_SIGNAL_SECONDS
+        size = f"{series * RATE * 4 / 2**30:.3g} GiB" if math.isfinite(series) else "endless"
+        raise doc.error(path, f"{spacing:g} s between beeps: at most {MAX_REPEAT_EVERY:g} s "
+                              f"(a {MAX_BEEPS}-beep mark would last {series:g} s and take "
+                              f"{size} of memory)")
+
+
+def inside(home: Path, spec: str) -> Path:
+    """The file `spec` names, which must lie inside the pack's (resolved) folder `home`:
+    a pack is a folder you can copy to another box, and it reads nothing else."""
+    if "\0" in spec:
+        raise ConfigError("holds a NUL character; name a file inside the pack's folder")
+    if Path(spec).is_absolute():
+        raise ConfigError("is an absolute path; name a file inside the pack's folder "
+                          "(copy it there)")
+    try:
+        audio = (home / spec).resolve(strict=True)
+    except FileNotFoundError:
+        raise ConfigError("missing audio file") from None
+    except RuntimeError:  # Python < 3.13 reports a symlink loop so
+        raise ConfigError("is a symlink loop, not an audio file") from None
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            raise ConfigError("is a symlink loop, not an audio file") from None
+        raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
+    if not audio.is_relative_to(home):
+        raise ConfigError(f"leads outside the pack's folder (to {audio}); copy the file "
+                          "into the pack")
+    return audio
+
+
+def decode(path: Path, max_seconds: float = MAX_SIGNAL_SECONDS) -> np.ndarray:
+    """Any audio file libsndfile reads → float32 mono samples at RATE."""
+    return decode_source(path, max_seconds)[0]
+
+
+def decode_source(path: Path, max_seconds: float, cut: bool = False
+                  ) -> tuple[np.ndarray, Source]:
+    """Decode `path` in blocks straight into one float32 array at RATE, resampling on the way.
+    A file longer than `max_seconds` is refused, or with `cut` decoded only that far. The file
+    type is checked before it is opened (a FIFO or a device is never read)."""
+    import soundfile  # imported late: `timekeeper show` and `profiles` stay light
+
+    try:
+        kind = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ConfigError("missing audio file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(kind):
         raise ConfigError("is a folder, not an audio file")
-    if not path.is_file():
-        raise ConfigError("missing audio file")
-    if not os.access(path, os.R_OK):
-        raise ConfigError("audio file is not readable")
-    try:
-        samples, rate = _decode_wav(path)
-    except (wave.Error, EOFError, ValueError):
-        samples, rate = _decode_pygame(path)
-    if len(samples) < rate // 100:
-        raise ConfigError(f"audio file holds no sound to speak of ({len(samples)} samples)")
-    if np.abs(samples).max() < 1e-3:
+    if not stat.S_ISREG(kind):
+        raise ConfigError(f"is a {_file_kind(kind)}, not an audio file")
+    try:  # O_NONBLOCK: should a FIFO be swapped in after the check, opening it cannot hang
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except PermissionError:
+        raise ConfigError("audio file is not readable") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:  # owns the descriptor: closed once, whatever happens
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ConfigError("is not a regular file, not an audio file")
+        try:
+            with soundfile.SoundFile(handle) as f:
+                return _decode_open(f, max_seconds, cut)
+        except soundfile.LibsndfileError as exc:
+            raise ConfigError(f"not a {FORMATS} file this program can decode "
+                              f"({exc.error_string})") from None
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _decode_open(f, max_seconds: float, cut: bool) -> tuple[np.ndarray, Source]:
+    rate, channels, frames = int(f.samplerate), int(f.channels), max(0, int(f.frames))
+    low, high = RATE_RANGE
+    if not low <= rate <= high:
+        raise ConfigError(f"has a sample rate of {rate} Hz; a pack's files need "
+                          f"{low}–{high} Hz (convert it, e.g. to 48000 Hz)")
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise ConfigError(f"has {channels} channels; at most {MAX_CHANNELS}")
+    seconds = frames / rate
+    if seconds > max_seconds and not cut:
+        raise ConfigError(f"is {seconds:.1f} s long; a signal lasts at most "
+                          f"{MAX_SIGNAL_SECONDS:g} s (trim it)")
+    short = re.search(r"\ndata : (\d+) \(should be (\d+)\)", f.extra_info)
+    if short and int(short.group(1)) > int(short.group(2)) > 0:  # libsndfile reads what is there
+        declared = frames * int(short.group(1)) // int(short.group(2))
+        raise ConfigError(f"audio file is cut short ({frames} of {declared} frames)")
+    keep = min(frames, math.ceil(max_seconds * rate)) if cut else frames
+    if keep < rate // 100:
+        raise ConfigError(f"audio file holds no sound to speak of ({keep} samples)")
+    out, clipped = _read_resampled(f, keep, rate, channels)
+    if peak(out) < 1e-3:
         raise ConfigError("audio file is silent")
+    fmt = f.format if f.format == "MP3" else f"{f.format} {f.subtype}"
+    return out, Source(fmt, rate, channels, seconds, clipped,
+                       keep / rate if keep < frames else None)
+
+
+def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray, int]:
+    """Decode `keep` frames in blocks, mix each block to mono and resample it (soxr's stream,
+    high quality) straight into the output array: no full-length temporary is ever made."""
+    n_out = round(keep * RATE / rate)
+    out = np.zeros(n_out, np.float32)
+    resampler = None
     if rate != RATE:
-        n = round(len(samples) * RATE / rate)
-        samples = np.interp(np.arange(n) * (rate / RATE), np.arange(len(samples)), samples)
-    return np.ascontiguousarray(samples, dtype=np.float32)
+        import soxr
 
-
-def _decode_wav(path: Path) -> tuple[np.ndarray, int]:
-    with wave.open(str(path), "rb") as w:
-        width, channels, rate = w.getsampwidth(), w.getnchannels(), w.getframerate()
-        frames = w.getnframes()
-        raw = w.readframes(frames)
-    if len(raw) < frames * width * channels:
-        raise ConfigError(f"audio file is cut short ({len(raw) // (width * channels)} of "
-                          f"{frames} frames)")
-    if width == 1:
-        data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128) / 128
-    elif width == 2:
-        data = np.frombuffer(raw, "<i2").astype(np.float32) / 32768
-    elif width == 3:
-        b = np.frombuffer(raw, np.uint8).reshape(-1, 3).astype(np.int32)
-        data = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8 >> 8).astype(np.float32) / 2**23
-    elif width == 4:
-        data = np.frombuffer(raw, "<i4").astype(np.float32) / 2**31
-    else:
-        raise ValueError(width)
-    usable = len(data) // channels * channels
-    return data[:usable].reshape(-1, channels).mean(axis=1), rate
-
-
-def _decode_pygame(path: Path) -> tuple[np.ndarray, int]:
-    """OGG (and WAV flavours `wave` cannot read) through SDL_mixer."""
-    import pygame  # imported late: start-up of check/render stays light without OGG
-
-    if not pygame.mixer.get_init():
-        from timekeeper.sound.sdl import init_mixer
-
-        init_mixer(driver="dummy")
-    rate, fmt, _channels = pygame.mixer.get_init()
-    try:
-        sound = pygame.mixer.Sound(str(path))
-    except pygame.error as exc:
-        raise ConfigError(f"not a WAV or OGG file this program can decode ({exc})") from None
-    data = pygame.sndarray.array(sound).astype(np.float32)
-    scale = float(2 ** (abs(fmt) - 1)) if fmt < 0 else None
-    if scale is None:  # unsigned
-        data = data - 2 ** (fmt - 1)
-        scale = float(2 ** (fmt - 1))
-    data /= scale
-    if data.ndim == 2:
-        data = data.mean(axis=1)
-    return data, rate
+        resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32", quality="HQ")
+    block = np.empty((max(1024, _BLOCK // channels), channels), np.float32)
+    pos = read = clipped = 0
+    while read < keep:
+        got = f.read(min(len(block), keep - read), dtype="float32", always_2d=True,
+                     out=block[:min(len(block), keep - read)])
+        if len(got) == 0:
+            break
+        read += len(got)
+        clipped += int(np.count_nonzero(np.abs(got) >= FULL_SCALE))
+        if channels == 1:
+            mono = got[:, 0]
+        elif channels == 2:  # the usual case, twice as fast as mean(axis=1)
+            mono = (got[:, 0] + got[:, 1]) * np.float32(0.5)
+        else:
+            mono = got.mean(axis=1, dtype=np.float32)
+        if resampler is not None:
+            mono = resampler.resample_chunk(mono, last=read >= keep)
+        take = min(len(mono), n_out - pos)
+        out[pos:pos + take] = mono[:take]
+        pos += take
+    if resampler is not None and read < keep:  # the file ended early: flush the filter
+        tail = resampler.resample_chunk(np.zeros(0, np.float32), last=True)
+        take = min(len(tail), n_out - pos)
+        out[pos:pos + take] = tail[:take]
+        pos += take
+    return (out if pos >= n_out else out[:pos]), clipped

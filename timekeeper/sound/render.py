@@ -37,7 +37,7 @@ def placements(cues: list[Cue], pack: SoundPack) -> list[Placement]:
     """Where every sound goes; the melody is cut at the cue that stops it."""
     out = []
     for i, cue in enumerate(cues):
-        if cue.stop:
+        if cue.stop or not pack.plays(cue):
             continue
         start = round(cue.due * RATE)
         samples = pack.samples(cue)

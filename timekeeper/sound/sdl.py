@@ -28,6 +28,11 @@ def _sdl_env(name: str, value: str | None):
 
 
 def _sdl_driver(driver: str | None):
+    """Every SDL audio open goes through here: libasound's own error lines are kept off the
+    screen first (our AudioError says what is wrong and what to do)."""
+    from timekeeper.sound import alsa
+
+    alsa.quiet()
     return _sdl_env("SDL_AUDIODRIVER", driver)
 
 
@@ -43,7 +48,7 @@ def init_mixer(driver: str | None = None, buffer: int = 512, device: str | None 
         except pygame.error as exc:
             raise AudioError(f"cannot open audio ({exc}); check the speaker/sound card "
                              "(audio.driver/audio.device in the config), or run with "
-                             "SDL_AUDIODRIVER=dummy for silence") from None
+                             "--audio silent (audio.kind: silent)") from None
 
 
 def watch_device_events(pygame) -> None:
@@ -69,3 +74,4 @@ def device_removed(pygame) -> str | None:
     if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
         return "the audio device was removed"
     return None
+

@@ -196,7 +196,7 @@ class StreamAudio(Output):
         except Exception as exc:  # pygame raises its own error types for a missing device
             _quit_sdl_audio()
             raise AudioError(f"cannot open an audio stream ({exc}); check the speaker/sound "
-                             "card, or run with SDL_AUDIODRIVER=dummy for silence") from None
+                             "card, or run with --audio silent (audio.kind: silent)") from None
         import pygame
 
         from timekeeper.sound.sdl import watch_device_events
@@ -219,6 +219,8 @@ class StreamAudio(Output):
                 self.pack.melody(period.melody)
 
     def play(self, cue: Cue, now: float) -> None:
+        if not self.pack.plays(cue):
+            return
         frame = self.frames.frame_at(cue.due)
         if cue.stop:
             self.mixer.stop(cue.name, frame)

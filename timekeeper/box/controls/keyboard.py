@@ -29,30 +29,40 @@ KEYS: dict[str, Command] = {
     "\x03": Command(Action.QUIT),  # Ctrl-C arrives as a key in cbreak mode only if ISIG is off
 }
 log = logging.getLogger(__name__)
-HELP = "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset  q quit"
-PENDING_ROUNDS = 15  # × 0.2 s: a team key or a first `r` waits this long for the next key
-# stopped-time games: a team key, then what happened to that team (two presses, no Enter)
+HELP = ("keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset\n"
+        "      q quit (q q while a match is under way)  ? these keys again")
+PENDING_ROUNDS = 15  # × 0.2 s: a team key or a first `r`/`q` waits this long for the next key
+# a single `q` quits only a box with no match under way; otherwise it asks first
+QUIET_STATES = ("idle", "finished")
+# a team key, then what happened to that team (two presses, no Enter): the score in every
+# profile, penalties and time-outs in stopped-time games
 TEAM_PREFIX = {"h": "home", "a": "away"}
 TEAM_KEYS: dict[str, str] = {
+    "g": "goal {team}",  # in a shoot-out or penalty shot: a scored attempt
+    "u": "undo-goal {team}",  # the team's latest goal was entered by mistake
+    "m": "attempt {team} miss",  # shoot-out, penalty shot
     "1": "penalty {team} minor",
     "2": "penalty {team} major",
     "3": "penalty {team} personal",
     "4": "penalty {team} game",
+    "5": "penalty {team} match",
     "r": "release {team}",  # a power-play goal against the team: its running minor ends
     "x": "remove {team}",  # the team's latest penalty was entered by mistake
     "t": "timeout {team}",
-    "g": "attempt {team} goal",  # shoot-out
-    "m": "attempt {team} miss",
+    "p": "penalty-shot {team}",
 }
-TEAM_HELP = ("team keys: h (home) or a (away), then 1 minor  2 major  3 personal  4 game "
-             "misconduct  r release (power-play goal)  x remove the latest penalty  t time-out  "
-             "g/m shoot-out goal/miss")
+SCORE_HELP = ("team keys: h (home) or a (away), then g goal  u undo the goal\n"
+              "      m shoot-out miss")
+TEAM_HELP = ("team keys: h (home) or a (away), then g goal (shoot-out, penalty shot: scored)\n"
+             "      m missed  u undo the goal  1 minor  2 major  3 personal  4 game\n"
+             "      misconduct  5 match  r release (power-play goal)  x remove the latest\n"
+             "      penalty  t time-out  p penalty shot")
 
 
 def help_for(profile: Profile) -> str:
-    """The key help `run` prints: the team keys too where the profile has penalties or
-    time-outs."""
-    return HELP + (f"\n{TEAM_HELP}" if profile.penalties or profile.timeout else "")
+    """The key help `run` prints: the score keys in every profile, the penalty and time-out
+    keys too where the profile has them."""
+    return HELP + f"\n{TEAM_HELP if profile.penalties or profile.timeout else SCORE_HELP}"
 
 
 def in_foreground(fd: int) -> bool:
@@ -72,17 +82,24 @@ def key_command(key: str, add_step: float) -> Command | None:
 
 class KeyReader:
     """Single keys, and the two-key team commands (`h1`: a minor penalty for home). A team
-    key waits for the next key; a key that means nothing after it is read on its own."""
+    key waits for the next key; a key that means nothing after it is read on its own.
+    `state` tells the match's state (the engine's): a match under way quits only on `q q`."""
 
-    def __init__(self, add_step: float) -> None:
-        self.add_step = add_step
+    def __init__(self, add_step: float, state: Callable[[], str] = lambda: "idle") -> None:
+        self.add_step, self.state = add_step, state
         self.team: str | None = None
         self.reset_armed = False  # `r` once: a second `r` resets (never a single stray key)
+        self.quit_armed = False  # `q` once during a match: a second `q` quits
+        self.help_wanted = False  # `?`: the key help, printed again
         self.hint = ""  # what the last key is waiting for, for the status line
 
     def feed(self, key: str) -> Command | None:
         lower, self.hint = key.lower(), ""
         armed, self.reset_armed = self.reset_armed, False
+        quit_armed, self.quit_armed = self.quit_armed, False
+        if key == "?" and self.team is None:
+            self.help_wanted = True
+            return None
         if self.team is not None:
             team, self.team = self.team, None
             if lower in TEAM_KEYS:
@@ -90,8 +107,9 @@ class KeyReader:
             self.hint = f"{team}: {key.strip() or 'that key'} is no team command; cancelled"
         if lower in TEAM_PREFIX:
             self.team = TEAM_PREFIX[lower]
-            self.hint = (f"{self.team}: 1 minor  2 major  3 personal  4 game  r release  "
-                         "x remove  t time-out  g/m shoot-out goal/miss")
+            self.hint = (f"{self.team}: g goal  u undo goal  m miss  1 minor  2 major  "
+                         "3 personal  4 game  5 match  r release  x remove  t time-out  "
+                         "p penalty shot")
             return None
         command = key_command(key, self.add_step)
         if command is not None and command.action is Action.RESET:
@@ -100,20 +118,32 @@ class KeyReader:
             self.reset_armed = True
             self.hint = "press r again to reset the match (any other key: no)"
             return None
+        if command is not None and command.action is Action.QUIT and lower == "q":
+            state = self.state()
+            if quit_armed or state in QUIET_STATES:
+                return command
+            self.quit_armed = True
+            what = "the countdown stops" if state == "prestart" else "the match is kept"
+            self.hint = f"press q again to quit ({what}); any other key: no"
+            return None
         return command
 
     def expire(self) -> None:
         """No key for a while: a pending team key or reset is dropped."""
-        if self.team is not None or self.reset_armed:
+        if self.team is not None or self.reset_armed or self.quit_armed:
             self.hint = "cancelled (no key)"
-        self.team, self.reset_armed = None, False
+        self.team, self.reset_armed, self.quit_armed = None, False, False
 
 
 class Keyboard:
+    """Keys from the terminal, read on a thread of their own; commands go to `submit`.
+    `state` is the match's state (for `q q`), `on_help` prints the key help again (`?`)."""
+
     def __init__(self, submit: Callable[[Command], object], add_step: float,
-                 fd: int | None = None) -> None:
-        self.submit, self.add_step = submit, add_step
-        self._keys = KeyReader(add_step)
+                 fd: int | None = None, state: Callable[[], str] = lambda: "idle",
+                 on_help: Callable[[], object] | None = None) -> None:
+        self.submit, self.add_step, self.on_help = submit, add_step, on_help
+        self._keys = KeyReader(add_step, state)
         self.fd = sys.stdin.fileno() if fd is None else fd
         self._saved = termios.tcgetattr(self.fd)
         self._stop = threading.Event()
@@ -149,6 +179,10 @@ class Keyboard:
             for key in data:
                 command = self._keys.feed(key)
                 self._say()
+                if self._keys.help_wanted:
+                    self._keys.help_wanted = False
+                    if self.on_help is not None:
+                        self.on_help()
                 if command is not None:
                     self.submit(command)
 

@@ -52,6 +52,16 @@ def client_path() -> Path:
     return SERVICE_PATH if service else path
 
 
+class SocketInUse(OSError):
+    """Another timekeeper answers on this socket (a second box here needs its own)."""
+
+
+def in_use(path: Path) -> bool:
+    """Another timekeeper answers on `path`: checked before the journal or the sound card is
+    touched, so that a second `run` leaves the first one's match alone."""
+    return path.is_socket() and _alive(path)
+
+
 class ControlServer:
     def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
         """`make_folder` for the default path only: a mistyped --control should fail."""
@@ -62,7 +72,7 @@ class ControlServer:
             if not stat.S_ISSOCK(path.lstat().st_mode):
                 raise OSError(f"{path} exists and is not a socket; give a new path")
             if _alive(path):
-                raise OSError(f"another timekeeper is already listening on {path}")
+                raise SocketInUse(f"another timekeeper is already listening on {path}")
             path.unlink()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o117)  # the socket is created 0660 from the start, no window

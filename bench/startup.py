@@ -1,0 +1,111 @@
+"""Start-up until ready, as a newcomer sees it: `timekeeper run --profile ithf` in a real
+terminal (a tmux pane) on a machine with no sound card, SDL's ALSA driver.
+
+    .venv/bin/python bench/startup.py [--runs 3] [--driver alsa] [-- extra run args]
+
+Prints, per run, when the first line appeared, when the no-sound-card message appeared, when
+the match was ready (status line up, silent or not) and how many `ALSA lib` lines reached
+the screen. Where `run` offers to go on silent, the bench presses Enter as a user would.
+Each run has its own HOME, state folder and control socket; the tmux server is the bench's
+own (-L) and is killed at the end."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEKEEPER = ROOT / ".venv" / "bin" / "timekeeper"
+SOCKET = f"tk-startup-{os.getpid()}"
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True,
+                          check=False).stdout
+
+
+def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
+    home = Path(tempfile.mkdtemp(prefix="tk-startup-"))
+    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(home)}
+    if driver:  # (--driver "": SDL chooses, as on a fresh machine)
+        env["SDL_AUDIODRIVER"] = driver
+    exports = " ".join(f"{k}={v}" for k, v in env.items())
+    command = (f"cd {ROOT} && env -u TIMEKEEPER_CONFIG -u PULSE_SERVER -u PULSE_RUNTIME_PATH "
+               "-u SDL_AUDIODRIVER "
+               f"{exports} {TIMEKEEPER} run --profile ithf {' '.join(extra)}; "
+               "echo EXITED $?; sleep 60")
+    tmux("kill-server")
+    start = time.monotonic()
+    tmux("new-session", "-d", "-x", "100", "-y", "50", command)
+    first = told = ready = None
+    pressed = False
+    screen = ""
+    while time.monotonic() - start < limit:
+        screen = tmux("capture-pane", "-p", "-J", "-S", "-500")
+        t = time.monotonic() - start
+        if first is None and screen.strip():
+            first = t
+        if told is None and ("No sound card" in screen or "cannot open" in screen):
+            told = t
+        if "Press Enter" in screen and not pressed:
+            tmux("send-keys", "Enter")
+            pressed = True
+        if "IDLE" in screen:  # the status line is up: the box is ready
+            ready = t
+            break
+        if "EXITED" in screen:
+            break
+        time.sleep(0.05)
+    tmux("send-keys", "q")
+    time.sleep(0.3)
+    tmux("kill-server")
+    shutil.rmtree(home, ignore_errors=True)
+    if os.environ.get("BENCH_SHOW"):
+        print(screen)
+    alsa = sum(1 for line in screen.splitlines() if line.startswith("ALSA lib"))
+    exited = next((line for line in screen.splitlines() if line.startswith("EXITED")), "")
+    return {"first": first, "told": told, "ready": ready, "alsa": alsa,
+            "silent": "SILENT" in screen, "exit": exited.removeprefix("EXITED ").strip(),
+            "ended": time.monotonic() - start}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--driver", default="alsa")
+    parser.add_argument("--limit", type=float, default=60.0, help="give up after (s)")
+    parser.add_argument("extra", nargs="*", help="more `run` arguments (after --)")
+    args = parser.parse_args()
+    if not TIMEKEEPER.exists():
+        sys.exit("bench: run ./bootstrap.sh first")
+    if subprocess.run(["which", "tmux"], capture_output=True).returncode:
+        sys.exit("bench: tmux is missing (apt-get install tmux)")
+    print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver or '(unset)'}, in a 100x50 "
+          "tmux pane")
+    print(f"{'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'ALSA lib':>8}  "
+          f"{'SILENT':>6}  exit")
+
+    def secs(value: object) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    try:
+        for i in range(1, args.runs + 1):
+            r = one_run(args.driver, args.extra, args.limit)
+            exit_text = r["exit"] or "running"
+            if r["ready"] is None and r["exit"]:
+                exit_text += f" at {r['ended']:.1f} s"
+            print(f"{i:>3}  {secs(r['first']):>8}  {secs(r['told']):>6}  "
+                  f"{secs(r['ready']):>6}  {r['alsa']:>8}  {r['silent']!s:>6}  {exit_text}")
+    finally:
+        tmux("kill-server")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""A newcomer's first hour (issue 9): quitting takes `q q` while a match is under way, names
+are forgiving, and every refusal says what to press."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from timekeeper import cli
+from timekeeper.box.controls.keyboard import Keyboard, KeyReader
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Engine, Snapshot
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.pack import find_pack
+
+# ----------------------------------------------------------------------------- quitting
+
+
+@pytest.mark.parametrize("state", ["idle", "finished"])
+def test_one_q_quits_a_box_with_no_match_under_way(state: str) -> None:
+    keys = KeyReader(add_step=10, state=lambda: state)
+    assert keys.feed("q").action is Action.QUIT
+
+
+@pytest.mark.parametrize("state", ["prestart", "running", "stopped", "break", "waiting",
+                                   "shootout", "shot"])
+def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
+    keys = KeyReader(add_step=10, state=lambda: state)
+    assert keys.feed("q") is None and "press q again to quit" in keys.hint
+    assert keys.feed(" ").action is Action.TOGGLE  # any other key: no quit, and it counts
+    assert keys.feed("Q") is None
+    keys.expire()  # no key for 3 s: the question lapses
+    assert keys.feed("q") is None
+    assert keys.feed("q").action is Action.QUIT
+    assert keys.feed("\x03").action is Action.QUIT  # Ctrl-C is deliberate: at once
+
+
+def test_the_keyboard_asks_the_match_state_on_a_terminal() -> None:
+    """On a real (pseudo) terminal: one `q` while running is a question, the second quits."""
+    master, slave = os.openpty()
+    got: list[Command] = []
+    keyboard = Keyboard(got.append, add_step=10, fd=slave, state=lambda: "running").start()
+    try:
+        os.write(master, b"q")
+        time.sleep(0.3)
+        assert got == []
+        os.write(master, b"q")
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        keyboard.close()
+        os.close(master)
+        os.close(slave)
+    assert [c.action for c in got] == [Action.QUIT]
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def test_profile_names_ignore_case() -> None:
+    assert profile.load("ITHF").key == "ithf"
+    assert profile.load("Hokejbal-Playoff").key == "hokejbal-playoff"
+    with pytest.raises(ConfigError, match="did you mean 'ithf-playoff'"):
+        profile.find("ITHF-PLAYOF")
+
+
+def test_a_mistyped_pack_name_gets_a_suggestion(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "club").mkdir()
+    (tmp_path / "club" / "pack.yaml").write_text("cues: {start: start.wav}\n")
+    monkeypatch.setenv("TIMEKEEPER_SOUNDS_PATH", str(tmp_path))
+    assert find_pack("club") == tmp_path / "club"
+    with pytest.raises(ConfigError, match=r"did you mean 'club'\? packs: club, default"):
+        find_pack("clubb")
+    with pytest.raises(ConfigError, match="did you mean 'default'"):
+        find_pack("defualt")
+
+
+# ----------------------------------------------------------------------------- messages
+
+
+def refusal(eng: Engine, line: str, now: float) -> str:
+    with pytest.raises(Refused) as caught:
+        eng.handle(Command.parse(line), now)
+    return str(caught.value)
+
+
+def test_the_pre_start_countdown_says_the_start_comes_by_itself() -> None:
+    eng = Engine(profile.load("ithf"))
+    eng.handle(Command.parse("start"), 0.0)
+    text = refusal(eng, "toggle", 3.2)
+    assert "the start signal comes by itself in 17 s" in text
+    assert "START and SPACE do nothing" in text and "RESET (r r, ctl reset" in text
+    for line in ("start", "next", "pause"):
+        assert "comes by itself" in refusal(eng, line, 3.2)
+
+
+def test_start_while_stopped_says_that_stop_resume_goes_on() -> None:
+    eng = Engine(profile.load("ithf"))
+    eng.handle(Command.parse("start"), 0.0)
+    eng.advance(30.0)
+    eng.handle(Command.parse("pause"), 30.0)
+    text = refusal(eng, "start", 31.0)
+    assert text.startswith("already started (while the clock is stopped): "
+                           "STOP/RESUME (SPACE, ctl resume) goes on; RESET")
+    assert "STOP/RESUME (SPACE, ctl resume) goes on" in refusal(eng, "next", 31.0)
+
+
+@pytest.mark.parametrize("state, line, press", [
+    ("idle", "toggle", "START/NEXT (s/Enter, ctl start) begins the match"),
+    ("running", "resume", "STOP/RESUME (SPACE, ctl pause) stops the clock"),
+    ("waiting", "add 10", "START/NEXT (n, ctl next) starts period 2"),
+])
+def test_every_refusal_of_a_state_names_the_press_that_goes_on(state, line, press) -> None:
+    eng = Engine(profile.load("pl-3x6"))  # three periods with breaks
+    if state == "running":
+        eng.handle(Command.parse("start"), 0.0)
+    if state == "waiting":  # period 1 over, its break waited out on another box
+        eng.restore(Snapshot("pl-3x6", "waiting", period=0, play_time=360.0))
+    assert press in refusal(eng, line, 40.0)
+
+
+def test_check_config_says_gpio_off(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("profile: ithf\ngpio:\n  enabled: false\n")
+    assert cli.main(["check", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert f"ok  config {config}: GPIO off (gpio.enabled: false): no buttons" in out
+
+
+# ----------------------------------------------------------------------------- on PATH
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bootstrap_link(home: Path, path: str) -> str:
+    done = subprocess.run(["bash", str(ROOT / "bootstrap.sh"), "--link"], capture_output=True,
+                          text=True, timeout=30, env={**os.environ, "HOME": str(home),
+                                                      "PATH": path})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
+    """bootstrap links ~/.local/bin/timekeeper to the checkout's .venv, and tells whether
+    ~/.local/bin is on PATH (and how to add it when it is not)."""
+    bin_dir = tmp_path / ".local" / "bin"
+    said = bootstrap_link(tmp_path, "/usr/bin:/bin")
+    link = bin_dir / "timekeeper"
+    assert link.is_symlink() and link.resolve() == (ROOT / ".venv/bin/timekeeper").resolve()
+    assert "not on your PATH" in said and 'export PATH="$HOME/.local/bin:$PATH"' in said
+
+    said = bootstrap_link(tmp_path, f"{bin_dir}:/usr/bin:/bin")  # again: on PATH this time
+    assert said.startswith("bootstrap: ready: timekeeper (linked in")
+    if not link.exists():  # tests run from another environment than the checkout's .venv
+        return
+    found = subprocess.run(["timekeeper", "profiles"], capture_output=True, text=True,
+                           timeout=60, cwd=tmp_path,
+                           env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert found.returncode == 0 and "ithf" in found.stdout
+
+
+def test_bootstrap_leaves_a_program_of_the_same_name_alone(tmp_path: Path) -> None:
+    bin_dir = tmp_path / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "timekeeper").write_text("#!/bin/sh\necho mine\n")
+    said = bootstrap_link(tmp_path, "/usr/bin:/bin")
+    assert "is not a link; left alone" in said
+    assert (bin_dir / "timekeeper").read_text() == "#!/bin/sh\necho mine\n"

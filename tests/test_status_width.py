@@ -1,0 +1,125 @@
+"""The status line fits an 80-column terminal (79 characters: the last column would wrap, and
+`\\r` cannot undo a wrapped line) in every built-in profile and every state a match reaches —
+ball hockey with penalties running and waiting, time-outs and the shoot-out included — and the
+key help stays reachable (`?`)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Iterator
+
+import pytest
+
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Command, Refused
+from timekeeper.rules.engine import Engine, Status
+from timekeeper.show.status import StatusLine, clock_text, status_text
+
+WIDTH = 79  # an 80-column terminal
+# a whole bench of penalties: two run per team, the rest wait, two game misconducts
+PENALTIES = ["penalty home minor 17", "penalty home major 23",
+             "penalty home minor+minor+personal 5", "penalty home major+game 99",
+             "penalty away minor 88", "penalty away minor 77", "penalty away personal 66",
+             "penalty away minor+game 12"]
+
+
+def statuses(name: str) -> Iterator[Status]:
+    """Every state of a whole match of `name`, as an operator loading the line up plays it:
+    time added, every penalty at once, a time-out in each stoppage, overtime, shoot-out."""
+    eng, now = Engine(profile.load(name)), 0.0
+    loaded: set[int] = set()
+    shot = 0
+
+    def do(line: str) -> None:
+        with contextlib.suppress(Refused):  # the operator tries; the engine may say no
+            eng.handle(Command.parse(line), now)
+
+    yield eng.status(now)
+    do("start")
+    for _ in range(400):
+        yield eng.status(now)
+        state = eng.state.value
+        if state == "finished":
+            return
+        if state == "running" and eng.m.index not in loaded:
+            loaded.add(eng.m.index)
+            do("add 120")
+            if eng.profile.penalties is not None:
+                for line in PENALTIES:
+                    do(line)
+                    yield eng.status(now)
+            do("pause")
+        elif state == "stopped":
+            if eng.m.extra is not None and eng.m.extra.timeout_team is None:
+                do("timeout home" if len(loaded) % 2 else "timeout away")
+                yield eng.status(now)
+                now += 5
+                yield eng.status(now)
+            do("resume")
+        elif state == "shootout" and eng.m.shots >= 7:
+            do("finish")  # a rod-hockey shoot-out ends when the referee says so
+        elif state in ("waiting", "shootout"):
+            do("next")
+        elif state == "shot" and eng.m.extra is not None:
+            shot += 1
+            do(f"attempt {'home' if shot % 2 else 'away'} {'goal' if shot % 3 else 'miss'}")
+        else:  # prestart, running, break, a timed shot: on to the next thing due
+            due = eng.next_deadline()
+            if due is None:  # an untimed sudden death: the goal (NEXT) ends it
+                do("next")
+                continue
+            now = (now + due) / 2 if due - now > 1 else due
+            eng.advance(now)
+    pytest.fail(f"{name}: the match never finished")
+
+
+@pytest.mark.parametrize("name", list(profile.available()))
+def test_the_status_line_fits_80_columns_in_every_state(name: str) -> None:
+    seen = set()
+    for status in statuses(name):
+        seen.add(status.state)
+        for flags in ((), ("SILENT",)):  # room left for a flag after the state
+            text = status_text(status, WIDTH, flags)
+            assert len(text) <= WIDTH, f"{len(text)}: {text}"
+            assert status.state.upper() in text.split() and all(f in text for f in flags)
+            if status.remaining is not None and status.state not in ("idle", "prestart"):
+                assert clock_text(status.remaining) in text, text  # never loses the clock
+            if status.waiting_for:  # what NEXT does now
+                assert f"[{status.waiting_for}]" in text, text
+            if status.countdown is not None:
+                assert clock_text(status.countdown) in text, text
+    assert {"idle", "running", "stopped", "finished"} <= seen
+    if profile.load(name).shootout is not None:
+        assert "shootout" in seen
+
+
+def test_ball_hockey_is_abbreviated_only_as_far_as_needed() -> None:
+    states = list(statuses("hokejbal-playoff"))
+    full = [status_text(s) for s in states]
+    assert max(len(t) for t in full) > 120  # the unabbreviated line would wrap
+    assert status_text(states[0], WIDTH) == full[0]  # a short line is left as it is
+    crowded = next(s for s in states if s.timeout is not None)
+    text = status_text(crowded, WIDTH)
+    assert text.startswith("STOPPED  half 1") and "T/O" in text and "H " in text, text
+
+
+def test_key_help_is_printed_again_on_question_mark(monkeypatch) -> None:
+    """`?` prints the help above the status line; the line ends in `? keys` where it fits."""
+    from timekeeper.box.controls.keyboard import KeyReader, help_for
+
+    monkeypatch.setenv("COLUMNS", "80")
+    chosen = profile.load("hokejbal")
+    help_text = help_for(chosen)
+    assert all(len(line) <= WIDTH for line in help_text.splitlines())
+    eng = Engine(chosen)
+    out = io.StringIO()
+    line = StatusLine(lambda: eng.status(0.0), help_text, out=out, tail="? keys")
+    assert line.text(eng.status(0.0), WIDTH).endswith("  ? keys")
+    out.truncate(0)
+    keys = KeyReader(add_step=10)
+    assert keys.feed("?") is None and keys.help_wanted  # the Keyboard calls show_help
+    line.show_help()
+    printed = out.getvalue()
+    assert all(help_line in printed for help_line in help_text.splitlines())
+    assert printed.rstrip().endswith("? keys")  # the status line is drawn again below
