@@ -125,6 +125,9 @@ def summary(status: dict) -> str:
         return "OFFLINE"
     s = status.get("status") or {}
     words = [str(s.get("state", "?")).upper(), s.get("part") or ""]
+    score = s.get("score") or {}
+    if s.get("state") not in (None, "idle") or score.get("home") or score.get("away"):
+        words.append(f"{score.get('home', 0)}:{score.get('away', 0)}")
     if s.get("remaining") is not None:
         whole = int(max(0.0, s["remaining"]) + 0.999)
         words.append(f"left {whole // 60}:{whole % 60:02d}")
