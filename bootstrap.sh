@@ -2,7 +2,7 @@
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
 #   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio,
-#                           Chromium and chromedriver for the web pages)
+#                           Chromium and chromedriver for the web pages, Mosquitto)
 #   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py
 #   ./bootstrap.sh --link   only (re)make the ~/.local/bin/timekeeper link
 #   --no-link (with any of them): leave ~/.local/bin alone
@@ -60,6 +60,8 @@ if [ -n "$extras" ]; then
     # the web pages' tests: headless Chromium and its driver from Debian (never downloaded)
     [ -x /usr/bin/chromium ] || need_apt+=(chromium)
     [ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)
+    # the hall's tests start a real MQTT broker of their own
+    [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || need_apt+=(mosquitto)
 fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)

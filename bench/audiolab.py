@@ -24,7 +24,9 @@ SINK = "bench"
 class PulseServer:
     """`with PulseServer() as env:` — env holds PULSE_SERVER and SDL_AUDIODRIVER for clients."""
 
-    def __init__(self) -> None:
+    def __init__(self, sinks: tuple[str, ...] = (SINK,)) -> None:
+        """`sinks`: the null sinks to make (bench/hall.py gives each box its own)."""
+        self.sinks = sinks
         for tool in ("pulseaudio", "parec", "pactl"):
             if shutil.which(tool) is None:
                 raise SystemExit(f"bench: {tool} is missing; run ./bootstrap.sh --bench")
@@ -38,13 +40,13 @@ class PulseServer:
         self.proc = subprocess.Popen(
             ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
              "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-             f"--load=module-null-sink sink_name={SINK} rate={RATE} channels=1 "
-             "format=float32le",
+             *(f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
+               "format=float32le" for sink in self.sinks),
              f"--load=module-native-protocol-unix auth-anonymous=1 socket={self.socket}"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=(self.dir / "pulse.log").open("w"))
         self.env = {"PULSE_SERVER": f"unix:{self.socket}", "SDL_AUDIODRIVER": "pulseaudio",
-                    "PULSE_SINK": SINK}
+                    "PULSE_SINK": self.sinks[0]}
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             ok = subprocess.run(["pactl", "-s", f"unix:{self.socket}", "info"],
@@ -78,9 +80,9 @@ class Recorder:
     over the whole recording: the server's sample clock and the system clock drift apart by
     a few hundred ppm here, which over a minute is already milliseconds."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], sink: str = SINK) -> None:
         self.proc = subprocess.Popen(
-            ["parec", "-s", env["PULSE_SERVER"], f"--device={SINK}.monitor", "--raw",
+            ["parec", "-s", env["PULSE_SERVER"], f"--device={sink}.monitor", "--raw",
              f"--rate={RATE}", "--channels=1", "--format=float32le", "--latency-msec=2"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._pieces: list[bytes] = []

@@ -8,6 +8,11 @@
 #   sudo scripts/install-pi.sh --kiosk       also show the display page full screen on the
 #                                            box's HDMI screen at boot (cage + Chromium)
 #   scripts/install-pi.sh --dry-run [...]    only print what it would do
+#   sudo scripts/install-pi.sh --hall DESK   also: this box keeps the hall's time, as a chrony
+#                                            client of the desk machine DESK (docs/hall.md)
+#   sudo scripts/install-pi.sh --hall-desk   set up THIS machine as the hall's desk: a chrony
+#                                            time server for the LAN and a Mosquitto broker
+#                                            (no timekeeper service; docs/hall.md)
 #
 # What it does: apt packages (venv, ALSA tools, lgpio for the Pi 5), a venv in /opt/timekeeper
 # that can see the system's lgpio, a system user `timekeeper` in the audio and gpio groups,
@@ -22,16 +27,21 @@ ETC=/etc/timekeeper
 USER_NAME=timekeeper
 SYSTEMCTL=${INSTALL_PI_SYSTEMCTL:-systemctl}  # (a stand-in for trying it where systemd is not PID 1)
 
-dry=0 mode=install kiosk=0
+dry=0 mode=install kiosk=0 hall_desk=""
 KIOSK_UNIT=/etc/systemd/system/timekeeper-kiosk.service
 KIOSK_USER=timekeeper-kiosk
-for arg in "$@"; do
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    arg=${args[$i]}
     case "$arg" in
+        --hall) i=$((i + 1)); hall_desk=${args[$i]:-}
+            [ -n "$hall_desk" ] || { echo "install-pi: --hall takes the desk's host name" >&2; exit 2; } ;;
+        --hall-desk) mode=hall-desk ;;
         --dry-run) dry=1 ;;
         --uninstall) mode=uninstall ;;
         --purge) mode=purge ;;
         --kiosk) kiosk=1 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "install-pi: unknown option $arg (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -90,6 +100,7 @@ do_install() {
     run "$SYSTEMCTL" daemon-reload
     run "$SYSTEMCTL" enable timekeeper.service
     run "$SYSTEMCTL" restart timekeeper.service
+    if [ -n "$hall_desk" ]; then do_hall_box; fi
     echo "install-pi: done. Logs: journalctl -u timekeeper -f"
     echo "install-pi: control it with \`timekeeper ctl status\` (log in again first: you were"
     echo "            added to group $USER_NAME; until then: sudo timekeeper ctl status)"
@@ -159,7 +170,47 @@ do_uninstall() {
     fi
 }
 
+# ---------------------------------------------------------------- the hall (docs/hall.md)
+
+# A box keeps the hall's time: chrony follows the desk's time server, stepping the clock at
+# once when it is far off (the match never times itself by the wall clock: only a hall start's
+# instant is read from it, once, on receipt).
+do_hall_box() {
+    case "$hall_desk" in
+        *[!A-Za-z0-9.:-]*) echo "install-pi: --hall $hall_desk: not a host name" >&2; exit 2 ;;
+    esac
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chrony
+    run install -d -m 0755 /etc/chrony/conf.d
+    if [ "$dry" -eq 0 ]; then
+        sed "s/@DESK@/$hall_desk/" systemd/chrony-hall-box.conf > /etc/chrony/conf.d/timekeeper-hall.conf
+    fi
+    echo "+ (wrote /etc/chrony/conf.d/timekeeper-hall.conf: server $hall_desk)"
+    run "$SYSTEMCTL" restart chrony
+    echo "install-pi: this box follows the hall's time from $hall_desk; check: chronyc tracking"
+}
+
+# The desk: chrony serves its clock to the LAN (no internet needed) and Mosquitto is the bus.
+do_hall_desk() {
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chrony mosquitto \
+        mosquitto-clients
+    run install -d -m 0755 /etc/chrony/conf.d
+    run install -m 0644 systemd/chrony-hall-desk.conf /etc/chrony/conf.d/timekeeper-hall.conf
+    run install -m 0644 systemd/mosquitto-hall.conf /etc/mosquitto/conf.d/timekeeper-hall.conf
+    if [ ! -e /etc/mosquitto/timekeeper.acl ]; then
+        run install -m 0644 systemd/mosquitto-hall.acl /etc/mosquitto/timekeeper.acl
+    fi
+    if [ ! -e /etc/mosquitto/timekeeper.passwd ]; then
+        run install -m 0640 -g mosquitto /dev/null /etc/mosquitto/timekeeper.passwd
+        echo "install-pi: add the desk and each box: sudo mosquitto_passwd /etc/mosquitto/timekeeper.passwd desk"
+        echo "            (and one user per table, named as the table: 1, 2, …; docs/hall.md)"
+    fi
+    run "$SYSTEMCTL" restart chrony mosquitto
+    echo "install-pi: the desk serves time and the hall's bus; check: chronyc clients"
+}
+
 case "$mode" in
+    hall-desk) do_hall_desk ;;
     install) do_install; if [ "$kiosk" -eq 1 ]; then do_kiosk; fi ;;
     uninstall|purge) do_uninstall ;;
 esac

@@ -91,6 +91,11 @@ def parser() -> argparse.ArgumentParser:
                      help="serve the display (/) and operator (/control) pages; a bare port "
                           "is this machine only, 0.0.0.0:PORT the LAN (default: the config's "
                           "web.listen, else off)")
+    run.add_argument("--hall", metavar="URL", help="join a hall: the desk's broker, "
+                                                   "mqtt://HOST[:PORT] (docs/hall.md)")
+    run.add_argument("--hall-name", metavar="NAME", help="the hall's name (default: the "
+                                                         "config's, else hall)")
+    run.add_argument("--table", metavar="T", help="this box's table in the hall")
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
@@ -142,6 +147,24 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: "
                                        "the config's)")
     test.set_defaults(func=cmd_audio_test)
+    hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
+                                       "at one instant; see every table (docs/hall.md)")
+    hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
+                                         "status"))
+    hall.add_argument("seconds", nargs="?", type=float, help="add: seconds (negative takes "
+                                                             "time back)")
+    hall.add_argument("--profile", help="start: the hall's profile (a table on another "
+                                        "refuses)")
+    when = hall.add_mutually_exclusive_group()
+    when.add_argument("--at", metavar="HH:MM:SS", help="the instant (wall clock, today)")
+    when.add_argument("--in", dest="in_", metavar="SECONDS", help="the instant, this long from "
+                      "now, e.g. 10s (default 3s for start, resume and next)")
+    hall.add_argument("--table", help="only this table")
+    hall.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
+    hall.add_argument("--hall", dest="hall_name", help="the hall's name (default: the "
+                                                       "config's, else hall)")
+    hall.add_argument("--config", type=Path, help="box config with a hall: section")
+    hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
                          epilog="every profile: goal TEAM [PLAYER], undo-goal TEAM, replay "
@@ -351,6 +374,18 @@ def cmd_audio_test(args: argparse.Namespace) -> int:
     cfg = dataclasses.replace(cfg, audio_driver=args.driver or cfg.audio_driver,
                               audio_device=args.device or cfg.audio_device)
     return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
+def cmd_hall(args: argparse.Namespace) -> int:
+    from timekeeper.box import config as box_config
+    from timekeeper.hall import console
+
+    cfg = box_config.load(args.config) if args.config or not args.broker else None
+    broker = args.broker or (cfg.hall.broker if cfg and cfg.hall else None)
+    if broker is None:
+        raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
+                          "config with a hall: section", field="--broker")
+    hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
+    return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
+                       args.seconds)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -17,9 +17,11 @@ from timekeeper.sound.pack import CUE_NAMES
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
-            "web")
+            "web", "hall")
 WEB_KEYS = ("listen",)
-AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "attempts", "volume")
+HALL_KEYS = ("broker", "hall", "table", "user", "password")
+AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
+              "volume")
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
 BUTTON_KEYS = ("pin", "hold")
 LAMP_KEYS = ("pin", "active_high")
@@ -72,6 +74,18 @@ class GpioConfig:
 
 
 @dataclass(frozen=True)
+class HallConfig:
+    """Joining a hall (docs/hall.md): the desk's MQTT broker, the hall's and this table's
+    names, and the box's own broker account."""
+
+    broker: str  # mqtt://HOST[:PORT]
+    hall: str = "hall"
+    table: str = ""
+    user: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None
     profile: str | None = None
@@ -84,10 +98,12 @@ class Config:
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
+    audio_trim: float = 0.0  # s: this box's own output delay (USB card, HDMI, Bluetooth), added
     audio_attempts: int = 8
     audio_volume: float = 1.0  # gain on the pack's samples (1.0: as recorded), applied at load
     web_listen: tuple[str, int] | None = None  # (host, port); None: no web server
     gpio: GpioConfig = field(default_factory=lambda: default_gpio())
+    hall: HallConfig | None = None
 
 
 def default_gpio() -> GpioConfig:
@@ -128,10 +144,12 @@ def build(doc: Doc, file: Path) -> Config:
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
         audio_latency=_latency(r),
+        audio_trim=_trim(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         audio_volume=_volume(r),
         web_listen=_web_listen(r),
         gpio=_gpio(r, doc),
+        hall=_hall(r, doc),
     )
 
 
@@ -146,6 +164,27 @@ def _web_listen(r: _Reader) -> tuple[str, int] | None:
         return parse_listen(str(value))
     except ValueError as exc:
         raise r.doc.error(("web", "listen"), str(exc)) from None
+
+
+def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
+    if r.mapping(("hall",), HALL_KEYS) is None:
+        return None
+    broker = r.text(("hall", "broker"), "")
+    if not re.fullmatch(r"(mqtt://)?[\w.-]+(:\d{1,5})?", broker):
+        raise doc.error(("hall", "broker"), f"must be mqtt://HOST[:PORT], not {broker!r}")
+    names = {}
+    for key, default in (("hall", "hall"), ("table", None)):
+        value = r.get(("hall", key), default)
+        if value is None:
+            raise doc.error(("hall", key), "missing: this box's table name or number")
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", text):
+            raise doc.error(("hall", key), f"must be 1-32 letters, digits, - or _, not "
+                                           f"{value!r}")
+        names[key] = text
+    return HallConfig(broker, names["hall"], names["table"],
+                      _optional_text(r, ("hall", "user")),
+                      _optional_text(r, ("hall", "password")))
 
 
 def _gpio(r: _Reader, doc: Doc) -> GpioConfig:
@@ -290,6 +329,15 @@ def _chunk(r: _Reader) -> int | None:
     if (problem := chunk_problem(value)) is not None:
         raise r.doc.error(("audio", "chunk"), problem)
     return value
+
+
+def _trim(r: _Reader) -> float:
+    """audio.trim_ms: the extra delay of this box's speaker path, measured (docs/hall.md), so
+    that boxes with different cards sound together; -500 … 500 ms."""
+    value = r.get(("audio", "trim_ms"), 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -500 <= value <= 500:
+        raise r.doc.error(("audio", "trim_ms"), f"must be -500 to 500 ms, not {value!r}")
+    return value / 1000
 
 
 def _latency(r: _Reader) -> float | None:

@@ -88,6 +88,16 @@ def _run_live(args: argparse.Namespace) -> int:
     if kind == "mixer" and latency is not None:
         raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
                           field="--audio-latency / audio.latency_ms")
+    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
+        if kind == "mixer":
+            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
+                              field="audio.trim_ms")
+        from timekeeper.sound.mixing import RATE
+        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
+
+        base = latency if latency is not None else (
+            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+        latency = max(0.0, base + cfg.audio_trim)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
@@ -152,6 +162,8 @@ def _run_live(args: argparse.Namespace) -> int:
             return 1
         server.handlers["link"] = _link_handler(web)
         closers.insert(0, server.start())
+        if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
+            closers.insert(0, hall)
         notifier = Notifier()
         closers.append(notifier)
         runner.listeners.append(lambda cue, status: cue is None and notifier.status(
@@ -224,6 +236,33 @@ def _link_handler(web):
         return lambda _: {"ok": False, "error": "the web pages are off: run with --web PORT, "
                                                 "or set web.listen in the config"}
     return lambda words: web.link(renew=words == ["new"])
+
+
+def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
+    """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
+    url = getattr(args, "hall", None) or (cfg.hall.broker if cfg.hall else None)
+    if url is None:
+        return None
+    from timekeeper.hall.link import Broker, HallLink
+
+    table = getattr(args, "table", None) or (cfg.hall.table if cfg.hall else "")
+    if not table:
+        raise ConfigError("a box joining a hall needs its table: --table T (or hall.table in "
+                          "the config)", field="--table")
+    try:
+        broker = Broker.parse(url)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--hall") from None
+    hall_name = getattr(args, "hall_name", None) or (cfg.hall.hall if cfg.hall else "hall")
+    if cfg.hall and cfg.hall.user and broker.user is None:
+        broker = Broker(broker.host, broker.port, cfg.hall.user, cfg.hall.password)
+    try:
+        link = HallLink(runner, broker, hall_name, str(table), profile_key)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--table / --hall-name") from None
+    runner.listeners.append(link)
+    runner.on_command.append(link.command_applied)
+    return link.start()
 
 
 def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:

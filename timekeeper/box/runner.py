@@ -6,6 +6,8 @@ Controls (keyboard, ctl socket, buttons) only ever put commands on the queue."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import queue
 import threading
@@ -42,6 +44,8 @@ class Runner:
         self.listeners: list[Listener] = []  # told of every cue and state change
         self.timers: list[Timed] = []
         self.on_change: list[Callable[[float], None]] = []  # after every change to the match
+        # after every command applied: (command, scheduled) — scheduled: given with `at`
+        self.on_command: list[Callable[[Command, bool], None]] = []
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         # Each command goes with the runner's clock at submit: the time it was given
@@ -62,15 +66,27 @@ class Runner:
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
         self._guard = FailAlone()
+        # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
+        self._scheduled: list[tuple[float, int, Command, Future]] = []
+        self._order = itertools.count()
 
-    def submit(self, command: Command) -> Future:
+    def submit(self, command: Command, at: float | None = None) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused.
         The command is applied at the time it was given (now, on the runner's clock), however
         long it waits in the queue (never earlier than the engine was already told).
         A sender that cancels the future in time (`future.cancel()` is True) knows that the
-        command will never be applied: the runner drops it when it comes to it."""
+        command will never be applied: the runner drops it when it comes to it.
+        With `at` (on this runner's clock) it is applied at that very instant instead: a hall
+        start, whose cues must sound at the same instant on every box. The runner looks ahead
+        by its lead for it as for any deadline, so its cues are placed to the sample; an `at`
+        already past is applied at once."""
         future: Future = Future()
-        self._queue.put((command, future, self.clock()))
+        if at is None:
+            self._queue.put((command, future, self.clock()))
+        else:
+            with self._lock:
+                heapq.heappush(self._scheduled, (at, next(self._order), command, future))
+            self._queue.put((None, None, None))  # wake the loop: its wait is computed anew
         return future
 
     def status(self) -> Status:
@@ -84,13 +100,19 @@ class Runner:
             with self._lock:
                 deadline = self.engine.next_deadline()
             ahead = None if deadline is None else deadline - self.lead  # cues go out early
-            wakes = [t for t in (ahead, *self._timer_dues()) if t is not None]
+            first = self._scheduled[0][0] - self.lead if self._scheduled else None
+            wakes = [t for t in (ahead, first, *self._timer_dues()) if t is not None]
             # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
             timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
             try:
                 command, future, given = self._queue.get(timeout=timeout)
             except queue.Empty:
                 command, future, given = None, None, None
+            scheduled = command is None and bool(self._scheduled) and \
+                self._scheduled[0][0] - self.lead <= self.clock()
+            if scheduled:  # its instant is the time it was given
+                with self._lock:
+                    given, _, command, future = heapq.heappop(self._scheduled)
             if command is not None and command.action is Action.QUIT:
                 self._changed(self.clock())  # the journal keeps the exact time of a shutdown
                 if future:
@@ -132,7 +154,9 @@ class Runner:
             if refusal is not None:
                 log.info("%s refused: %s", command, refusal)
             elif command is not None:  # the record a scorekeeper can look back on
-                log.info("operator: %s", command)
+                log.info("operator: %s%s", command, " (scheduled)" if scheduled else "")
+                for callback in self.on_command:
+                    self._guard.call(_name(callback), callback, command, scheduled)
         self.stopped.set()
 
     def _mute(self, muted: bool, future: Future | None) -> None:

@@ -1,0 +1,430 @@
+"""Hall bench: many boxes on this machine, each its own `timekeeper run` process, joined to a
+real Mosquitto on localhost and started by one `timekeeper hall start`.
+
+    python bench/hall.py            # 8 recorded boxes, 50 dummy boxes, skewed clocks, faults
+    python bench/hall.py --quick    # CI: 4 dummy boxes and one fault (about 40 s)
+    python bench/hall.py --boxes 30 # another number of dummy boxes
+
+Recorded boxes play through a private PulseAudio server, each into its own null sink, and
+parec records every sink's monitor: the spread of the start and end signals between boxes is
+read from the recordings. Dummy boxes (SDL's dummy driver) give the spread of their logged
+instants. All boxes share this machine's monotonic clock, so their instants compare directly.
+Benchmarks are not tests: nothing here passes or fails, it measures and prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
+
+HERE = Path(__file__).resolve().parent
+PROFILE = HERE / "profiles" / "quick15.yaml"  # pre-start 2 s, 15 s, marks every 5 s
+OFFSET_ENV = "TIMEKEEPER_TEST_CLOCK_OFFSET"
+TICK = os.sysconf("SC_CLK_TCK")
+TIMED = ("prestart", "start", "minute", "end")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    def __init__(self, folder: Path) -> None:
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        if not Path(exe).exists():
+            raise SystemExit("bench: mosquitto is missing; run ./bootstrap.sh --test")
+        self.exe, self.port = exe, free_port()
+        self.conf = folder / "mosquitto.conf"
+        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+                             "message_size_limit 4096\npersistence false\nmax_connections 500\n")
+        self.url = f"mqtt://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def up(self) -> None:
+        self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.05)
+        raise SystemExit("bench: mosquitto did not start")
+
+    def down(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+@dataclass
+class Box:
+    table: str
+    folder: Path
+    proc: subprocess.Popen
+    env: dict[str, str] = field(default_factory=dict)
+
+    def events(self) -> list[dict]:
+        path = self.folder / "events.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str = "stream",
+              fresh: bool = True) -> Box:
+    folder = root / f"box{table}"
+    folder.mkdir(exist_ok=True)
+    cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(PROFILE), "--no-gpio",
+           "--no-keyboard", "--state-dir", str(folder), "--control", str(folder / "c.sock"),
+           "--events", str(folder / "events.jsonl"), "--audio", audio, "--hall", url,
+           "--table", table] + (["--fresh"] if fresh else [])
+    full = dict(os.environ, **{OFFSET_ENV: "0"}) | env
+    proc = subprocess.Popen(cmd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=(folder / "log.txt").open("a"))
+    return Box(table, folder, proc, env)
+
+
+def wait_ready(boxes: list[Box], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    for box in boxes:
+        while not (box.folder / "c.sock").exists():
+            if box.proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"bench: box {box.table} did not start:\n"
+                                 + (box.folder / "log.txt").read_text()[-2000:])
+            time.sleep(0.05)
+
+
+def hall(url: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **{OFFSET_ENV: "0"}))
+    return done.stdout + done.stderr
+
+
+def joined(url: str, n: int, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    count = 0
+    while time.monotonic() < deadline:
+        text = hall(url, "status")
+        try:
+            count = sum(1 for s in json.loads(text).values() if s.get("online"))
+        except ValueError:
+            count = 0
+        if count >= n:
+            break
+        time.sleep(0.5)
+    return count
+
+
+def wait_end(boxes: list[Box], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    for box in boxes:
+        while not any(e["cue"] == "end" for e in box.events()):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
+
+
+def stop(boxes: list[Box]) -> None:
+    for box in boxes:
+        if box.proc.poll() is None:
+            box.proc.send_signal(signal.SIGTERM)
+    for box in boxes:
+        try:
+            box.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            box.proc.kill()
+
+
+def spread_ms(values: list[float]) -> float:
+    return (max(values) - min(values)) * 1000 if len(values) > 1 else float("nan")
+
+
+def logged_spread(boxes: list[Box], key: str = "played") -> dict[str, float]:
+    """Per timed cue: the spread (ms) of the logged instants between boxes."""
+    out = {}
+    for cue in TIMED:
+        per_box = []
+        for box in boxes:
+            found = [e[key] for e in box.events() if e["cue"] == cue]
+            if found:
+                per_box.append(found[-1] if cue != "minute" else found[0])
+        out[cue] = spread_ms(per_box) if len(per_box) == len(boxes) else float("nan")
+    return out
+
+
+def cpu_mem(pids: list[int], seconds: float) -> tuple[list[float], list[float]]:
+    """CPU (% of a core) over `seconds` and resident memory (MB) of each pid."""
+    def ticks(pid: int) -> int:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    def rss(pid: int) -> float:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    alive = [p for p in pids if Path(f"/proc/{p}").exists()]
+    t0, c0 = time.monotonic(), {p: ticks(p) for p in alive}
+    time.sleep(seconds)
+    t1 = time.monotonic()
+    cpu = [(ticks(p) - c0[p]) / TICK / (t1 - t0) * 100 for p in alive]
+    return cpu, [rss(p) for p in alive]
+
+
+# ---------------------------------------------------------------- the scenarios
+
+
+def dummy_hall(n: int, root: Path, broker: Broker) -> dict:
+    """n dummy-audio boxes, one hall start: how many joined, the spread of logged instants,
+    and CPU and memory of boxes and broker while the match runs."""
+    boxes = []
+    for i in range(n):
+        boxes.append(start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"}))
+        time.sleep(0.05)
+    wait_ready(boxes)
+    count = joined(broker.url, n)
+    answer = hall(broker.url, "start", "--in", f"{max(3, n // 10)}s")
+    refused = answer.count("REFUSED")
+    time.sleep(max(3, n // 10) + 3)
+    assert broker.proc is not None
+    cpu, mem = cpu_mem([b.proc.pid for b in boxes], 5.0)
+    bcpu, bmem = cpu_mem([broker.proc.pid], 5.0)
+    wait_end(boxes)
+    stop(boxes)
+    return {"boxes": n, "joined": count, "refused": refused, "spread": logged_spread(boxes),
+            "box_cpu": statistics.median(cpu) if cpu else float("nan"),
+            "box_cpu_sum": sum(cpu), "box_mem": statistics.median(mem) if mem else float("nan"),
+            "broker_cpu": bcpu[0] if bcpu else float("nan"),
+            "broker_mem": bmem[0] if bmem else float("nan")}
+
+
+def recorded_hall(n: int, root: Path, broker: Broker) -> dict:
+    """n boxes through a private PulseAudio server, a null sink and a recorder each: the
+    spread between boxes of the start and end signals as recorded."""
+    from audiolab import RATE, PulseServer, Recorder, find_onset
+
+    from timekeeper.sound.pack import default_pack_dir, load_pack
+
+    pack = load_pack(default_pack_dir())
+    sinks = tuple(f"box{i + 1}" for i in range(n))
+    with PulseServer(sinks) as env:
+        recorders = [Recorder(env, sink) for sink in sinks]
+        time.sleep(0.5)
+        boxes = [start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sinks[i]})
+                 for i in range(n)]
+        wait_ready(boxes)
+        count = joined(broker.url, n)
+        hall(broker.url, "start", "--in", "4s")
+        wait_end(boxes)
+        time.sleep(2.5)  # the end signal plays out
+        stop(boxes)
+        recordings = [r.stop() for r in recorders]
+    onsets: dict[str, list[float]] = {c: [] for c in ("prestart", "start", "end")}
+    errors: list[float] = []  # onset − due, every cue of every box (ms)
+    missing = 0
+    for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
+        for cue in box.events():
+            if cue["cue"] not in onsets:
+                continue
+            ref = pack.sounds[cue["cue"]].samples
+            origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
+            onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
+            if onset is None:
+                missing += 1
+                continue
+            onsets[cue["cue"]].append(origin + onset / RATE)
+            errors.append((origin + onset / RATE - cue["due"]) * 1000)
+    return {"boxes": n, "joined": count, "missing": missing,
+            "worst": max((abs(e) for e in errors), default=float("nan")),
+            "median": statistics.median(errors) if errors else float("nan"),
+            "spread": {c: spread_ms(v) for c, v in onsets.items()},
+            "logged": logged_spread(boxes)}
+
+
+def skewed_hall(root: Path, broker: Broker) -> dict:
+    """Boxes whose clocks are off by an injected offset (test-only setting): below the 2-ms
+    limit they start, their offset showing in the spread; above it they refuse."""
+    offsets = {"1": 0.0, "2": 0.001, "3": -0.0015, "4": 0.005}
+    boxes = [start_box(t, root, broker.url, {"SDL_AUDIODRIVER": "dummy", OFFSET_ENV: str(o)})
+             for t, o in offsets.items()]
+    wait_ready(boxes)
+    joined(broker.url, len(boxes))
+    answer = hall(broker.url, "start", "--in", "3s")
+    started = [b for b in boxes if "REFUSED" not in _line(answer, b.table)]
+    wait_end(started)
+    stop(boxes)
+    return {"offsets": offsets, "refused": [b.table for b in boxes if b not in started],
+            "spread": logged_spread(started, "due"),
+            "expected": (max(offsets[b.table] for b in started)
+                         - min(offsets[b.table] for b in started)) * 1000}
+
+
+def _line(answer: str, table: str) -> str:
+    return next((line for line in answer.splitlines() if f"table {table}:" in line), "")
+
+
+def broker_fault(n: int, root: Path, broker: Broker) -> dict:
+    """The broker killed 3 s into the match and started again 3 s later."""
+    boxes = [start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"})
+             for i in range(n)]
+    wait_ready(boxes)
+    joined(broker.url, n)
+    hall(broker.url, "start", "--in", "3s")
+    time.sleep(3 + 2 + 3)  # lead, pre-start, 3 s of play
+    broker.down()
+    time.sleep(3)
+    broker.up()
+    back = joined(broker.url, n, timeout=20)
+    wait_end(boxes)
+    stop(boxes)
+    ended = sum(1 for b in boxes if any(e["cue"] == "end" for e in b.events()))
+    return {"boxes": n, "ended": ended, "republished": back, "spread": logged_spread(boxes)}
+
+
+def box_fault(n: int, root: Path, broker: Broker) -> dict:
+    """One box killed (kill -9) mid-match and restarted: it comes back stopped from its
+    journal; a hall stop, then a hall resume at one instant, bring every table together."""
+    boxes = [start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"})
+             for i in range(n)]
+    wait_ready(boxes)
+    joined(broker.url, n)
+    hall(broker.url, "start", "--in", "3s")
+    time.sleep(3 + 2 + 4)
+    victim = boxes[0]
+    start_due = next(e["due"] for e in victim.events() if e["cue"] == "start")
+    victim.proc.kill()
+    killed_at = time.monotonic()
+    victim.proc.wait()
+    hall(broker.url, "stop")  # a hall interruption
+    (victim.folder / "c.sock").unlink(missing_ok=True)
+    boxes[0] = start_box(victim.table, root, broker.url, victim.env, fresh=False)
+    wait_ready([boxes[0]])
+    joined(broker.url, n)
+    plays = []
+    for box in boxes:
+        from timekeeper.box.controls.socket import send
+
+        plays.append(send(box.folder / "c.sock", "status")["status"]["play_time"])
+    answer = hall(broker.url, "resume", "--in", "3s")
+    wait_end(boxes)
+    stop(boxes)
+    return {"boxes": n, "resumed": answer.count(": ok"),
+            "journal_lost": (killed_at - start_due) - plays[0],
+            "behind": max(plays) - plays[0], "spread_end": logged_spread(boxes)["end"]}
+
+
+# ---------------------------------------------------------------- the table
+
+
+def fmt(x: float, digits: int = 2) -> str:
+    return "—" if x != x else f"{x:.{digits}f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="4 dummy boxes and one fault (CI)")
+    ap.add_argument("--boxes", type=int, default=50, help="dummy boxes (default %(default)s)")
+    ap.add_argument("--recorded", type=int, default=8, help="recorded boxes (default 8)")
+    args = ap.parse_args()
+    print(f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} cpus, Mosquitto on localhost\n")
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
+        root = Path(tmp)
+        broker = Broker(root)
+        broker.up()
+        try:
+            n = 4 if args.quick else args.boxes
+            print(f"  {n} dummy boxes …", file=sys.stderr)
+            (root / "dummy").mkdir()
+            d = dummy_hall(n, root / "dummy", broker)
+            rows += [
+                (f"{n} dummy boxes: joined / refused", "", f"{d['joined']} / {d['refused']}"),
+                (f"{n} dummy boxes: spread of logged start (ms)", "≤ 5",
+                 fmt(d["spread"]["start"], 3)),
+                (f"{n} dummy boxes: spread of logged end (ms)", "≤ 5",
+                 fmt(d["spread"]["end"], 3)),
+                ("box CPU while the match runs, median (% of a core)", "",
+                 fmt(d["box_cpu"])),
+                (f"all {n} boxes' CPU together (% of a core)", "", fmt(d["box_cpu_sum"], 1)),
+                ("box resident memory, median (MB)", "", fmt(d["box_mem"], 1)),
+                ("broker CPU (% of a core) / memory (MB)", "",
+                 f"{fmt(d['broker_cpu'])} / {fmt(d['broker_mem'], 1)}"),
+            ]
+            if not args.quick:
+                print(f"  {args.recorded} recorded boxes …", file=sys.stderr)
+                (root / "rec").mkdir()
+                r = recorded_hall(args.recorded, root / "rec", broker)
+                rows += [
+                    (f"{args.recorded} recorded boxes: spread of the start signal (ms)", "≤ 2",
+                     fmt(r["spread"]["start"], 3)),
+                    (f"{args.recorded} recorded boxes: spread of the end signal (ms)", "≤ 2",
+                     fmt(r["spread"]["end"], 3)),
+                    (f"{args.recorded} recorded boxes: spread of the pre-start (ms)", "",
+                     fmt(r["spread"]["prestart"], 3)),
+                    ("recorded: every box's cues, max |onset − due| (ms)", "",
+                     fmt(r["worst"], 3)),
+                    ("recorded: median onset − due (ms; capture latency in it)", "",
+                     fmt(r["median"], 3)),
+                    ("recorded: cues not found in a recording", "0", str(r["missing"])),
+                ]
+                print("  skewed clocks …", file=sys.stderr)
+                (root / "skew").mkdir()
+                s = skewed_hall(root / "skew", broker)
+                rows += [
+                    ("skew 0, +1, −1.5, +5 ms: refused (NOT SYNCED)", "+5 ms",
+                     ", ".join(f"table {t}" for t in s["refused"]) or "none"),
+                    ("skew: spread of the started boxes' start (ms)",
+                     f"≈ {s['expected']:.1f}", fmt(s["spread"]["start"], 3)),
+                ]
+                print("  a box killed and restarted …", file=sys.stderr)
+                (root / "boxfault").mkdir()
+                b = box_fault(4, root / "boxfault", broker)
+                rows += [
+                    ("box kill -9 + restart: play time its journal lost (s)", "≤ 1",
+                     fmt(b["journal_lost"], 3)),
+                    ("… behind the others at the hall stop (s; + the stop's delivery)", "",
+                     fmt(b["behind"], 3)),
+                    ("… after a hall resume at one instant: spread of end (ms)",
+                     "= behind", fmt(b["spread_end"], 1)),
+                ]
+            print("  the broker killed and restarted mid-match …", file=sys.stderr)
+            (root / "brokerfault").mkdir()
+            f = broker_fault(4, root / "brokerfault", broker)
+            rows += [
+                ("broker down 3 s mid-match: boxes that ended on time", "all",
+                 f"{f['ended']} / {f['boxes']}"),
+                ("… boxes that republished their status", "all",
+                 f"{f['republished']} / {f['boxes']}"),
+                ("… spread of the end signal (ms)", "≤ 5", fmt(f["spread"]["end"], 3)),
+            ]
+        finally:
+            broker.down()
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'figure':<{width}} | {'goal':>6} | {'measured':>12} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 8}|{'-' * 14}|")
+    for name, goal, value in rows:
+        print(f"| {name:<{width}} | {goal:>6} | {value:>12} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,365 @@
+"""The hall: boxes that start on one signal over a real Mosquitto broker, messages checked
+before they are believed, and a box that goes on whatever the bus does."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from timekeeper.box.runner import Runner
+from timekeeper.hall import timesync
+from timekeeper.hall.messages import BadMessage, parse_command
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Cue, Engine
+from timekeeper.sound.output import Output
+
+NOW = 1_800_000_000.0
+
+HALL_PROFILE = """\
+title: hall test, 4 s
+prestart: 1
+period:
+  length: 4
+  marks: 2
+"""
+
+
+def command(**fields) -> bytes:
+    body = {"id": "c1", "kind": "start", "sent": NOW, "at": NOW + 3} | fields
+    return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
+
+
+@pytest.mark.parametrize("payload, why", [
+    (b"{not json", "not a JSON object"),
+    (b"[1, 2]", "not a JSON object"),
+    (b"\xff\xfe", "not a JSON object"),
+    (b"[" * 2000, "not a JSON object"),
+    (b"x" * 5000, "payload of 5000 bytes"),
+    (command(kind="explode"), "unknown command kind"),
+    (command(id="a/b#"), "id must be"),
+    (command(sent=NOW - 120), "stale"),
+    (command(at=None), "needs at"),
+    (command(at=NOW + 10**6), "allowed: up to"),
+    (command(kind="add", at=None), "add needs seconds"),
+    (command(kind="add", at=None, seconds=float("inf")), "seconds must be a number"),
+    (command(kind="add", at=None, seconds=1e6), "add needs seconds"),
+    (command(extra=1), "unknown field"),
+])
+def test_bad_messages_are_refused_with_a_reason(payload: bytes, why: str) -> None:
+    with pytest.raises(BadMessage, match=why):
+        parse_command(payload, NOW)
+
+
+def test_a_good_command_parses() -> None:
+    parsed = parse_command(command(profile="ithf"), NOW)
+    assert (parsed.kind, parsed.at, parsed.profile) == ("start", NOW + 3, "ithf")
+
+
+def test_chrony_tracking_decides_synced() -> None:
+    line = "C0A80001,desk,3,1800000000.1,{off},0.0,0.0,-1.2,0.0,0.0,0.001,0.001,64.0,{leap}"
+    assert timesync.parse_tracking(line.format(off="0.000150", leap="Normal")).synced
+    far = timesync.parse_tracking(line.format(off="-0.004", leap="Normal"))
+    assert not far.synced and "-4.0 ms off" in far.why
+    lost = timesync.parse_tracking(line.format(off="0.0", leap="Not synchronised"))
+    assert not lost.synced and "not synchronised" in lost.why
+
+
+def test_a_wall_clock_instant_maps_once_onto_the_runners_clock() -> None:
+    ticks = iter(range(100))
+    clock = lambda: 50.0 + next(ticks) * 1e-6  # noqa: E731
+    at = timesync.to_clock(NOW + 2.5, clock, wall=lambda: NOW)
+    assert abs(at - 52.5) < 1e-3
+
+
+class Recorder(Output):
+    def __init__(self) -> None:
+        self.cues: list[Cue] = []
+
+    def play(self, cue: Cue, now: float) -> None:
+        self.cues.append(cue)
+
+
+def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
+    """A hall start given for an instant: its pre-start cue is due at that very instant, not
+    when the command arrived (the runner looks ahead for it like any deadline)."""
+    chosen = profile.load(str(write_profile("hall", HALL_PROFILE)))
+    out = Recorder()
+    runner = Runner(Engine(chosen), [out])
+    import threading
+
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    at = runner.clock() + 0.3
+    done = runner.submit(Command(Action.START), at=at)
+    assert done.result(timeout=5).state == "prestart"
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    assert out.cues[0].name == "prestart" and out.cues[0].due == at
+
+
+# ---------------------------------------------------------------- a real broker, real boxes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[dict]:
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(exe).exists():
+        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
+    port = free_port()
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+                    "message_size_limit 4096\npersistence false\n")
+    info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
+
+    def up() -> None:
+        info["proc"] = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.05)
+        raise AssertionError("mosquitto did not start")
+
+    def down() -> None:
+        proc = info.pop("proc", None)
+        if proc is not None:
+            proc.kill()
+            proc.wait(5)
+
+    info["up"], info["down"] = up, down
+    up()
+    try:
+        yield info
+    finally:
+        down()
+
+
+@pytest.fixture
+def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
+    prof = write_profile("hall", HALL_PROFILE)
+    procs: dict[str, subprocess.Popen] = {}
+
+    def start(table: str, **env: str) -> subprocess.Popen:
+        folder = tmp_path / f"box{table}"
+        folder.mkdir()
+        environ = dict(os.environ, SDL_AUDIODRIVER="dummy",
+                       **{timesync.TEST_OFFSET_ENV: "0"}) | env
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof), "--no-gpio",
+             "--no-keyboard", "--fresh", "--state-dir", str(folder), "--control",
+             str(folder / "c.sock"), "--events", str(folder / "events.jsonl"),
+             "--hall", broker["url"], "--table", table],
+            env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        procs[table] = proc
+        deadline = time.monotonic() + 15
+        while not (folder / "c.sock").exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+            time.sleep(0.05)
+        return proc
+
+    def events(table: str) -> list[dict]:
+        path = tmp_path / f"box{table}" / "events.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] \
+            if path.exists() else []
+
+    def log(table: str) -> str:
+        proc = procs[table]
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=10)
+        return out
+
+    try:
+        yield {"start": start, "events": events, "log": log, "broker": broker}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(5)
+
+
+def hall(url: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+                          capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
+
+
+def wait_for(predicate, what: str, seconds: float = 15.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if (value := predicate()):
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(boxes) -> None:
+    url = boxes["broker"]["url"]
+    for table in ("1", "2"):
+        boxes["start"](table)
+    boxes["start"]("3", **{timesync.TEST_OFFSET_ENV: "0.005"})  # 5 ms off: not synced
+    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 3, "boxes joined")
+    done = hall(url, "start", "--in", "2s")
+    assert "table 1: ok" in done.stdout and "table 2: ok" in done.stdout, done.stdout
+    assert "table 3: REFUSED" in done.stdout and "NOT SYNCED" in done.stdout, done.stdout
+    assert done.returncode == 1  # one table refused: the desk is told
+    ends = [wait_for(lambda t=t: [e for e in boxes["events"](t) if e["cue"] == "end"],
+                     f"table {t} ended") for t in ("1", "2")]
+    firsts = [boxes["events"](t)[0] for t in ("1", "2")]
+    assert all(f["cue"] == "prestart" for f in firsts)
+    # one machine, one monotonic clock: the boxes' instants are directly comparable
+    assert abs(firsts[0]["due"] - firsts[1]["due"]) < 0.002
+    assert abs(ends[0][0]["due"] - ends[1][0]["due"]) < 0.002
+    assert boxes["events"]("3") == []  # the skewed box did not start silently
+    status = json.loads(hall(url, "status").stdout)
+    assert status["3"]["synced"] is False and "NOT SYNCED" in status["3"]["error"]
+
+
+def test_bad_input_on_the_bus_is_refused_and_the_box_goes_on(boxes) -> None:
+    import paho.mqtt.publish as publish
+
+    port, url = boxes["broker"]["port"], boxes["broker"]["url"]
+    boxes["start"]("1")
+    wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"), "box 1 joined")
+    old = {"id": "once", "kind": "add", "sent": time.time(), "seconds": 5}
+    for payload in (b"{oops", json.dumps({"id": "e", "kind": "explode"}).encode(), b"\xff" * 100,
+                    json.dumps(old).encode(), json.dumps(old).encode()):
+        publish.single("timekeeper/hall/all/command", payload, hostname="127.0.0.1", port=port)
+    publish.single("timekeeper/hall/7/command", json.dumps(old | {"id": "x"}).encode(),
+                   hostname="127.0.0.1", port=port)
+    time.sleep(1.0)
+    out = boxes["log"]("1")
+    assert out.count("hall: command") >= 3 and "Traceback" not in out, out
+    assert "not a JSON object" in out and "unknown command kind" in out
+    # the add of `once` was refused by the engine (no match under way), once, not twice
+    assert out.count("command once refused") == 1, out
+    assert "was carried out already" in out
+
+
+def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
+    broker = boxes["broker"]
+    url = broker["url"]
+    boxes["start"]("1")
+    wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"), "box 1 joined")
+    assert "table 1: ok" in hall(url, "start", "--in", "2s").stdout
+    time.sleep(2.5)
+    broker["down"]()  # mid-match
+    end = wait_for(lambda: [e for e in boxes["events"]("1") if e["cue"] == "end"],
+                   "the match ended without the broker")
+    start = next(e for e in boxes["events"]("1") if e["cue"] == "start")
+    assert abs(end[0]["due"] - start["due"] - 4.0) < 1e-6  # its cues, unchanged
+    broker["up"]()
+    status = wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"),
+                      "the box republished its status after the outage")
+    assert status["online"] and status["status"]["state"] == "finished"
+
+
+def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> None:
+    """systemd/mosquitto-hall.acl on a real broker: box `1` reads its own and the hall's
+    commands and writes its own status; it cannot forge table 2's status or read its
+    commands. The desk sees everything."""
+    import paho.mqtt.client as mqtt
+
+    root = Path(__file__).resolve().parent.parent
+    passwd = tmp_path / "passwd"
+    passwd.touch()
+    for user in ("desk", "1", "2"):
+        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
+    port = free_port()
+    conf = tmp_path / "m.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
+                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
+                    f"acl_file {root / 'systemd' / 'mosquitto-hall.acl'}\n")
+    broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, "broker up", 5)
+        seen: list[str] = []
+
+        def client(user: str) -> mqtt.Client:
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t-{user}")
+            c.username_pw_set(user, f"pw-{user}")
+            c.on_message = lambda _c, _u, m, who=user: seen.append(f"{who} got {m.topic}")
+            c.connect("127.0.0.1", port)
+            c.loop_start()
+            return c
+
+        desk, box1 = client("desk"), client("1")
+        desk.subscribe("timekeeper/#", qos=1)
+        box1.subscribe([("timekeeper/+/1/command", 1), ("timekeeper/+/all/command", 1),
+                        ("timekeeper/+/2/command", 1)])
+        time.sleep(0.5)
+        box1.publish("timekeeper/h/1/status", b"mine", qos=1)
+        box1.publish("timekeeper/h/2/status", b"forged", qos=1)
+        desk.publish("timekeeper/h/all/command", b"all", qos=1)
+        desk.publish("timekeeper/h/1/command", b"one", qos=1)
+        desk.publish("timekeeper/h/2/command", b"two", qos=1)
+        time.sleep(1.0)
+        for c in (desk, box1):
+            c.loop_stop()
+            c.disconnect()
+    finally:
+        broker.kill()
+        broker.wait(5)
+    assert "desk got timekeeper/h/1/status" in seen
+    assert "desk got timekeeper/h/2/status" not in seen  # box 1 could not forge it
+    assert "1 got timekeeper/h/all/command" in seen and "1 got timekeeper/h/1/command" in seen
+    assert "1 got timekeeper/h/2/command" not in seen
+
+
+def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
+    from timekeeper.box import config
+    from timekeeper.rules.yamldoc import ConfigError
+
+    file = tmp_path / "config.yaml"
+    file.write_text("hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\n"
+                    "audio: {trim_ms: -12.5}\n")
+    cfg = config.load(file)
+    assert cfg.hall == config.HallConfig("mqtt://desk:1883", "bigcup", "7")
+    assert cfg.audio_trim == -0.0125
+    for text, field in (("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
+                        ("hall: {broker: desk}\n", "hall.table"),
+                        ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
+                        ("audio: {trim_ms: 900}\n", "audio.trim_ms")):
+        file.write_text(text)
+        with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+            config.load(file)
+
+
+def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
+    from timekeeper.box.controls.socket import send
+
+    url = boxes["broker"]["url"]
+    for table in ("1", "2"):
+        boxes["start"](table)
+    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 2, "boxes joined")
+    assert hall(url, "start", "--in", "2s").returncode == 0
+    time.sleep(3.5)
+    assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
+    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
+                      is False and s, "table 2 shown off the hall's time")
+    assert status["1"]["in_step"] is True and status["2"]["status"]["state"] == "stopped"
+    resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
+    assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
+    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
+                      and s, "table 2 back in step")
+    assert status["2"]["status"]["state"] in ("running", "finished")  # (a 4-s match)

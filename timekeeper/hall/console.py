@@ -1,0 +1,78 @@
+"""`timekeeper hall …`: the desk's commands, as a tournament director types them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from collections.abc import Callable
+
+from timekeeper.hall.desk import DEFAULT_LEAD, MIN_LEAD, Desk, DeskError, new_command, summary
+from timekeeper.hall.link import Broker
+
+TIMED = ("start", "resume", "next")  # happen at an instant: every table together
+
+
+def instant(at_text: str | None, in_text: str | None, kind: str,
+            wall: Callable[[], float] = time.time) -> float | None:
+    """The wall-clock instant of `--at HH:MM:SS` (today, local time) or `--in 10s`."""
+    now = wall()
+    if at_text:
+        try:
+            clock = dt.time.fromisoformat(at_text.strip())
+        except ValueError:
+            raise DeskError(f"--at takes HH:MM:SS (got {at_text!r})") from None
+        today = dt.datetime.fromtimestamp(now).date()
+        at = dt.datetime.combine(today, clock).timestamp()
+        if at - now < MIN_LEAD:
+            raise DeskError(f"--at {at_text} is {'past' if at < now else 'too near'}: give an "
+                            f"instant at least {MIN_LEAD:g} s ahead")
+        return at
+    if in_text:
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min)?\s*", in_text)
+        if not match:
+            raise DeskError(f"--in takes seconds, e.g. 10s or 2m (got {in_text!r})")
+        seconds = float(match.group(1)) * (60 if (match.group(2) or "s").startswith("m") else 1)
+        if seconds < MIN_LEAD and kind in TIMED:
+            raise DeskError(f"--in {in_text}: at least {MIN_LEAD:g} s, to reach every table")
+        return now + seconds
+    return now + DEFAULT_LEAD if kind in TIMED else None
+
+
+def run(action: str, broker_url: str, hall: str, table: str | None = None,
+        profile: str | None = None, at_text: str | None = None, in_text: str | None = None,
+        seconds: float | None = None, out: Callable[[str], None] = print) -> int:
+    try:
+        broker = Broker.parse(broker_url)
+        if action == "add" and seconds is None:
+            raise DeskError("hall add takes SECONDS, e.g. hall add 30")
+        at = instant(at_text, in_text, action)
+        desk = Desk(broker, hall)
+    except (DeskError, ValueError) as exc:
+        out(f"timekeeper: {exc}")
+        return 2 if not isinstance(exc, DeskError) or "broker" not in str(exc) else 1
+    try:
+        if action == "status":
+            statuses = desk.read_statuses()
+            out(json.dumps(statuses, indent=1))
+            return 0
+        command = new_command(action, at, profile, seconds)
+        when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
+            "%H:%M:%S.%f")[:-3]
+        out(f"hall {hall}: {action}{when} (id {command.id}) …")
+        answers = desk.send(command, table)
+    finally:
+        desk.close()
+    if not answers:
+        out("no table answered (none online in this hall?)")
+        return 1
+    failed = 0
+    for name, answer in answers.items():
+        if answer.get("ok"):
+            shown = summary({"online": True, "synced": True, "status": answer.get("status")})
+            out(f"  table {name}: ok  {shown}")
+        else:
+            failed += 1
+            out(f"  table {name}: REFUSED  {answer.get('error', '')}")
+    return 0 if failed == 0 else 1

@@ -1,0 +1,140 @@
+"""The tournament desk's side of the hall: send a command to every table (or one), collect
+their answers, and read every table's retained status.
+
+Commands carry a fresh id and the desk's wall-clock time; an instant (`at`) is on the same
+synced wall clock, at least a lead ahead, so that delivery to every box is done before it."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from timekeeper.hall.link import Broker, make_client
+from timekeeper.hall.messages import MAX_PAYLOAD, HallCommand, check_name, hall_topics
+
+DEFAULT_LEAD = 3.0  # s between sending a start and the instant it takes effect
+MIN_LEAD = 2.0  # s: less does not cover delivery to a busy hall's boxes
+
+
+class DeskError(Exception):
+    """The broker cannot be reached, or the command makes no sense."""
+
+
+def new_command(kind: str, at: float | None = None, profile: str | None = None,
+                seconds: float | None = None, wall: Callable[[], float] = time.time
+                ) -> HallCommand:
+    return HallCommand(f"{kind}-{uuid.uuid4().hex[:12]}", kind, round(wall(), 6),
+                       None if at is None else round(at, 6), profile, seconds)
+
+
+class Desk:
+    """One connection to the hall's broker for the desk's commands."""
+
+    def __init__(self, broker: Broker, hall: str, connect_timeout: float = 3.0) -> None:
+        self.broker, self.hall = broker, check_name("hall", hall)
+        self.status_topic, self.reply_topic, self.all_topic = hall_topics(hall)
+        self.statuses: dict[str, dict] = {}
+        self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
+        self._lock = threading.Lock()
+        self._connected = threading.Event()
+        self._changed = threading.Condition(self._lock)
+        self.client = make_client(f"timekeeper-desk-{uuid.uuid4().hex[:8]}", broker)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        try:
+            self.client.connect(broker.host, broker.port, keepalive=10)
+        except OSError as exc:
+            raise DeskError(f"cannot reach the hall's broker {broker.host}:{broker.port} "
+                            f"({exc.strerror or exc})") from None
+        self.client.loop_start()
+        if not self._connected.wait(connect_timeout):
+            self.close()
+            raise DeskError(f"the broker {broker.host}:{broker.port} did not let us in "
+                            "(user and password?)")
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if getattr(reason_code, "is_failure", False):
+            return
+        client.subscribe([(self.status_topic, 1), (self.reply_topic, 1)])
+        self._connected.set()
+
+    def _on_message(self, client, userdata, message) -> None:
+        if len(message.payload) > 64 * MAX_PAYLOAD:
+            return
+        try:
+            body = json.loads(message.payload)
+        except ValueError:
+            return
+        if not isinstance(body, dict):
+            return
+        table = message.topic.split("/")[2]
+        with self._changed:
+            if message.topic.endswith("/status"):
+                self.statuses[table] = body
+            elif message.topic.endswith("/reply"):
+                self.replies[table] = body
+            self._changed.notify_all()
+
+    def read_statuses(self, wait: float = 1.0) -> dict[str, dict]:
+        """Every table's retained status (the broker hands them over at once on subscribe)."""
+        time.sleep(wait)
+        with self._lock:
+            return dict(sorted(self.statuses.items(), key=lambda kv: _table_key(kv[0])))
+
+    def send(self, command: HallCommand, table: str | None = None,
+             wait: float = 2.0) -> dict[str, dict]:
+        """Publish `command` to every table (or one); wait until every online table answered
+        (or `wait` s after its instant); returns table -> reply."""
+        topic = self.all_topic if table is None else \
+            f"timekeeper/{self.hall}/{check_name('table', table)}/command"
+        time.sleep(0.3)  # the retained statuses: which tables are online
+        with self._lock:
+            online = {t for t, s in self.statuses.items() if s.get("online")}
+            if table is not None:
+                online &= {table}
+            self.replies = {}
+        self.client.publish(topic, command.to_json(), qos=1)
+        until = time.monotonic() + wait + max(0.0, (command.at or 0) - time.time())
+        with self._changed:
+            while time.monotonic() < until:
+                mine = {t for t, r in self.replies.items() if r.get("id") == command.id}
+                if online and online <= mine:
+                    break
+                self._changed.wait(max(0.0, until - time.monotonic()))
+            answers = {t: r for t, r in self.replies.items() if r.get("id") == command.id}
+        for missing in sorted(online - set(answers), key=_table_key):
+            answers[missing] = {"table": missing, "ok": False, "error": "no answer"}
+        return dict(sorted(answers.items(), key=lambda kv: _table_key(kv[0])))
+
+
+def _table_key(name: str) -> tuple[int, Any]:
+    return (0, int(name)) if name.isdigit() else (1, name)
+
+
+def summary(status: dict) -> str:
+    """One line per table for `hall status` and the replies: state, part, time left."""
+    if not status.get("online", False):
+        return "OFFLINE"
+    s = status.get("status") or {}
+    words = [str(s.get("state", "?")).upper(), s.get("part") or ""]
+    score = s.get("score") or {}
+    if s.get("state") not in (None, "idle") or score.get("home") or score.get("away"):
+        words.append(f"{score.get('home', 0)}:{score.get('away', 0)}")
+    if s.get("remaining") is not None:
+        whole = int(max(0.0, s["remaining"]) + 0.999)
+        words.append(f"left {whole // 60}:{whole % 60:02d}")
+    if not status.get("synced", True):
+        words.append(status.get("sync", "NOT SYNCED"))
+    elif status.get("in_step") is False and s.get("state") not in ("idle", "finished"):
+        words.append("off the hall's time")
+    if status.get("error"):
+        words.append(f"last command refused: {status['error']}")
+    return "  ".join(w for w in words if w)

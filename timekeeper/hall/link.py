@@ -1,0 +1,281 @@
+"""A box's link to the hall: hall commands in, its status out, over MQTT (paho-mqtt 2.x, on
+its own network thread).
+
+The link never decides anything about the match. A hall command becomes an ordinary command
+on the runner's queue, given an instant on the runner's clock (the hall's wall-clock `at`
+mapped once, on receipt); the runner applies it then, so every box's cues sound together.
+The box goes on with its match whatever the bus does: a broker that dies, a desk that goes
+away or a flood of bad messages costs the match nothing. On every (re)connect the box
+publishes its status again (retained); the broker's Last Will says `offline` for a box that
+vanishes. Each command id is carried out at most once, and a command sent too long ago (a
+broker outage) is refused, never carried out late."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+from timekeeper.hall import timesync
+from timekeeper.hall.messages import (
+    MAX_PAYLOAD,
+    BadMessage,
+    HallCommand,
+    Topics,
+    check_name,
+    parse_command,
+)
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Cue, Status
+
+log = logging.getLogger(__name__)
+
+SEEN_IDS = 1000  # command ids remembered (at most once each)
+STATUS_EVERY = 5.0  # s: a status is published at least this often (and on every change)
+STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second
+# commands that move this table's clock: given locally, the table is off the hall's time
+CLOCK_ACTIONS = {Action.START, Action.NEXT, Action.GO, Action.TOGGLE, Action.PAUSE,
+                 Action.RESUME, Action.ADD, Action.SET, Action.FINISH, Action.RESET}
+
+
+class Box(Protocol):
+    """What the link needs of the live box (the runner)."""
+
+    clock: Callable[[], float]
+
+    def submit(self, command: Command, at: float | None = None) -> Future: ...
+
+    def status(self) -> Status: ...
+
+
+@dataclass(frozen=True)
+class Broker:
+    host: str
+    port: int = 1883
+    user: str | None = None
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> Broker:
+        """`mqtt://[user:password@]host[:port]`."""
+        parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+        if parts.scheme != "mqtt" or not parts.hostname:
+            raise ValueError(f"a broker is mqtt://HOST[:PORT] (got {url!r})")
+        try:
+            port = parts.port or 1883
+        except ValueError:
+            raise ValueError(f"bad port in {url!r}") from None
+        return cls(parts.hostname, port, unquote(parts.username) if parts.username else None,
+                   unquote(parts.password) if parts.password else None)
+
+
+def make_client(client_id: str, broker: Broker):
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         clean_session=True)  # nothing queued for us while we are away
+    if broker.user:
+        client.username_pw_set(broker.user, broker.password)
+    client.reconnect_delay_set(min_delay=1, max_delay=8)
+    client.max_queued_messages_set(100)  # a broker outage never grows memory without end
+    return client
+
+
+class HallLink:
+    """Joins a box to the hall: `start()` connects (in the background, retrying for ever);
+    a runner listener publishes the status; `close()` says offline and leaves."""
+
+    def __init__(self, box: Box, broker: Broker, hall: str, table: str, profile: str,
+                 client_factory: Callable[[str, Broker], Any] = make_client,
+                 sync_check: Callable[[], timesync.Sync] = timesync.check) -> None:
+        self.box, self.broker, self.profile = box, broker, profile
+        self.topics = Topics(check_name("hall", hall), check_name("table", table))
+        self.sync_check = sync_check
+        self.sync = timesync.Sync(False, None, "not checked yet")
+        self.in_step = False  # the table's clock follows the hall's last start/resume
+        self.last_error = ""  # why the last hall command was refused, for the desk
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+        self._last_publish = 0.0
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self.client = client_factory(f"timekeeper-{hall}-{table}", broker)
+        self.client.will_set(self.topics.status, json.dumps({"table": table,
+                                                             "online": False}),
+                             qos=1, retain=True)
+        self.client.on_connect = self._connected
+        self.client.on_message = self._message
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> HallLink:
+        self.sync = self.sync_check()
+        log.info("hall %s, table %s: broker %s:%d, clock %s", self.topics.hall,
+                 self.topics.table, self.broker.host, self.broker.port, self.sync.text)
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=5)
+        self.client.loop_start()
+        self._schedule_status()
+        return self
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        try:
+            self.client.publish(self.topics.status, json.dumps(
+                {"table": self.topics.table, "online": False}), qos=1, retain=True)
+            self.client.disconnect()
+        finally:
+            self.client.loop_stop()
+
+    # ------------------------------------------------------------------ the runner's side
+
+    def __call__(self, cue: Cue | None, status: Status) -> None:
+        """A runner listener: every cue and state change publishes the status (rate-limited:
+        a burst of cues makes one message)."""
+        self.publish_status(status)
+
+    def command_applied(self, command: Command, scheduled: bool) -> None:
+        """A runner `on_command` callback: a local command that moves the clock (keys,
+        buttons, ctl, the phone) takes the table off the hall's time."""
+        if not scheduled and command.action in CLOCK_ACTIONS and self.in_step:
+            self.in_step = False
+            log.info("hall: this table is now off the hall's time (%s given here)", command)
+
+    def publish_status(self, status: Status | None = None, force: bool = False) -> None:
+        now = self.box.clock()
+        with self._lock:
+            if not force and now - self._last_publish < STATUS_MIN_GAP:
+                return
+            self._last_publish = now
+        status = status or self.box.status()
+        payload = {"table": self.topics.table, "online": True, "in_step": self.in_step,
+                   "synced": self.sync.synced, "sync": self.sync.text,
+                   "offset": self.sync.offset, "error": self.last_error,
+                   "sent": timesync.wall_now(), "status": dataclasses.asdict(status)}
+        self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
+
+    def _schedule_status(self) -> None:
+        if self._closed:
+            return
+        try:
+            self.publish_status(force=True)
+        except Exception:  # the link must never take the box down
+            log.debug("hall status not published", exc_info=True)
+        self._timer = threading.Timer(STATUS_EVERY, self._schedule_status)
+        self._timer.daemon = True
+        self._timer.start()
+
+    # ------------------------------------------------------------------ the bus's side
+
+    def _connected(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if getattr(reason_code, "is_failure", False):
+            log.warning("hall broker %s refused us: %s", self.broker.host, reason_code)
+            return
+        client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
+        log.info("hall: connected to %s:%d", self.broker.host, self.broker.port)
+        self.sync = self.sync_check()
+        self.publish_status(force=True)  # after a broker outage: where this table stands
+
+    def _message(self, client, userdata, message) -> None:
+        try:
+            self._handle(message.payload)
+        except Exception:  # never: but a bug here must not kill paho's network thread
+            log.exception("hall: a message could not be handled")
+
+    def _handle(self, payload: bytes) -> None:
+        if len(payload) > MAX_PAYLOAD:
+            return self._refuse(None, f"payload of {len(payload)} bytes refused")
+        try:
+            command = parse_command(payload, timesync.wall_now())
+        except BadMessage as exc:
+            return self._refuse(_id_of(payload), str(exc))
+        with self._lock:
+            if command.id in self._seen:
+                log.info("hall: command %s was carried out already; not again", command.id)
+                return None
+            self._seen[command.id] = None
+            while len(self._seen) > SEEN_IDS:
+                self._seen.popitem(last=False)
+        try:
+            future = self._apply(command)
+        except _HallRefusal as exc:
+            return self._refuse(command.id, str(exc))
+        # answered when the runner has applied it (a start at T: at T), never waited for here:
+        # this is paho's network thread, which must keep the connection alive meanwhile
+        future.add_done_callback(lambda done: self._applied(command, done))
+        return None
+
+    def _applied(self, command: HallCommand, future: Future) -> None:
+        try:
+            status = future.result()
+        except Refused as exc:
+            return self._refuse(command.id, str(exc))
+        except Exception as exc:
+            return self._refuse(command.id, f"{type(exc).__name__}: {exc}")
+        self.last_error = ""
+        log.info("hall: %s (%s) done", command.kind, command.id)
+        self._reply(command.id, True, status=status)
+        self.publish_status(status, force=True)
+        return None
+
+    def _apply(self, command: HallCommand) -> Future:
+        kind, clock = command.kind, self.box.clock
+        if kind in ("start", "resume", "next"):
+            self.sync = self.sync_check()
+            if not self.sync.synced:
+                raise _HallRefusal(self.sync.text)
+        if kind == "start" and command.profile not in (None, self.profile):
+            raise _HallRefusal(f"this table runs profile {self.profile}, the hall start is "
+                               f"for {command.profile}")
+        at = None
+        if command.at is not None:
+            at = timesync.to_clock(command.at, clock)
+            late = clock() - at
+            if kind in ("start", "resume", "next") and late > 0:
+                raise _HallRefusal(f"NOT SYNCED: the command came {late * 1e3:.0f} ms after "
+                                   "its instant; this table did not start")
+        action = {"start": Action.START, "stop": Action.PAUSE, "resume": Action.RESUME,
+                  "next": Action.NEXT, "add": Action.ADD, "reset": Action.RESET}[command.kind]
+        seconds = command.seconds if kind == "add" else None
+        future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)
+        if kind in ("start", "resume", "next"):
+            self.in_step = True  # (a local command in the meantime takes it off again)
+        elif kind == "reset":
+            self.in_step = False
+        return future
+
+    def _refuse(self, ident: str | None, why: str) -> None:
+        log.warning("hall: command %s refused: %s", ident or "?", why)
+        self.last_error = why
+        self._reply(ident, False, error=why)
+        self.publish_status(force=True)
+
+    def _reply(self, ident: str | None, ok: bool, status: Status | None = None,
+               error: str = "") -> None:
+        body: dict[str, Any] = {"table": self.topics.table, "id": ident, "ok": ok}
+        if error:
+            body["error"] = error
+        if status is not None:
+            body["status"] = dataclasses.asdict(status)
+        self.client.publish(self.topics.reply, json.dumps(body), qos=1)
+
+
+class _HallRefusal(Exception):
+    """A hall command this table does not carry out (not synced, late, another profile)."""
+
+
+def _id_of(payload: bytes) -> str | None:
+    """The id of a refused command, if it has a readable one (for the desk's reply)."""
+    try:
+        value = json.loads(payload).get("id")
+    except Exception:
+        return None
+    return value if isinstance(value, str) and len(value) <= 64 else None
