@@ -363,3 +363,64 @@ def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path:
     status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
                       and s, "table 2 back in step")
     assert status["2"]["status"]["state"] in ("running", "finished")  # (a 4-s match)
+
+
+def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
+        boxes, tmp_path: Path) -> None:
+    """`hall serve`: /api/hall and the page show every table; commands need the desk's
+    token (401 without it); with it, the page's buttons start the hall."""
+    import urllib.error
+    import urllib.request
+
+    from webbox import browser, have_browser
+
+    url = boxes["broker"]["url"]
+    boxes["start"]("1")
+    boxes["start"]("2", **{timesync.TEST_OFFSET_ENV: "0.005"})  # NOT SYNCED
+    port = free_port()
+    state = tmp_path / "desk"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "hall", "serve", "--broker", url, "--listen",
+         str(port), "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        def tables() -> dict:
+            try:
+                with urllib.request.urlopen(f"{base}/api/hall", timeout=5) as answer:
+                    return json.loads(answer.read())["tables"]
+            except OSError:  # (not listening yet)
+                return {}
+
+        wait_for(lambda: len(tables()) == 2, "both tables on the overview")
+        token = (state / "hall" / "web-token").read_text().strip()
+        post = urllib.request.Request(f"{base}/api/hall/command", method="POST",
+                                      data=json.dumps({"command": "start", "in": 3}).encode())
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=10)
+        assert refused.value.code == 401
+        if have_browser():
+            with browser(1280, 800) as driver:
+                driver.get(f"{base}/hall")  # read-only: no desk buttons without the token
+                wait_for(lambda: "table 1" in driver.find_element("tag name", "body").text,
+                         "the read-only page shows the tables")
+                assert not driver.find_element("id", "desk").is_displayed()
+                driver.get("about:blank")  # (a new load: a changed #fragment alone is none)
+                driver.get(f"{base}/hall#token={token}")
+                wait_for(lambda: "NOT SYNCED" in driver.find_element("tag name", "body").text,
+                         "the page shows the unsynced table")
+                driver.find_element("css selector", "button[data-command=start]").click()
+                wait_for(lambda: "table 1: ok" in driver.find_element("id", "answer").text,
+                         "the page's start answered", 20)
+                assert "table 2: REFUSED" in driver.find_element("id", "answer").text
+                wait_for(lambda: "RUNNING" in driver.find_element("tag name", "body").text,
+                         "table 1 running on the page", 20)
+        else:  # the same through the API
+            post.add_header("Authorization", f"Bearer {token}")
+            with urllib.request.urlopen(post, timeout=20) as answer:
+                assert json.loads(answer.read())["answers"]["1"]["ok"]
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=10)
+    assert "Traceback" not in out, out
+    assert f"/hall#token={token}" in out

@@ -150,7 +150,7 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status"))
+                                         "status", "serve"))
     hall.add_argument("seconds", nargs="?", type=float, help="add: seconds (negative takes "
                                                              "time back)")
     hall.add_argument("--profile", help="start: the hall's profile (a table on another "
@@ -164,6 +164,11 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument("--hall", dest="hall_name", help="the hall's name (default: the "
                                                        "config's, else hall)")
     hall.add_argument("--config", type=Path, help="box config with a hall: section")
+    hall.add_argument("--listen", default="8090", metavar="[HOST:]PORT",
+                      help="serve: where the overview page listens (default 8090, this "
+                           "machine only; 0.0.0.0:8090 for the LAN)")
+    hall.add_argument("--state-dir", type=Path, help="serve: where the desk's token is kept "
+                                                      "(default: the journal's folder)")
     hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
@@ -384,8 +389,37 @@ def cmd_hall(args: argparse.Namespace) -> int:
         raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
                           "config with a hall: section", field="--broker")
     hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
+    if args.action == "serve":
+        return _hall_serve(args, broker, hall)
     return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
                        args.seconds)
+
+
+def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str) -> int:
+    from timekeeper.box.journal import state_dir
+    from timekeeper.hall.desk import Desk, DeskError
+    from timekeeper.hall.link import Broker
+    from timekeeper.hall.overview import serve
+    from timekeeper.web.listen import parse_listen
+
+    try:
+        host, port = parse_listen(args.listen)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--listen") from None
+    try:
+        desk = Desk(Broker.parse(broker_url), hall)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--broker") from None
+    except DeskError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return serve(desk, host, port, state_dir(args.state_dir) / "hall")
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                          field="--listen") from None
+    finally:
+        desk.close()
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -1,0 +1,123 @@
+"""`timekeeper hall serve`: the desk's overview page — every table of the hall in a grid,
+read from their retained statuses on the bus — and its buttons for the hall's commands.
+
+The page and `/api/hall` are open (read-only) on the desk's network, as a box's display is;
+commands need the desk's token (`Authorization: Bearer TOKEN`), made at first start and kept
+0600 in the state folder, as a box's operator token is. No cookies, no CORS."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+from aiohttp import web
+
+from timekeeper.hall.console import instant
+from timekeeper.hall.desk import Desk, DeskError, new_command
+from timekeeper.hall.messages import KINDS, MAX_ADD
+from timekeeper.web.server import _Limits
+from timekeeper.web.token import TokenStore
+
+log = logging.getLogger(__name__)
+
+PAGE = Path(__file__).resolve().parent / "static" / "hall.html"
+MAX_BODY = 1024
+COMMANDS_PER_SECOND, COMMAND_BURST = 2.0, 10
+READS_PER_SECOND, READ_BURST = 20.0, 60
+
+
+class Overview:
+    def __init__(self, desk: Desk, tokens: TokenStore) -> None:
+        self.desk, self.tokens = desk, tokens
+        self._commands = _Limits(COMMANDS_PER_SECOND, COMMAND_BURST)
+        self._reads = _Limits(READS_PER_SECOND, READ_BURST)
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.add_routes([web.get("/", self._root), web.get("/hall", self._page),
+                        web.get("/api/hall", self._tables),
+                        web.post("/api/hall/command", self._command)])
+        return app
+
+    async def _root(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/hall")
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        if not self._reads.allow(request.remote or "?"):
+            return _error(429, "too many requests")
+        return web.FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
+
+    async def _tables(self, request: web.Request) -> web.Response:
+        if not self._reads.allow(request.remote or "?"):
+            return _error(429, "too many requests")
+        with self.desk._lock:
+            tables = dict(self.desk.statuses)
+        return web.json_response({"hall": self.desk.hall, "now": time.time(),
+                                  "tables": tables})
+
+    async def _command(self, request: web.Request) -> web.Response:
+        if not self._commands.allow(request.remote or "?"):
+            return _error(429, "too many commands; wait a moment")
+        auth = request.headers.get("Authorization", "")
+        if not self.tokens.valid(auth.removeprefix("Bearer ").strip() or None):
+            return _error(401, "commands need the desk's token (the link `hall serve` "
+                               "printed)")
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            return _error(400, "the body must be a JSON object")
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, f"a command is at most {MAX_BODY} bytes")
+        if not isinstance(body, dict):
+            return _error(400, "the body must be a JSON object")
+        kind = body.get("command")
+        if kind not in KINDS:
+            return _error(400, f"unknown command; commands: {', '.join(KINDS)}")
+        try:
+            at = instant(None, _text(body.get("in")), kind)
+            seconds = _seconds(body.get("seconds")) if kind == "add" else None
+            profile = _text(body.get("profile"))
+            table = _text(body.get("table"))
+        except (DeskError, ValueError) as exc:
+            return _error(400, str(exc))
+        command = new_command(kind, at, profile, seconds)
+        loop = asyncio.get_running_loop()
+        try:  # (waits for the tables' answers: off the loop)
+            answers = await loop.run_in_executor(None, self.desk.send, command, table)
+        except ValueError as exc:
+            return _error(400, str(exc))
+        log.info("desk: %s sent from the overview page (%d tables answered)", command.id,
+                 len(answers))
+        return web.json_response({"ok": True, "id": command.id, "at": at, "answers": answers})
+
+
+def _text(value: object) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str | int) or isinstance(value, bool) or len(str(value)) > 32:
+        raise ValueError("a field is too long or of the wrong kind")
+    return str(value)
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or \
+            not 0 < abs(value) <= MAX_ADD:
+        raise ValueError(f"seconds must be a number, 0 < |seconds| <= {MAX_ADD:g}")
+    return float(value)
+
+
+def _error(status: int, reason: str) -> web.Response:
+    return web.json_response({"ok": False, "error": reason}, status=status)
+
+
+def serve(desk: Desk, host: str, port: int, state: Path, out=print) -> int:
+    """Serve the overview until interrupted; prints the links (the desk's with its token)."""
+    tokens = TokenStore(state)
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
+    out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
+    web.run_app(Overview(desk, tokens).app(), host=host, port=port, print=None,
+                handle_signals=True)
+    return 0
