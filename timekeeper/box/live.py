@@ -303,19 +303,19 @@ def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snaps
         snap = journal.resume()
         if snap is None:
             return None
-        if getattr(args, "replay", False):
-            _replay(engine, str(journal.path))
-            return snap
-        if engine.state.value == "idle":
-            if snap.state == "prestart":
-                log.info("the match was in its pre-start countdown: START begins it again")
-            return None
-        return snap
+        return _restored(args, engine, snap, str(journal.path))
     try:
         engine.restore(snap)
     except Exception as exc:
         raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
                           "--resume-from") from None
+    return _restored(args, engine, snap, source)
+
+
+def _restored(args: argparse.Namespace, engine: Engine, snap: Snapshot,
+              source: str) -> Snapshot | None:
+    """A match restored into the engine: replayed from the start (--replay), or the match
+    to go on with (None when there is none, e.g. it was in its pre-start countdown)."""
     if getattr(args, "replay", False):
         _replay(engine, source)
         return snap
