@@ -347,6 +347,9 @@ def _link(args: argparse.Namespace) -> int:
     segno.make(answer["url"], error="m").terminal(compact=True)
     print(f"operator page: {answer['url']}")
     print(f"display page:  {answer['display']}")
+    if "//127.0.0.1:" in answer["url"] or "//[::1]:" in answer["url"]:
+        print("(this machine only: for a phone, run the box with --web 0.0.0.0:PORT, or "
+              "web.listen in the config; see docs/web.md)")
     print("anyone with this link may run the match; `timekeeper ctl link --new` ends it"
           + (" (done: old links no longer work)" if args.new else ""))
     return 0

@@ -23,7 +23,8 @@ from timekeeper.sound.output import AudioError, Output, SilentOutput
 
 log = logging.getLogger(__name__)
 
-FIX = ("  To fix: check the speaker or USB sound card (`aplay -l` lists the cards; "
+FIX = ("  To fix: check the speaker or USB sound card (`aplay -l`, from alsa-utils, lists "
+       "the cards; "
        "`timekeeper audio devices` lists what audio.device may name).\n"
        "  To run without sound from the start: `timekeeper run --audio silent` "
        "(audio.kind: silent in the config).")
@@ -52,8 +53,9 @@ def start_audio(opener: Callable[[], Output], profile: Profile, attempts: int,
             guard.prepare(profile)
             return Audio(guard, silent=False)
         except AudioError as exc:
-            if ask is None:
-                raise
+            if ask is None:  # (the service: systemd starts it again; a script may choose)
+                raise AudioError(f"{exc}; to run without sound: --audio silent "
+                                 "(audio.kind: silent)") from None
             why = str(exc)
         answer = ask(f"No sound card: {_reason(why)}\n{FIX}\n{PROMPT}")
         if answer == "silent":
