@@ -344,6 +344,12 @@ class WebServer:
             await asyncio.wait({pump, listen}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self.clients.discard(client)
+            if client.ending is not None and not pump.done():
+                # the pump is closing with its own code (a renewed link: 4001): aiohttp's
+                # close() first ends our reading task, which got us here; let it finish
+                # sending the close, or the page would see the connection merely dropped
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(pump), SEND_TIMEOUT)
             for task in (pump, listen):
                 task.cancel()
             if client.stuck and request.transport is not None:
