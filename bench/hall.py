@@ -381,7 +381,7 @@ def main() -> None:
                      fmt(r["spread"]["end"], 3)),
                     (f"{args.recorded} recorded boxes: spread of the pre-start (ms)", "",
                      fmt(r["spread"]["prestart"], 3)),
-                    ("recorded: every box's cues, max |onset − due| (ms)", "",
+                    ("recorded: every box's cues, max abs(onset − due) (ms)", "",
                      fmt(r["worst"], 3)),
                     ("recorded: median onset − due (ms; capture latency in it)", "",
                      fmt(r["median"], 3)),
