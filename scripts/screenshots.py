@@ -34,25 +34,25 @@ def take(out: Path, state_dir: Path | None = None) -> list[Path]:
         box.command("add", "10")
         time.sleep(1.2)
         box.command("toggle")  # stopped: the red clock a hall looks for
-        with browser(1920, 1080) as driver:
-            driver.get(f"{box.url}/?table=Table 1")
-            box.wait_text(driver, "Table 1")
-            time.sleep(1.0)
-            shots.append(out / "display-tv.png")
-            driver.save_screenshot(str(shots[-1]))
+        shots.append(display(box, 1920, 1080, out / "display-tv.png"))
         box.command("toggle")
-        with browser(390, 844) as driver:
-            driver.get(f"{box.url}/?table=Table 1")
-            box.wait_text(driver, "Table 1")
-            time.sleep(1.0)
-            shots.append(out / "display-phone.png")
-            driver.save_screenshot(str(shots[-1]))
+        shots.append(display(box, 390, 844, out / "display-phone.png"))
         with browser(390, 844, height_of_page=True) as driver:
             driver.get(box.link())
             time.sleep(1.0)
             shots.append(out / "control-phone.png")
             driver.save_screenshot(str(shots[-1]))
     return shots
+
+
+def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
+    """The display page of table "Table 1" at width × height, photographed into `shot`."""
+    with browser(width, height) as driver:
+        driver.get(f"{box.url}/?table=Table 1")
+        box.wait_text(driver, "Table 1")
+        time.sleep(1.0)
+        driver.save_screenshot(str(shot))
+    return shot
 
 
 def main() -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.messages import MAX_PAYLOAD, HallCommand, check_name, hall_topics
+from timekeeper.hall.messages import MAX_PAYLOAD, HallCommand, Topics, check_name, hall_topics
 
 DEFAULT_LEAD = 3.0  # s between sending a start and the instant it takes effect
 MIN_LEAD = 2.0  # s: less does not cover delivery to a busy hall's boxes
@@ -83,18 +83,22 @@ class Desk:
                 self.replies[table] = body
             self._changed.notify_all()
 
+    def tables(self) -> dict[str, dict]:
+        """Every table's latest status, by table."""
+        with self._lock:
+            return dict(sorted(self.statuses.items(), key=lambda kv: _table_key(kv[0])))
+
     def read_statuses(self, wait: float = 1.0) -> dict[str, dict]:
         """Every table's retained status (the broker hands them over at once on subscribe)."""
         time.sleep(wait)
-        with self._lock:
-            return dict(sorted(self.statuses.items(), key=lambda kv: _table_key(kv[0])))
+        return self.tables()
 
     def send(self, command: HallCommand, table: str | None = None,
              wait: float = 2.0) -> dict[str, dict]:
         """Publish `command` to every table (or one); wait until every online table answered
         (or `wait` s after its instant); returns table -> reply."""
         topic = self.all_topic if table is None else \
-            f"timekeeper/{self.hall}/{check_name('table', table)}/command"
+            Topics(self.hall, check_name("table", table)).command
         time.sleep(0.3)  # the retained statuses: which tables are online
         with self._lock:
             online = {t for t, s in self.statuses.items() if s.get("online")}

@@ -98,6 +98,12 @@ def check_name(kind: str, value: str) -> str:
     return value
 
 
+def topic(hall: str, table: str, leaf: str) -> str:
+    """`timekeeper/HALL/TABLE/LEAF` (TABLE `all` or `+` for every table): the one place the
+    bus's topic names are made."""
+    return f"timekeeper/{hall}/{table}/{leaf}"
+
+
 @dataclass(frozen=True)
 class Topics:
     hall: str
@@ -105,22 +111,21 @@ class Topics:
 
     @property
     def status(self) -> str:
-        return f"timekeeper/{self.hall}/{self.table}/status"
+        return topic(self.hall, self.table, "status")
 
     @property
     def command(self) -> str:
-        return f"timekeeper/{self.hall}/{self.table}/command"
+        return topic(self.hall, self.table, "command")
 
     @property
     def reply(self) -> str:
-        return f"timekeeper/{self.hall}/{self.table}/reply"
+        return topic(self.hall, self.table, "reply")
 
     @property
     def all_commands(self) -> str:
-        return f"timekeeper/{self.hall}/all/command"
+        return topic(self.hall, "all", "command")
 
 
 def hall_topics(hall: str) -> tuple[str, str, str]:
     """(every table's status, every table's reply, the all-tables command topic)."""
-    return (f"timekeeper/{hall}/+/status", f"timekeeper/{hall}/+/reply",
-            f"timekeeper/{hall}/all/command")
+    return topic(hall, "+", "status"), topic(hall, "+", "reply"), topic(hall, "all", "command")

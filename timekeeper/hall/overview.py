@@ -17,7 +17,7 @@ from aiohttp import web
 from timekeeper.hall.console import instant
 from timekeeper.hall.desk import Desk, DeskError, new_command
 from timekeeper.hall.messages import KINDS, MAX_ADD
-from timekeeper.web.server import _Limits
+from timekeeper.web.server import RateLimits
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)
@@ -31,8 +31,8 @@ READS_PER_SECOND, READ_BURST = 20.0, 60
 class Overview:
     def __init__(self, desk: Desk, tokens: TokenStore) -> None:
         self.desk, self.tokens = desk, tokens
-        self._commands = _Limits(COMMANDS_PER_SECOND, COMMAND_BURST)
-        self._reads = _Limits(READS_PER_SECOND, READ_BURST)
+        self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
+        self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
@@ -52,10 +52,8 @@ class Overview:
     async def _tables(self, request: web.Request) -> web.Response:
         if not self._reads.allow(request.remote or "?"):
             return _error(429, "too many requests")
-        with self.desk._lock:
-            tables = dict(self.desk.statuses)
         return web.json_response({"hall": self.desk.hall, "now": time.time(),
-                                  "tables": tables})
+                                  "tables": self.desk.tables()})
 
     async def _command(self, request: web.Request) -> web.Response:
         if not self._commands.allow(request.remote or "?"):

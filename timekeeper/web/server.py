@@ -88,7 +88,7 @@ class _Bucket:
         return True
 
 
-class _Limits:
+class RateLimits:
     """Buckets per client address (forgotten when full, so that the table stays small)."""
 
     def __init__(self, rate: float, burst: int, keep: int = 1024) -> None:
@@ -163,8 +163,8 @@ class WebServer:
         self._latest = False  # set by the runner's thread: there is news to push
         self._woken = False
         self._changed: asyncio.Event | None = None
-        self._commands = _Limits(COMMANDS_PER_SECOND, COMMAND_BURST)
-        self._reads = _Limits(READS_PER_SECOND, READ_BURST)
+        self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
+        self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._started = threading.Event()
         self._failure: BaseException | None = None
