@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from audiolab import PulseServer
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 
 # one beep every 2 s: a dozen cues fall into a 20-s freeze
 PROFILE = """\

@@ -34,7 +34,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 from audiolab import RATE, PulseServer, Recorder, find_onset
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.rules import profile
 from timekeeper.sound.pack import default_pack_dir, load_pack
 

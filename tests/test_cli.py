@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from timekeeper import cli
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.sound.mixing import RATE
 
 BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",

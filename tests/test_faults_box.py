@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import test_service as service
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 
 box = service.box  # the service's fixture and helpers: a box run as systemd would
 TIMEOUT, command, start, status = service.TIMEOUT, service.command, service.start, service.status

@@ -346,7 +346,7 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
 
 
 def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
-    from timekeeper.box.controls.socket import send
+    from timekeeper.box.controls.socket_client import send
 
     url = boxes["broker"]["url"]
     for table in ("1", "2"):

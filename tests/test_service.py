@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.box.journal import FILE_NAME
 from timekeeper.box.sdnotify import Notifier
 

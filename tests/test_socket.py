@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from timekeeper.box.controls import socket as ctl
-from timekeeper.box.controls.socket import ControlServer, NoAnswer, private_folder, send
+from timekeeper.box.controls import socket_path
+from timekeeper.box.controls.socket import ControlServer
+from timekeeper.box.controls.socket_client import NoAnswer, send
+from timekeeper.box.controls.socket_path import private_folder
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
@@ -242,7 +245,7 @@ def test_the_fallback_socket_folder_is_checked_by_server_and_client(folder,
     fallback = folder / "fallback"
     fallback.mkdir(mode=0o775)
     os.chmod(fallback, 0o775)
-    monkeypatch.setattr(ctl, "fallback_folder", lambda: fallback)
+    monkeypatch.setattr(socket_path, "fallback_folder", lambda: fallback)
     runner = Runner(Engine(profile.load("ithf")), [])
     with pytest.raises(OSError, match="open to other users"):
         ControlServer(runner, fallback / "control.sock", make_folder=True)

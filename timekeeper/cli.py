@@ -292,7 +292,8 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     4: no answer, so whether it was applied is unknown (`ctl status` tells)."""
     import uuid
 
-    from timekeeper.box.controls.socket import NoAnswer, client_path, send
+    from timekeeper.box.controls.socket_client import NoAnswer, send
+    from timekeeper.box.controls.socket_path import client_path
     from timekeeper.rules.commands import Command
 
     if args.command == "link":
@@ -329,7 +330,8 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 def _link(args: argparse.Namespace) -> int:
     """The operator page's link, with its token, as text and as a QR code for a phone."""
-    from timekeeper.box.controls.socket import client_path, send
+    from timekeeper.box.controls.socket_client import send
+    from timekeeper.box.controls.socket_path import client_path
 
     if args.args:
         print("timekeeper: link takes no argument (a new token: --new)", file=sys.stderr)

@@ -54,7 +54,8 @@ def run_live(args: argparse.Namespace) -> int:
 
 def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
-    from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
+    from timekeeper.box.controls.socket import ControlServer, SocketInUse
+    from timekeeper.box.controls.socket_path import default_path, in_use
     from timekeeper.box.runner import Runner
     from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
     from timekeeper.box.soundcard import start_audio, terminal_asker
