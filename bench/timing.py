@@ -287,9 +287,9 @@ def button_latency(presses: int) -> list[float]:
     from the release, when the press becomes a command."""
     from gpiozero.pins.mock import MockFactory
 
-    from timekeeper.box.config import default_gpio
     from timekeeper.box.controls.buttons import ButtonPanel
     from timekeeper.box.runner import Runner
+    from timekeeper.box.wiring import default_gpio
     from timekeeper.rules.commands import Action, Command
     from timekeeper.rules.engine import Engine
 

@@ -11,9 +11,9 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from timekeeper.box.config import LampConfig, RelayConfig
 from timekeeper.box.runner import Runner
 from timekeeper.box.signals import Lamp, Relay
+from timekeeper.box.wiring import LampConfig, RelayConfig
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine

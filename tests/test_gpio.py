@@ -9,10 +9,10 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from timekeeper.box.config import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
 from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
 from timekeeper.box.runner import Runner
 from timekeeper.box.signals import FAST, FAULT, OFF, SLOW, STEADY, Lamp, Relay
+from timekeeper.box.wiring import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue, Engine

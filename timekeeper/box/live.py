@@ -221,30 +221,8 @@ def _link_handler(web):
 
 def _audio_settings(args: argparse.Namespace, cfg: box_config.Config
                     ) -> tuple[str, int | None, float | None]:
-    """(kind, chunk, latency) from the options over the config, checked: settings that
-    cannot work are refused (exit 2) before anything is opened or read."""
-    kind = args.audio or cfg.audio_kind
-    if args.audio_chunk is not None and (problem := box_config.chunk_problem(args.audio_chunk)):
-        raise ConfigError(problem, field="--audio-chunk")
-    if args.audio_latency is not None and (
-            problem := box_config.latency_problem(args.audio_latency)):
-        raise ConfigError(problem, field="--audio-latency")
-    latency = cfg.audio_latency if args.audio_latency is None else args.audio_latency / 1000
-    chunk = args.audio_chunk or cfg.audio_chunk
-    if kind == "mixer" and latency is not None:
-        raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
-                          field="--audio-latency / audio.latency_ms")
-    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
-        if kind == "mixer":
-            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
-                              field="audio.trim_ms")
-        from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
-
-        base = latency if latency is not None else (
-            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
-        latency = max(0.0, base + cfg.audio_trim)
-    return kind, chunk, latency
+    """(kind, chunk, latency) from the options over the config, checked with it."""
+    return box_config.audio_for_run(cfg, args.audio, args.audio_chunk, args.audio_latency)
 
 
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from timekeeper.box.config import LampConfig, RelayConfig
+from timekeeper.box.wiring import LampConfig, RelayConfig
 from timekeeper.rules.engine import Cue, Status
 
 log = logging.getLogger(__name__)
