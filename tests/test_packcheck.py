@@ -17,17 +17,11 @@ import soundfile
 
 from timekeeper import cli
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.decoding import MAX_SIGNAL_SECONDS, decode, decode_source
 from timekeeper.sound.inspect import inspect, onset_ms
 from timekeeper.sound.loudness import dbfs, lufs
 from timekeeper.sound.mixing import RATE
-from timekeeper.sound.pack import (
-    FEEDBACK_BELOW,
-    MAX_SIGNAL_SECONDS,
-    TARGET_LUFS,
-    decode,
-    decode_source,
-    load_pack,
-)
+from timekeeper.sound.pack import FEEDBACK_BELOW, TARGET_LUFS, load_pack
 
 
 def tone(seconds: float, rate: int = RATE, freq: float = 1000, level: float = 0.5,

@@ -15,15 +15,9 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.decoding import decode
 from timekeeper.sound.mixing import RATE
-from timekeeper.sound.pack import (
-    CUE_NAMES,
-    OPTIONAL_CUES,
-    decode,
-    default_pack_dir,
-    find_pack,
-    load_pack,
-)
+from timekeeper.sound.pack import CUE_NAMES, OPTIONAL_CUES, default_pack_dir, find_pack, load_pack
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = RATE, channels: int = 1) -> Path:
