@@ -20,7 +20,6 @@ import dataclasses
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -31,6 +30,7 @@ from aiohttp import WSMsgType, web
 from timekeeper.rules.commands import BOX_ACTIONS, Action, Command, Refused
 from timekeeper.rules.engine import Status
 from timekeeper.web.listen import url_host
+from timekeeper.web.ratelimit import Bucket, RateLimits
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)
@@ -69,37 +69,6 @@ def status_payload(status: Status, muted: bool, add_step: float | None = None) -
     if add_step is not None:
         out["add_step"] = add_step
     return out
-
-
-class _Bucket:
-    """A token bucket: `rate` requests a second, `burst` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.level, self.at = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level < 1:
-            return False
-        self.level -= 1
-        return True
-
-
-class RateLimits:
-    """Buckets per client address (forgotten when full, so that the table stays small)."""
-
-    def __init__(self, rate: float, burst: int, keep: int = 1024) -> None:
-        self.rate, self.burst, self.keep = rate, burst, keep
-        self.buckets: dict[str, _Bucket] = {}
-
-    def allow(self, who: str) -> bool:
-        if who not in self.buckets and len(self.buckets) >= self.keep:
-            self.buckets.clear()
-        bucket = self.buckets.setdefault(who, _Bucket(self.rate, self.burst))
-        return bucket.take()
 
 
 class _Client:
@@ -360,7 +329,7 @@ class WebServer:
 
     async def _listen(self, client: _Client) -> None:
         """A page only ever says who it is: {"token": "..."} (an operator page)."""
-        heard = _Bucket(2.0, 10)
+        heard = Bucket(2.0, 10)
         with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
             async for msg in client.ws:
                 if msg.type is not WSMsgType.TEXT or not heard.take():
