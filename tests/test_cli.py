@@ -390,6 +390,19 @@ def test_ctl_with_nobody_running(tmp_path: Path, env: dict[str, str], sock: Path
     assert f"no timekeeper is running at {sock}" in done.stderr
 
 
+def test_ctl_offers_every_action_the_socket_takes_and_stays_light() -> None:
+    """ctl's words are the socket's: a new action is offered without a second list (the
+    button's `go` and `quit` aside), and the command line imports no numpy or pygame."""
+    from timekeeper.rules.commands import Action
+
+    offered = set(cli.CTL_COMMANDS)
+    assert offered == {a.value for a in Action} - {"go", "quit"} | {"status", "link"}
+    code = "import sys, timekeeper.cli; print(sorted({'numpy', 'pygame'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
 def test_second_run_on_the_same_socket_is_refused(
         tmp_path: Path, env: dict[str, str], sock: Path,
         procs: list[subprocess.Popen]) -> None:

@@ -4,12 +4,15 @@ pygame's mixer as the fallback."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import AudioError, Output, SilentOutput
-from timekeeper.sound.pack import SoundPack
 
-AUDIO_KINDS = ("stream", "mixer", "silent")
+if TYPE_CHECKING:  # (the command line reads AUDIO_KINDS: no numpy to import for that)
+    from timekeeper.sound.pack import SoundPack
+
+AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in the config
 
 
 def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
