@@ -15,10 +15,10 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Cue, Engine
 from timekeeper.sound.eventlog import EventLog
-from timekeeper.sound.mixer import PygameAudio
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import Output
 from timekeeper.sound.pack import default_pack_dir, load_pack
+from timekeeper.sound.pygame_mixer import PygameAudio
 
 TINY = """\
     title: under a second

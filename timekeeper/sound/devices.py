@@ -22,9 +22,9 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
     (None: not prepared).
 
     `stream` (default): one always-running stream, cues placed at their exact frame
-    (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
-    deadline, the fallback. `silent`: no device at all. Raises AudioError when the device
-    cannot be opened."""
+    (sound/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
+    deadline, the fallback (sound/pygame_mixer.py). `silent`: no device at all. Raises
+    AudioError when the device cannot be opened."""
     if kind == "silent":
         return SilentOutput()
     if kind == "mixer":
@@ -32,7 +32,7 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
             from timekeeper.sound.sdl import init_mixer
 
             init_mixer(driver, chunk or 512, device)
-        from timekeeper.sound.mixer import PygameAudio
+        from timekeeper.sound.pygame_mixer import PygameAudio
 
         output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
     elif kind == "stream":
