@@ -165,6 +165,17 @@ def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path
     assert caplog.text.count("cannot write the journal") == 1  # said once, not every time
 
 
+def test_a_sound_packs_folder_is_never_a_journals(tmp_path: Path) -> None:
+    from timekeeper.rules.yamldoc import ConfigError
+    from timekeeper.sound.pack import default_pack_dir
+
+    (tmp_path / "pack.yaml").write_text("cues: {start: start.wav}\n")
+    for pack in (tmp_path, default_pack_dir()):
+        with pytest.raises(ConfigError, match="sound pack's folder"):
+            Journal(pack, Engine(profile.load("ithf")))
+    assert not (tmp_path / FILE_NAME).exists()
+
+
 def test_loads_rejects_wrong_types() -> None:
     good = json.loads(dumps(Snapshot("ithf", "stopped", 0, 10.0)))
     for field, value in [("period", "1"), ("play_time", None), ("shootout", 1),

@@ -62,6 +62,15 @@ def test_default_pack_has_every_cue_and_a_real_30_second_tune() -> None:
     assert len({int(np.argmax(np.abs(np.fft.rfft(s)))) for s in seconds}) > 5
 
 
+def test_the_default_packs_folder_holds_the_pack_and_nothing_else() -> None:
+    """No journal, log or render lands in the built-in pack (one merge once put a match
+    journal there): it is installed as it is."""
+    folder = default_pack_dir()
+    pack = load_pack(folder)
+    named = {"pack.yaml"} | {sound.file.name for sound in pack.sounds.values()}
+    assert {p.name for p in folder.iterdir()} == named
+
+
 def test_default_pack_sounds_start_at_once_for_sample_accurate_onsets() -> None:
     for name, sound in load_pack(default_pack_dir()).sounds.items():
         peak = np.abs(sound.samples).max()

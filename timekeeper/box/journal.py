@@ -23,6 +23,7 @@ from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
 from timekeeper.rules.engine import MAX_PENALTIES_HELD, Engine, Snapshot, State
 from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
+from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -232,6 +233,11 @@ class Journal:
     from the runner's scheduler while a clock runs."""
 
     def __init__(self, folder: Path, engine: Engine, interval: float = 1.0) -> None:
+        """Raises ConfigError for a sound pack's folder (a mix-up once put journals into
+        the built-in pack): a pack is copied from box to box and must hold no match."""
+        if (folder / "pack.yaml").is_file():
+            raise ConfigError(f"{folder} is a sound pack's folder; the journal goes in a state "
+                              "folder of its own", field="--state-dir")
         self.path = folder / FILE_NAME
         self.engine, self.interval = engine, interval
         self._last: Snapshot | None = None
