@@ -7,7 +7,7 @@
 #   ./bootstrap.sh --link   only (re)make the ~/.local/bin/timekeeper link
 #   --no-link (with any of them): leave ~/.local/bin alone
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
-# project into .venv, and links ~/.local/bin/timekeeper to it so that `timekeeper` is a command
+# project into .venv, with the dependency versions the tests ran on (constraints.txt), and links ~/.local/bin/timekeeper to it so that `timekeeper` is a command
 # (it says whether ~/.local/bin is on your PATH, and how to add it). Safe to run again: it only
 # does what is missing.
 set -euo pipefail
@@ -88,7 +88,11 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".$extras"
+# constraints.txt: the versions the tests ran on (the machine's own pip constraints still
+# apply). The warning filter hides only setuptools' ten-line notice that an editable install
+# is one; every other warning and every error still shows.
+PYTHONWARNINGS="ignore:Editable installation" \
+    .venv/bin/python -m pip install -q -c constraints.txt -e ".$extras"
 if [ -n "$link" ]; then
     link_command
 else
