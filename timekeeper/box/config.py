@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from timekeeper.rules.profile import _Reader
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules.yamldoc import Reader as _Reader
 from timekeeper.sound.pack import CUE_NAMES
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
