@@ -121,7 +121,7 @@ def test_every_refusal_of_a_state_names_the_press_that_goes_on(state, line, pres
     if state == "running":
         eng.handle(Command.parse("start"), 0.0)
     if state == "waiting":  # period 1 over, its break waited out on another box
-        eng.restore(Snapshot("pl-3x6", "waiting", period=0, play_time=360.0))
+        eng.restore(Snapshot("pl-3x6", "waiting", index=0, play_time=360.0))
     assert press in refusal(eng, line, 40.0)
 
 

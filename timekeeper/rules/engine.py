@@ -99,11 +99,12 @@ class Status:
 @dataclass(frozen=True)
 class Snapshot:
     """What a match must remember across a crash or onto another box: plain data, so that
-    the journal can store it as JSON. `period` indexes profile.periods (-1: none yet)."""
+    the journal can store it as JSON. `index` is the period's index into profile.periods
+    (0-based; -1: none yet), where Status.period is its 1-based number."""
 
     profile: str
     state: str
-    period: int = -1
+    index: int = -1
     play_time: float = 0.0
     added: float = 0.0
     shots: int = 0
@@ -235,17 +236,17 @@ class Engine:
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise ValueError(f"the goals could not be read ({exc!r})") from None
         state = State(snap.state)
-        if state in (State.IDLE, State.PRESTART, State.FINISHED) or snap.period < 0:
+        if state in (State.IDLE, State.PRESTART, State.FINISHED) or snap.index < 0:
             return
-        if snap.period >= len(periods):
-            raise ValueError(f"period {snap.period + 1} does not exist in {self.profile.key} "
+        if snap.index >= len(periods):
+            raise ValueError(f"period {snap.index + 1} does not exist in {self.profile.key} "
                              f"({len(periods)} part{'' if len(periods) == 1 else 's'})")
-        p = periods[snap.period]
+        p = periods[snap.index]
         total = None if p.length is None else p.length + snap.added
         if snap.play_time < 0 or snap.added < 0 or (total is not None and snap.play_time > total):
             raise ValueError(f"play time {snap.play_time:g} s does not fit {p.name}")
         m = self.m
-        m.index, m.shots = snap.period, snap.shots
+        m.index, m.shots = snap.index, snap.shots
         if m.extra is not None and snap.extra is not None:
             try:
                 m.extra = StoppedTime.from_dict(snap.extra | {"timeout_team": None,
