@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -223,123 +224,44 @@ def _marks(r: Reader, path: Path_, spec: Any, beeps: str, length: float,
     return tuple(Mark(rem, n if beeps == "count" else 1, cue) for rem, n in counts)
 
 
+@dataclass(frozen=True)
+class _Regular:
+    """The regulation period's settings, as read (overtime parts inherit some of them)."""
+
+    length: float
+    count: int
+    beeps: str  # count | single
+    marks_spec: Any  # as written: minutes, thirds, none, or seconds between marks
+    marks: tuple[Mark, ...]
+    melody: float
+    starts: str
+
+
+# a part of the match before its end cue is known: (name, overtime, length, marks, melody,
+# sudden_death, starts)
+_Part = tuple[str, bool, float | None, tuple[Mark, ...], float, bool, str]
+
+
 def build(doc: Doc, file: Path) -> Profile:
+    """The Profile a document describes, checked step by step in the order of its file's
+    sections; ConfigError (file:line: field) at the first thing wrong."""
     r = Reader(doc)
     doc.check_keys((), doc.data, TOP_KEYS)
-    follows = _rule_set(r.get(("follows",)))
-    if follows in NO_RULE_SET:
-        follows = None
-    elif follows not in RULE_SETS:
-        known = ", ".join(RULE_SETS)
-        raise doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or none "
-                                      "(a club profile that follows no rule set)")
-
-    r.mapping(("period",), PERIOD_KEYS, optional=False)
-    length = r.seconds(("period", "length"), most=MAX_LENGTH)
-    count = r.integer(("period", "count"), 1, MAX_PERIODS)
-    beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
-    marks_spec = r.get(("period", "marks"), "none")
-    marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
-    melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
-    if melody > length:
-        raise doc.error(("period", "melody"),
-                        f"is longer than the period ({melody:g} > {length:g} s)")
-    starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
-
-    intermission = None
-    if r.mapping(("break",), BREAK_KEYS) is not None:
-        blen = r.seconds(("break", "length"), most=MAX_BREAK)
-        warning = r.get(("break", "warning"))
-        if warning is not None:
-            warning = r.seconds(("break", "warning"), zero=True, most=MAX_BREAK)
-            if warning >= blen:
-                raise doc.error(("break", "warning"), "must be shorter than the break")
-        intermission = Break(blen, warning)
-
-    overtime_specs = r.get(("overtime",), [])
-    if not isinstance(overtime_specs, list):
-        raise doc.error(("overtime",), "must be a list of overtime parts")
-    if len(overtime_specs) > MAX_OVERTIMES:
-        raise doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
-                                       f"(got {len(overtime_specs)})")
-    shootout = None
-    if r.mapping(("shootout",), SHOOTOUT_KEYS) is not None:
-        untimed = r.get(("shootout", "shot")) == "none"
-        shootout = Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
-                            r.integer(("shootout", "then"), 1, MAX_SHOTS),
-                            None if untimed else r.seconds(("shootout", "shot"), 15.0,
-                                                           most=MAX_SHOT_LENGTH))
-    penalties = None
-    if r.mapping(("penalties",), PENALTY_KEYS) is not None:
-        defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-        penalties = Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
-                                for k, v in defaults.items()),
-                              running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
-                              match=_at_most(r, ("penalties", "match"), 300.0),
-                              power_play_goal_ends_minor=r.flag(
-                                  ("penalties", "power_play_goal_ends_minor"), False))
-    timeout = None
-    if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
-        timeout = Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
-                          r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+    follows = _follows(r)
+    regular = _regular(r)
+    intermission = _intermission(r)
+    overtime_specs = _overtime_specs(r)
+    shootout = _shootout(r)
+    penalties = _penalties(r)
+    timeout = _timeout(r)
     forfeit_signal = r.flag(("forfeit_signal",), False)
-    if forfeit_signal and length <= FORFEIT_AFTER:
-        raise doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
-    # the forfeit point is a mark of the first period like the others: it follows every stop,
-    # correction and added second
-    first_marks = marks if not forfeit_signal else tuple(sorted(
-        (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
-    no_show = None
-    if r.get(("no_show",)) is not None:
-        no_show = _at_most(r, ("no_show",), None)
-    period_word = r.text(("period", "name"), "period", most=20).strip()
-    if not period_word:
-        raise doc.error(("period", "name"), "must name the periods (period, half, …)")
-
-    # (number, name, overtime, length, marks, melody, sudden_death, starts)
-    parts: list[tuple] = []
-    for i in range(count):
-        single = "regulation" if overtime_specs else "match"
-        name = f"{period_word} {i + 1}" if count > 1 else single
-        parts.append((name, False, length, first_marks if i == 0 else marks, melody, False,
-                      "operator" if i == 0 else starts))
-    for i, _ in enumerate(overtime_specs):
-        p: Path_ = ("overtime", i)
-        r.mapping(p, OVERTIME_KEYS, optional=False)
-        name = "overtime" if len(overtime_specs) == 1 else f"overtime {i + 1}"
-        sudden = r.flag((*p, "sudden_death"), True)
-        if r.flag((*p, "untimed"), False):
-            for key in ("length", "marks", "melody"):
-                if r.get((*p, key)) is not None:
-                    raise doc.error((*p, key), "an untimed overtime has no " + key)
-            if i + 1 < len(overtime_specs) or shootout is not None:
-                raise doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
-                                "deciding goal: nothing after it (overtime, shoot-out) is "
-                                "ever played")
-            parts.append((name, True, None, (), 0.0, True, "operator"))
-            continue
-        olen = r.seconds((*p, "length"), most=MAX_LENGTH)
-        obeeps = r.choice((*p, "mark_beeps"), ("count", "single"), beeps)
-        own = r.get((*p, "marks"))
-        omarks = _marks(r, (*p, "marks"), marks_spec if own is None else own, obeeps, olen,
-                        inherited=own is None)
-        omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True, most=MAX_MELODY)
-        if omelody > olen:
-            raise doc.error((*p, "melody"), "is longer than the overtime")
-        parts.append((name, True, olen, omarks, omelody, sudden, "operator"))
-
-    periods = []
-    for i, (name, ot, plen, pmarks, pmelody, sudden, pstarts) in enumerate(parts):
-        last = i == len(parts) - 1
-        if last:
-            must_follow = shootout is not None and ot and sudden
-        else:
-            # a regulation period is followed by another one for sure; overtime only on a draw,
-            # which a sudden-death part that runs out of time is.
-            must_follow = not parts[i + 1][1] or (ot and sudden)
-        end_cue = "period_end" if must_follow else "end"
-        periods.append(Period(i + 1, name, ot, plen, pmarks, pmelody, sudden, pstarts, end_cue))
-
+    first_marks = _first_marks(r, regular, forfeit_signal)
+    no_show = None if r.get(("no_show",)) is None else _at_most(r, ("no_show",), None)
+    word = _period_word(r)
+    parts = [_regulation_part(regular, i, word, first_marks, bool(overtime_specs))
+             for i in range(regular.count)]
+    parts += [_overtime_part(r, regular, i, len(overtime_specs), shootout is not None)
+              for i in range(len(overtime_specs))]
     profile = Profile(
         key=file.stem,
         title=r.text(("title",), file.stem, most=MAX_TITLE),
@@ -348,8 +270,8 @@ def build(doc: Doc, file: Path) -> Profile:
         add_step=r.seconds(("add_step",), 10.0, most=MAX_ADD_STEP),
         prestart=r.seconds(("prestart",), 0, zero=True, most=MAX_PRESTART),
         feedback=_feedback(r),
-        periods=tuple(periods),
-        regulation=count,
+        periods=_periods(parts, shootout is not None),
+        regulation=regular.count,
         intermission=intermission,
         shootout=shootout,
         penalties=penalties,
@@ -359,8 +281,155 @@ def build(doc: Doc, file: Path) -> Profile:
         no_show=no_show,
     )
     if follows == "ithf":
-        ithf.check(profile, doc, marks_spec, beeps)
+        ithf.check(profile, doc, regular.marks_spec, regular.beeps)
     return profile
+
+
+def _follows(r: Reader) -> str | None:
+    follows = _rule_set(r.get(("follows",)))
+    if follows in NO_RULE_SET:
+        return None
+    if follows not in RULE_SETS:
+        known = ", ".join(RULE_SETS)
+        raise r.doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or "
+                                        "none (a club profile that follows no rule set)")
+    return follows
+
+
+def _regular(r: Reader) -> _Regular:
+    r.mapping(("period",), PERIOD_KEYS, optional=False)
+    length = r.seconds(("period", "length"), most=MAX_LENGTH)
+    count = r.integer(("period", "count"), 1, MAX_PERIODS)
+    beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
+    marks_spec = r.get(("period", "marks"), "none")
+    marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
+    melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
+    if melody > length:
+        raise r.doc.error(("period", "melody"),
+                          f"is longer than the period ({melody:g} > {length:g} s)")
+    starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
+    return _Regular(length, count, beeps, marks_spec, marks, melody, starts)
+
+
+def _period_word(r: Reader) -> str:
+    """What the periods are called: period 1, half 2 …"""
+    word = r.text(("period", "name"), "period", most=20).strip()
+    if not word:
+        raise r.doc.error(("period", "name"), "must name the periods (period, half, …)")
+    return word
+
+
+def _intermission(r: Reader) -> Break | None:
+    if r.mapping(("break",), BREAK_KEYS) is None:
+        return None
+    length = r.seconds(("break", "length"), most=MAX_BREAK)
+    warning = r.get(("break", "warning"))
+    if warning is not None:
+        warning = r.seconds(("break", "warning"), zero=True, most=MAX_BREAK)
+        if warning >= length:
+            raise r.doc.error(("break", "warning"), "must be shorter than the break")
+    return Break(length, warning)
+
+
+def _overtime_specs(r: Reader) -> list:
+    specs = r.get(("overtime",), [])
+    if not isinstance(specs, list):
+        raise r.doc.error(("overtime",), "must be a list of overtime parts")
+    if len(specs) > MAX_OVERTIMES:
+        raise r.doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
+                                         f"(got {len(specs)})")
+    return specs
+
+
+def _shootout(r: Reader) -> Shootout | None:
+    if r.mapping(("shootout",), SHOOTOUT_KEYS) is None:
+        return None
+    untimed = r.get(("shootout", "shot")) == "none"
+    return Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
+                    r.integer(("shootout", "then"), 1, MAX_SHOTS),
+                    None if untimed else r.seconds(("shootout", "shot"), 15.0,
+                                                   most=MAX_SHOT_LENGTH))
+
+
+def _penalties(r: Reader) -> Penalties | None:
+    if r.mapping(("penalties",), PENALTY_KEYS) is None:
+        return None
+    defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
+    return Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
+                       for k, v in defaults.items()),
+                     running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
+                     match=_at_most(r, ("penalties", "match"), 300.0),
+                     power_play_goal_ends_minor=r.flag(
+                         ("penalties", "power_play_goal_ends_minor"), False))
+
+
+def _timeout(r: Reader) -> Timeout | None:
+    if r.mapping(("timeout",), TIMEOUT_KEYS) is None:
+        return None
+    return Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
+                   r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+
+
+def _first_marks(r: Reader, regular: _Regular, forfeit_signal: bool) -> tuple[Mark, ...]:
+    """The first period's marks: with the forfeit signal (ITHF 4.6), its point is a mark like
+    the others, so it follows every stop, correction and added second."""
+    if not forfeit_signal:
+        return regular.marks
+    if regular.length <= FORFEIT_AFTER:
+        raise r.doc.error(("forfeit_signal",), f"needs a period longer than "
+                                               f"{FORFEIT_AFTER:g} s")
+    forfeit = Mark(regular.length - FORFEIT_AFTER, 1, "forfeit")
+    return tuple(sorted((*regular.marks, forfeit), key=lambda mark: -mark.remaining))
+
+
+def _regulation_part(regular: _Regular, i: int, word: str, first_marks: tuple[Mark, ...],
+                     overtime: bool) -> _Part:
+    single = "regulation" if overtime else "match"  # a single period's name
+    name = f"{word} {i + 1}" if regular.count > 1 else single
+    return (name, False, regular.length, first_marks if i == 0 else regular.marks,
+            regular.melody, False, "operator" if i == 0 else regular.starts)
+
+
+def _overtime_part(r: Reader, regular: _Regular, i: int, count: int,
+                   shootout: bool) -> _Part:
+    p: Path_ = ("overtime", i)
+    r.mapping(p, OVERTIME_KEYS, optional=False)
+    name = "overtime" if count == 1 else f"overtime {i + 1}"
+    sudden = r.flag((*p, "sudden_death"), True)
+    if r.flag((*p, "untimed"), False):
+        for key in ("length", "marks", "melody"):
+            if r.get((*p, key)) is not None:
+                raise r.doc.error((*p, key), "an untimed overtime has no " + key)
+        if i + 1 < count or shootout:
+            raise r.doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
+                              "deciding goal: nothing after it (overtime, shoot-out) is "
+                              "ever played")
+        return (name, True, None, (), 0.0, True, "operator")
+    length = r.seconds((*p, "length"), most=MAX_LENGTH)
+    beeps = r.choice((*p, "mark_beeps"), ("count", "single"), regular.beeps)
+    own = r.get((*p, "marks"))
+    marks = _marks(r, (*p, "marks"), regular.marks_spec if own is None else own, beeps,
+                   length, inherited=own is None)
+    melody = r.seconds((*p, "melody"), min(regular.melody, length), zero=True,
+                       most=MAX_MELODY)
+    if melody > length:
+        raise r.doc.error((*p, "melody"), "is longer than the overtime")
+    return (name, True, length, marks, melody, sudden, "operator")
+
+
+def _periods(parts: list[_Part], shootout: bool) -> tuple[Period, ...]:
+    """The parts numbered, each with the cue that ends it: `period_end` when another part
+    must follow — a regulation period always, overtime only on a draw, which a sudden-death
+    part that runs out of time is — else `end`."""
+    periods = []
+    for i, (name, ot, length, marks, melody, sudden, starts) in enumerate(parts):
+        if i == len(parts) - 1:
+            must_follow = shootout and ot and sudden
+        else:
+            must_follow = not parts[i + 1][1] or (ot and sudden)
+        end_cue = "period_end" if must_follow else "end"
+        periods.append(Period(i + 1, name, ot, length, marks, melody, sudden, starts, end_cue))
+    return tuple(periods)
 
 
 def _at_most(r: Reader, path: Path_, default: float | None) -> float:
