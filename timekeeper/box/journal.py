@@ -20,9 +20,10 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
-from timekeeper.rules.engine import MAX_PENALTIES_HELD, Engine, Snapshot, State
+from timekeeper.rules.engine import Engine, Snapshot, State
 from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
+from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 
 log = logging.getLogger(__name__)
 
