@@ -7,8 +7,8 @@ same code; `now` is whatever time base the caller uses (monotonic seconds, file 
 
 `TRANSITIONS` (at the end) is that diagram as a table: (state, command) → handler; a command
 with no row in the match's state is refused with the reason, and the operator's prompt says
-what to press instead (show/prompts.py words it: the rules name no key). Deadlines fire by
-state the same way (`FIRES`).
+what to press instead (show/prompts.py words it: the rules name no key). What comes due by
+itself is a table by state too (`DUE`: when, and what happens then).
 
 Every cue is due at an absolute deadline computed from the period clock's mapping; a command
 moves the mapping, never a sum of ticks.
@@ -29,12 +29,12 @@ from collections.abc import Callable
 
 from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import MAX_ADD, Action, Command, Hint, Refused
-from timekeeper.rules.match import DOING, Cue, Match, Snapshot, State, Status, mss, played, the
+from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
 from timekeeper.rules.scoring import Scoring
 from timekeeper.rules.standing import Standing
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 
-__all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Match", "Snapshot", "State", "Status"]
+__all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
 class Engine(Standing, Scoring):
@@ -43,28 +43,14 @@ class Engine(Standing, Scoring):
 
     def next_deadline(self) -> float | None:
         """When the engine next has something to do unless a command comes first."""
-        s, m = self.state, self.m
-        if s in (State.PRESTART, State.SHOT):
-            return m.deadline_at
-        if s is State.BREAK:
-            warning = self.profile.intermission.warning if self.profile.intermission else None
-            if warning is not None and not m.warned and m.deadline_at is not None:
-                return m.deadline_at - warning
-            return m.deadline_at
-        if s is State.RUNNING and m.clock is not None:
-            times = [t for t in self._running_deadlines() if t is not None]
-            return min(times) if times else None
-        if s is State.STOPPED and m.extra is not None:
-            return m.extra.timeout_until
-        if s is State.IDLE:
-            return m.no_show_until
-        return None
+        due = DUE.get(self.state)
+        return due[0](self) if due is not None else None
 
     def advance(self, now: float) -> list[Cue]:
         """Everything that came due up to `now`, each at its own exact deadline."""
         cues: list[Cue] = []
         while (due := self.next_deadline()) is not None and due <= now:
-            cues += FIRES[self.state](self, due)
+            cues += DUE[self.state][1](self, due)
         return cues
 
     def handle(self, command: Command, now: float) -> list[Cue]:
@@ -351,9 +337,23 @@ class Engine(Standing, Scoring):
 
     # ------------------------------------------------------------------ deadlines
 
-    def _running_deadlines(self) -> list[float | None]:
+    def _countdown_end(self) -> float | None:
+        return self.m.deadline_at
+
+    def _break_deadline(self) -> float | None:
+        """The break's warning, then its end."""
+        m, brk = self.m, self.profile.intermission
+        warning = brk.warning if brk else None
+        if warning is not None and not m.warned and m.deadline_at is not None:
+            return m.deadline_at - warning
+        return m.deadline_at
+
+    def _play_deadline(self) -> float | None:
+        """The next of the period's end, a penalty served, a mark and the melody."""
         m, p = self.m, self.period
-        assert m.clock is not None and p is not None
+        if m.clock is None:
+            return None
+        assert p is not None
         times = [m.clock.when_remaining(0.0)]
         if m.extra is not None and (expiry := m.extra.box.next_expiry()) is not None:
             times.append(m.clock.when_played(expiry))
@@ -361,7 +361,13 @@ class Engine(Standing, Scoring):
             times.append(m.clock.when_remaining(p.marks[m.next_mark].remaining))
         if p.melody and not m.melody_on:
             times.append(m.clock.when_remaining(p.melody))
-        return times
+        return min((t for t in times if t is not None), default=None)
+
+    def _timeout_deadline(self) -> float | None:
+        return self.m.extra.timeout_until if self.m.extra is not None else None
+
+    def _no_show_deadline(self) -> float | None:
+        return self.m.no_show_until
 
     def _prestart_over(self, t: float) -> list[Cue]:
         return self._start_period(0, t)
@@ -545,13 +551,13 @@ _NOT_NOW = {
     A.ADD: ("no period is being played", False),
     A.SET: ("the game clock is corrected while it is stopped, not", True),
 }
-# what comes due by itself, by state (next_deadline says when)
-FIRES: dict[State, Callable[[Engine, float], list[Cue]]] = {
-    S.PRESTART: E._prestart_over,
-    S.RUNNING: E._play_due,
-    S.STOPPED: E._timeout_over,
-    S.BREAK: E._break_due,
-    S.SHOT: E._shot_over,
-    S.IDLE: E._no_show_over,
+# what comes due by itself, by state: (when, what happens then)
+DUE: dict[State, tuple[Callable[[Engine], float | None], Callable[[Engine, float], list[Cue]]]] = {
+    S.PRESTART: (E._countdown_end, E._prestart_over),
+    S.RUNNING: (E._play_deadline, E._play_due),
+    S.STOPPED: (E._timeout_deadline, E._timeout_over),
+    S.BREAK: (E._break_deadline, E._break_due),
+    S.SHOT: (E._countdown_end, E._shot_over),
+    S.IDLE: (E._no_show_deadline, E._no_show_over),
 }
 del S, A, E
