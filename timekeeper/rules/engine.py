@@ -38,6 +38,8 @@ __all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
 class Engine(Standing, Scoring):
+    """The match: `Engine(profile)`, then `handle(command, now)` and `advance(now)`."""
+
     # ------------------------------------------------------------------ public API
     # (status, snapshot and restore: Standing)
 

@@ -11,6 +11,8 @@ from timekeeper.rules.score import MAX_GOALS, give_back, power_play_goal
 
 
 class Scoring(MatchCore):
+    """The engine's part that keeps the score."""
+
     def _score_command(self, command: Command, now: float) -> list[Cue]:
         a, s, team = command.action, self.state, command.team
         if s is State.IDLE and not (a is Action.UNDO_GOAL and self.m.tally.goals):

@@ -14,6 +14,8 @@ _NOT_KEPT = {"timeout_team": None, "timeout_until": None, "penalty_shot": None}
 
 
 class Standing(MatchCore):
+    """The engine's part that tells and remembers where the match stands."""
+
     def status(self, now: float) -> Status:
         m, p, s = self.m, self.period, self.state
         clock = None if m.shootout else m.clock
