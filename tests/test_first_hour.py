@@ -16,6 +16,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine, Snapshot
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show import prompts
 from timekeeper.sound.pack import find_pack
 
 # ----------------------------------------------------------------------------- quitting
@@ -85,9 +86,10 @@ def test_a_mistyped_pack_name_gets_a_suggestion(tmp_path: Path, monkeypatch) -> 
 
 
 def refusal(eng: Engine, line: str, now: float) -> str:
+    """The refusal as the operator reads it: worded as the live runner has it worded."""
     with pytest.raises(Refused) as caught:
         eng.handle(Command.parse(line), now)
-    return str(caught.value)
+    return str(prompts.complete(caught.value, eng.status(now)))
 
 
 def test_the_pre_start_countdown_says_the_start_comes_by_itself() -> None:
@@ -121,7 +123,7 @@ def test_every_refusal_of_a_state_names_the_press_that_goes_on(state, line, pres
     if state == "running":
         eng.handle(Command.parse("start"), 0.0)
     if state == "waiting":  # period 1 over, its break waited out on another box
-        eng.restore(Snapshot("pl-3x6", "waiting", period=0, play_time=360.0))
+        eng.restore(Snapshot("pl-3x6", "waiting", index=0, play_time=360.0))
     assert press in refusal(eng, line, 40.0)
 
 

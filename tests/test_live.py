@@ -88,6 +88,23 @@ def test_commands_get_answers_and_refusals(tiny) -> None:
     assert runner.stopped.is_set()
 
 
+def test_a_refusal_reaches_the_operator_with_the_press_that_goes_on() -> None:
+    """The engine gives the plain reason; the runner has the prompt worded (show/prompts.py)
+    before the refusal reaches ctl, the web, the hall and the log."""
+    runner = Runner(Engine(profile.load("ithf")), [RecordingOutput()], clock=lambda: 100.0)
+    thread = run_in_thread(runner)
+    runner.submit(Command(Action.START)).result(timeout=5)
+    with pytest.raises(Refused) as caught:
+        runner.submit(Command(Action.NEXT)).result(timeout=5)
+    assert caught.value.reason == "nothing to go on to (the start is counting down)"
+    assert str(caught.value) == (
+        "nothing to go on to (the start is counting down): the start signal comes by itself "
+        "in 20 s (START and SPACE do nothing until then); RESET (r r, ctl reset, or hold "
+        "START/NEXT) calls it off")
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(timeout=5)
+
+
 def test_pygame_audio_plays_every_cue_kind_on_the_dummy_driver() -> None:
     import pygame
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
-from timekeeper.rules.profile import _Reader
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules.yamldoc import Reader
 from timekeeper.sound.devices import AUDIO_KINDS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
@@ -78,7 +78,7 @@ def load(path: Path | None) -> Config:
 
 
 def build(doc: Doc, file: Path) -> Config:
-    r = _Reader(doc)
+    r = Reader(doc)
     if not isinstance(doc.data, dict):
         raise ConfigError("must be a mapping of settings", file)
     doc.check_keys((), doc.data, TOP_KEYS)
@@ -104,7 +104,7 @@ def build(doc: Doc, file: Path) -> Config:
     )
 
 
-def _web_listen(r: _Reader) -> tuple[str, int] | None:
+def _web_listen(r: Reader) -> tuple[str, int] | None:
     from timekeeper.web.listen import parse_listen
 
     r.mapping(("web",), WEB_KEYS)
@@ -117,7 +117,7 @@ def _web_listen(r: _Reader) -> tuple[str, int] | None:
         raise r.doc.error(("web", "listen"), str(exc)) from None
 
 
-def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
+def _hall(r: Reader, doc: Doc) -> HallConfig | None:
     if r.mapping(("hall",), HALL_KEYS) is None:
         return None
     broker = r.text(("hall", "broker"), "")
@@ -142,7 +142,7 @@ def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
 SDL_DRIVERS = ("alsa", "pulseaudio", "pipewire", "jack", "dummy", "disk")
 
 
-def _driver(r: _Reader) -> str | None:
+def _driver(r: Reader) -> str | None:
     if r.get(("audio", "driver")) is None:
         return None
     return r.choice(("audio", "driver"), SDL_DRIVERS, "alsa")
@@ -160,7 +160,7 @@ def latency_problem(ms: float) -> str | None:
     return None if 0 <= ms <= 1000 else f"must be 0 to 1000 ms, not {ms:g}"
 
 
-def _chunk(r: _Reader) -> int | None:
+def _chunk(r: Reader) -> int | None:
     value = r.get(("audio", "chunk"))
     if value is None:
         return None
@@ -169,7 +169,7 @@ def _chunk(r: _Reader) -> int | None:
     return value
 
 
-def _trim(r: _Reader) -> float:
+def _trim(r: Reader) -> float:
     """audio.trim_ms: the extra delay of this box's speaker path, measured (docs/hall.md), so
     that boxes with different cards sound together; -500 … 500 ms."""
     value = r.get(("audio", "trim_ms"), 0)
@@ -178,7 +178,7 @@ def _trim(r: _Reader) -> float:
     return value / 1000
 
 
-def _latency(r: _Reader) -> float | None:
+def _latency(r: Reader) -> float | None:
     if r.get(("audio", "latency_ms")) is None:
         return None
     ms = r.seconds(("audio", "latency_ms"), zero=True)  # (a plain non-negative number)
@@ -213,7 +213,7 @@ def volume_gain(value: object) -> float | str:
     return 10 ** (db / 20)
 
 
-def _volume(r: _Reader) -> float:
+def _volume(r: Reader) -> float:
     value = r.get(("audio", "volume"))
     if value is None:
         return 1.0
@@ -256,19 +256,19 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or text.startswith(".") or text.endswith((".yaml", ".yml"))
 
 
-def _profile(r: _Reader, file: Path) -> str | None:
+def _profile(r: Reader, file: Path) -> str | None:
     from timekeeper.rules import profile as profiles
 
     return _found(r, file, "profile", profiles.find)
 
 
-def _sounds(r: _Reader, file: Path) -> str | None:
+def _sounds(r: Reader, file: Path) -> str | None:
     from timekeeper.sound.pack import find_pack
 
     return _found(r, file, "sounds", find_pack)
 
 
-def _found(r: _Reader, file: Path, key: str, find: Callable[[str], object]) -> str | None:
+def _found(r: Reader, file: Path, key: str, find: Callable[[str], object]) -> str | None:
     """A profile or pack name or path, checked now; a relative path is relative to the
     config file (under systemd the working directory is the state folder)."""
     text = _optional_text(r, (key,))
@@ -283,11 +283,11 @@ def _found(r: _Reader, file: Path, key: str, find: Callable[[str], object]) -> s
     return text
 
 
-def _optional_text(r: _Reader, path: Path_) -> str | None:
+def _optional_text(r: Reader, path: Path_) -> str | None:
     return None if r.get(path) is None else r.text(path, "")
 
 
-def _optional_path(r: _Reader, path: Path_, file: Path) -> Path | None:
+def _optional_path(r: Reader, path: Path_, file: Path) -> Path | None:
     text = _optional_text(r, path)
     if text is None:
         return None

@@ -22,6 +22,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine, Snapshot
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show.prompts import resumed_text
 from timekeeper.sound.output import AudioError, Output
 
 log = logging.getLogger("timekeeper")
@@ -159,7 +160,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
                       f"from {args.resume_from}" if args.resume_from else "from the journal")
-            log.info("resumed %s: %s", source, _resumed_text(
+            log.info("resumed %s: %s", source, resumed_text(
                 runner.status(), getattr(args, "replay", False)))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
@@ -173,7 +174,7 @@ def _run_live(args: argparse.Namespace) -> int:
         notifier.stopping()
         if engine.state.value not in ("idle", "finished"):
             log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
-                     _resumed_text(engine.status(runner.clock())))
+                     resumed_text(engine.status(runner.clock())))
     finally:
         for closer in closers:
             closer.close()
@@ -367,29 +368,3 @@ def _second_box(control: Path, folder: Path) -> str:
             f"To run a second box beside it, give it its own socket and journal:\n"
             f"  timekeeper run --control {sock} --state-dir {other}\n"
             f"and control it with `timekeeper ctl --control {sock} …`")
-
-
-def _resumed_text(status, resumed_by_replay: bool = False) -> str:
-    """Where a resumed match stands and which press goes on with it."""
-    from timekeeper.show.status import clock_text, elapsed_text
-
-    where = status.part or "the match"
-    score = f"score {status.score['home']}:{status.score['away']}"
-    if status.state == "stopped":
-        return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left, {score}: STOP/RESUME (SPACE, ctl resume) "
-                "goes on; or `ctl replay` plays it again from the start, keeping the goals "
-                "(ITHF 4.5)")
-    if status.state == "idle" and resumed_by_replay:
-        return f"to be played again from the start, goals kept ({score}): START begins it"
-    if status.state in ("finished", "idle"):
-        return "no match under way: START begins one"
-    if status.state == "prestart":
-        return "in the pre-start countdown: START begins it again"
-    if status.state == "running":  # (quitting) it comes back stopped here
-        return (f"{where} at {elapsed_text(status.play_time)} played; it comes back stopped "
-                "there")
-    if status.state in ("shootout", "shot"):
-        return "in the shoot-out: NEXT (n, ctl next) starts the next shot"
-    return (f"{where} over: NEXT (n, ctl next) goes on to "
-            f"{status.waiting_for.removeprefix('next: ')}")

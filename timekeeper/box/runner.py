@@ -18,6 +18,7 @@ from typing import Protocol
 
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Cue, Engine, Status
+from timekeeper.show import prompts
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.output import Output
 
@@ -133,8 +134,8 @@ class Runner:
                 else:
                     try:
                         cues = self.engine.handle(command, now)
-                    except Refused as exc:
-                        cues, refusal = exc.cues, exc
+                    except Refused as exc:  # worded for the operator: what to press now
+                        cues, refusal = exc.cues, prompts.complete(exc, self.engine.status(now))
                 status = self.engine.status(now)
                 if cues or command is not None or self.engine.state != before:
                     self._settled = now  # (in the lock: no status from before the change)

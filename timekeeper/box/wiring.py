@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from timekeeper.rules.profile import _Reader
+from timekeeper.rules.yamldoc import Reader
 from timekeeper.rules.yamldoc import Doc, Path_
 from timekeeper.sound.pack import CUE_NAMES
 
@@ -69,7 +69,7 @@ def default_gpio() -> GpioConfig:
     return GpioConfig(buttons=buttons, lamp=LampConfig(23))
 
 
-def read(r: _Reader, doc: Doc) -> GpioConfig:
+def read(r: Reader, doc: Doc) -> GpioConfig:
     """The config's `gpio:` section over the default wiring."""
     spec = r.mapping(("gpio",), GPIO_KEYS)
     if spec is None:
@@ -99,7 +99,7 @@ def read(r: _Reader, doc: Doc) -> GpioConfig:
     return gpio
 
 
-def _button(r: _Reader, doc: Doc, name: str) -> ButtonConfig | None:
+def _button(r: Reader, doc: Doc, name: str) -> ButtonConfig | None:
     short, long, hold, _ = BUTTONS[name]
     path: Path_ = ("gpio", "buttons", name)
     value = r.get(path)
@@ -114,7 +114,7 @@ def _button(r: _Reader, doc: Doc, name: str) -> ButtonConfig | None:
                         short, long)
 
 
-def _lamp(r: _Reader, doc: Doc) -> LampConfig | None:
+def _lamp(r: Reader, doc: Doc) -> LampConfig | None:
     path: Path_ = ("gpio", "lamp")
     value = r.get(path)
     if value is None:
@@ -127,7 +127,7 @@ def _lamp(r: _Reader, doc: Doc) -> LampConfig | None:
     return LampConfig(_pin(r, doc, (*path, "pin")), r.flag((*path, "active_high"), True))
 
 
-def _relay(r: _Reader, doc: Doc, name: str, cues: tuple[str, ...],
+def _relay(r: Reader, doc: Doc, name: str, cues: tuple[str, ...],
            seconds: float) -> RelayConfig | None:
     path: Path_ = ("gpio", name)
     value = r.mapping(path, RELAY_KEYS)
@@ -151,7 +151,7 @@ BOARD_TO_BCM = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22,
                 31: 6, 32: 12, 33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
 
 
-def _pin(r: _Reader, doc: Doc, path: Path_) -> int:
+def _pin(r: Reader, doc: Doc, path: Path_) -> int:
     """A pin as its BCM GPIO number: 17, "GPIO17", "BCM17", or a header pin "BOARD11"
     (also "J8:11", "P1:11") — one form, so that two names for one pin are caught."""
     value = r.get(path)
@@ -171,7 +171,7 @@ def _pin(r: _Reader, doc: Doc, path: Path_) -> int:
                           f"GPIO17 or BOARD11, not {value!r}")
 
 
-def _check_pins_unique(r: _Reader, doc: Doc, gpio: GpioConfig) -> None:
+def _check_pins_unique(r: Reader, doc: Doc, gpio: GpioConfig) -> None:
     used: dict[str, str] = {}
     devices: list[tuple[str, int | str]] = [(f"buttons.{b.name}", b.pin) for b in gpio.buttons]
     devices += [(name, dev.pin) for name, dev in

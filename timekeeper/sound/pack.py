@@ -19,7 +19,7 @@ import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import MAX_BEEPS, Profile, did_you_mean
+from timekeeper.rules.profile import FEEDBACK_CUES, MAX_BEEPS, Profile, did_you_mean
 from timekeeper.rules.yamldoc import ConfigError, Doc
 from timekeeper.sound.decoding import FORMATS, MAX_SIGNAL_SECONDS, Source, decode_source
 from timekeeper.sound.loudness import dbfs, lufs, peak
@@ -33,7 +33,6 @@ CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "en
              "forfeit", "pause", "resume", "time_added", "goal")
 # played only if the pack has them (the default pack has none): the score is no rule signal
 OPTIONAL_CUES = ("goal",)
-FEEDBACK_CUES = frozenset({"pause", "resume", "time_added"})  # the operator's, kept softer
 MARK_CUES = frozenset({"minute", "third"})
 DEFAULT_REPEAT_EVERY = 0.5
 
