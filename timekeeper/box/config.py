@@ -16,8 +16,7 @@ from pathlib import Path
 
 from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
-from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
-from timekeeper.rules.yamldoc import Reader
+from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.sound.devices import AUDIO_KINDS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from timekeeper.rules.yamldoc import Reader
-from timekeeper.rules.yamldoc import Doc, Path_
+from timekeeper.rules.yamldoc import Doc, Path_, Reader
 from timekeeper.sound.pack import CUE_NAMES
 
 GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
