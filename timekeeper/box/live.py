@@ -17,10 +17,11 @@ import threading
 from pathlib import Path
 
 from timekeeper.box import config as box_config
-from timekeeper.box.journal import Journal, JournalError, loads, parse_resume_at, state_dir
+from timekeeper.box.journal import Journal, state_dir
+from timekeeper.box.resume import resume
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.engine import Engine, Snapshot
+from timekeeper.rules.engine import Engine
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.sound.output import AudioError, Output
 
@@ -76,8 +77,8 @@ def _run_live(args: argparse.Namespace) -> int:
                      melody_window(chosen)).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
-    resumed = _resume(args, engine, journal)
-
+    resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh,
+                     args.replay)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
@@ -158,8 +159,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
                       f"from {args.resume_from}" if args.resume_from else "from the journal")
-            log.info("resumed %s: %s", source, _resumed_text(
-                runner.status(), getattr(args, "replay", False)))
+            log.info("resumed %s: %s", source, _resumed_text(runner.status(), args.replay))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
@@ -187,7 +187,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
     from timekeeper.web.listen import parse_listen
 
     listen = cfg.web_listen
-    if getattr(args, "web", None) is not None:
+    if args.web is not None:
         try:
             listen = parse_listen(args.web)
         except ValueError as exc:
@@ -248,12 +248,12 @@ def _audio_settings(args: argparse.Namespace, cfg: box_config.Config
 
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
     """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
-    url = getattr(args, "hall", None) or (cfg.hall.broker if cfg.hall else None)
+    url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
     from timekeeper.hall.link import Broker, HallLink
 
-    table = getattr(args, "table", None) or (cfg.hall.table if cfg.hall else "")
+    table = args.table or (cfg.hall.table if cfg.hall else "")
     if not table:
         raise ConfigError("a box joining a hall needs its table: --table T (or hall.table in "
                           "the config)", field="--table")
@@ -261,7 +261,7 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
         broker = Broker.parse(url)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--hall") from None
-    hall_name = getattr(args, "hall_name", None) or (cfg.hall.hall if cfg.hall else "hall")
+    hall_name = args.hall_name or (cfg.hall.hall if cfg.hall else "hall")
     if cfg.hall and cfg.hall.user and broker.user is None:
         broker = Broker(broker.host, broker.port, cfg.hall.user, cfg.hall.password)
     try:
@@ -271,70 +271,6 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     runner.listeners.append(link)
     runner.on_command.append(link.command_applied)
     return link.start()
-
-
-def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:
-    """--resume-at, --resume-from, else the journal (unless --fresh): the match to go on with,
-    restored into the engine with its clock stopped."""
-    key = engine.profile.key
-    if args.resume_at:
-        try:
-            snap = parse_resume_at(args.resume_at, key)
-        except ValueError as exc:
-            raise ConfigError(str(exc), field="--resume-at") from None
-        source = "--resume-at"
-    elif args.resume_from:
-        try:
-            snap = loads(args.resume_from.read_text(encoding="utf-8"), args.resume_from)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read: {exc}", args.resume_from) from None
-        except JournalError as exc:
-            raise ConfigError(str(exc), field="--resume-from") from None
-        if snap.profile != key:
-            raise ConfigError(f"the journal is of profile {snap.profile}, not {key}; "
-                              f"run with --profile {snap.profile}", args.resume_from)
-        source = str(args.resume_from)
-    elif args.fresh:
-        if getattr(args, "replay", False):
-            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
-                              "one: choose one", field="--replay")
-        return None
-    else:  # whatever is wrong with the journal, it is set aside: never a crash loop
-        snap = journal.resume()
-        if snap is None:
-            return None
-        return _restored(args, engine, snap, str(journal.path))
-    try:
-        engine.restore(snap)
-    except Exception as exc:
-        raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
-                          "--resume-from") from None
-    return _restored(args, engine, snap, source)
-
-
-def _restored(args: argparse.Namespace, engine: Engine, snap: Snapshot,
-              source: str) -> Snapshot | None:
-    """A match restored into the engine: replayed from the start (--replay), or the match
-    to go on with (None when there is none, e.g. it was in its pre-start countdown)."""
-    if getattr(args, "replay", False):
-        _replay(engine, source)
-        return snap
-    if engine.state.value == "idle":
-        if snap.state == "prestart":
-            log.info("the match was in its pre-start countdown: START begins it again")
-        return None
-    return snap
-
-
-def _replay(engine: Engine, source: str) -> None:
-    """--replay: ITHF 4.5, the match is played again from the start with the goals kept."""
-    from timekeeper.rules.commands import Refused
-
-    try:  # a restored match has no deadline: the time told does not matter
-        engine.handle(Command(Action.REPLAY), 0.0)
-    except Refused as exc:
-        raise ConfigError(f"no match under way in {source} to replay ({exc})",
-                          field="--replay") from None
 
 
 def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
