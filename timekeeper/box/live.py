@@ -8,6 +8,7 @@ audio, pack and GPIO are ready."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -57,9 +58,9 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
     from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
     from timekeeper.box.runner import Runner
-    from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
+    from timekeeper.box.sdnotify import Notifier, ServiceStatus, Watchdog, watchdog_interval
     from timekeeper.box.soundcard import start_audio, terminal_asker
-    from timekeeper.show.status import LogLines, StatusLine, marked, status_text
+    from timekeeper.show.status import LogLines, StatusLine
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
@@ -92,19 +93,21 @@ def _run_live(args: argparse.Namespace) -> int:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     audio, mark = started.guard, "SILENT" if started.silent else ""
-    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
-                       keep_going=True) if args.events else None)
-    runner = Runner(engine, [audio], events)
-    closers: list = [audio]
-    try:
+    # Devices close in the reverse order of their opening (ExitStack): the controls and the
+    # pages before the runner's listeners, the events log and the sound card last.
+    with contextlib.ExitStack() as devices:
+        devices.callback(audio.close)
+        events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
+                           keep_going=True) if args.events else None)
+        if events is not None:
+            devices.callback(events.close)
+        runner = Runner(engine, [audio], events)  # (the events log: its first listener)
         now = runner.clock()
-        runner.timers.append(audio)
+        runner.timers += [audio, journal]
         audio.start_checks(now)
-        runner.timers.append(journal)
-        runner.on_change.append(journal.save)
-        gpio = [] if args.no_gpio or not cfg.gpio.enabled else _gpio(cfg, runner, engine,
-                                                                      audio, chosen.add_step)
-        closers[:0] = gpio
+        runner.listeners.append(journal)
+        if not args.no_gpio and cfg.gpio.enabled:
+            devices.enter_context(_gpio(cfg, runner, audio, chosen.add_step))
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
 
@@ -114,10 +117,10 @@ def _run_live(args: argparse.Namespace) -> int:
         if sys.stdout.isatty():
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
-            line = StatusLine(runner.status, help_text, mark=mark,
-                              tail="? keys" if interactive else "").start()
+            line = devices.enter_context(contextlib.closing(StatusLine(
+                runner.status, help_text, mark=mark, tail="? keys" if interactive else ""
+            ).start()))
             runner.listeners.append(line)
-            closers.insert(0, line)
             show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
             for handler in root.handlers[:]:
@@ -126,12 +129,12 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            closers.insert(0, Keyboard(runner.submit, chosen.add_step, state=lambda:
-                                       engine.state.value, on_help=show_help).start())
+            devices.callback(Keyboard(runner.submit, chosen.add_step, state=lambda:
+                                      engine.state.value, on_help=show_help).start().close)
 
-        web = _web(args, cfg, runner, folder, chosen.add_step)
+        web = _web(args, cfg, runner, folder, chosen.add_step)  # (its own listener, serving)
         if web is not None:
-            closers.insert(0, web)
+            devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control))
@@ -142,13 +145,12 @@ def _run_live(args: argparse.Namespace) -> int:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
         server.handlers["link"] = _link_handler(web)
-        closers.insert(0, server.start())
+        devices.callback(server.start().close)
         if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
-            closers.insert(0, hall)
-        notifier = Notifier()
-        closers.append(notifier)
-        runner.listeners.append(lambda cue, status: cue is None and notifier.status(
-            marked(status_text(status), mark)))
+            devices.callback(hall.close)
+        notifier = devices.enter_context(contextlib.closing(Notifier()))
+        service = ServiceStatus(notifier, mark)
+        runner.listeners.append(service)
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
@@ -165,7 +167,7 @@ def _run_live(args: argparse.Namespace) -> int:
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
                   chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
                   cfg.audio_device or "default", runner.lead * 1e3)
-        notifier.ready(marked(status_text(runner.status()), mark))
+        notifier.ready(service.text(runner.status()))
         if args.start:
             runner.submit(Command(Action.START))
         runner.run()
@@ -173,11 +175,6 @@ def _run_live(args: argparse.Namespace) -> int:
         if engine.state.value not in ("idle", "finished"):
             log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
                      _resumed_text(engine.status(runner.clock())))
-    finally:
-        for closer in closers:
-            closer.close()
-        if events:
-            events.close()
     return 0
 
 
@@ -269,12 +266,12 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners.append(link)
-    runner.on_command.append(link.command_applied)
     return link.start()
 
 
-def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
-    """Buttons, lamp, horn and buzzer; [] with one info line where there is no GPIO."""
+def _gpio(cfg: box_config.Config, runner, audio, add_step: float) -> contextlib.ExitStack:
+    """Buttons, lamp, horn and buzzer, opened and told by the runner; closed when the stack
+    closes (none, with one info line, where there is no GPIO)."""
     from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
     from timekeeper.box.signals import Lamp, Relay
 
@@ -282,34 +279,33 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
         factory = pin_factory()
     except GpioUnavailable as exc:
         log.info("no GPIO here (%s): running without buttons, lamp or horn", exc)
-        return []
+        return contextlib.ExitStack()
     g = cfg.gpio
-    devices: list = []
-    try:
-        devices.append(ButtonPanel(g, runner.submit, runner.clock, add_step, factory))
-        if g.lamp is not None:
-            lamp = Lamp(g.lamp, lambda: engine.state.value, lambda: audio.faulty, factory)
-            runner.timers.append(lamp)
-            runner.on_change.append(lamp.update)
-            audio.when_fault_changed.append(lamp.update)
-            lamp.update(runner.clock())
-            devices.append(lamp)
-        for relay_config in (g.horn, g.buzzer):
-            if relay_config is not None:
-                relay = Relay(relay_config, factory)
-                runner.listeners.append(relay)
-                runner.timers.append(relay)
-                devices.append(relay)
-    except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
-        for device in devices:
-            device.close()
-        where = cfg.source or "the default wiring"
-        raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
-    names = [b.name for b in g.buttons]
-    log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
-             ", lamp" if g.lamp else "", ", horn" if g.horn else "",
-             ", buzzer" if g.buzzer else "")
-    return devices
+    with contextlib.ExitStack() as opened:  # closed here only if one fails to open
+        try:
+            opened.callback(ButtonPanel(g, runner.submit, runner.clock, add_step,
+                                        factory).close)
+            if g.lamp is not None:
+                lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
+                runner.timers.append(lamp)
+                runner.listeners.append(lamp)
+                now = runner.clock()
+                lamp.match_changed(runner.status(), now)
+                lamp.fault_changed(audio.fault(), now)
+            for relay_config in (g.horn, g.buzzer):
+                if relay_config is not None:
+                    relay = opened.enter_context(contextlib.closing(Relay(relay_config,
+                                                                          factory)))
+                    runner.listeners.append(relay)
+                    runner.timers.append(relay)
+        except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
+            where = cfg.source or "the default wiring"
+            raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
+        names = [b.name for b in g.buttons]
+        log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
+                 ", lamp" if g.lamp else "", ", horn" if g.horn else "",
+                 ", buzzer" if g.buzzer else "")
+        return opened.pop_all()  # (open: the caller's stack closes them)
 
 
 def _second_box(control: Path, folder: Path) -> str:
