@@ -175,16 +175,10 @@ def test_no_gpio_is_one_clear_error(monkeypatch) -> None:
 # ----------------------------------------------------------------------------- lamp
 
 
-class Box:
-    state = "idle"
-    fault = False
-
-
 @pytest.fixture
 def lamp(factory):
-    box = Box()
-    lamp = Lamp(LampConfig(23), lambda: box.state, lambda: box.fault, factory)
-    yield lamp, box, factory.pin(23)
+    lamp = Lamp(LampConfig(23), factory)
+    yield lamp, lamp, factory.pin(23)  # (the lamp keeps the state and fault it is told)
     lamp.close()
 
 
@@ -229,11 +223,11 @@ def test_lamp_blinks_from_its_schedule_without_drift(lamp) -> None:
 
 def test_lamp_shows_an_audio_fault_over_the_state(lamp) -> None:
     lamp, box, _ = lamp
-    box.state, box.fault = "running", True
+    box.state, box.faulty = "running", True
     lamp.update(0.0)
     assert lamp.pattern is FAULT
     assert run_timer(lamp, 2.0, 0.0) == [(0.12, False), (0.3, True), (0.42, False), (2.0, True)]
-    box.fault = False
+    box.faulty = False
     lamp.update(2.1)
     assert lamp.pattern is STEADY
 
@@ -245,13 +239,13 @@ def test_horn_follows_its_cues_for_a_set_time(factory) -> None:
     horn = Relay(RelayConfig(24, frozenset({"end", "period_end"}), 2.0), factory)
     pin = factory.pin(24)
     try:
-        horn(Cue("minute", 10.0), None)  # type: ignore[arg-type]
+        horn.cue_played(Cue("minute", 10.0), None, 0.0, None)  # type: ignore[arg-type]
         assert pin.state is False and horn.next_due() is None
-        horn(Cue("period_end", 50.0), None)  # type: ignore[arg-type]  # handed over early
+        horn.cue_played(Cue("period_end", 50.0), None, 0, None)  # type: ignore  # early
         assert pin.state is False and horn.next_due() == 50.0  # closes when it is due
         horn.fire(50.0)
         assert pin.state is True and horn.next_due() == 52.0
-        horn(Cue("end", 51.0), None)  # type: ignore[arg-type]  # overlapping: kept on
+        horn.cue_played(Cue("end", 51.0), None, 0, None)  # type: ignore  # overlapping: kept on
         assert horn.next_due() == 53.0
         horn.fire(53.0)
         assert pin.state is False and horn.next_due() is None
@@ -264,7 +258,7 @@ def test_relay_active_low(factory) -> None:
     pin = factory.pin(24)
     try:
         assert pin.state is True  # off = high for an active-low relay board
-        horn(Cue("end", 5.0), None)  # type: ignore[arg-type]
+        horn.cue_played(Cue("end", 5.0), None, 0.0, None)  # type: ignore[arg-type]
         horn.fire(5.0)
         assert pin.state is False
     finally:

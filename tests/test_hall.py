@@ -346,18 +346,29 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
 
 
 def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
+    """The desk sees a local stop at once (within 0.5 s), already off the hall's time: the
+    box publishes its status after the command has taken it off, not at its next tick."""
     from timekeeper.box.controls.socket_client import send
+    from timekeeper.hall.desk import Desk
+    from timekeeper.hall.link import Broker
 
     url = boxes["broker"]["url"]
     for table in ("1", "2"):
         boxes["start"](table)
-    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 2, "boxes joined")
-    assert hall(url, "start", "--in", "2s").returncode == 0
-    time.sleep(3.5)
-    assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
-    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
-                      is False and s, "table 2 shown off the hall's time")
-    assert status["1"]["in_step"] is True and status["2"]["status"]["state"] == "stopped"
+    desk = Desk(Broker.parse(url), "hall")  # (the desk's view, as `hall status` reads it)
+    try:
+        wait_for(lambda: len(desk.tables()) == 2, "boxes joined")
+        assert hall(url, "start", "--in", "2s").returncode == 0
+        wait_for(lambda: all(t["status"]["state"] == "running" and t["in_step"]
+                             for t in desk.tables().values()), "both tables running")
+        assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
+        status = wait_for(lambda: (s := desk.tables())["2"]["in_step"] is False and s,
+                          "table 2 shown off the hall's time within 0.5 s", 0.5)
+    finally:
+        desk.close()
+    assert status["2"]["status"]["state"] == "stopped"
+    assert status["2"]["status"]["muted"] is False  # (the one status: `ctl status`'s fields)
+    assert json.loads(hall(url, "status").stdout)["1"]["in_step"] is True
     resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
     assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
     status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]

@@ -85,7 +85,7 @@ def test_commands_get_answers_and_refusals(tiny) -> None:
     assert runner.submit(Command(Action.RESET)).result(timeout=5).state == "idle"
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     thread.join(timeout=5)
-    assert runner.stopped.is_set()
+    assert runner.exited.is_set()
 
 
 def test_a_refusal_reaches_the_operator_with_the_press_that_goes_on() -> None:

@@ -72,7 +72,18 @@ def test_quit_is_refused_on_the_socket(box) -> None:
     answer = send(path, "quit")
     assert answer["ok"] is False and answer["result"] == "refused"
     assert "not taken over the socket" in answer["error"]
-    assert not runner.stopped.is_set() and send(path, "status")["ok"]
+    assert not runner.exited.is_set() and send(path, "status")["ok"]
+
+
+def test_a_muted_box_says_so_in_every_status(box) -> None:
+    """`muted` is a field of the status itself: `ctl status` shows it as the web and the
+    hall do (it once reached the web only)."""
+    _, _, path = box
+    assert send(path, "status")["status"]["muted"] is False
+    assert send(path, "mute")["status"]["muted"] is True
+    assert send(path, "status")["status"]["muted"] is True
+    assert send(path, "start")["status"]["muted"] is True  # (every reply's status)
+    assert send(path, "unmute")["status"]["muted"] is False
 
 
 @pytest.mark.parametrize("data, error", [

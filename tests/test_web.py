@@ -23,6 +23,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue, Engine
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.listener import RunnerListener
 from timekeeper.sound.output import Output
 from timekeeper.web import server as web_server
 from timekeeper.web.listen import parse_listen
@@ -259,7 +260,12 @@ def test_mute_silences_the_sound_not_the_relays_and_lamp(tmp_path: Path) -> None
     output = RecordingOutput()
     runner = Runner(Engine(profile.load(str(tiny))), [output])
     heard: list[str] = []
-    runner.listeners.append(lambda cue, status: cue is not None and heard.append(cue.name))
+
+    class Relay(RunnerListener):
+        def cue_played(self, cue, status, played, not_heard) -> None:
+            heard.append(cue.name)
+
+    runner.listeners.append(Relay())
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     runner.submit(Command(Action.MUTE)).result(timeout=5)

@@ -20,11 +20,12 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
-from timekeeper.rules.engine import Engine, Snapshot, State
+from timekeeper.rules.engine import Engine, Snapshot, State, Status
 from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
@@ -234,9 +235,9 @@ def parse_resume_at(text: str, profile_key: str) -> Snapshot:
     return Snapshot(profile_key, State.STOPPED.value, int(period) - 1, played)
 
 
-class Journal:
-    """Keeps `folder/match.json` in step with the engine. `save` after every change; `tick`
-    from the runner's scheduler while a clock runs."""
+class Journal(RunnerListener):
+    """Keeps `folder/match.json` in step with the engine: saved on every change (a runner
+    listener) and, while a clock runs, at the runner's timer."""
 
     def __init__(self, folder: Path, engine: Engine, interval: float = 1.0) -> None:
         """Raises ConfigError for a sound pack's folder (a mix-up once put journals into
@@ -353,6 +354,9 @@ class Journal:
         if self._failed:
             log.info("journal %s written again", self.path)
         self._failed, self._last = False, snap
+
+    def match_changed(self, status: Status, now: float) -> None:
+        self.save(now)
 
     # the runner's scheduler interface
     def next_due(self) -> float | None:

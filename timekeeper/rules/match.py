@@ -6,7 +6,7 @@ asks for the operator's prompt)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from timekeeper.rules.clock import PeriodClock
@@ -82,6 +82,14 @@ class Status:
     score: dict[str, int] = field(default_factory=lambda: {"home": 0, "away": 0})
     goals: list[dict] = field(default_factory=list)
     shootout_score: str = ""  # in a shoot-out with entered results: "home 2/3 away 1/3"
+    # the box's, not the match's: MUTE (ceremonies) silences its cues (the engine says False;
+    # the live runner fills it in)
+    muted: bool = False
+
+    def to_dict(self) -> dict:
+        """The status as JSON data: the one form that `ctl status`, the web pages, the hall
+        and every reply carry, so that a field exists everywhere or nowhere."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,6 @@ class AudioGuard(Output):
         self.opener, self.attempts, self.sleep = opener, attempts, sleep
         self.output: Output | None = None
         self.profile: Profile | None = None  # what every output it opens is prepared for
-        self.when_fault_changed: list[Callable[[float], None]] = []
         self._why: str | None = None  # the fault, while there is one
         self._delay = FIRST_DELAY
         self._due: float | None = None
@@ -213,8 +212,8 @@ class AudioGuard(Output):
             job.run()
 
     def _fault_changed(self, now: float) -> None:
-        for callback in self.when_fault_changed:
-            callback(now)
+        if self.when_fault_changed is not None:  # (the runner's: its listeners hear of it)
+            self.when_fault_changed(self._why, now)
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Release the device within `timeout` seconds, hung or not: a shutdown must never

@@ -218,7 +218,7 @@ class ControlServer:
             request = Request(request)
         line = request.line
         if line == "status":
-            return {"ok": True, "status": dataclasses.asdict(self.runner.status())}
+            return {"ok": True, "status": self.runner.status().to_dict()}
         word, *args = line.split() or [""]
         if word in self.handlers:
             return self.handlers[word](args)
@@ -247,7 +247,7 @@ class ControlServer:
             return _dropped()
         except Refused as exc:
             return {"ok": False, "result": "refused", "error": str(exc)}
-        return {"ok": True, "result": "applied", "status": dataclasses.asdict(status)}
+        return {"ok": True, "result": "applied", "status": status.to_dict()}
 
     def _submit(self, command: Command, request_id: str | None) -> Future:
         """The command's future: a new one, or the one its id already has (a retry)."""
