@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import RecordingOutput, free_port, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import timesync
 from timekeeper.hall.messages import BadMessage, parse_command
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.engine import Cue, Engine
-from timekeeper.sound.output import Output
+from timekeeper.rules.engine import Engine
 
 NOW = 1_800_000_000.0
 
@@ -83,19 +83,11 @@ def test_a_wall_clock_instant_maps_once_onto_the_runners_clock() -> None:
     assert abs(at - 52.5) < 1e-3
 
 
-class Recorder(Output):
-    def __init__(self) -> None:
-        self.cues: list[Cue] = []
-
-    def play(self, cue: Cue, now: float) -> None:
-        self.cues.append(cue)
-
-
 def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
     """A hall start given for an instant: its pre-start cue is due at that very instant, not
     when the command arrived (the runner looks ahead for it like any deadline)."""
     chosen = profile.load(str(write_profile("hall", HALL_PROFILE)))
-    out = Recorder()
+    out = RecordingOutput()
     runner = Runner(Engine(chosen), [out])
     import threading
 
@@ -109,12 +101,6 @@ def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
 
 
 # ---------------------------------------------------------------- a real broker, real boxes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -201,15 +187,6 @@ def hall(url: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
                           capture_output=True, text=True, timeout=30,
                           env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
-
-
-def wait_for(predicate, what: str, seconds: float = 15.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if (value := predicate()):
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(boxes) -> None:
