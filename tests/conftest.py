@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 from hypothesis import settings
 from running import MATCH, TIMEOUT
 
@@ -101,14 +102,13 @@ class PulseAudio:
                  **self.env, "HOME": str(self.runtime),
                  "PULSE_RUNTIME_PATH": str(self.socket.parent)},
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(500):
-            if self.socket.exists():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.02)
-        self.kill()
-        pytest.fail("pulseaudio did not start")
+        proc = self.proc
+        with contextlib.suppress(AssertionError):  # (not up in time: failed just below)
+            wait_for(lambda: self.socket.exists() or proc.poll() is not None,
+                     "pulseaudio's socket", 10)
+        if not self.socket.exists():
+            self.kill()
+            pytest.fail("pulseaudio did not start")
 
     def down(self) -> None:
         """Stop the server (the sound card disappears); `up()` brings it back."""

@@ -123,15 +123,21 @@ def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     """`systemctl stop` at any moment: SIGTERM's handler submits QUIT on the runner's own
     thread, maybe while it is inside the queue's get() (a non-reentrant queue deadlocked
     there about every other time)."""
-    for _ in range(8):
-        proc = start(service_box, "--fresh")
+    from concurrent.futures import ThreadPoolExecutor
+
+    def stop_when_ready(n: int) -> int | None:  # eight boxes at once, each with its own folders
+        proc = start(service_box, "--fresh", "--control", str(service_box["dir"] / f"{n}.sock"),
+                     "--state-dir", str(service_box["dir"] / f"state{n}"))
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
                 break
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)  # at once, from a thread of its own
         proc.communicate(timeout=TIMEOUT)
-        assert proc.returncode == 0
+        return proc.returncode
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(stop_when_ready, range(8))) == [0] * 8
 
 
 def test_fresh_ignores_the_journal(service_box) -> None:
