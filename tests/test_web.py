@@ -148,9 +148,11 @@ def test_every_page_file_is_served_by_the_box_no_cdn() -> None:
 
 
 async def _live(server: WebServer, until, token: str | None = None, then=None,
+                then_when=lambda got: len(got) == 1,
                 timeout: float = 10.0) -> tuple[list[dict], int | None]:
     """Messages one live page gets until `until(messages)` holds (or `timeout` passes), and
-    the close code if the server closed it first. `then` runs once the first one is in."""
+    the close code if the server closed it first. `then` runs once, as soon as
+    `then_when(messages)` holds (by default: once the first one is in)."""
     got: list[dict] = []
     async with aiohttp.ClientSession() as session, session.ws_connect(
             f"http://127.0.0.1:{server.port}/api/live") as ws:
@@ -165,8 +167,9 @@ async def _live(server: WebServer, until, token: str | None = None, then=None,
             if msg.type is not aiohttp.WSMsgType.TEXT:
                 return got, ws.close_code  # closed by the server
             got.append(json.loads(msg.data))
-            if then is not None and len(got) == 1:
+            if then is not None and then_when(got):
                 await asyncio.get_running_loop().run_in_executor(None, then)
+                then = None
         return got, None
 
 
@@ -237,7 +240,8 @@ def test_a_new_link_ends_every_operator_session_but_not_the_displays(box, monkey
 
     async def both():
         return await asyncio.gather(
-            _live(server, lambda got: False, token=old, then=renew),  # until it is closed
+            _live(server, lambda got: False, token=old, then=renew,  # until it is closed
+                  then_when=lambda got: {"type": "auth", "ok": True} in got),
             _live(server, display_heard_after_renew))
 
     (operator, code), (display, display_code) = asyncio.run(both())
