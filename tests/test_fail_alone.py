@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from helpers import wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.box.signals import Lamp, Relay
@@ -56,10 +56,13 @@ def test_a_broken_lamp_relay_and_listener_never_stop_the_cues(write_profile, cap
     thread.start()
     try:
         runner.submit(Command(Action.START)).result(5)
-        time.sleep(2.2)
+        # (a mark every second of the real clock: these waits are for cues, not for seconds)
+        wait_for(lambda: heard.count("minute") >= 2, "two marks with the pins broken", 10)
         broken["on"] = False  # the pin works again
-        time.sleep(1.3)
+        wait_for(lambda: heard.count("minute") >= 3 and "the relay on GPIO24 works again"
+                 in caplog.text, "a mark with the pins working", 10)
         assert runner.submit(Command(Action.PAUSE)).result(5).state == "stopped"
+        wait_for(lambda: "the lamp (GPIO23) works again" in caplog.text, "the lamp", 5)
     finally:
         runner.submit(Command(Action.QUIT))
         thread.join(5)

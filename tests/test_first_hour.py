@@ -3,12 +3,13 @@ are forgiving, and every refusal says what to press."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 from timekeeper import cli
 from timekeeper.box.controls.keyboard import Keyboard, KeyReader
@@ -41,19 +42,19 @@ def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
     assert keys.feed("\x03").action is Action.QUIT  # Ctrl-C is deliberate: at once
 
 
-def test_the_keyboard_asks_the_match_state_on_a_terminal() -> None:
+def test_the_keyboard_asks_the_match_state_on_a_terminal(caplog) -> None:
     """On a real (pseudo) terminal: one `q` while running is a question, the second quits."""
+    caplog.set_level(logging.INFO)
     master, slave = os.openpty()
     got: list[Command] = []
     keyboard = Keyboard(got.append, add_step=10, fd=slave, state=lambda: "running").start()
     try:
         os.write(master, b"q")
-        time.sleep(0.3)
+        # the first q has been read (its question is asked): it must not have quit
+        wait_for(lambda: "press q again to quit" in caplog.text, "the question", 5)
         assert got == []
         os.write(master, b"q")
-        deadline = time.monotonic() + 5
-        while not got and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: got, "the second q read", 5)
     finally:
         keyboard.close()
         os.close(master)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 from timekeeper.box.controls import socket as ctl
 from timekeeper.box.controls import socket_path
@@ -23,7 +24,7 @@ from timekeeper.box.controls.socket_client import NoAnswer, send
 from timekeeper.box.controls.socket_path import private_folder
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
-from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine
 
 
@@ -133,13 +134,13 @@ def test_connections_beyond_the_limit_are_told_busy_and_it_answers_after(box) ->
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(str(path))
         idle.append(sock)
-    time.sleep(0.3)
-    answer = send(path, "status")
-    assert answer["result"] == "busy" and "try again" in answer["error"]
+    # once the server has taken them all in, the next one is told busy
+    answer = wait_for(lambda: (a := send(path, "status"))["result"] == "busy" and a,
+                      "a connection told busy")
+    assert "try again" in answer["error"]
     for sock in idle:
         sock.close()
-    time.sleep(0.3)
-    assert send(path, "status")["ok"]
+    wait_for(lambda: send(path, "status")["ok"], "an answer once the places are free")
 
 
 def test_a_retried_command_id_is_applied_once(folder, write_profile) -> None:
@@ -165,7 +166,8 @@ def test_a_command_not_applied_in_time_is_dropped_never_applied_later(folder,
         answer = send(folder / "c.sock", "start", request_id="x1")
         assert answer["result"] == "dropped" and "not applied" in answer["error"]
         thread.start()  # it comes back: the dropped start is never applied
-        time.sleep(0.2)
+        with contextlib.suppress(Refused):  # (a command after it: the queue has been read)
+            runner.submit(Command(Action.PAUSE)).result(5)
         assert send(folder / "c.sock", "status")["status"]["state"] == "idle"
         retry = send(folder / "c.sock", "start", request_id="x1")  # safe to send again
         assert retry["result"] == "applied" and retry["status"]["state"] == "prestart"

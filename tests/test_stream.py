@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import RecordingOutput
 
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
@@ -18,7 +19,7 @@ from timekeeper.rules.engine import Cue, Engine
 from timekeeper.sound.devices import open_output
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.mixing import RATE, mix_into
-from timekeeper.sound.output import AudioError, Output
+from timekeeper.sound.output import AudioError
 from timekeeper.sound.pack import default_pack_dir, load_pack
 from timekeeper.sound.render import placements, write_mix
 from timekeeper.sound.stream import FADE, FrameClock, StreamAudio, Voices
@@ -122,18 +123,6 @@ def test_stopping_the_melody_fades_it_out_from_the_stop_frame(pack) -> None:
 # ----------------------------------------------------------------------------- runner lead
 
 
-class LeadOutput(Output):
-    """A fake with the real interface: wants its cues 0.3 s early."""
-
-    lead = 0.3
-
-    def __init__(self) -> None:
-        self.played: list[Cue] = []
-
-    def play(self, cue: Cue, now: float) -> None:
-        self.played.append(cue)
-
-
 class SpyEngine(Engine):
     """The real engine, remembering every `now` it was told."""
 
@@ -156,7 +145,7 @@ TINY = """\
 def test_the_runner_looks_ahead_by_the_lead_and_never_tells_a_time_backwards(
         write_profile, tmp_path: Path) -> None:
     engine = SpyEngine(profile.load(str(write_profile("tiny", TINY))))
-    out = LeadOutput()
+    out = RecordingOutput(lead=0.3)  # wants its cues 0.3 s early
     events = EventLog(tmp_path / "e.jsonl")
     runner = Runner(engine, [out], events)
     assert runner.lead == 0.3
