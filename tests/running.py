@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import wait_for
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 
 TIMEOUT = 30  # seconds any one call may take before the test gives up on it
 # a 60-s period, no pre-start: the referee's START starts it
