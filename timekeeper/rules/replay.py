@@ -146,6 +146,8 @@ def _operator(engine: Engine, now: float) -> Command:
     taken = engine.status(now).shot
     if engine.state is State.SHOOTOUT and shootout and taken >= 2 * shootout.first:
         return Command(Action.FINISH)
+    if engine.state is State.WAITING and engine.status(now).waiting_for == "finish":
+        return Command(Action.FINISH)  # a decided score: no overtime, no shoot-out
     score = engine.m.extra.score if engine.m.extra else None
     if engine.state is State.SHOT and score is not None:  # score-keeping: a miss, in turn
         return Command(Action.ATTEMPT, team=score.next_team() or "home")
