@@ -20,8 +20,10 @@ game clock, the penalty shot, and the shoot-out's score, which ends the match on
 decided (rules/stoppedtime.py keeps them).
 
 Every profile keeps the score (rules/scoring.py): goals with their time and scorer, kept
-through a replay from the start (ITHF 4.5); a no-show countdown (ball hockey rule 5) may run
-before the start. Status, snapshot and restore: rules/standing.py."""
+through a replay from the start (ITHF 4.5). A goal in a sudden death ends the match with the
+end signal, and where goals are kept an overtime or a shoot-out is played only on a draw.
+A no-show countdown (ball hockey rule 5) may run before the start. Status, snapshot and
+restore: rules/standing.py."""
 
 from __future__ import annotations
 
