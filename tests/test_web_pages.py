@@ -79,7 +79,7 @@ def test_the_display_follows_a_match(box) -> None:
         box.wait_text(page, "#8", 3)
         assert "minor" in body(page) and minor in body(page)
 
-        # the short-handed team scores (a power-play goal by home would end away's minor)
+        # the short-handed team scores (no goal ends a penalty being served: rule 30 d)
         assert box.command("goal", "away", "17")[0] == 200
         assert box.status()["score"] == {"home": 0, "away": 1}
         wait_for(lambda: page.find_element("id", "score-away").text == "1", "the score", 3)

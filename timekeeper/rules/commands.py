@@ -215,6 +215,7 @@ class Hint(StrEnum):
     BEGIN_NEXT = "begin-next"  # "reason; START/NEXT (s/Enter, ctl start) begins the next one"
     RESUME = "resume"  # "reason (STOP/RESUME (SPACE, ctl resume) goes on)"
     ATTEMPT = "attempt"  # "reason: h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
+    FINISH = "finish"  # "reason; FINISH (f, ctl finish, or hold STOP/RESUME) ends the match"
 
 
 class Refused(Exception):

@@ -20,8 +20,10 @@ game clock, the penalty shot, and the shoot-out's score, which ends the match on
 decided (rules/stoppedtime.py keeps them).
 
 Every profile keeps the score (rules/scoring.py): goals with their time and scorer, kept
-through a replay from the start (ITHF 4.5); a no-show countdown (ball hockey rule 5) may run
-before the start. Status, snapshot and restore: rules/standing.py."""
+through a replay from the start (ITHF 4.5). A goal in a sudden death ends the match with the
+end signal, and where goals are kept an overtime or a shoot-out is played only on a draw.
+A no-show countdown (ball hockey rule 5) may run before the start. Status, snapshot and
+restore: rules/standing.py."""
 
 from __future__ import annotations
 
@@ -243,7 +245,14 @@ class Engine(Standing, Scoring):
         return self._start_period(self.m.index + 1, now)
 
     def _next_after_waiting(self, command: Command, now: float) -> list[Cue]:
-        """After a part: the next one; after the last, the shoot-out (on a draw)."""
+        """After a part: the next one; after regulation, an overtime or the shoot-out, but
+        only on a draw where goals are kept (a box whose operator enters none leaves it to
+        him: NEXT or FINISH)."""
+        if self.m.index + 1 >= self.profile.regulation and (
+                score := self.decided_score()) is not None:
+            what = (self.profile.periods[self.m.index + 1].name
+                    if self.m.index + 1 < len(self.profile.periods) else "shoot-out")
+            raise Refused(f"the score is {score}, not a draw: no {what}", Hint.FINISH)
         if self.m.index + 1 < len(self.profile.periods):
             return self._start_period(self.m.index + 1, now)
         if self.profile.shootout is None:
@@ -286,6 +295,46 @@ class Engine(Standing, Scoring):
             self.m.shots += 1
         self.state = State.FINISHED
         return [self._cue("end", now)]
+
+    # ------------------------------------------------------------------ the score
+
+    def _score(self, command: Command, now: float) -> list[Cue]:
+        """Goals, their undo and the attempts (Scoring). A goal in a sudden death ends the
+        match at once with the end signal (Polish III.2, XVI.1; Slovak rule 1; ITHF 4.8;
+        Radegast play-off); undo-goal of that goal reopens the sudden death, its clock
+        stopped where the goal stopped it."""
+        m, before = self.m, len(self.m.tally.goals)
+        if command.action is Action.UNDO_GOAL and self._takes_back_the_decider(command.team):
+            self._reopen(now)  # first, so that what the goal changed is given back in play
+        sudden = self._in_sudden_death()
+        cues = self._score_command(command, now)
+        if sudden and len(m.tally.goals) > before:
+            m.decider = m.tally.goals[-1]
+            return cues + self._end_period(now, decided=True)
+        return cues
+
+    def _takes_back_the_decider(self, team: str) -> bool:
+        """Undo-goal of `team` would take back the goal that ended the sudden death."""
+        decider = self.m.decider
+        if self.state is not State.FINISHED or decider is None or decider.team != team:
+            return False
+        return next(g for g in reversed(self.m.tally.goals) if g.team == team) is decider
+
+    def _in_sudden_death(self) -> bool:
+        p = self.period
+        return (self.state in (State.RUNNING, State.STOPPED) and not self.m.shootout
+                and p is not None and p.sudden_death)
+
+    def _reopen(self, now: float) -> None:
+        """The goal that ended the sudden death was entered by mistake: play goes on from
+        where it stopped, the clock stopped (STOP/RESUME resumes it); its marks and its
+        penalties are where they were."""
+        m = self.m
+        assert m.clock is not None
+        m.decider, self.state = None, State.STOPPED
+        self._rearm_marks(now)
+        if m.extra is not None:
+            m.extra.box.thaw(played(m.clock, now))
 
     # ------------------------------------------------------------------ stopped-time games
 
@@ -452,11 +501,12 @@ class Engine(Standing, Scoring):
             m.extra.box.expire(play)
             m.extra.box.freeze(play)
             m.extra.end_timeout()
-        if decided:
+        stand = self._after_period()
+        if decided or (stand is State.SHOOTOUT and self.decided_score() is not None):
+            # a sudden death's goal, or a score no shoot-out is played for: the end signal
             self.state = State.FINISHED
             return [*cues, self._cue("end", now)]
         cues.append(self._cue(p.end_cue, now))
-        stand = self._after_period()
         if stand is State.WAITING and not p.overtime and m.index + 1 < self.profile.regulation:
             return cues + self._between_periods(now)
         self._stand(stand)
@@ -540,7 +590,7 @@ TRANSITIONS: dict[tuple[State | None, Action], Handler] = {
     (None, A.RESET): E._reset,
     (None, A.REPLAY): E._replay,
     (None, A.NO_SHOW): E._no_show,
-    **{(None, a): E._score_command for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
+    **{(None, a): E._score for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
     **{(None, a): E._stopped_time_command for a in (A.PENALTY, A.RELEASE, A.REMOVE,
                                                     A.TIMEOUT, A.PENALTY_SHOT)},
 }

@@ -13,7 +13,7 @@ from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import Hint, Refused
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profiletypes import Period, Profile
-from timekeeper.rules.score import Tally
+from timekeeper.rules.score import Goal, Tally
 from timekeeper.rules.shootout import ShootoutScore
 from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
 
@@ -124,6 +124,7 @@ class Match:
     extra: StoppedTime | None = None  # penalties, time-outs, shoot-out score (ball hockey)
     tally: Tally = field(default_factory=Tally)  # the goals
     no_show_until: float | None = None  # before the start: the no-show countdown's end
+    decider: Goal | None = None  # the goal that ended a sudden death (undo-goal reopens it)
 
 
 class MatchCore:
@@ -157,6 +158,15 @@ class MatchCore:
         if self.profile.shootout is None:
             return State.FINISHED
         return State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
+
+    def decided_score(self) -> str | None:
+        """The score (`2:1`) where goals are kept (one at least entered) and one side leads;
+        None on a draw, or where the operator enters no goals. An overtime or a shoot-out is
+        played only on a draw (Polish XVI.1, Slovak rule 1, ITHF 4.8, Radegast play-off)."""
+        score = self.m.tally.score()
+        if not self.m.tally.goals or score["home"] == score["away"]:
+            return None
+        return self.m.tally.text()
 
     def _stand(self, state: State) -> None:
         """Enter `state` after a period; the shoot-out's cues are its own, not a period's."""

@@ -116,6 +116,8 @@ class Standing(MatchCore):
         s, i, periods = self.state, self.m.index, self.profile.periods
         if s in (State.IDLE, State.FINISHED):
             return "start"
+        if s is State.WAITING and i + 1 >= self.profile.regulation and self.decided_score():
+            return "finish"  # no overtime, no shoot-out after a decided score
         if s in (State.WAITING, State.BREAK) and i + 1 < len(periods):
             return f"next: {periods[i + 1].name}"
         if s is State.WAITING:
