@@ -1,0 +1,48 @@
+"""A new tournament file, written with comments so the desk can fill it in by hand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from timekeeper.tournament.rulesets import BUILT_IN
+
+STAGES = {
+    "radegast": "stages:\n  groups:\n    size: 4          # a draw into groups of four, round "
+                "robin\n    advance: 2       # the top two go to the knock-out\n  knockout:\n"
+                "    tree: cross      # A1–B2, C1–D2 … B1–A2, D1–C2 …\n    third_place: "
+                "true\n",
+    "hokejbal": "stages:\n  groups:\n    size: 4\n    advance: 3       # VHT 6: 1st to the "
+                "semi-finals, 2nd and 3rd to the quarter-finals\n  knockout:\n    tree: vht6"
+                "       # … and the last of each group play for the second-to-last place\n"
+                "    third_place: true\n",
+    "pl-ko": "stages:\n  knockout:\n    tree: seeded     # drawn (or seeded by --ranking), "
+             "byes to the best seeds\n    third_place: false\n",
+}
+
+
+def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
+    if rules not in BUILT_IN:
+        raise ValueError(f"rules: one of {', '.join(BUILT_IN)}")
+    stages = STAGES.get(rules, STAGES["hokejbal"] if rules.startswith("hokejbal") else "")
+    names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
+    return f"""\
+# A tournament (docs/tournament.md). Change what you need, then:
+#   timekeeper tournament -f THIS_FILE draw
+title: {json.dumps(title, ensure_ascii=False)}
+date: ""            # e.g. 2026-12-01 (for the sheets and the ITHF form)
+place: ""           # the venue or city
+country: ""         # e.g. CZE
+rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
+tables: {tables:<11} # how many (or a list of names: [A, B, C])
+changeover: 120     # seconds between two matches at a table (for the evening's length)
+players:            # one a line; or {{name: …, club: …, country: …}}
+{names}
+{stages}"""
+
+
+def write(file: Path, rules: str, players: Sequence[str], tables: int, title: str) -> None:
+    """Refuses to overwrite: a tournament file is the desk's, and its journal depends on it."""
+    with open(file, "x", encoding="utf-8") as stream:
+        stream.write(text(rules, players, tables, title))
