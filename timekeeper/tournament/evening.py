@@ -24,6 +24,7 @@ class Evening:
     group_rounds: int
     knockout_rounds: int
     idle: int  # table-rounds with no match, over the whole evening
+    group_idle: int  # … of them in the group stage
     back_to_back: int  # group stage: times a player plays two rounds in a row
     tired: int  # group stage: players who play two rounds in a row at least once
     seconds: float
@@ -52,5 +53,5 @@ def evening(t: Tournament) -> Evening:
             seconds += (final if decisive else ko) + spec.changeover
     idle = sum(tables - sum(1 for s in t.slots if s.round == r)
                for r in group_rounds + ko_rounds)
-    return Evening(len(group_rounds), len(ko_rounds), idle, figures.back_to_back,
-                   figures.tired, seconds)
+    return Evening(len(group_rounds), len(ko_rounds), idle, figures.idle,
+                   figures.back_to_back, figures.tired, seconds)

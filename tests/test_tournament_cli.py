@@ -1,0 +1,150 @@
+"""`timekeeper tournament …` as the desk types it: exit codes, what is printed, what the
+journal and the exports hold."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from timekeeper import cli
+from timekeeper.tournament import export, spec
+from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.state import Tournament
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournament.md"
+
+
+def tk(file: Path, *argv: str) -> int:
+    return cli.main(["tournament", argv[0], "-f", str(file), *argv[1:]])
+
+
+def load(file: Path) -> Tournament:
+    s = spec.load(file)
+    return Tournament(s, [e.event for e in Journal(s.journal).read()])
+
+
+@pytest.fixture
+def cup(tmp_path: Path) -> Path:
+    file = tmp_path / "cup.yaml"
+    assert cli.main(["tournament", "new", str(file), "--players", "8"]) == 0
+    assert tk(file, "draw", "--seed", "11") == 0
+    return file
+
+
+def test_new_writes_a_file_that_loads_and_never_overwrites(tmp_path: Path, capsys) -> None:
+    file = tmp_path / "club.yaml"
+    assert cli.main(["tournament", "new", str(file), "--rules", "pl-ko", "--players", "6"]) == 0
+    assert spec.load(file).knockout and not spec.load(file).groups
+    before = file.read_text(encoding="utf-8")
+    assert cli.main(["tournament", "new", str(file)]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert file.read_text(encoding="utf-8") == before
+
+
+def test_the_draw_prints_its_seed_and_happens_once(cup: Path, capsys) -> None:
+    assert tk(cup, "draw") == 2
+    assert "already drawn (seed 11)" in capsys.readouterr().err
+    again = cup.with_name("again.yaml")
+    again.write_text(cup.read_text(encoding="utf-8"), encoding="utf-8")
+    assert tk(again, "draw", "--seed", "11") == 0
+    assert "seed 11" in capsys.readouterr().out
+    assert load(again).groups == load(cup).groups  # the printed seed repeats the draw
+
+
+def test_a_correction_needs_a_reason_and_both_stay_in_the_history(cup: Path, capsys) -> None:
+    assert tk(cup, "result", "1", "1", "3:1") == 0
+    assert tk(cup, "result", "1", "1", "1:3") == 2
+    assert "a correction needs --reason" in capsys.readouterr().err
+    assert tk(cup, "result", "1", "1", "1:3", "--reason", "home and away swapped") == 0
+    results = [e for e in load(cup).history() if e["event"] == "result"]
+    assert [(e["result"]["home"], e["result"]["away"]) for e in results] == [(3, 1), (1, 3)]
+    assert results[-1]["corrects"]["home"] == 3
+    assert tk(cup, "history") == 0
+    assert "home and away swapped" in capsys.readouterr().out
+
+
+def test_a_replay_sets_the_result_aside_until_the_new_one(cup: Path, capsys) -> None:
+    assert tk(cup, "result", "1", "2", "2:0") == 0
+    assert tk(cup, "replay", "1", "2", "--reason", "timer failed (ITHF 4.5)") == 0
+    m = load(cup).at(1, "2")
+    assert m.result is None and m.replay
+    assert tk(cup, "rounds") == 0
+    assert "replay ordered" in capsys.readouterr().out
+    assert tk(cup, "result", "1", "2", "2:1") == 0
+    assert load(cup).at(1, "2").result.home == 2 and not load(cup).at(1, "2").replay
+
+
+def test_a_late_result_never_holds_up_another_table(cup: Path, capsys) -> None:
+    t = load(cup)
+    for m in t.matches():
+        if m.slot.round == 1 and m.slot.table != "4":
+            assert tk(cup, "result", "1", m.slot.table, "1:0") == 0
+    late = t.at(1, "4")  # round 1 at table 4 has no result yet
+    for m in t.matches():  # round 2 goes on at every table whose players are free
+        if m.slot.round == 2 and not {m.home, m.away} & {late.home, late.away}:
+            assert tk(cup, "result", "2", m.slot.table, "2:2") == 0
+    capsys.readouterr()
+    assert tk(cup, "rounds", "--next") == 0
+    out = capsys.readouterr().out
+    assert "table 4: round 1" in out
+    assert "still plays round 1 at table 4" in out or "(ready)" in out
+
+
+def test_a_correction_that_would_change_a_played_knockout_match_is_refused(
+        cup: Path, capsys) -> None:
+    t = load(cup)
+    for m in t.matches():
+        if not m.knockout:
+            assert tk(cup, "result", str(m.slot.round), m.slot.table, "3:0") == 0
+    t = load(cup)
+    for group in t.groups:
+        for tie in t.pending_lots(group):
+            assert tk(cup, "lot", group, "--order", ",".join(tie)) == 0
+    sf1 = load(cup).match("SF1")
+    assert tk(cup, "result", str(sf1.slot.round), sf1.slot.table, "2:1") == 0
+    first = next(m for m in load(cup).matches() if m.home == sf1.home and not m.knockout)
+    flipped = "0:9" if first.home == sf1.home else "9:0"
+    capsys.readouterr()
+    assert tk(cup, "result", str(first.slot.round), first.slot.table, flipped,
+              "--reason", "x") == 2
+    assert "order a replay of SF1 first" in capsys.readouterr().err
+
+
+def test_export_writes_documented_csv_json_a4_sheets_and_the_ithf_list(cup: Path) -> None:
+    assert tk(cup, "result", "1", "1", "3:1") == 0
+    out = cup.parent / "out"
+    assert tk(cup, "export", "--out", str(out)) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["bracket.html", "groups.html", "ithf.txt", "results.csv", "results.json",
+                     "rounds.html", "standings.csv", "standings.json"]
+    with open(out / "results.csv", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert tuple(rows[0]) == export.RESULT_FIELDS and rows[0]["home_goals"] == "3"
+    with open(out / "standings.csv", encoding="utf-8") as stream:
+        assert tuple(next(csv.DictReader(stream))) == export.STANDING_FIELDS
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert set(data) == {"tournament", "groups", "final"} and data["tournament"]["seed"] == 11
+    for sheet in ("groups.html", "bracket.html", "rounds.html"):
+        html = (out / sheet).read_text(encoding="utf-8")
+        assert "@page { size: A4" in html and "break-inside: avoid" in html
+    ithf = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
+    assert ithf[0] == "Tournament: cup" and len([n for n in ithf if n.startswith("Player")]) == 8
+    documented = DOCS.read_text(encoding="utf-8")
+    for field in (*export.RESULT_FIELDS, *export.STANDING_FIELDS):
+        assert f"`{field}`" in documented, f"{field} is not documented in docs/tournament.md"
+
+
+def test_a_bad_tournament_file_exits_2_with_its_line(tmp_path: Path, capsys) -> None:
+    file = tmp_path / "bad.yaml"
+    file.write_text("rules: radegast\nplayers: [a, b]\ntables: many\n", encoding="utf-8")
+    assert tk(file, "draw") == 2
+    assert "bad.yaml:3:9: tables: must be a whole number" in capsys.readouterr().err
+
+
+def test_the_file_may_come_from_the_environment(cup: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("TIMEKEEPER_TOURNAMENT", str(cup))
+    assert cli.main(["tournament", "standings", "A"]) == 0
+    assert "group A (still playing)" in capsys.readouterr().out
