@@ -29,7 +29,7 @@ def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
     names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
     return f"""\
 # A tournament (docs/tournament.md). Change what you need, then:
-#   timekeeper tournament -f THIS_FILE draw
+#   timekeeper tournament draw -f THIS_FILE
 title: {json.dumps(title, ensure_ascii=False)}
 date: ""            # e.g. 2026-12-01 (for the sheets and the ITHF form)
 place: ""           # the venue or city
