@@ -148,3 +148,18 @@ def test_the_file_may_come_from_the_environment(cup: Path, monkeypatch, capsys) 
     monkeypatch.setenv("TIMEKEEPER_TOURNAMENT", str(cup))
     assert cli.main(["tournament", "standings", "A"]) == 0
     assert "group A (still playing)" in capsys.readouterr().out
+
+
+def test_a_player_who_withdraws_forfeits_every_match_still_to_play(cup: Path, capsys) -> None:
+    t = load(cup)
+    player = t.groups["A"][0]
+    first = next(m for m in t.matches() if player in (m.home, m.away))
+    assert tk(cup, "result", str(first.slot.round), first.slot.table, "1:1") == 0
+    assert tk(cup, "withdraw", player.lower(), "--reason", "went home") == 0
+    assert capsys.readouterr().out.count("\nforfeit: ") == 2
+    t = load(cup)
+    mine = [m for m in t.matches() if player in (m.home, m.away) and not m.knockout]
+    assert [m.result.decided for m in mine] == ["regulation", "forfeit", "forfeit"]
+    assert all(m.result.at_fault == ("home" if m.home == player else "away")
+               for m in mine[1:])
+    assert tk(cup, "withdraw", player, "--reason", "again") == 2

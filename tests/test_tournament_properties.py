@@ -146,3 +146,16 @@ def test_a_correction_changes_the_standings_and_nothing_else(data) -> None:
     assert [vars(r) for r in t.standings(group)] == [vars(r) for r in fresh.standings(group)]
     assert t.history(target.id)[-1]["reason"] == "typo"  # the history keeps both
     assert len(t.history(target.id)) == 2
+
+
+def test_16_and_32_players_on_4_tables_never_play_two_group_rounds_in_a_row() -> None:
+    """The bench's figures, held: groups of four, no idle table in the group stage; with 8
+    players every round needs all 8 (the numbers allow no rest)."""
+    for players, rounds, back in ((8, 3, 16), (16, 6, 0), (32, 12, 0)):
+        t = Tournament(make_spec(players))
+        t.apply(desk.draw(t, 1))
+        by_round = [[t.pairings[s.match] for s in t.slots if s.round == r]
+                    for r in range(1, rounds + 1)]
+        f = schedule.measure(by_round, 4)
+        assert (f.rounds, f.idle, f.back_to_back, len(t.slots)) == (
+            rounds, 0, back, len(t.pairings))

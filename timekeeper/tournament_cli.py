@@ -76,6 +76,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--reason", required=True)
     rp.set_defaults(func=cmd_replay)
 
+    w = actions.add_parser("withdraw", parents=[where], help="a player leaves: every match "
+                                                              "still to play forfeited")
+    w.add_argument("player", metavar="PLAYER")
+    w.add_argument("--reason", required=True)
+    w.set_defaults(func=cmd_withdraw)
+
     lot = actions.add_parser("lot", parents=[where], help="record the lot for a tie")
     lot.add_argument("group", metavar="GROUP")
     lot.add_argument("--order", help="the order the desk drew: names, comma-separated")
@@ -171,8 +177,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if not t.groups:
         print("  seeds: " + ", ".join(f"{i}. {n}" for i, n in enumerate(t.order, 1)))
     e = evening(t)
-    print(f"{e.rounds} rounds ({e.group_rounds} in groups), {e.idle} idle table-rounds, "
-          f"{e.back_to_back} back-to-back group matches; about {_hm(e.seconds)}")
+    groups = (f" ({e.group_rounds} in groups)", f", {e.back_to_back} back-to-back group "
+              "matches") if t.groups else ("", "")
+    print(f"{e.rounds} rounds{groups[0]}, {e.idle} idle table-rounds{groups[1]}; about "
+          f"{_hm(e.seconds)}")
     return 0
 
 
@@ -229,6 +237,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"
           + (f" (set aside: {event['voids']['home']}:{event['voids']['away']})"
              if event["voids"] else ""))
+    return 0
+
+
+def cmd_withdraw(args: argparse.Namespace) -> int:
+    t, journal = _open(args)
+    name = desk.find_player(t, args.player)
+    todo = desk.unplayed(t, name)
+    if not todo:
+        raise TournamentError(f"{name} has no match to play with a known opponent")
+    for m in todo:
+        side = "home" if m.home == name else "away"
+        event = desk.result(t, m.slot.round, m.slot.table, None, "forfeit", side,
+                            f"withdrew: {args.reason}", _now())
+        _record(t, journal, event)
+        done = t.match(m.id)
+        print(f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
+              f"{done.sides}  {done.result.text() if done.result else ''}")
     return 0
 
 

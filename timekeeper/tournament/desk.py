@@ -97,6 +97,13 @@ def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
             "seed": seed, "time": time or None}
 
 
+def unplayed(t: Tournament, player: str) -> list[Match]:
+    """A player's matches still to play whose opponent is known: what a withdrawal (or a
+    no-show for a whole series, Radegast) forfeits."""
+    return [m for m in t.matches() if m.result is None and player in (m.home, m.away)
+            and m.home is not None and m.away is not None]
+
+
 def find_player(t: Tournament, text: str) -> str:
     """A player by name, any letter case, or by a beginning only one name has."""
     text = text.strip().casefold()

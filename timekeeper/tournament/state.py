@@ -112,6 +112,11 @@ class Tournament:
             raise TournamentError("the file's players are not those of the draw in the "
                                   "journal; a drawn tournament keeps its players (rename "
                                   "back, or start a new tournament file)")
+        missing = {str(t) for _, t, _ in event["slots"]} - set(self.spec.tables)
+        if missing:
+            raise TournamentError(f"the draw in the journal plays at tables "
+                                  f"{', '.join(sorted(missing))}, which the file no longer "
+                                  "names; a drawn tournament keeps its tables")
         self.draw = event
         self.groups = {g: tuple(p) for g, p in event["groups"].items()}
         self.order = tuple(event["order"])
