@@ -155,3 +155,17 @@ def test_a_journal_line_lost_or_edited_is_refused_with_its_line(tmp_path: Path) 
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"cup.journal.jsonl:2:1: entry number 3 where 2"):
         Journal(path).read()
+
+
+def test_an_entry_decided_on_an_old_state_is_not_written(tmp_path: Path) -> None:
+    """Two desks: the second's entry was checked against the journal before the first's
+    landed; it is refused, and nothing is written."""
+    journal = Journal(tmp_path / "cup.journal.jsonl")
+    journal.append({"event": "lot", "group": "A", "order": ["a", "b"]}, after=0)
+    before = journal.path.read_bytes()
+    with pytest.raises(ConfigError, match="changed while this was typed"):
+        journal.append({"event": "lot", "group": "A", "order": ["b", "a"]}, after=0)
+    assert journal.path.read_bytes() == before
+    journal.path.write_bytes(before.rstrip(b"\n"))  # saved by hand without its newline
+    journal.append({"event": "lot", "group": "B", "order": []}, after=1)
+    assert [e.event["n"] for e in Journal(journal.path).read()] == [1, 2]

@@ -128,7 +128,7 @@ def _open(args: argparse.Namespace) -> tuple[Tournament, Journal]:
 
 
 def _record(t: Tournament, journal: Journal, event: dict) -> dict:
-    written = journal.append(event)
+    written = journal.append(event, after=len(t.events))
     t.apply(written)
     return written
 

@@ -8,6 +8,7 @@ reported when read, and cut away before the next line is appended."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from dataclasses import dataclass
@@ -66,16 +67,25 @@ class Journal:
                               "line is missing or was moved", where)
         return event
 
-    def append(self, event: dict) -> dict:
-        """Write one entry (numbered here) and make sure it is on the disk before returning."""
-        entries = self.read()
-        event = {"n": len(entries) + 1, **{k: v for k, v in event.items() if k != "n"}}
-        line = json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+    def append(self, event: dict, after: int | None = None) -> dict:
+        """Write one entry (numbered here) and make sure it is on the disk before returning.
+        Two desks typing at once take turns (a lock on the file); `after`, the number of
+        entries the caller's decision was made on, refuses an entry if another desk wrote
+        one meanwhile, since it was checked against a state that no longer stands."""
         new = not self.path.exists()
-        if self.torn:
-            self._cut_torn_tail()
         with open(self.path, "ab") as stream:
-            stream.write(line)
+            fcntl.flock(stream.fileno(), fcntl.LOCK_EX)  # released when the file is closed
+            entries = self.read()
+            if after is not None and len(entries) != after:
+                raise ConfigError("the journal changed while this was typed (another desk?): "
+                                  "nothing written; look again and repeat it", self.path)
+            if self.torn:
+                self._cut_torn_tail()
+            elif self.path.stat().st_size and not self._ends_with_newline():
+                stream.write(b"\n")  # a last entry a person saved without its newline
+            event = {"n": len(entries) + 1, **{k: v for k, v in event.items() if k != "n"}}
+            stream.write(json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8")
+                         + b"\n")
             stream.flush()
             os.fsync(stream.fileno())
         if new:  # the file's name in its folder must survive a power cut too
@@ -85,6 +95,11 @@ class Journal:
             finally:
                 os.close(folder)
         return event
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.path, "rb") as stream:
+            stream.seek(-1, os.SEEK_END)
+            return stream.read(1) == b"\n"
 
     def _cut_torn_tail(self) -> None:
         raw = self.path.read_bytes()
