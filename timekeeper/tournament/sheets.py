@@ -22,7 +22,8 @@ th, td { border: 0.3mm solid #555; padding: 1mm 2mm; text-align: left; }
 th { background: #e8e8e8; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .block { break-inside: avoid; page-break-inside: avoid; }
-.level { display: inline-block; vertical-align: top; width: 32%; margin-right: 1%; }
+.tree { display: flex; gap: 2mm; align-items: stretch; }
+.level { flex: 1 1 0; display: flex; flex-direction: column; justify-content: space-around; }
 .node { border: 0.3mm solid #555; margin: 0 0 3mm; padding: 1mm 2mm; break-inside: avoid; }
 .node b { display: block; font-size: 9pt; color: #333; }
 .score { float: right; font-weight: bold; }
@@ -76,12 +77,13 @@ def bracket_sheet(t: Tournament) -> str:
         levels.setdefault(node.level, []).append(
             f"<div class=node><b>{escape(node.name)} · round {m.slot.round}, table "
             f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>")
-    body = "".join(f"<div class=level>{''.join(nodes)}</div>" for nodes in levels.values())
+    body = "<div class=tree>" + "".join(f"<div class=level>{''.join(nodes)}</div>"
+                                        for nodes in levels.values()) + "</div>"
     if t.outcome("F"):
         body += "<div class=block><h2>Final standings</h2><table>" + "".join(
             f"<tr><td class=n>{p}</td><td>{escape(n)}</td></tr>" for p, n in t.placings()
         ) + "</table></div>"
-    return _page(t, "play-off", body or "<p>No knock-out in this tournament.</p>")
+    return _page(t, "play-off", body if levels else "<p>No knock-out in this tournament.</p>")
 
 
 def rounds_sheet(t: Tournament) -> str:
