@@ -38,6 +38,11 @@ def test_new_writes_a_file_that_loads_and_never_overwrites(tmp_path: Path, capsy
     file = tmp_path / "club.yaml"
     assert cli.main(["tournament", "new", str(file), "--rules", "pl-ko", "--players", "6"]) == 0
     assert spec.load(file).knockout and not spec.load(file).groups
+    assert tk(file, "draw", "--seed", "2") == 0  # a knock-out alone: III.4's final profile
+    t = load(file)
+    assert (t.profile_of("SF1"), t.profile_of("F")) == ("pl-3x6-ko", "pl-3x6-final")
+    assert "3P" not in t.nodes  # the Polish seed has no 3rd-place match
+    file.with_name("club.journal.jsonl").unlink()
     before = file.read_text(encoding="utf-8")
     assert cli.main(["tournament", "new", str(file)]) == 2
     assert "never overwritten" in capsys.readouterr().err

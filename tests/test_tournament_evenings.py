@@ -184,8 +184,9 @@ def test_a_ball_hockey_tournament_8_teams_vht6_three_points(tmp_path: Path) -> N
     a_, b_ = ([r.player for r in t.standings(g)] for g in "AB")
     assert [n for _, n in t.placings()] == [a_[0], a_[1], b_[0], a_[2], b_[1], b_[2], b_[3],
                                             a_[3]]
-    assert t.spec.groups and t.spec.groups.profile == "hokejbal-group-ot"
-    assert t.spec.knockout and t.spec.knockout.profile == "hokejbal-playoff"
+    # rule 1: 2 × 8 min in the groups (rule 6's second system: a draw goes on), 2 × 10 after
+    assert t.profile_of(t.match("F").id) == t.profile_of("QF1") == "hokejbal-playoff"
+    assert {t.profile_of(m) for m in t.pairings} == {"hokejbal-group-ot"}
 
 
 def _names(tmp_path: Path) -> Path:

@@ -201,7 +201,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     for m in t.matches():
         if m.slot.round != current:
             current = m.slot.round
-            print(f"round {current}")
+            profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots
+                                     if s.round == current)
+            print(f"round {current}  ({', '.join(profiles)})")
         print(_line(m))
     return 0
 

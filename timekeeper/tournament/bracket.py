@@ -62,7 +62,7 @@ def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
     semis = [n for n in nodes if n.id in ("SF1", "SF2")]
     if third_place and len(semis) == 2:
         final = nodes.pop()
-        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", final.level, (3, 4), final=True))
+        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", final.level, (3, 4)))
         nodes.append(final)
     return nodes
 
@@ -127,7 +127,7 @@ def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
              Node("SF1", "semi-final 1", f"{a}1", "W:QF2", 1),
              Node("SF2", "semi-final 2", f"{b}1", "W:QF1", 1)]
     if third_place:
-        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", 2, (3, 4), final=True))
+        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", 2, (3, 4)))
     nodes.append(Node("F", "final", "W:SF1", "W:SF2", 2, (1, 2), final=True))
     return nodes
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from timekeeper.tournament.state import Match, Tournament
 
-RESULT_FIELDS = ("round", "table", "match", "stage", "home", "away", "home_goals",
+RESULT_FIELDS = ("round", "table", "match", "stage", "profile", "home", "away", "home_goals",
                  "away_goals", "decided", "at_fault", "score_at_forfeit", "status",
                  "corrections")
 STANDING_FIELDS = ("group", "place", "player", "played", "won", "ot_won", "drawn", "ot_lost",
@@ -38,6 +38,7 @@ def result_rows(t: Tournament) -> list[dict]:
         r = m.result
         rows.append({
             "round": m.slot.round, "table": m.slot.table, "match": m.id, "stage": m.stage,
+            "profile": t.profile_of(m.id),
             "home": m.home or "", "away": m.away or "",
             "home_goals": r.home if r else None, "away_goals": r.away if r else None,
             "decided": r.decided if r else "", "at_fault": (r.at_fault or "") if r else "",

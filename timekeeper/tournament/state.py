@@ -185,6 +185,15 @@ class Tournament:
         return Match(n.id, n.name, self.side(n.home), self.side(n.away), n.home, n.away, slot,
                      result, replay, True)
 
+    def profile_of(self, match_id: str) -> str:
+        """The match profile a box plays this match with: the stage's, the final's for F."""
+        if match_id in self.pairings and self.spec.groups:
+            return self.spec.groups.profile
+        k = self.spec.knockout
+        if k is None:
+            return ""
+        return k.final_profile if self.nodes[match_id].final else k.profile
+
     def matches(self) -> list[Match]:
         return [self.match(s.match) for s in sorted(self.slots, key=lambda s: (
             s.round, self.spec.tables.index(s.table)))]
