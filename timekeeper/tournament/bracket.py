@@ -1,7 +1,7 @@
 """The play-off tree: which group places (or drawn seeds) meet, and where each winner and
 loser goes next, up to the final and the 3rd-place match.
 
-A tree is a list of Nodes whose sides are sources — `A1` (group A's winner), `S3` (the
+A tree is a list of Nodes whose sides are sources — `A1` (group A's winner), `#3` (the
 third seed of a knock-out drawn alone), `W:QF1` / `L:SF2` (the winner or loser of a match) —
 so it is fixed at the draw and filled in as results come, never rebuilt."""
 
@@ -17,7 +17,7 @@ Entry = tuple[str, str] | str  # a first-round match, or a source that has a bye
 class Node:
     id: str  # "QF1", "SF2", "F", "3P", "P7", "R16-3"
     name: str  # "quarter-final 1"
-    home: str  # a source: "A1", "S3", "W:QF1", "L:SF1"
+    home: str  # a source: "A1", "#3", "W:QF1", "L:SF1"
     away: str
     level: int  # 0 for the first round
     places: tuple[int, int] | None = None  # (winner's, loser's) final place, if it decides them
@@ -135,12 +135,12 @@ def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
 def build(tree_kind: str, groups: dict[str, int], advance: int, third_place: bool,
           players: int, pairs: Sequence[tuple[str, str]] = ()) -> list[Node]:
     """The tree a tournament file asks for (`groups`: each group's size; none for a
-    knock-out drawn alone, whose sides are the seeds S1 … Sn)."""
+    knock-out drawn alone, whose sides are the seeds #1 … #n)."""
     letters = sorted(groups)
     if pairs:
         return tree(list(pairs), third_place)
     if not groups:
-        return seeded([f"S{i}" for i in range(1, players + 1)], third_place)
+        return seeded([f"#{i}" for i in range(1, players + 1)], third_place)
     if tree_kind == "vht6":
         return vht6(groups, third_place)
     if tree_kind == "cross":
@@ -181,6 +181,6 @@ def source_text(source: str) -> str:
         return f"winner {source[2:]}"
     if source.startswith("L:"):
         return f"loser {source[2:]}"
-    if source.startswith("S") and source[1:].isdigit():
+    if source.startswith("#"):
         return f"seed {source[1:]}"
     return source

@@ -95,6 +95,8 @@ class Tournament:
 
     def apply(self, event: dict) -> None:
         kind = event["event"]
+        if kind in ("result", "replay") and event["match"] not in (*self.pairings, *self.nodes):
+            raise KeyError(f"no match {event['match']!r} in the draw")
         if kind == "draw":
             self._apply_draw(event)
         elif kind == "result":
@@ -151,7 +153,7 @@ class Tournament:
         if source.startswith(("W:", "L:")):
             outcome = self.outcome(source[2:])
             return None if outcome is None else outcome[0 if source[0] == "W" else 1]
-        if source.startswith("S") and source[1:].isdigit():
+        if source.startswith("#"):
             number = int(source[1:])
             return self.order[number - 1] if number <= len(self.order) else None
         group, place = source.rstrip("0123456789"), source[len(source.rstrip("0123456789")):]
