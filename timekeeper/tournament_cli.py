@@ -2,7 +2,8 @@
 
 Parsing and printing only: the tournament wing decides, its journal remembers. This is the
 top of the house, so it is where the wall clock is read (the time stamp a result gets in the
-journal) and where a draw's seed is picked when none is given."""
+journal) and where a draw's seed is picked when none is given. Like cli.py, it imports the
+wing only when a tournament command runs, so `timekeeper run` starts no slower for it."""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ import os
 import secrets
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from timekeeper.tournament import desk, export, sheets, spec, template
-from timekeeper.tournament.bracket import source_text
-from timekeeper.tournament.draw import read_ranking
-from timekeeper.tournament.evening import evening
-from timekeeper.tournament.journal import Journal
-from timekeeper.tournament.rulesets import BUILT_IN
-from timekeeper.tournament.state import Match, Tournament, TournamentError
+from timekeeper.tournament.rulesets import BUILT_IN  # the names only: dataclasses, no I/O
+
+if TYPE_CHECKING:
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Match, Tournament
 
 DEFAULT_FILE = "tournament.yaml"
 
@@ -111,6 +111,10 @@ def _now() -> str:
 
 
 def _open(args: argparse.Namespace) -> tuple[Tournament, Journal]:
+    from timekeeper.tournament import spec
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Tournament, TournamentError
+
     s = spec.load(args.file)
     journal = Journal(s.journal)
     entries = journal.read()
@@ -142,6 +146,9 @@ def _line(m: Match) -> str:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import spec, template
+    from timekeeper.tournament.state import TournamentError
+
     names = ([n.strip() for n in args.names.read_text(encoding="utf-8").splitlines()
               if n.strip() and not n.startswith("#")] if args.names
              else [f"Player {i}" for i in range(1, args.players + 1)])
@@ -159,6 +166,10 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+    from timekeeper.tournament.draw import read_ranking
+    from timekeeper.tournament.evening import evening
+
     t, journal = _open(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     ranking = None
@@ -209,11 +220,15 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
 
 def desk_check(t: Tournament) -> None:
+    from timekeeper.tournament.state import TournamentError
+
     if not t.drawn:
         raise TournamentError(f"not drawn yet: `timekeeper tournament draw -f {t.spec.file}`")
 
 
 def cmd_result(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
     t, journal = _open(args)
     decided = "forfeit" if args.forfeit else args.decided
     event = desk.result(t, args.round, args.table, args.score, decided, args.forfeit,
@@ -232,6 +247,8 @@ def cmd_result(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
     t, journal = _open(args)
     event = desk.replay(t, args.round, args.table, args.reason, _now())
     _record(t, journal, event)
@@ -243,6 +260,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+    from timekeeper.tournament.state import TournamentError
+
     t, journal = _open(args)
     name = desk.find_player(t, args.player)
     todo = desk.unplayed(t, name)
@@ -260,6 +280,8 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_lot(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
     t, journal = _open(args)
     order = [n for n in args.order.split(",") if n.strip()] if args.order else None
     event = desk.lot(t, args.group, order, args.seed, _now())
@@ -269,6 +291,8 @@ def cmd_lot(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.state import TournamentError
+
     t, _ = _open(args)
     desk_check(t)
     if not t.groups:
@@ -305,6 +329,8 @@ def standings_text(t: Tournament, group: str) -> list[str]:
 
 
 def cmd_bracket(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.bracket import source_text
+
     t, _ = _open(args)
     desk_check(t)
     if not t.nodes:
@@ -347,6 +373,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import export, sheets
+
     t, _ = _open(args)
     desk_check(t)
     out = args.out or args.file.with_name(args.file.stem + "-export")
