@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -168,3 +171,60 @@ def test_a_player_who_withdraws_forfeits_every_match_still_to_play(cup: Path, ca
     assert all(m.result.at_fault == ("home" if m.home == player else "away")
                for m in mine[1:])
     assert tk(cup, "withdraw", player, "--reason", "again") == 2
+
+
+def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch,
+                                                     capsys) -> None:
+    """docs/tournament.md's first example, command by command, prints what it shows (a `…`
+    line ends what is shown; the draw gets the seed the page shows it printing)."""
+    import shlex
+
+    block = DOCS.read_text(encoding="utf-8").split("```\n", 2)[1]
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(line)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "players.txt").write_text(
+        "Adam\nBěla\nCyril\nDana\nEmil\nFiona\nGustav\nHana\n", encoding="utf-8")
+    assert len(steps) >= 8
+    for command, shown in steps:
+        argv = shlex.split(command)[1:]
+        if argv[1] == "draw":
+            argv += ["--seed", "4711"]
+        assert cli.main(argv) == 0, command
+        printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+        if "…" in [s.strip() for s in shown]:
+            shown = shown[:[s.strip() for s in shown].index("…")]
+            printed = printed[:len(shown)]
+        assert printed == [s.rstrip() for s in shown] or not shown, command
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="needs Debian's chromium")
+def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> None:
+    """Chromium's own print to PDF: every page of every sheet is A4 (595 × 842 pt)."""
+    t = load(cup)
+    for m in t.matches():
+        if not m.knockout:
+            assert tk(cup, "result", str(m.slot.round), m.slot.table, "2:1") == 0
+    out = tmp_path / "out"
+    assert tk(cup, "export", "--out", str(out)) == 0
+    for sheet in ("groups", "bracket", "rounds"):
+        pdf = out / f"{sheet}.pdf"
+        subprocess.run([CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync",
+                        "--disable-dev-shm-usage", "--disable-extensions",
+                        f"--user-data-dir={tmp_path / 'chromium'}", "--no-pdf-header-footer",
+                        f"--print-to-pdf={pdf}", (out / f"{sheet}.html").as_uri()],
+                       capture_output=True, timeout=180, check=False)
+        boxes = re.findall(rb"/MediaBox \[([^\]]*)\]", pdf.read_bytes())
+        assert boxes, f"{sheet}: no page printed"
+        for box in boxes:
+            width, height = (float(v) for v in box.split()[2:4])
+            assert abs(width - 595) < 1 and abs(height - 842) < 1, (sheet, box)
