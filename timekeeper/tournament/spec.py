@@ -278,7 +278,8 @@ def _check_tree(r: Reader, ko: Knockout, groups: GroupStage | None, players: int
         if count != 2 or groups.advance != 3 or players // 2 < 4:
             raise r.doc.error(at, "VHT 6's tree is for two groups of four or more with "
                                   f"advance: 3 (here {count} groups, advance "
-                                  f"{groups.advance}); other fields: tree: seeded or cross")
+                                  f"{groups.advance}); size: {-(-players // 2)} makes two groups, "
+                                  "or tree: seeded")
     elif ko.tree == "cross":
         size = count * groups.advance
         if groups.advance not in (1, 2) or size < 2 or size & (size - 1):

@@ -64,15 +64,29 @@ def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None) -> di
         nodes = bracket.build(k.tree, {g: len(p) for g, p in drawn.groups.items()},
                               spec.groups.advance if spec.groups else 0, k.third_place,
                               len(spec.players), k.pairs)
-        order = sorted(nodes, key=lambda n: (n.level, n.id == "3P"))
-        slots += schedule.place_after([(n.id, n.needs) for n in order], spec.tables,
-                                      len(rounds) + 1)
+        slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
     return {"event": "draw", "seed": seed, "method": drawn.method,
             "groups": {g: list(p) for g, p in drawn.groups.items()}, "order": list(drawn.order),
             "matches": [vars(p) for p in pairings],
             "knockout": [{**vars(n), "places": list(n.places) if n.places else None}
                          for n in nodes],
             "slots": [[s.round, s.table, s.match] for s in slots]}
+
+
+def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> list[Slot]:
+    """The tree round by round; placement matches (VHT's second-to-last place) fill a free
+    table where they delay nothing, the 3rd place comes before the final, which is played
+    last and at the first table."""
+    def kind(n: Node) -> int:
+        return 3 if n.id == "F" else 2 if n.id == "3P" else 1 if n.places else 0
+
+    order = sorted(nodes, key=lambda n: (kind(n), n.level))
+    placed = schedule.place_after([(n.id, n.needs) for n in order], tables, first)
+    out: list[Slot] = []
+    for r in sorted({s.round for s in placed}):
+        here = sorted((s for s in placed if s.round == r), key=lambda s: s.match != "F")
+        out += [Slot(r, tables[i], s.match) for i, s in enumerate(here)]
+    return out
 
 
 class Tournament:
