@@ -228,3 +228,19 @@ def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> 
         for box in boxes:
             width, height = (float(v) for v in box.split()[2:4])
             assert abs(width - 595) < 1 and abs(height - 842) < 1, (sheet, box)
+
+
+@pytest.mark.parametrize(("rules", "players"), [("radegast", 32), ("radegast", 12),
+                                                ("hokejbal", 6), ("hokejbal", 10),
+                                                ("hokejbal-3pt", 8), ("pl-ko", 13)])
+def test_every_new_file_can_be_drawn(tmp_path: Path, rules: str, players: int) -> None:
+    file = tmp_path / f"{rules}.yaml"
+    assert cli.main(["tournament", "new", str(file), "--rules", rules, "--players",
+                     str(players)]) == 0
+    assert tk(file, "draw", "--seed", "5") == 0
+    t = load(file)
+    assert sorted(p for g in t.groups.values() for p in g) == sorted(t.spec.names) or (
+        not t.groups and sorted(t.order) == sorted(t.spec.names))
+    finals = [s for s in t.slots if s.match == "F"]
+    assert finals and finals[0].round == max(s.round for s in t.slots)
+    assert finals[0].table == t.spec.tables[0]

@@ -11,8 +11,7 @@ from timekeeper.tournament.rulesets import BUILT_IN
 STAGES = {
     "radegast": "stages:\n  groups:\n    size: 4          # a draw into groups of four, round "
                 "robin\n    advance: 2       # the top two go to the knock-out\n  knockout:\n"
-                "    tree: cross      # A1–B2, C1–D2 … B1–A2, D1–C2 …\n    third_place: "
-                "true\n",
+                "    tree: {tree:<11} # {tree_note}\n    third_place: true\n",
     "hokejbal": "stages:\n  groups:\n    size: {half:<12} # two groups (VHT 6: 8 teams or more)\n"
                 "    advance: 3       # VHT 6: 1st to the semi-finals, 2nd and 3rd to the "
                 "quarter-finals\n  knockout:\n    tree: vht6       # … and the last of each "
@@ -30,7 +29,12 @@ def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
     ball_hockey = rules.startswith("hokejbal")
     stages = STAGES["few" if ball_hockey and len(players) < 8 else
                     "hokejbal" if ball_hockey else rules]
-    stages = stages.format(half=-(-len(players) // 2), count=len(players))
+    groups = -(-len(players) // 4)
+    cross = groups & (groups - 1) == 0
+    stages = stages.format(half=-(-len(players) // 2), count=len(players),
+                           tree="cross" if cross else "seeded",
+                           tree_note="A1–B2, C1–D2 … B1–A2, D1–C2 …" if cross else
+                           f"{groups} groups: by seed (winners, then runners-up), byes")
     names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
     return f"""\
 # A tournament (docs/tournament.md). Change what you need, then:
