@@ -9,15 +9,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from timekeeper.rules import profile
+from timekeeper.rules import profile, yamldoc
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
 
-try:  # the typed reader moves to yamldoc (issue 16); until then it lives with the profiles
-    from timekeeper.rules.yamldoc import Reader  # type: ignore[attr-defined]
-except ImportError:
+# The typed reader (file:line errors for every field) may become a public `Reader`, in
+# yamldoc or in profile (issue 16); this finds it wherever it stands.
+if TYPE_CHECKING:
     from timekeeper.rules.profile import _Reader as Reader
+else:
+    Reader = (getattr(yamldoc, "Reader", None) or getattr(profile, "Reader", None)
+              or profile._Reader)
 
 TOP_KEYS = ("title", "date", "place", "country", "rules", "tables", "changeover", "players",
             "stages")
