@@ -61,7 +61,7 @@ def main() -> None:
         print(f"{players:>7} {'ours':<10} {e.group_rounds:>4} + {e.knockout_rounds:<4} "
               f"{e.group_idle:>3} + {e.idle - e.group_idle:<1} {e.back_to_back:>15} "
               f"{e.tired:>8} {_hm(e.seconds):>8}")
-        groups = random_draw(t.spec.names, t.spec.groups.count(players), 1).groups
+        groups = random_draw(t.spec.names, -(-players // 4), 1).groups
         baseline = schedule.lay_out(schedule.group_pairings(groups), args.tables,
                                     (schedule._first_fit,))
         f = schedule.measure(baseline, args.tables)

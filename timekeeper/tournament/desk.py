@@ -16,7 +16,7 @@ from timekeeper.tournament.state import Match, Tournament, TournamentError, make
 
 
 def draw(t: Tournament, seed: int, ranking: Sequence[str] | None = None) -> dict:
-    if t.drawn:
+    if t.draw is not None:
         raise TournamentError(f"already drawn (seed {t.draw['seed']}); a new draw needs a new "
                               "tournament file")
     return make_draw(t.spec, seed, ranking)

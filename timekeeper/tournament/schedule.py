@@ -9,7 +9,7 @@ fewest back-to-back matches); `bench/tournament.py` prints the figures."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -62,7 +62,7 @@ def circle(players: Sequence[str]) -> list[list[tuple[str, str]]]:
     return out
 
 
-def group_pairings(groups: dict[str, Sequence[str]]) -> list[Pairing]:
+def group_pairings(groups: Mapping[str, Sequence[str]]) -> list[Pairing]:
     out: list[Pairing] = []
     for group, players in groups.items():
         number = 0

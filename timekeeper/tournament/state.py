@@ -227,7 +227,7 @@ class Tournament:
         """Each table's next match and whether it can start: a late result at one table
         never holds up another; only a player still busy elsewhere (or a knock-out side not
         known yet) does, and that is said."""
-        out = []
+        out: list[tuple[str, Match | None, str]] = []
         for table in self.spec.tables:
             waiting = [m for m in self.matches() if m.slot.table == table and m.result is None]
             if not waiting:
