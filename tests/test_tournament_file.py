@@ -46,10 +46,18 @@ def error_of(file: Path) -> str:
     ("rules:\n  extends: radegast\n  points: {win: 2, drawn: 1}\n" + PLAYERS,
      r"cup.yaml:3:20: rules.points.drawn: unknown key; did you mean 'draw'\?"),
     ("rules: radegast\nplayers: [Ann]\n", r"players: must be a list of at least two"),
+    ("rules: radegast\nstart: 25:00\n" + PLAYERS, r"cup.yaml:2:8: start: a time of day, "
+                                                 r"e.g. \"17:00\", not 25:00"),
 ])
 def test_a_bad_file_is_refused_with_file_line_and_field(tmp_path: Path, text: str,
                                                         expected: str) -> None:
     assert re.search(expected, error_of(write(tmp_path, text)))
+
+
+def test_the_start_is_a_time_of_day_however_yaml_reads_it(tmp_path: Path) -> None:
+    for text in ("17:30", '"17:30"'):  # YAML 1.1 reads a bare 17:30 as 1050 (base 60)
+        assert spec.load(write(tmp_path, f"rules: radegast\nstart: {text}\n" + PLAYERS)
+                         ).start == 17 * 60 + 30
 
 
 def test_a_custom_rule_set_changes_only_what_it_names(tmp_path: Path) -> None:

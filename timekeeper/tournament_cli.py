@@ -208,13 +208,18 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             print(f"table {table}: " + ("done" if m is None else
                                          f"round {m.slot.round}  {m.id}  {m.sides}  ({state})"))
         return 0
+    from timekeeper.tournament.evening import clock, round_starts
+
+    starts = round_starts(t) if t.spec.start is not None else {}
     current = 0
     for m in t.matches():
         if m.slot.round != current:
             current = m.slot.round
             profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots
                                      if s.round == current)
-            print(f"round {current}  ({', '.join(profiles)})")
+            when = (f"  about {clock(t.spec.start, starts[current])}"
+                    if t.spec.start is not None else "")
+            print(f"round {current}  ({', '.join(profiles)}){when}")
         print(_line(m))
     return 0
 

@@ -34,24 +34,41 @@ class Evening:
         return self.group_rounds + self.knockout_rounds
 
 
+def round_lengths(t: Tournament) -> dict[int, float]:
+    """Each round's length: its longest match's profile, plus the changeover."""
+    lengths: dict[str, float] = {}
+    out: dict[int, float] = {}
+    for slot in t.slots:
+        name = t.profile_of(slot.match)
+        if name not in lengths:
+            lengths[name] = match_seconds(profile.load(name))
+        out[slot.round] = max(out.get(slot.round, 0.0), lengths[name] + t.spec.changeover)
+    return dict(sorted(out.items()))
+
+
+def round_starts(t: Tournament) -> dict[int, float]:
+    """When each round begins, in seconds after the first (a late round does not move the
+    others' plan: these are the times to print, not a clock)."""
+    starts: dict[int, float] = {}
+    at = 0.0
+    for r, length in round_lengths(t).items():
+        starts[r] = at
+        at += length
+    return starts
+
+
 def evening(t: Tournament) -> Evening:
-    spec = t.spec
-    tables = len(spec.tables)
+    tables = len(t.spec.tables)
     group_rounds = sorted({s.round for s in t.slots if s.match in t.pairings})
     by_round = [[t.pairings[s.match] for s in t.slots if s.round == r] for r in group_rounds]
     figures = schedule.measure(by_round, tables)
-    ko_rounds = sorted({s.round for s in t.slots if s.match in t.nodes})
-    seconds = 0.0
-    if spec.groups:
-        seconds += len(group_rounds) * (match_seconds(profile.load(spec.groups.profile))
-                                        + spec.changeover)
-    if spec.knockout:
-        ko = match_seconds(profile.load(spec.knockout.profile))
-        final = match_seconds(profile.load(spec.knockout.final_profile))
-        for r in ko_rounds:
-            decisive = any(t.nodes[s.match].final for s in t.slots if s.round == r)
-            seconds += (final if decisive else ko) + spec.changeover
-    idle = sum(tables - sum(1 for s in t.slots if s.round == r)
-               for r in group_rounds + ko_rounds)
-    return Evening(len(group_rounds), len(ko_rounds), idle, figures.idle,
-                   figures.back_to_back, figures.tired, seconds)
+    lengths = round_lengths(t)
+    idle = sum(tables - sum(1 for s in t.slots if s.round == r) for r in lengths)
+    return Evening(len(group_rounds), len(lengths) - len(group_rounds), idle, figures.idle,
+                   figures.back_to_back, figures.tired, sum(lengths.values()))
+
+
+def clock(start: int, offset: float) -> str:
+    """`17:22`: the start (minutes after midnight) plus an offset in seconds."""
+    minutes = (start + round(offset / 60)) % (24 * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"

@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 
 from timekeeper.tournament.bracket import source_text
+from timekeeper.tournament.evening import clock, round_starts
 from timekeeper.tournament.state import Tournament
 
 CSS = """
@@ -87,6 +88,7 @@ def bracket_sheet(t: Tournament) -> str:
 
 
 def rounds_sheet(t: Tournament) -> str:
+    starts = round_starts(t) if t.spec.start is not None else {}
     by_round: dict[int, list[str]] = {}
     for m in t.matches():
         by_round.setdefault(m.slot.round, []).append(
@@ -94,7 +96,9 @@ def rounds_sheet(t: Tournament) -> str:
             f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
             "</td></tr>")
     body = "".join(
-        f"<div class=block><h2>Round {r}</h2><table><tr><th>table</th><th>stage</th>"
+        f"<div class=block><h2>Round {r}"
+        f"{f' · about {clock(t.spec.start, starts[r])}' if t.spec.start is not None else ''}"
+        f"</h2><table><tr><th>table</th><th>stage</th>"
         f"<th>match</th><th>result</th></tr>{''.join(rows)}</table></div>"
         for r, rows in by_round.items())
     return _page(t, "rounds", body)

@@ -7,6 +7,7 @@ journal beside it, so the file stays a plain thing a person writes and may re-re
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,8 +24,8 @@ else:
     Reader = (getattr(yamldoc, "Reader", None) or getattr(profile, "Reader", None)
               or profile._Reader)
 
-TOP_KEYS = ("title", "date", "place", "country", "rules", "tables", "changeover", "players",
-            "stages")
+TOP_KEYS = ("title", "date", "place", "country", "start", "rules", "tables", "changeover",
+            "players", "stages")
 RULE_KEYS = ("extends", "title", "points", "tiebreakers", "group_draws", "forfeit",
              "profiles", "third_place", "tree")
 POINT_KEYS = ("win", "draw", "loss", "ot_win", "ot_loss")
@@ -74,6 +75,7 @@ class Spec:
     changeover: float  # seconds between two matches at a table (for the evening's length)
     groups: GroupStage | None
     knockout: Knockout | None
+    start: int | None = None  # the first round's start, minutes after midnight (17:00: 1020)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -108,7 +110,23 @@ def build(doc: Doc, file: Path) -> Spec:
                 country=r.text(("country",), "", most=MAX_NAME), rules=rules,
                 players=players, tables=tables,
                 changeover=r.seconds(("changeover",), 120.0, zero=True, most=3600.0),
-                groups=groups, knockout=knockout)
+                groups=groups, knockout=knockout, start=_start(r))
+
+
+def _start(r: Reader) -> int | None:
+    """`start: "17:00"`; YAML 1.1 reads a bare 17:00 as the number 1020 (base 60), which is
+    the same minutes after midnight, so both are taken."""
+    value = r.get(("start",))
+    if value is None:
+        return None
+    if isinstance(value, str) and re.fullmatch(r"\d{1,2}:\d{2}", value.strip()):
+        hours, minutes = (int(x) for x in value.strip().split(":"))
+        value = hours * 60 + minutes if minutes < 60 else -1
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 24 * 60:
+        shown = f"{value // 60}:{value % 60:02d}" if isinstance(value, int) and value >= 0 \
+            else repr(value)
+        raise r.doc.error(("start",), f"a time of day, e.g. \"17:00\", not {shown}")
+    return value
 
 
 def _rules(r: Reader) -> RuleSet:

@@ -43,6 +43,7 @@ title: {json.dumps(title, ensure_ascii=False)}
 date: ""            # e.g. 2026-12-01 (for the sheets and the ITHF form)
 place: ""           # the venue or city
 country: ""         # e.g. CZE
+start: "17:00"      # the first round (the sheets print each round's planned time)
 rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
 tables: {tables:<11} # how many (or a list of names: [A, B, C])
 changeover: 120     # seconds between two matches at a table (for the evening's length)
