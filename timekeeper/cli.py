@@ -10,7 +10,7 @@ import sys
 import wave
 from pathlib import Path
 
-from timekeeper import __version__
+from timekeeper import __version__, tournament_cli
 from timekeeper.box.controls.socket import NOT_ON_SOCKET
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action
@@ -190,6 +190,7 @@ def parser() -> argparse.ArgumentParser:
     ctl.add_argument("--new", action="store_true",
                      help="link: make a new operator token; every old link stops working")
     ctl.set_defaults(func=cmd_ctl)
+    tournament_cli.add_parser(sub)
     return p
 
 
