@@ -10,19 +10,10 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from timekeeper.rules import profile, yamldoc
-from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules import profile
+from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
-
-# The typed reader (file:line errors for every field) may become a public `Reader`, in
-# yamldoc or in profile (issue 16); this finds it wherever it stands.
-if TYPE_CHECKING:
-    from timekeeper.rules.profile import _Reader as Reader
-else:
-    Reader = (getattr(yamldoc, "Reader", None) or getattr(profile, "Reader", None)
-              or profile._Reader)
 
 TOP_KEYS = ("title", "date", "place", "country", "start", "rules", "tables", "changeover",
             "players", "stages")
