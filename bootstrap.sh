@@ -3,11 +3,12 @@
 #   ./bootstrap.sh          the program
 #   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio,
 #                           Chromium and chromedriver for the web pages, Mosquitto)
-#   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py
+#   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py and
+#                           stress-ng (the suite run under load)
 #   ./bootstrap.sh --link   only (re)make the ~/.local/bin/timekeeper link
 #   --no-link (with any of them): leave ~/.local/bin alone
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
-# project into .venv, and links ~/.local/bin/timekeeper to it so that `timekeeper` is a command
+# project into .venv, with the dependency versions the tests ran on (constraints.txt), and links ~/.local/bin/timekeeper to it so that `timekeeper` is a command
 # (it says whether ~/.local/bin is on your PATH, and how to add it). Safe to run again: it only
 # does what is missing.
 set -euo pipefail
@@ -65,6 +66,8 @@ if [ -n "$extras" ]; then
 fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)
+    # the suite's test under load: both cores kept busy (docs/how-it-works.md, Development)
+    command -v stress-ng >/dev/null || need_apt+=(stress-ng)
 fi
 # soundfile's wheels bring their own libsndfile on x86-64 and aarch64 (64-bit Pi OS); elsewhere
 # (32-bit Pi OS) it loads the system's, which reads MP3 from libsndfile 1.1 on (Bookworm: 1.2)
@@ -88,7 +91,11 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".$extras"
+# constraints.txt: the versions the tests ran on (the machine's own pip constraints still
+# apply). The warning filter hides only setuptools' ten-line notice that an editable install
+# is one; every other warning and every error still shows.
+PYTHONWARNINGS="ignore:Editable installation" \
+    .venv/bin/python -m pip install -q -c constraints.txt -e ".$extras"
 if [ -n "$link" ]; then
     link_command
 else

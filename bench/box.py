@@ -21,7 +21,7 @@ from pathlib import Path
 
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.box.journal import FILE_NAME, Journal
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (faults_audio beside this file)
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.box.journal import FILE_NAME
 
 HOUR = "title: a quarter\nprestart: 0\nperiod: {length: 900, marks: 1, mark_beeps: single}\n"

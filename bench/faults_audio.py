@@ -27,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from audiolab import PulseServer
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
+from timekeeper.sound.devices import AUDIO_KINDS
 
 # one beep every 2 s: a dozen cues fall into a 20-s freeze
 PROFILE = """\
@@ -185,8 +186,8 @@ def main() -> None:
     parser.add_argument("--freeze", type=float, nargs="+", default=[20.0],
                         help="freeze lengths in seconds (default 20)")
     parser.add_argument("--quick", action="store_true", help="one 4-s freeze")
-    parser.add_argument("--audio", choices=("stream", "mixer"), nargs="+", default=["stream"],
-                        help="the live audio path(s) to try (default: stream)")
+    parser.add_argument("--audio", choices=[k for k in AUDIO_KINDS if k != "silent"], nargs="+",
+                        default=["stream"], help="the live audio path(s) to try (default: stream)")
     args = parser.parse_args()
     freezes = [4.0] if args.quick else args.freeze
     print(f"bench/faults_audio.py: {os.cpu_count()} cpus, private PulseAudio "

@@ -321,7 +321,7 @@ def box_fault(n: int, root: Path, broker: Broker) -> dict:
     joined(broker.url, n)
     plays = []
     for box in boxes:
-        from timekeeper.box.controls.socket import send
+        from timekeeper.box.controls.socket_client import send
 
         plays.append(send(box.folder / "c.sock", "status")["status"]["play_time"])
     answer = hall(broker.url, "resume", "--in", "3s")

@@ -31,8 +31,9 @@ import soxr
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""  # the built-in profiles only, whoever runs it
 os.environ["TIMEKEEPER_SOUNDS_PATH"] = ""
 
+from timekeeper.sound.decoding import decode
 from timekeeper.sound.mixing import RATE
-from timekeeper.sound.pack import decode, default_pack_dir
+from timekeeper.sound.pack import default_pack_dir
 
 SOURCE_RATE = 44100
 
@@ -45,7 +46,7 @@ def sweep(seconds: float) -> np.ndarray:
 
 
 def linear(x: np.ndarray) -> np.ndarray:
-    """What pack.decode did before: np.interp from the source rate to RATE."""
+    """What decoding.decode did before: np.interp from the source rate to RATE."""
     n = round(len(x) * RATE / SOURCE_RATE)
     return np.interp(np.arange(n) * (SOURCE_RATE / RATE), np.arange(len(x)), x)
 

@@ -34,7 +34,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 from audiolab import RATE, PulseServer, Recorder, find_onset
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.rules import profile
 from timekeeper.sound.pack import default_pack_dir, load_pack
 
@@ -287,9 +287,9 @@ def button_latency(presses: int) -> list[float]:
     from the release, when the press becomes a command."""
     from gpiozero.pins.mock import MockFactory
 
-    from timekeeper.box.config import default_gpio
     from timekeeper.box.controls.buttons import ButtonPanel
     from timekeeper.box.runner import Runner
+    from timekeeper.box.wiring import default_gpio
     from timekeeper.rules.commands import Action, Command
     from timekeeper.rules.engine import Engine
 

@@ -32,7 +32,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 from timing import PulseServer, proc_ticks, run_match, schedule  # bench/timing.py
 from webbox import WebBox, browser, have_browser  # tests/webbox.py
 
-from timekeeper.box.controls.socket import send
+from timekeeper.box.controls.socket_client import send
 from timekeeper.sound.pack import default_pack_dir, load_pack
 
 HERE = Path(__file__).resolve().parent

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from timekeeper.box.config import BUTTONS, default_gpio
+from timekeeper.box.wiring import BUTTONS, default_gpio
 
 # physical pin -> name, for the pins the picture labels
 HEADER = {1: "3V3", 2: "5V", 3: "GPIO2", 4: "5V", 5: "GPIO3", 6: "GND", 7: "GPIO4",

@@ -86,7 +86,9 @@ do_install() {
     run tar -C "$SRC" --exclude=./.venv --exclude=./.git --exclude=./build -cf "$build/src.tar" .
     run mkdir "$build/src"
     run tar -C "$build/src" -xf "$build/src.tar"
-    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade "$build/src"
+    # the dependency versions the tests ran on (constraints.txt), never newer ones
+    run "$PREFIX/.venv/bin/python" -m pip install -q --upgrade -c "$SRC/constraints.txt" \
+        "$build/src"
     rm -rf "$build"
     run ln -sf "$PREFIX/.venv/bin/timekeeper" /usr/local/bin/timekeeper
     run install -d -m 0755 "$ETC" "$ETC/profiles" "$ETC/sounds"

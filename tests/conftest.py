@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 from hypothesis import settings
+from running import MATCH, TIMEOUT
+
+from timekeeper.box.journal import FILE_NAME
 
 # `HYPOTHESIS_PROFILE=deep pytest` searches much harder than the everyday run.
 settings.register_profile("default", max_examples=300, deadline=None)
@@ -98,14 +102,13 @@ class PulseAudio:
                  **self.env, "HOME": str(self.runtime),
                  "PULSE_RUNTIME_PATH": str(self.socket.parent)},
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(500):
-            if self.socket.exists():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.02)
-        self.kill()
-        pytest.fail("pulseaudio did not start")
+        proc = self.proc
+        with contextlib.suppress(AssertionError):  # (not up in time: failed just below)
+            wait_for(lambda: self.socket.exists() or proc.poll() is not None,
+                     "pulseaudio's socket", 10)
+        if not self.socket.exists():
+            self.kill()
+            pytest.fail("pulseaudio did not start")
 
     def down(self) -> None:
         """Stop the server (the sound card disappears); `up()` brings it back."""
@@ -138,3 +141,55 @@ def pulseaudio() -> Iterator[PulseAudio]:
     finally:
         server.kill()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# ------------------------------------------------- a real `timekeeper run` (tests/running.py)
+
+
+@pytest.fixture
+def sock() -> Iterator[Path]:
+    """A control socket path short enough for AF_UNIX (107 bytes), whatever tmp_path is."""
+    folder = tempfile.mkdtemp(prefix="tk-", dir="/tmp")
+    yield Path(folder) / "c.sock"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def env(sock: Path) -> dict[str, str]:
+    """The environment of every CLI process: silent SDL, built-ins only, our socket."""
+    return {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_CONTROL": str(sock),
+            "TIMEKEEPER_PROFILES_PATH": "", "TIMEKEEPER_SOUNDS_PATH": ""}
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen]]:
+    """Long-running processes a test starts; whatever is still alive at the end is killed."""
+    started: list[subprocess.Popen] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=TIMEOUT)
+
+
+@pytest.fixture
+def service_box() -> Iterator[dict]:
+    """For a box run as systemd would run it (tests/running.py starts it): a folder standing
+    in for the service's state, runtime and config folders (short enough for AF_UNIX
+    paths), and the environment systemd would give."""
+    folder = Path(tempfile.mkdtemp(prefix="tk-box-", dir="/tmp"))
+    (folder / "state").mkdir()
+    (folder / "profiles").mkdir()
+    (folder / "profiles" / "minute.yaml").write_text(MATCH)
+    env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_PROFILES_PATH":
+           str(folder / "profiles"), "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
+           "STATE_DIRECTORY": str(folder / "state"), "PYTHONUNBUFFERED": "1",
+           "PYTHONFAULTHANDLER": "1"}
+    procs: list[subprocess.Popen] = []
+    yield {"dir": folder, "env": env, "procs": procs, "sock": folder / "c.sock",
+           "journal": folder / "state" / FILE_NAME}
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=TIMEOUT)
+    shutil.rmtree(folder, ignore_errors=True)

@@ -162,3 +162,30 @@ def test_closing_a_hung_device_does_not_hold_up_shutdown(beeps, caplog) -> None:
         returns_at_once(guard.close, 0.1)
     assert "did not answer at shutdown" in caplog.text and guard.output is None
     speaker.answering.set()
+
+
+def test_the_guard_prepares_every_output_it_opens_for_its_profile(beeps) -> None:
+    """`prepare(profile)` is the guard's as much as any output's: the device opened at
+    start-up, and one reopened mid-match, are prepared for that profile."""
+
+    class Card(Output):
+        def __init__(self) -> None:
+            self.prepared: list[str] = []
+
+        def prepare(self, profile) -> None:
+            self.prepared.append(profile.title)
+
+        def play(self, cue: Cue, now: float) -> str | None:
+            return None
+
+    first, second = Card(), Card()
+    opened = iter([first, second])
+    guard = AudioGuard(lambda: next(opened))
+    guard.prepare(beeps)
+    assert first.prepared == ["a beep every second"]
+    guard.start_checks(0.0)
+    guard._lost(1.0, "speaker unplugged")  # as a failed check or play would find it
+    for now in (1.1, 1.7, 1.8):  # closed; reopened after the back-off; collected
+        settle(guard)
+        guard.fire(now)
+    assert guard.output is second and second.prepared == ["a beep every second"]

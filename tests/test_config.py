@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.box import config
+from timekeeper.box import config, wiring
 from timekeeper.rules.yamldoc import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,12 +25,12 @@ def test_no_config_file_means_the_default_wiring(monkeypatch) -> None:
     assert cfg.source is None and cfg.profile is None
     assert [(b.name, b.pin) for b in cfg.gpio.buttons] == [("start", 17), ("toggle", 27),
                                                           ("add", 22)]
-    assert cfg.gpio.lamp == config.LampConfig(23) and cfg.gpio.horn is None
+    assert cfg.gpio.lamp == wiring.LampConfig(23) and cfg.gpio.horn is None
 
 
 def test_the_shipped_example_is_valid_and_matches_the_defaults() -> None:
     cfg = config.load(ROOT / "systemd" / "config.yaml")
-    assert cfg.profile == "ithf" and cfg.gpio == config.default_gpio()
+    assert cfg.profile == "ithf" and cfg.gpio == wiring.default_gpio()
 
 
 def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
@@ -47,8 +47,8 @@ def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
     assert [(b.name, b.pin, b.hold, b.short, b.long) for b in cfg.gpio.buttons] == [
         ("start", 5, 3.0, "go", "reset"), ("toggle", 27, 2.0, "toggle", "finish"),
         ("add", 22, 1.0, "add", "subtract"), ("reset", 6, 4.0, None, "reset")]
-    assert cfg.gpio.lamp == config.LampConfig(13, active_high=False)
-    assert cfg.gpio.horn == config.RelayConfig(24, frozenset({"end"}), 3.0)
+    assert cfg.gpio.lamp == wiring.LampConfig(13, active_high=False)
+    assert cfg.gpio.horn == wiring.RelayConfig(24, frozenset({"end"}), 3.0)
 
 
 @pytest.mark.parametrize("text, where", [
@@ -96,3 +96,21 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
     (tmp_path / "league.yaml").write_text("title: league\nperiod: {length: 300}\n")
     cfg = load(tmp_path, "profile: ./league.yaml\n")
     assert cfg.profile == str(tmp_path / "league.yaml")
+
+
+def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: Path) -> None:
+    trimmed = load(tmp_path, "audio: {trim_ms: 10}\n")
+    # the trim goes on top of the stream's default latency (0.75 of a 2048-frame chunk)
+    kind, chunk, latency = config.audio_for_run(trimmed, None, None, None)
+    assert (kind, chunk) == ("stream", None)
+    assert latency == pytest.approx(0.75 * 2048 / 48000 + 0.010)
+    assert config.audio_for_run(trimmed, None, 1024, 20.0) == ("stream", 1024,
+                                                              pytest.approx(0.030))
+    with pytest.raises(ConfigError, match="trim_ms"):
+        config.audio_for_run(trimmed, "mixer", None, None)
+    plain = config.Config(None)
+    assert config.audio_for_run(plain, "mixer", 512, None) == ("mixer", 512, None)
+    with pytest.raises(ConfigError, match="--audio-latency"):
+        config.audio_for_run(plain, "mixer", None, 20.0)
+    with pytest.raises(ConfigError, match="--audio-chunk"):
+        config.audio_for_run(plain, None, 10, None)

@@ -9,6 +9,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine, State
 from timekeeper.rules.replay import parse_actions, replay
+from timekeeper.show import prompts
 
 START, NEXT, TOGGLE = Command(Action.START), Command(Action.NEXT), Command(Action.TOGGLE)
 PAUSE, RESUME, FINISH = Command(Action.PAUSE), Command(Action.RESUME), Command(Action.FINISH)
@@ -314,8 +315,10 @@ def test_next_during_a_break_starts_the_next_period_early() -> None:
 def test_next_after_the_end_does_not_start_a_new_match() -> None:
     """One press too many after the deciding goal must not sound a start in the hall."""
     eng = Engine(profile.load("ithf"))
-    with pytest.raises(Refused, match="has not begun; START"):
+    with pytest.raises(Refused, match="has not begun") as caught:
         eng.handle(NEXT, 0)
+    assert str(prompts.complete(caught.value, eng.status(0))) == (
+        "the match has not begun; START/NEXT (s/Enter, ctl start) begins it")
     eng.handle(START, 0)
     eng.advance(400)
     with pytest.raises(Refused, match="the match is over"):

@@ -18,13 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import test_service as service
+from helpers import wait_for
+from running import TIMEOUT, command, played, start, status, stop
 
-from timekeeper.box.controls.socket import send
-
-box = service.box  # the service's fixture and helpers: a box run as systemd would
-TIMEOUT, command, start, status = service.TIMEOUT, service.command, service.start, service.status
-stop, wait_for = service.stop, service.wait_for
+from timekeeper.box.controls.socket_client import send
 
 EVERY_SECOND = """\
 title: a mark every second
@@ -34,9 +31,9 @@ period: {length: 600, marks: 1, mark_beeps: single}
 
 
 @pytest.fixture
-def disk(box) -> Iterator[Path]:
+def disk(service_box) -> Iterator[Path]:
     """A 64 KiB tmpfs: full in a moment, freed by deleting a file."""
-    folder = box["dir"] / "disk"
+    folder = service_box["dir"] / "disk"
     folder.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
                           capture_output=True, text=True)
@@ -62,26 +59,30 @@ def lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def test_a_full_disk_never_stops_the_match(box, disk) -> None:
-    (box["dir"] / "profiles" / "minute.yaml").write_text(EVERY_SECOND)
+def test_a_full_disk_never_stops_the_match(service_box, disk) -> None:
+    (service_box["dir"] / "profiles" / "minute.yaml").write_text(EVERY_SECOND)
     events = disk / "events.jsonl"
     earlier = '{"note": "an earlier match"}\n'
     events.write_text(earlier * (4096 // len(earlier)) + "#" * (4096 % len(earlier) - 1) + "\n")
     filler = fill(disk)  # (the log's last page is full too: its next line needs space)
     args = ("--start", "--events", str(events), "--state-dir", str(disk / "state"))
-    proc = start(box, *args)
-    before, asked = status(box, proc)["play_time"], time.monotonic()
-    time.sleep(2.5)
-    during = status(box, proc)
+    proc = start(service_box, *args)
+    before, asked = status(service_box, proc)["play_time"], time.monotonic()
+    during = played(service_box, proc, before + 2.5)  # the box's own clock, on a full disk
     assert during["state"] == "running"  # the clock goes on with real time
     assert during["play_time"] - before == pytest.approx(time.monotonic() - asked, abs=0.3)
     out, err = stop(proc)
 
-    again = start(box, *args)  # a restart on the full disk comes up and goes on
-    state = status(box, again)["state"]  # (no journal could be written: --start began anew)
-    if state != "running":
-        assert command(box, "resume")["state"] == "running"
-    time.sleep(1.5)
+    again = start(service_box, *args)  # a restart on the full disk comes up and goes on
+    # --start begins anew (no journal could be written), or a journal resumes it stopped; the
+    # box may answer before --start is applied (idle): wait for one or the other, then go on
+    state = wait_for(lambda: (st := status(service_box, again)["state"]) in ("running",
+                                                                           "stopped") and st,
+                     "the restarted box running or stopped", TIMEOUT)
+    if state == "stopped":
+        assert command(service_box, "resume")["state"] == "running"
+    # a cue (one a second) or two
+    played(service_box, again, status(service_box, again)["play_time"] + 1.5)
     assert lines(events) == 4096 // len(earlier) + 1  # nothing could be written
     filler.unlink()  # space again: what waited is written, in order
     wait_for(lambda: lines(events) > 4096 // len(earlier) + 1, "the events log written again")
@@ -95,15 +96,15 @@ def test_a_full_disk_never_stops_the_match(box, disk) -> None:
     assert f"journal {disk / 'state' / 'match.json'} written again" in err2
 
 
-def test_out_of_file_descriptors_the_socket_comes_back(box) -> None:
-    log = box["dir"] / "stderr.txt"
+def test_out_of_file_descriptors_the_socket_comes_back(service_box) -> None:
+    log = service_box["dir"] / "stderr.txt"
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile",
-                                 "minute", "--no-keyboard"], env=box["env"],
+                                 "minute", "--no-keyboard"], env=service_box["env"],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
-    box["procs"].append(proc)
-    status(box, proc)
+    service_box["procs"].append(proc)
+    status(service_box, proc)
     used = len(os.listdir(f"/proc/{proc.pid}/fd"))
     hard = resource.prlimit(proc.pid, resource.RLIMIT_NOFILE)[1]
     resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (used + 4, hard))  # a real EMFILE
@@ -112,13 +113,13 @@ def test_out_of_file_descriptors_the_socket_comes_back(box) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.setblocking(False)
         with contextlib.suppress(BlockingIOError):
-            sock.connect(str(box["sock"]))
+            sock.connect(str(service_box["sock"]))
         held.append(sock)
     wait_for(lambda: "cannot accept a connection (Too many open files)" in log.read_text(),
              "EMFILE in accept()")
     for sock in held:
         sock.close()
-    assert wait_for(lambda: _answers(box), "the socket to answer again", tries=400)
+    assert wait_for(lambda: _answers(service_box), "the socket to answer again", TIMEOUT)
     resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (1024, hard))
     stop(proc)
     text = log.read_text()
@@ -126,23 +127,22 @@ def test_out_of_file_descriptors_the_socket_comes_back(box) -> None:
     assert "accepting connections again" in text and "Traceback" not in text
 
 
-def _answers(box: dict) -> bool:
+def _answers(service_box: dict) -> bool:
     try:
-        return send(box["sock"], "status", timeout=2)["ok"]
+        return send(service_box["sock"], "status", timeout=2)["ok"]
     except (ConnectionError, OSError):
         return False
 
 
-def test_sighup_stops_it_like_sigterm(box) -> None:
-    proc = start(box)
-    status(box, proc)
-    command(box, "start")
-    time.sleep(0.4)
-    before = status(box, proc)["play_time"]
-    time.sleep(0.2)
+def test_sighup_stops_it_like_sigterm(service_box) -> None:
+    proc = start(service_box)
+    status(service_box, proc)
+    command(service_box, "start")
+    before = played(service_box, proc, 0.4)["play_time"]
+    played(service_box, proc, before + 0.2)
     proc.send_signal(signal.SIGHUP)
     proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 0
-    written = json.loads(box["journal"].read_text())
+    written = json.loads(service_box["journal"].read_text())
     assert written["state"] == "running" and written["play_time"] > before  # the exact time
-    assert not box["sock"].exists()  # the socket file is gone
+    assert not service_box["sock"].exists()  # the socket file is gone

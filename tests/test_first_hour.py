@@ -3,12 +3,13 @@ are forgiving, and every refusal says what to press."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 from timekeeper import cli
 from timekeeper.box.controls.keyboard import Keyboard, KeyReader
@@ -16,6 +17,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine, Snapshot
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show import prompts
 from timekeeper.sound.pack import find_pack
 
 # ----------------------------------------------------------------------------- quitting
@@ -40,19 +42,19 @@ def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
     assert keys.feed("\x03").action is Action.QUIT  # Ctrl-C is deliberate: at once
 
 
-def test_the_keyboard_asks_the_match_state_on_a_terminal() -> None:
+def test_the_keyboard_asks_the_match_state_on_a_terminal(caplog) -> None:
     """On a real (pseudo) terminal: one `q` while running is a question, the second quits."""
+    caplog.set_level(logging.INFO)
     master, slave = os.openpty()
     got: list[Command] = []
     keyboard = Keyboard(got.append, add_step=10, fd=slave, state=lambda: "running").start()
     try:
         os.write(master, b"q")
-        time.sleep(0.3)
+        # the first q has been read (its question is asked): it must not have quit
+        wait_for(lambda: "press q again to quit" in caplog.text, "the question", 5)
         assert got == []
         os.write(master, b"q")
-        deadline = time.monotonic() + 5
-        while not got and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: got, "the second q read", 5)
     finally:
         keyboard.close()
         os.close(master)
@@ -85,9 +87,10 @@ def test_a_mistyped_pack_name_gets_a_suggestion(tmp_path: Path, monkeypatch) -> 
 
 
 def refusal(eng: Engine, line: str, now: float) -> str:
+    """The refusal as the operator reads it: worded as the live runner has it worded."""
     with pytest.raises(Refused) as caught:
         eng.handle(Command.parse(line), now)
-    return str(caught.value)
+    return str(prompts.complete(caught.value, eng.status(now)))
 
 
 def test_the_pre_start_countdown_says_the_start_comes_by_itself() -> None:
@@ -121,7 +124,7 @@ def test_every_refusal_of_a_state_names_the_press_that_goes_on(state, line, pres
     if state == "running":
         eng.handle(Command.parse("start"), 0.0)
     if state == "waiting":  # period 1 over, its break waited out on another box
-        eng.restore(Snapshot("pl-3x6", "waiting", period=0, play_time=360.0))
+        eng.restore(Snapshot("pl-3x6", "waiting", index=0, play_time=360.0))
     assert press in refusal(eng, line, 40.0)
 
 

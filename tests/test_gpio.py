@@ -4,15 +4,15 @@ drive the real engine; lamp and horn patterns are checked on the pins."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from helpers import wait_for
 
-from timekeeper.box.config import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
 from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
 from timekeeper.box.runner import Runner
 from timekeeper.box.signals import FAST, FAULT, OFF, SLOW, STEADY, Lamp, Relay
+from timekeeper.box.wiring import ButtonConfig, GpioConfig, LampConfig, RelayConfig, default_gpio
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue, Engine
@@ -40,8 +40,9 @@ class Panel:
 
     def __init__(self, factory, config: GpioConfig | None = None, submit=None) -> None:
         self.commands: list[Command] = []
+        self.now = 0.0  # the panel's clock (it tells a press from contact bounce): ours to move
         self.panel = ButtonPanel(config or panel_config(), submit or self.commands.append,
-                                 time.monotonic, 5.0, factory)
+                                 lambda: self.now, 5.0, factory)
         self.factory = factory
 
     def pin(self, name: str):
@@ -56,8 +57,18 @@ class Panel:
         self.pin(name).drive_high()
 
     def press(self, name: str, seconds: float = 0.04) -> None:
+        """A short press: `seconds` pass on the panel's clock between down and up."""
         self.down(name)
-        time.sleep(seconds)
+        self.now += seconds
+        self.up(name)
+
+    def wait_held(self, name: str) -> None:
+        """gpiozero's own hold timer (HOLD s of real time) has found the button held."""
+        wait_for(lambda: self.panel._presses[name].held, f"{name} held", 5)
+
+    def long_press(self, name: str) -> None:
+        self.down(name)
+        self.wait_held(name)
         self.up(name)
 
     def close(self) -> None:
@@ -80,11 +91,11 @@ def test_short_presses_map_to_their_commands(panel: Panel) -> None:
 
 def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) -> None:
     panel.down("start")
-    time.sleep(HOLD + 0.1)
+    panel.wait_held("start")
     assert panel.commands == []  # nothing while it is still held
     panel.up("start")
-    panel.press("toggle", HOLD + 0.1)
-    panel.press("add", HOLD + 0.1)
+    panel.long_press("toggle")
+    panel.long_press("add")
     assert panel.commands == [Command(Action.RESET), Command(Action.FINISH),
                               Command(Action.ADD, -5.0)]
 
@@ -92,7 +103,7 @@ def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) 
 def test_reset_never_comes_from_a_short_press(panel: Panel) -> None:
     panel.press("reset")
     assert panel.commands == []
-    panel.press("reset", HOLD + 0.1)
+    panel.long_press("reset")
     assert panel.commands == [Command(Action.RESET)]
 
 
@@ -105,7 +116,7 @@ def test_contact_bounce_is_one_press(panel: Panel) -> None:
         panel.down("toggle")
         panel.up("toggle")
     panel.down("toggle")
-    time.sleep(0.05)
+    panel.now += 0.05
     panel.up("toggle")
     panel.down("toggle")
     panel.up("toggle")
@@ -115,7 +126,7 @@ def test_contact_bounce_is_one_press(panel: Panel) -> None:
 def test_two_buttons_at_once_each_count(panel: Panel) -> None:
     panel.down("start")
     panel.down("add")
-    time.sleep(0.04)
+    panel.now += 0.04
     panel.up("add")
     panel.up("start")
     assert panel.commands == [Command(Action.ADD, 5.0), Command(Action.GO)]
@@ -124,7 +135,7 @@ def test_two_buttons_at_once_each_count(panel: Panel) -> None:
 def test_a_held_button_does_not_block_another(panel: Panel) -> None:
     panel.down("start")
     panel.press("toggle")
-    time.sleep(HOLD + 0.05)
+    panel.wait_held("start")
     panel.up("start")
     assert panel.commands == [Command(Action.TOGGLE), Command(Action.RESET)]
 
@@ -134,10 +145,11 @@ def test_buttons_drive_the_engine_through_the_runner(factory) -> None:
     runner = Runner(Engine(chosen), [])
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
-    p = Panel(factory, submit=runner.submit)
+    applied: list = []  # the runner's answers, in order
+    p = Panel(factory, submit=lambda command: applied.append(runner.submit(command)))
     try:
         def settle() -> str:
-            time.sleep(0.05)
+            applied[-1].exception(timeout=5)  # applied (or refused) by the runner
             return runner.status().state
 
         p.press("start")
@@ -147,14 +159,14 @@ def test_buttons_drive_the_engine_through_the_runner(factory) -> None:
         p.press("add")
         settle()
         assert runner.status().added == 5.0
-        p.press("add", HOLD + 0.1)
+        p.long_press("add")
         settle()
         assert runner.status().added == 0.0
         p.press("start")  # NEXT while period 1 is played: refused, nothing changes
         assert settle() == "stopped"
         p.press("toggle")
         assert settle() == "running"
-        p.press("start", HOLD + 0.1)
+        p.long_press("start")
         assert settle() == "idle"
     finally:
         runner.submit(Command(Action.QUIT))
@@ -175,16 +187,10 @@ def test_no_gpio_is_one_clear_error(monkeypatch) -> None:
 # ----------------------------------------------------------------------------- lamp
 
 
-class Box:
-    state = "idle"
-    fault = False
-
-
 @pytest.fixture
 def lamp(factory):
-    box = Box()
-    lamp = Lamp(LampConfig(23), lambda: box.state, lambda: box.fault, factory)
-    yield lamp, box, factory.pin(23)
+    lamp = Lamp(LampConfig(23), factory)
+    yield lamp, lamp, factory.pin(23)  # (the lamp keeps the state and fault it is told)
     lamp.close()
 
 
@@ -229,11 +235,11 @@ def test_lamp_blinks_from_its_schedule_without_drift(lamp) -> None:
 
 def test_lamp_shows_an_audio_fault_over_the_state(lamp) -> None:
     lamp, box, _ = lamp
-    box.state, box.fault = "running", True
+    box.state, box.faulty = "running", True
     lamp.update(0.0)
     assert lamp.pattern is FAULT
     assert run_timer(lamp, 2.0, 0.0) == [(0.12, False), (0.3, True), (0.42, False), (2.0, True)]
-    box.fault = False
+    box.faulty = False
     lamp.update(2.1)
     assert lamp.pattern is STEADY
 
@@ -245,13 +251,13 @@ def test_horn_follows_its_cues_for_a_set_time(factory) -> None:
     horn = Relay(RelayConfig(24, frozenset({"end", "period_end"}), 2.0), factory)
     pin = factory.pin(24)
     try:
-        horn(Cue("minute", 10.0), None)  # type: ignore[arg-type]
+        horn.cue_played(Cue("minute", 10.0), None, 0.0, None)  # type: ignore[arg-type]
         assert pin.state is False and horn.next_due() is None
-        horn(Cue("period_end", 50.0), None)  # type: ignore[arg-type]  # handed over early
+        horn.cue_played(Cue("period_end", 50.0), None, 0, None)  # type: ignore  # early
         assert pin.state is False and horn.next_due() == 50.0  # closes when it is due
         horn.fire(50.0)
         assert pin.state is True and horn.next_due() == 52.0
-        horn(Cue("end", 51.0), None)  # type: ignore[arg-type]  # overlapping: kept on
+        horn.cue_played(Cue("end", 51.0), None, 0, None)  # type: ignore  # overlapping: kept on
         assert horn.next_due() == 53.0
         horn.fire(53.0)
         assert pin.state is False and horn.next_due() is None
@@ -264,7 +270,7 @@ def test_relay_active_low(factory) -> None:
     pin = factory.pin(24)
     try:
         assert pin.state is True  # off = high for an active-low relay board
-        horn(Cue("end", 5.0), None)  # type: ignore[arg-type]
+        horn.cue_played(Cue("end", 5.0), None, 0.0, None)  # type: ignore[arg-type]
         horn.fire(5.0)
         assert pin.state is False
     finally:

@@ -16,23 +16,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import RecordingOutput, free_port, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import timesync
 from timekeeper.hall.messages import BadMessage, parse_command
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.engine import Cue, Engine
-from timekeeper.sound.output import Output
+from timekeeper.rules.engine import Engine
 
 NOW = 1_800_000_000.0
 
-HALL_PROFILE = """\
-title: hall test, 4 s
+LENGTH = 2  # seconds: a hall match is played in real time by real boxes
+HALL_WAIT = 20  # seconds: real boxes, a real broker, on a machine that may be busy
+HALL_PROFILE = f"""\
+title: hall test, {LENGTH} s
 prestart: 1
 period:
-  length: 4
-  marks: 2
+  length: {LENGTH}
+  marks: 1
 """
 
 
@@ -83,19 +85,11 @@ def test_a_wall_clock_instant_maps_once_onto_the_runners_clock() -> None:
     assert abs(at - 52.5) < 1e-3
 
 
-class Recorder(Output):
-    def __init__(self) -> None:
-        self.cues: list[Cue] = []
-
-    def play(self, cue: Cue, now: float) -> None:
-        self.cues.append(cue)
-
-
 def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
     """A hall start given for an instant: its pre-start cue is due at that very instant, not
     when the command arrived (the runner looks ahead for it like any deadline)."""
     chosen = profile.load(str(write_profile("hall", HALL_PROFILE)))
-    out = Recorder()
+    out = RecordingOutput()
     runner = Runner(Engine(chosen), [out])
     import threading
 
@@ -105,16 +99,15 @@ def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
     done = runner.submit(Command(Action.START), at=at)
     assert done.result(timeout=5).state == "prestart"
     runner.submit(Command(Action.QUIT)).result(timeout=5)
-    assert out.cues[0].name == "prestart" and out.cues[0].due == at
+    assert out.played[0].name == "prestart" and out.played[0].due == at
 
 
 # ---------------------------------------------------------------- a real broker, real boxes
 
 
-def free_port() -> int:
+def listening(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture
@@ -131,13 +124,7 @@ def broker(tmp_path: Path) -> Iterator[dict]:
     def up() -> None:
         info["proc"] = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise AssertionError("mosquitto did not start")
+        wait_for(lambda: listening(port), "mosquitto to listen", 10)
 
     def down() -> None:
         proc = info.pop("proc", None)
@@ -155,26 +142,37 @@ def broker(tmp_path: Path) -> Iterator[dict]:
 
 @pytest.fixture
 def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
+    """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
+    as they are published (`tables()`): a test waits for a status, never for a second."""
+    from timekeeper.hall.desk import Desk
+    from timekeeper.hall.link import Broker
+
     prof = write_profile("hall", HALL_PROFILE)
     procs: dict[str, subprocess.Popen] = {}
 
-    def start(table: str, **env: str) -> subprocess.Popen:
-        folder = tmp_path / f"box{table}"
-        folder.mkdir()
-        environ = dict(os.environ, SDL_AUDIODRIVER="dummy",
-                       **{timesync.TEST_OFFSET_ENV: "0"}) | env
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof), "--no-gpio",
-             "--no-keyboard", "--fresh", "--state-dir", str(folder), "--control",
-             str(folder / "c.sock"), "--events", str(folder / "events.jsonl"),
-             "--hall", broker["url"], "--table", table],
-            env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        procs[table] = proc
-        deadline = time.monotonic() + 15
-        while not (folder / "c.sock").exists():
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
-            time.sleep(0.05)
-        return proc
+    def start(*tables: str, **env: str) -> None:
+        """Start the boxes of `tables` together, and wait until each one's socket is up."""
+        for table in tables:
+            folder = tmp_path / f"box{table}"
+            folder.mkdir()
+            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1",
+                           **{timesync.TEST_OFFSET_ENV: "0"}) | env
+            with open(folder / "out.log", "w") as out:
+                procs[table] = subprocess.Popen(
+                    [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof),
+                     "--no-gpio", "--no-keyboard", "--fresh", "--state-dir", str(folder),
+                     "--control", str(folder / "c.sock"), "--events",
+                     str(folder / "events.jsonl"), "--hall", broker["url"], "--table", table],
+                    env=environ, stdout=out, stderr=subprocess.STDOUT, text=True)
+        for table in tables:
+            folder, proc = tmp_path / f"box{table}", procs[table]
+            wait_for(lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
+                     f"box {table} to start", 30)
+            assert proc.poll() is None, output(table)
+
+    def output(table: str) -> str:
+        """What the box has printed so far (stdout and stderr)."""
+        return (tmp_path / f"box{table}" / "out.log").read_text()
 
     def events(table: str) -> list[dict]:
         path = tmp_path / f"box{table}" / "events.jsonl"
@@ -182,15 +180,27 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
             if path.exists() else []
 
     def log(table: str) -> str:
+        """Stop the box (SIGTERM) and return all it printed."""
         proc = procs[table]
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=10)
-        return out
+        proc.wait(timeout=10)
+        return output(table)
+
+    desk: list[Desk] = []
+
+    def tables() -> dict[str, dict]:
+        """Every table's latest status as the desk sees it ({} while the broker is down)."""
+        if not desk:
+            desk.append(Desk(Broker.parse(broker["url"]), "hall"))
+        return desk[0].tables()
 
     try:
-        yield {"start": start, "events": events, "log": log, "broker": broker}
+        yield {"start": start, "events": events, "log": log, "output": output,
+               "broker": broker, "tables": tables}
     finally:
+        for d in desk:
+            d.close()
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
@@ -203,50 +213,42 @@ def hall(url: str, *args: str) -> subprocess.CompletedProcess:
                           env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
 
 
-def wait_for(predicate, what: str, seconds: float = 15.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if (value := predicate()):
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"never happened: {what}")
-
-
 def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(boxes) -> None:
     url = boxes["broker"]["url"]
-    for table in ("1", "2"):
-        boxes["start"](table)
+    boxes["start"]("1", "2")
     boxes["start"]("3", **{timesync.TEST_OFFSET_ENV: "0.005"})  # 5 ms off: not synced
-    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 3, "boxes joined")
+    wait_for(lambda: len(boxes["tables"]()) == 3, "boxes joined", HALL_WAIT)
     done = hall(url, "start", "--in", "2s")
     assert "table 1: ok" in done.stdout and "table 2: ok" in done.stdout, done.stdout
     assert "table 3: REFUSED" in done.stdout and "NOT SYNCED" in done.stdout, done.stdout
     assert done.returncode == 1  # one table refused: the desk is told
     ends = [wait_for(lambda t=t: [e for e in boxes["events"](t) if e["cue"] == "end"],
-                     f"table {t} ended") for t in ("1", "2")]
+                     f"table {t} ended", HALL_WAIT) for t in ("1", "2")]
     firsts = [boxes["events"](t)[0] for t in ("1", "2")]
     assert all(f["cue"] == "prestart" for f in firsts)
     # one machine, one monotonic clock: the boxes' instants are directly comparable
     assert abs(firsts[0]["due"] - firsts[1]["due"]) < 0.002
     assert abs(ends[0][0]["due"] - ends[1][0]["due"]) < 0.002
     assert boxes["events"]("3") == []  # the skewed box did not start silently
-    status = json.loads(hall(url, "status").stdout)
+    status = json.loads(hall(url, "status").stdout)  # (the desk's command line)
     assert status["3"]["synced"] is False and "NOT SYNCED" in status["3"]["error"]
 
 
 def test_bad_input_on_the_bus_is_refused_and_the_box_goes_on(boxes) -> None:
     import paho.mqtt.publish as publish
 
-    port, url = boxes["broker"]["port"], boxes["broker"]["url"]
+    port = boxes["broker"]["port"]
     boxes["start"]("1")
-    wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"), "box 1 joined")
+    wait_for(lambda: boxes["tables"]().get("1"), "box 1 joined", HALL_WAIT)
     old = {"id": "once", "kind": "add", "sent": time.time(), "seconds": 5}
     for payload in (b"{oops", json.dumps({"id": "e", "kind": "explode"}).encode(), b"\xff" * 100,
                     json.dumps(old).encode(), json.dumps(old).encode()):
         publish.single("timekeeper/hall/all/command", payload, hostname="127.0.0.1", port=port)
     publish.single("timekeeper/hall/7/command", json.dumps(old | {"id": "x"}).encode(),
                    hostname="127.0.0.1", port=port)
-    time.sleep(1.0)
+    wait_for(lambda: all(line in boxes["output"]("1") for line in (
+        "not a JSON object", "unknown command kind", "command once refused",
+        "was carried out already")), "the box to have read every message", HALL_WAIT)
     out = boxes["log"]("1")
     assert out.count("hall: command") >= 3 and "Traceback" not in out, out
     assert "not a JSON object" in out and "unknown command kind" in out
@@ -259,17 +261,18 @@ def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     broker = boxes["broker"]
     url = broker["url"]
     boxes["start"]("1")
-    wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"), "box 1 joined")
+    wait_for(lambda: boxes["tables"]().get("1"), "box 1 joined", HALL_WAIT)
     assert "table 1: ok" in hall(url, "start", "--in", "2s").stdout
-    time.sleep(2.5)
+    wait_for(lambda: [e for e in boxes["events"]("1") if e["cue"] == "start"], "the start", 15)
     broker["down"]()  # mid-match
     end = wait_for(lambda: [e for e in boxes["events"]("1") if e["cue"] == "end"],
-                   "the match ended without the broker")
+                   "the match ended without the broker", HALL_WAIT)
     start = next(e for e in boxes["events"]("1") if e["cue"] == "start")
-    assert abs(end[0]["due"] - start["due"] - 4.0) < 1e-6  # its cues, unchanged
+    assert abs(end[0]["due"] - start["due"] - LENGTH) < 1e-6  # its cues, unchanged
     broker["up"]()
-    status = wait_for(lambda: json.loads(hall(url, "status").stdout or "{}").get("1"),
-                      "the box republished its status after the outage")
+    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout or "{}").get("1"))
+                      and s["status"]["state"] == "finished" and s,
+                      "the box republished its status after the outage", 30)
     assert status["online"] and status["status"]["state"] == "finished"
 
 
@@ -292,13 +295,15 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, "broker up", 5)
+        wait_for(lambda: listening(port), "broker up", 10)
         seen: list[str] = []
+        subscribed: list[str] = []
 
         def client(user: str) -> mqtt.Client:
             c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t-{user}")
             c.username_pw_set(user, f"pw-{user}")
             c.on_message = lambda _c, _u, m, who=user: seen.append(f"{who} got {m.topic}")
+            c.on_subscribe = lambda *_a, who=user: subscribed.append(who)
             c.connect("127.0.0.1", port)
             c.loop_start()
             return c
@@ -307,13 +312,16 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
         desk.subscribe("timekeeper/#", qos=1)
         box1.subscribe([("timekeeper/+/1/command", 1), ("timekeeper/+/all/command", 1),
                         ("timekeeper/+/2/command", 1)])
-        time.sleep(0.5)
-        box1.publish("timekeeper/h/1/status", b"mine", qos=1)
+        wait_for(lambda: len(subscribed) == 2, "both subscriptions granted", 5)
+        # what must not arrive is sent first: one sender's messages come in order, so once
+        # the allowed one that follows has arrived, the forbidden one would have too
         box1.publish("timekeeper/h/2/status", b"forged", qos=1)
+        box1.publish("timekeeper/h/1/status", b"mine", qos=1)
+        desk.publish("timekeeper/h/2/command", b"two", qos=1)
         desk.publish("timekeeper/h/all/command", b"all", qos=1)
         desk.publish("timekeeper/h/1/command", b"one", qos=1)
-        desk.publish("timekeeper/h/2/command", b"two", qos=1)
-        time.sleep(1.0)
+        wait_for(lambda: "desk got timekeeper/h/1/status" in seen
+                 and "1 got timekeeper/h/1/command" in seen, "the allowed messages", 5)
         for c in (desk, box1):
             c.loop_stop()
             c.disconnect()
@@ -346,23 +354,26 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
 
 
 def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
-    from timekeeper.box.controls.socket import send
+    """The desk sees a local stop at once (within 0.5 s), already off the hall's time: the
+    box publishes its status after the command has taken it off, not at its next tick."""
+    from timekeeper.box.controls.socket_client import send
 
     url = boxes["broker"]["url"]
-    for table in ("1", "2"):
-        boxes["start"](table)
-    wait_for(lambda: len(json.loads(hall(url, "status").stdout or "{}")) == 2, "boxes joined")
+    boxes["start"]("1", "2")
+    wait_for(lambda: len(boxes["tables"]()) == 2, "boxes joined", HALL_WAIT)
     assert hall(url, "start", "--in", "2s").returncode == 0
-    time.sleep(3.5)
+    wait_for(lambda: all(t["status"]["state"] == "running" and t["in_step"]
+                         for t in boxes["tables"]().values()), "both tables running", 15)
     assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
-    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
-                      is False and s, "table 2 shown off the hall's time")
+    status = wait_for(lambda: (s := boxes["tables"]())["2"]["in_step"] is False and s,
+                      "table 2 shown off the hall's time within 0.5 s", 0.5)
     assert status["1"]["in_step"] is True and status["2"]["status"]["state"] == "stopped"
+    assert status["2"]["status"]["muted"] is False  # (the one status: `ctl status`'s fields)
     resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
     assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
-    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout))["2"]["in_step"]
-                      and s, "table 2 back in step")
-    assert status["2"]["status"]["state"] in ("running", "finished")  # (a 4-s match)
+    status = wait_for(lambda: (s := boxes["tables"]())["2"]["in_step"] and s,
+                      "table 2 back in step", 15)
+    assert status["2"]["status"]["state"] in ("running", "finished")  # (a short match)
 
 
 def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
@@ -392,7 +403,7 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
             except OSError:  # (not listening yet)
                 return {}
 
-        wait_for(lambda: len(tables()) == 2, "both tables on the overview")
+        wait_for(lambda: len(tables()) == 2, "both tables on the overview", HALL_WAIT)
         token = (state / "hall" / "web-token").read_text().strip()
         post = urllib.request.Request(f"{base}/api/hall/command", method="POST",
                                       data=json.dumps({"command": "start", "in": 3}).encode())
@@ -403,12 +414,12 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
             with browser(1280, 800) as driver:
                 driver.get(f"{base}/hall")  # read-only: no desk buttons without the token
                 wait_for(lambda: "table 1" in driver.find_element("tag name", "body").text,
-                         "the read-only page shows the tables")
+                         "the read-only page shows the tables", HALL_WAIT)
                 assert not driver.find_element("id", "desk").is_displayed()
                 driver.get("about:blank")  # (a new load: a changed #fragment alone is none)
                 driver.get(f"{base}/hall#token={token}")
                 wait_for(lambda: "NOT SYNCED" in driver.find_element("tag name", "body").text,
-                         "the page shows the unsynced table")
+                         "the page shows the unsynced table", HALL_WAIT)
                 driver.find_element("css selector", "button[data-command=start]").click()
                 wait_for(lambda: "table 1: ok" in driver.find_element("id", "answer").text,
                          "the page's start answered", 20)

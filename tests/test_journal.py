@@ -37,7 +37,7 @@ def test_a_running_match_comes_back_stopped_at_its_play_time() -> None:
     go(e, Action.START, 0.0)
     go(e, Action.ADD, 100.0, 10)  # prestart 20 s: play time 80 s, 10 s added
     snap = e.snapshot(150.0)
-    assert (snap.state, snap.period, snap.play_time, snap.added) == ("running", 0, 130.0, 10.0)
+    assert (snap.state, snap.index, snap.play_time, snap.added) == ("running", 0, 130.0, 10.0)
     back = restored(snap)
     status = back.status(9999.0)  # any time later: the clock stays stopped
     assert (status.state, status.play_time, status.remaining) == ("stopped", 130.0, 180.0)
@@ -97,6 +97,17 @@ def test_restore_refuses_a_snapshot_that_does_not_fit() -> None:
         e.restore(Snapshot("ithf", "stopped", 0, 301.0))
     with pytest.raises(ValueError, match="no shoot-out"):
         e.restore(Snapshot("ithf", "shootout", 0, 300.0, shootout=True))
+
+
+def test_the_file_counts_periods_from_1_under_period_as_it_always_did() -> None:
+    """The snapshot's 0-based `index` is written as the 1-based `period` of every journal
+    before it: an old journal is read by a new box, and a new one by an old box."""
+    record = json.loads(dumps(Snapshot("pl-3x6", "stopped", index=1, play_time=12.5)))
+    assert record["period"] == 2 and "index" not in record
+    old = ('{"format": 1, "profile": "pl-3x6", "state": "stopped", "period": 3, '
+           '"play_time": 60, "added": 0, "shots": 0, "shootout": false}')
+    assert loads(old).index == 2
+    assert loads(dumps(loads(old))) == loads(old)
 
 
 def test_resume_at_parses_period_and_play_time() -> None:
@@ -163,6 +174,17 @@ def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path
     journal.save(0.0)
     journal.save(3.0)
     assert caplog.text.count("cannot write the journal") == 1  # said once, not every time
+
+
+def test_a_sound_packs_folder_is_never_a_journals(tmp_path: Path) -> None:
+    from timekeeper.rules.yamldoc import ConfigError
+    from timekeeper.sound.pack import default_pack_dir
+
+    (tmp_path / "pack.yaml").write_text("cues: {start: start.wav}\n")
+    for pack in (tmp_path, default_pack_dir()):
+        with pytest.raises(ConfigError, match="sound pack's folder"):
+            Journal(pack, Engine(profile.load("ithf")))
+    assert not (tmp_path / FILE_NAME).exists()
 
 
 def test_loads_rejects_wrong_types() -> None:

@@ -115,6 +115,20 @@ def test_the_rules_wing_does_no_io_but_reading_yaml() -> None:
 
 
 def test_mixing_is_the_sound_wings_own_module() -> None:
+    """The mixing arithmetic that render and stream share is written once, in sound/mixing:
+    no other module defines a function of the same name, and both import it from there."""
+    import inspect
+
     from timekeeper.sound import mixing
 
-    assert mixing.mix_into.__module__ == "timekeeper.sound.mixing"
+    mixing_path = Path(inspect.getfile(mixing)).resolve()
+    own = {name for name, thing in vars(mixing).items()
+           if inspect.isfunction(thing) and thing.__module__ == mixing.__name__}
+    assert "mix_into" in own
+    copies = [f"{path.relative_to(PACKAGE)}: {node.name}"
+              for path in PACKAGE.rglob("*.py") if path.resolve() != mixing_path
+              for node in ast.parse(path.read_text(encoding="utf-8")).body
+              if isinstance(node, ast.FunctionDef) and node.name in own]
+    assert not copies, copies
+    for user in ("render", "stream"):
+        assert mixing.__name__ in imports_of(PACKAGE / "sound" / f"{user}.py"), user

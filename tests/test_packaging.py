@@ -4,6 +4,7 @@ the wheel is built and run from another folder, away from the source checkout.""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -40,3 +41,46 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
                              text=True)
     assert checked.returncode == 0, checked.stderr
     assert str(site / "timekeeper" / "sounds" / "default") in checked.stdout
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pins() -> dict[str, str]:
+    lines = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("==") for line in lines if line and not line.startswith("#")]
+    assert all(len(pair) == 2 for pair in pairs), "constraints.txt: one NAME==VERSION a line"
+    return {_canonical(name): version.strip() for name, version in pairs}
+
+
+def test_every_dependency_is_pinned_and_the_pins_are_what_the_tests_run_on() -> None:
+    """The box installs what CI tested: constraints.txt pins every dependency (the test
+    tools too), pygame-ce first of all (its pygame._sdl2.audio is experimental), and the
+    versions this suite runs with are those pins (scripts/pin-versions.sh re-pins)."""
+    import tomllib
+    from importlib.metadata import PackageNotFoundError, version
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    names = {_canonical(re.match(r"[A-Za-z0-9_.-]+", spec).group()) for spec in wanted}
+    pins = _pins()
+    assert "pygame-ce" in pins
+    assert names <= set(pins), f"not pinned in constraints.txt: {sorted(names - set(pins))}"
+    differ = {}
+    for name, pinned in pins.items():
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            continue  # (a dependency of a platform's own, e.g. one the Pi has)
+        if installed != pinned:
+            differ[name] = (installed, pinned)
+    assert not differ, f"installed ≠ pinned (./bootstrap.sh --test installs the pins): {differ}"
+
+
+def test_bootstrap_and_the_pi_install_use_the_pins() -> None:
+    assert '-c constraints.txt -e ".$extras"' in (ROOT / "bootstrap.sh").read_text()
+    done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"pip install -q --upgrade -c \S+/constraints\.txt ", done.stdout)

@@ -9,7 +9,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from test_cli import ctl, env, procs, sock, start_run, tk, wait_until_answers, write  # noqa: F401
+from running import ctl, start_run, tk, wait_until_answers, write
 
 from timekeeper.rules import profile
 from timekeeper.rules.replay import parse_actions, replay
@@ -24,8 +24,8 @@ SLOW = """\
 
 
 def test_goals_over_ctl_into_the_status_and_the_events_log(
-        tmp_path: Path, env: dict[str, str], sock: Path,  # noqa: F811
-        procs: list[subprocess.Popen]) -> None:  # noqa: F811
+        tmp_path: Path, env: dict[str, str], sock: Path,
+        procs: list[subprocess.Popen]) -> None:
     prof = write(tmp_path / "slow.yaml", SLOW)
     events = tmp_path / "ev.jsonl"
     proc = start_run(procs, env, tmp_path, "--start", "--profile", str(prof), "--events",
@@ -53,8 +53,8 @@ def test_goals_over_ctl_into_the_status_and_the_events_log(
 
 
 def test_run_replay_plays_a_journaled_match_again_keeping_its_goals(
-        tmp_path: Path, env: dict[str, str], sock: Path,  # noqa: F811
-        procs: list[subprocess.Popen]) -> None:  # noqa: F811
+        tmp_path: Path, env: dict[str, str], sock: Path,
+        procs: list[subprocess.Popen]) -> None:
     journal = tmp_path / "copied.json"
     journal.write_text(json.dumps({
         "format": 1, "profile": "ithf", "state": "stopped", "period": 1, "play_time": 200.0,
@@ -73,14 +73,14 @@ def test_run_replay_plays_a_journaled_match_again_keeping_its_goals(
 
 
 def test_run_replay_without_a_match_is_refused(tmp_path: Path,
-                                               env: dict[str, str]) -> None:  # noqa: F811
+                                               env: dict[str, str]) -> None:
     done = tk(env, "run", "--profile", "ithf", "--replay", "--fresh", "--state-dir",
               str(tmp_path))
     assert done.returncode == 2 and "--replay" in done.stderr
 
 
 def test_render_actions_goal_and_a_packs_optional_goal_cue(tmp_path: Path,
-                                                           env: dict[str, str]) -> None:  # noqa: F811
+                                                           env: dict[str, str]) -> None:
     events = tmp_path / "ev.jsonl"
     done = tk(env, "render", "--profile", "ithf", "--actions", "30:goal=home:17", "-o",
               str(tmp_path / "m.wav"), "--events", str(events))

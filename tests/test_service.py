@@ -18,92 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
+from running import TIMEOUT, command, played, start, status, stays_stopped, stop
 
-from timekeeper.box.controls.socket import send
 from timekeeper.box.journal import FILE_NAME
 from timekeeper.box.sdnotify import Notifier
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 30
-# a 60-s period, no pre-start: the referee's START starts it
-MATCH = """\
-title: one minute
-prestart: 0
-period: {length: 60, marks: none}
-"""
-
-
-@pytest.fixture
-def box(tmp_path: Path) -> Iterator[dict]:
-    """A folder standing in for the service's state, runtime and config folders (short
-    enough for AF_UNIX paths), and the environment systemd would give."""
-    folder = Path(tempfile.mkdtemp(prefix="tk-box-", dir="/tmp"))
-    (folder / "state").mkdir()
-    (folder / "profiles").mkdir()
-    (folder / "profiles" / "minute.yaml").write_text(MATCH)
-    env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_PROFILES_PATH":
-           str(folder / "profiles"), "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
-           "STATE_DIRECTORY": str(folder / "state"), "PYTHONUNBUFFERED": "1",
-           "PYTHONFAULTHANDLER": "1"}
-    procs: list[subprocess.Popen] = []
-    yield {"dir": folder, "env": env, "procs": procs, "sock": folder / "c.sock",
-           "journal": folder / "state" / FILE_NAME}
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=TIMEOUT)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def start(box: dict, *args: str, env: dict | None = None) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "minute",
-                             "--no-keyboard", *args], env=env or box["env"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    box["procs"].append(proc)
-    return proc
-
-
-def status(box: dict, proc: subprocess.Popen) -> dict:
-    """The running box's status, once it answers (bounded wait)."""
-    for _ in range(300):
-        if proc.poll() is not None:
-            out, err = proc.communicate()
-            pytest.fail(f"timekeeper run exited with {proc.returncode}:\n{out}\n{err}")
-        try:
-            return send(box["sock"], "status")["status"]
-        except (ConnectionError, OSError):
-            time.sleep(0.02)
-    pytest.fail("the box never answered")
-
-
-def command(box: dict, line: str) -> dict:
-    answer = send(box["sock"], line)
-    assert answer["ok"], answer
-    return answer["status"]
-
-
-def wait_for(predicate, what: str, tries: int = 500):
-    for _ in range(tries):
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    pytest.fail(f"never happened: {what}")
-
-
-def stop(proc: subprocess.Popen) -> tuple[str, str]:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        out, err = proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGABRT)
-        out, err = proc.communicate(timeout=5)
-        print(err)
-    assert proc.returncode == 0, err
-    return out, err
-
-
 # ----------------------------------------------------------------------------- sd_notify
 
 
@@ -134,18 +55,18 @@ def test_notifier_sends_datagrams(notify_socket) -> None:
     assert not Notifier("").enabled and not Notifier("").ready()
 
 
-def test_ready_watchdog_status_and_stopping(box, notify_socket) -> None:
+def test_ready_watchdog_status_and_stopping(service_box, notify_socket) -> None:
     sock, path = notify_socket
-    env = box["env"] | {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}
-    proc = start(box, env=env)
+    env = service_box["env"] | {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}
+    proc = start(service_box, env=env)
     got = messages(sock, "READY=1")
     ready = got[-1]
     assert "STATUS=minute  IDLE" in ready
-    status(box, proc)  # the socket answers once READY has been sent
+    status(service_box, proc)  # the socket answers once READY has been sent
     pings = [m for m in messages(sock, "WATCHDOG=1") + messages(sock, "WATCHDOG=1")
              if m == "WATCHDOG=1"]
     assert len(pings) >= 2  # pinged every WatchdogSec/2 = 0.1 s from the runner's thread
-    command(box, "start")
+    command(service_box, "start")
     assert any("RUNNING" in m for m in messages(sock, "RUNNING"))
     proc.send_signal(signal.SIGTERM)
     assert "STOPPING=1" in messages(sock, "STOPPING=1")
@@ -156,99 +77,105 @@ def test_ready_watchdog_status_and_stopping(box, notify_socket) -> None:
 # ----------------------------------------------------------------------------- crashes
 
 
-def journal(box: dict) -> dict:
-    return json.loads(box["journal"].read_text())
+def journal(service_box: dict) -> dict:
+    return json.loads(service_box["journal"].read_text())
 
 
-def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(box) -> None:
-    proc = start(box)
-    status(box, proc)
-    command(box, "start")
-    command(box, "add 5")
-    wait_for(lambda: journal(box)["play_time"] >= 2.5, "two journal writes while running")
+def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(service_box) -> None:
+    proc = start(service_box)
+    status(service_box, proc)
+    command(service_box, "start")
+    command(service_box, "add 5")
+    wait_for(lambda: journal(service_box)["play_time"] >= 2.5, "two journal writes while running")
     proc.kill()  # SIGKILL: no chance to write anything more
     proc.communicate(timeout=TIMEOUT)
-    written = journal(box)
+    written = journal(service_box)
     assert written["state"] == "running" and written["added"] == 5.0
 
-    again = start(box)
-    back = status(box, again)
+    again = start(service_box)
+    back = status(service_box, again)
     assert back["state"] == "stopped"
     assert back["play_time"] == pytest.approx(written["play_time"], abs=1e-3)
     assert back["added"] == 5.0 and back["remaining"] == pytest.approx(
         65.0 - written["play_time"], abs=1e-3)
-    time.sleep(0.3)
-    assert status(box, again)["play_time"] == back["play_time"]  # waits for RESUME
-    assert command(box, "resume")["state"] == "running"
+    assert stays_stopped(service_box, again) == back["play_time"]  # waits for RESUME
+    assert command(service_box, "resume")["state"] == "running"
     _, err = stop(again)
     assert "resumed from the journal: match stopped at 0:0" in err
     assert "STOP/RESUME (SPACE, ctl resume) goes on" in err
-    assert journal(box)["play_time"] > written["play_time"]  # SIGTERM journals the exact time
+    # SIGTERM journals the exact time
+    assert journal(service_box)["play_time"] > written["play_time"]
 
 
-def test_a_clean_shutdown_keeps_the_exact_time(box) -> None:
-    proc = start(box)
-    status(box, proc)
-    command(box, "start")
-    time.sleep(0.5)
-    stopped = command(box, "pause")
+def test_a_clean_shutdown_keeps_the_exact_time(service_box) -> None:
+    proc = start(service_box)
+    status(service_box, proc)
+    command(service_box, "start")
+    played(service_box, proc, 0.5)
+    stopped = command(service_box, "pause")
     stop(proc)
-    assert journal(box)["play_time"] == stopped["play_time"]
-    again = start(box)
-    assert status(box, again)["play_time"] == stopped["play_time"]
+    assert journal(service_box)["play_time"] == stopped["play_time"]
+    again = start(service_box)
+    assert status(service_box, again)["play_time"] == stopped["play_time"]
 
 
-def test_sigterm_right_after_ready_always_stops_it(box) -> None:
+def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     """`systemctl stop` at any moment: SIGTERM's handler submits QUIT on the runner's own
     thread, maybe while it is inside the queue's get() (a non-reentrant queue deadlocked
     there about every other time)."""
-    for _ in range(8):
-        proc = start(box, "--fresh")
+    from concurrent.futures import ThreadPoolExecutor
+
+    def stop_when_ready(n: int) -> int | None:  # eight boxes at once, each with its own folders
+        proc = start(service_box, "--fresh", "--control", str(service_box["dir"] / f"{n}.sock"),
+                     "--state-dir", str(service_box["dir"] / f"state{n}"), ready=False)
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
                 break
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)  # at once, from a thread of its own
         proc.communicate(timeout=TIMEOUT)
-        assert proc.returncode == 0
+        return proc.returncode
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(stop_when_ready, range(8))) == [0] * 8
 
 
-def test_fresh_ignores_the_journal(box) -> None:
-    box["journal"].write_text(json.dumps({"format": 1, "profile": "minute", "state": "stopped",
-                                          "period": 1, "play_time": 12.5, "added": 0,
-                                          "shots": 0, "shootout": False}))
-    proc = start(box, "--fresh")
-    assert status(box, proc)["state"] == "idle"
+def test_fresh_ignores_the_journal(service_box) -> None:
+    service_box["journal"].write_text(json.dumps({
+        "format": 1, "profile": "minute", "state": "stopped", "period": 1, "play_time": 12.5,
+        "added": 0, "shots": 0, "shootout": False}))
+    proc = start(service_box, "--fresh")
+    assert status(service_box, proc)["state"] == "idle"
 
 
 @pytest.mark.parametrize("text", ['{"format": 1, "profile": "minute", "state": "runn',
                                   "\x00\x00\x00\x00", ""])
-def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(box, text: str) -> None:
-    box["journal"].write_text(text)
-    proc = start(box)
-    assert status(box, proc)["state"] == "idle"
+def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(service_box, text: str) -> None:
+    service_box["journal"].write_text(text)
+    proc = start(service_box)
+    assert status(service_box, proc)["state"] == "idle"
     _, err = stop(proc)
     assert "not resumed" in err and "starting a new match" in err
-    kept = list(box["journal"].parent.glob(f"{FILE_NAME}.*.bad"))  # time-stamped names
+    kept = list(service_box["journal"].parent.glob(f"{FILE_NAME}.*.bad"))  # time-stamped names
     assert len(kept) == 1 and kept[0].read_text() == text
 
 
-def test_resume_at_continues_a_match_from_another_box(box) -> None:
-    proc = start(box, "--resume-at", "1:00:42.5")
-    s = status(box, proc)
+def test_resume_at_continues_a_match_from_another_box(service_box) -> None:
+    proc = start(service_box, "--resume-at", "1:00:42.5")
+    s = status(service_box, proc)
     assert (s["state"], s["play_time"], s["remaining"]) == ("stopped", 42.5, 17.5)
     _, err = stop(proc)
     assert "resumed at 1:00:42.5 (--resume-at): match stopped at 0:42 played" in err
     assert "from the journal" not in err
 
 
-def test_resume_from_an_exported_journal(box) -> None:
-    exported = box["dir"] / "from-table-3.json"
+def test_resume_from_an_exported_journal(service_box) -> None:
+    exported = service_box["dir"] / "from-table-3.json"
     exported.write_text(json.dumps({"format": 1, "profile": "minute", "state": "running",
                                     "period": 1, "play_time": 30.25, "added": 2.0,
                                     "shots": 0, "shootout": False}))
-    proc = start(box, "--resume-from", str(exported))
-    s = status(box, proc)
+    proc = start(service_box, "--resume-from", str(exported))
+    s = status(service_box, proc)
     assert (s["state"], s["play_time"], s["added"]) == ("stopped", 30.25, 2.0)
 
 
@@ -259,8 +186,8 @@ def test_resume_from_an_exported_journal(box) -> None:
     (("--resume-at", "1:30"), "--resume-at: takes PERIOD:MM:SS"),
     (("--resume-from", "/nonexistent/j.json"), "cannot read"),
 ])
-def test_bad_resume_arguments_are_refused_before_the_match(box, args, message) -> None:
-    proc = start(box, *args)
+def test_bad_resume_arguments_are_refused_before_the_match(service_box, args, message) -> None:
+    proc = start(service_box, *args)
     _, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 2 and message in err
 
@@ -268,16 +195,16 @@ def test_bad_resume_arguments_are_refused_before_the_match(box, args, message) -
 # ----------------------------------------------------------------------------- audio faults
 
 
-def write_config(box: dict, text: str) -> Path:
-    path = box["dir"] / "config.yaml"
+def write_config(service_box: dict, text: str) -> Path:
+    path = service_box["dir"] / "config.yaml"
     path.write_text(text)
     return path
 
 
-def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
-    config = write_config(box, "audio: {driver: pulseaudio, attempts: 3}\n")
-    env = box["env"] | {"PULSE_SERVER": "unix:/nonexistent/pulse", "SDL_AUDIODRIVER": ""}
-    proc = start(box, "--config", str(config), env=env)
+def test_no_sound_card_at_start_retries_then_exits_non_zero(service_box) -> None:
+    config = write_config(service_box, "audio: {driver: pulseaudio, attempts: 3}\n")
+    env = service_box["env"] | {"PULSE_SERVER": "unix:/nonexistent/pulse", "SDL_AUDIODRIVER": ""}
+    proc = start(service_box, "--config", str(config), env=env)
     _, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 1
     assert err.count("audio not ready (attempt") == 2
@@ -285,24 +212,24 @@ def test_no_sound_card_at_start_retries_then_exits_non_zero(box) -> None:
 
 
 @pytest.fixture
-def pulse(box, pulseaudio) -> dict:
+def pulse(service_box, pulseaudio) -> dict:
     """The box's environment on a private PulseAudio server (tests/conftest.py)."""
-    return {"env": box["env"] | pulseaudio.env, "up": pulseaudio.up, "down": pulseaudio.down,
-            "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
+    return {"env": service_box["env"] | pulseaudio.env, "up": pulseaudio.up,
+            "down": pulseaudio.down, "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
 
 
-def test_sound_card_lost_mid_match_the_clock_keeps_running(box, pulse) -> None:
-    proc = start(box, env=pulse["env"])
-    status(box, proc)
-    command(box, "start")
-    time.sleep(0.3)
+def test_sound_card_lost_mid_match_the_clock_keeps_running(service_box, pulse) -> None:
+    proc = start(service_box, env=pulse["env"])
+    status(service_box, proc)
+    command(service_box, "start")
+    played(service_box, proc, 0.3)
     pulse["down"]()  # the device disappears mid-match
-    time.sleep(1.5)
-    running, asked = command(box, "status"), time.monotonic()
-    assert running["state"] == "running" and running["play_time"] > 1.5
+    running = played(service_box, proc, 1.8)  # the box's own clock: on with no sound card
+    asked = time.monotonic()
+    assert running["state"] == "running"
     pulse["up"]()
-    time.sleep(2.5)
-    paused, waited = command(box, "pause"), time.monotonic() - asked
+    played(service_box, proc, running["play_time"] + 2.5)  # time for the box to find it back
+    paused, waited = command(service_box, "pause"), time.monotonic() - asked
     # the match clock went on with real time, sound or no sound
     assert paused["play_time"] - running["play_time"] == pytest.approx(waited, abs=0.2)
     _, err = stop(proc)
@@ -319,55 +246,63 @@ period: {length: 120, marks: 1, mark_beeps: single}
 """
 
 
-def timed(line: str, box: dict) -> tuple[dict, float, float]:
+def timed(line: str, service_box: dict) -> tuple[dict, float, float]:
     """(the status after `line`, when it was sent, seconds to the answer)."""
     sent = time.monotonic()
-    answer = command(box, line)
+    answer = command(service_box, line)
     return answer, sent, time.monotonic() - sent
 
 
-def test_a_frozen_sound_server_never_freezes_the_controls(box, pulse) -> None:
+def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) -> None:
     """PulseAudio stopped with SIGSTOP mid-match: the controls answer at once, a pause counts
     from when it was sent, the cues nobody hears are logged so, the sound comes back after
     SIGCONT, and SIGTERM during a freeze still ends the box promptly. (Bounds are generous:
     bench/faults_audio.py measures.)"""
-    (box["dir"] / "profiles" / "beeps.yaml").write_text(BEEPS)
-    events = box["dir"] / "events.jsonl"
-    proc = start(box, "--profile", "beeps", "--start", "--audio", "stream", "--events",
+    (service_box["dir"] / "profiles" / "beeps.yaml").write_text(BEEPS)
+    events = service_box["dir"] / "events.jsonl"
+    proc = start(service_box, "--profile", "beeps", "--start", "--audio", "stream", "--events",
                  str(events), env=pulse["env"])
-    wait_for(lambda: status(box, proc)["state"] == "running", "the match to run")
-    time.sleep(1.5)  # the stream is steady
-    before, asked, _ = timed("status", box)
+    def logged() -> list[dict]:
+        return [json.loads(line) for line in events.read_text().splitlines()] \
+            if events.exists() else []
+
+    def unheard_after(play_time: float) -> bool:  # a cue that found the stream stalled
+        return any(e.get("heard") is False and e["play_time"] > play_time for e in logged())
+
+    wait_for(lambda: status(service_box, proc)["state"] == "running", "the match to run")
+    played(service_box, proc, 1.5)  # the stream is steady
+    before, asked, _ = timed("status", service_box)
     pulse["freeze"]()
-    time.sleep(1.5)  # a cue or two find the stream stalled
+    wait_for(lambda: unheard_after(before["play_time"]), "a cue to find the stream stalled",
+             TIMEOUT)
     # (answers take milliseconds; the bounds leave room for a busy test machine, and for the
     # journal's fsync after a command: before, they did not come at all within 5 s)
-    _, _, took = timed("status", box)
+    _, _, took = timed("status", service_box)
     assert took < 2.0
-    paused, sent, took = timed("pause", box)
+    paused, sent, took = timed("pause", service_box)
     assert took < 2.0 and paused["state"] == "stopped"
     # counted up to the moment the pause was sent: no play that never happened
     assert paused["play_time"] == pytest.approx(before["play_time"] + sent - asked, abs=0.5)
-    time.sleep(1.0)
-    assert timed("status", box)[0]["play_time"] == paused["play_time"]
-    _, resumed, took = timed("resume", box)
+    assert stays_stopped(service_box, proc) == paused["play_time"]
+    _, resumed, took = timed("resume", service_box)
     assert took < 2.0
-    time.sleep(1.5)
+    wait_for(lambda: unheard_after(paused["play_time"]), "a cue unheard after the resume",
+             TIMEOUT)
     pulse["thaw"]()
     thawed = time.monotonic()
 
     def heard_since_thaw() -> bool:
-        lines = [json.loads(line) for line in events.read_text().splitlines()]
         return any("heard" not in e and e["play_time"] > paused["play_time"] +
-                   (thawed - resumed) for e in lines)
+                   (thawed - resumed) for e in logged())
 
-    wait_for(heard_since_thaw, "a cue heard after SIGCONT", tries=750)  # 15 s
+    wait_for(heard_since_thaw, "a cue heard after SIGCONT", 15)
     lines = [json.loads(line) for line in events.read_text().splitlines()]
     unheard = [e for e in lines if e.get("heard") is False]
     assert unheard, lines
     assert all(e["why"].startswith("audio lost: ") for e in unheard)
+    frozen = status(service_box, proc)["play_time"]
     pulse["freeze"]()
-    time.sleep(1.0)
+    wait_for(lambda: unheard_after(frozen), "a cue to find the stream frozen again", TIMEOUT)
     proc.send_signal(signal.SIGTERM)
     stopping = time.monotonic()
     _, err = proc.communicate(timeout=TIMEOUT)
@@ -380,23 +315,23 @@ def test_a_frozen_sound_server_never_freezes_the_controls(box, pulse) -> None:
 # ----------------------------------------------------------------------------- GPIO
 
 
-def test_without_gpio_it_runs_with_one_info_line(box) -> None:
-    proc = start(box, env=box["env"] | {"GPIOZERO_PIN_FACTORY": "no-such-factory"})
-    status(box, proc)
+def test_without_gpio_it_runs_with_one_info_line(service_box) -> None:
+    proc = start(service_box, env=service_box["env"] | {"GPIOZERO_PIN_FACTORY": "no-such-factory"})
+    status(service_box, proc)
     _, err = stop(proc)
     assert err.count("no GPIO here") == 1 and "running without buttons" in err
 
 
-def test_with_mock_gpio_the_buttons_are_set_up(box) -> None:
-    proc = start(box)
-    status(box, proc)
+def test_with_mock_gpio_the_buttons_are_set_up(service_box) -> None:
+    proc = start(service_box)
+    status(service_box, proc)
     _, err = stop(proc)
     assert "GPIO: buttons start, toggle, add, lamp" in err
 
 
-def test_a_bad_config_is_refused_with_file_line_and_field(box) -> None:
-    config = write_config(box, "gpio:\n  buttons:\n    start: {pin: 17, hlod: 3}\n")
-    proc = start(box, "--config", str(config))
+def test_a_bad_config_is_refused_with_file_line_and_field(service_box) -> None:
+    config = write_config(service_box, "gpio:\n  buttons:\n    start: {pin: 17, hlod: 3}\n")
+    proc = start(service_box, "--config", str(config))
     _, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 2
     assert f"{config}:3:22: gpio.buttons.start.hlod: unknown key; did you mean 'hold'?" in err

@@ -15,15 +15,9 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.decoding import decode
 from timekeeper.sound.mixing import RATE
-from timekeeper.sound.pack import (
-    CUE_NAMES,
-    OPTIONAL_CUES,
-    decode,
-    default_pack_dir,
-    find_pack,
-    load_pack,
-)
+from timekeeper.sound.pack import CUE_NAMES, OPTIONAL_CUES, default_pack_dir, find_pack, load_pack
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = RATE, channels: int = 1) -> Path:
@@ -66,6 +60,15 @@ def test_default_pack_has_every_cue_and_a_real_30_second_tune() -> None:
     seconds = tune.reshape(30, RATE)
     assert (np.abs(seconds).max(axis=1) > 0.05).all()
     assert len({int(np.argmax(np.abs(np.fft.rfft(s)))) for s in seconds}) > 5
+
+
+def test_the_default_packs_folder_holds_the_pack_and_nothing_else() -> None:
+    """No journal, log or render lands in the built-in pack (one merge once put a match
+    journal there): it is installed as it is."""
+    folder = default_pack_dir()
+    pack = load_pack(folder)
+    named = {"pack.yaml"} | {sound.file.name for sound in pack.sounds.values()}
+    assert {p.name for p in folder.iterdir()} == named
 
 
 def test_default_pack_sounds_start_at_once_for_sample_accurate_onsets() -> None:

@@ -6,6 +6,7 @@ key help stays reachable (`?`)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 from collections.abc import Iterator
 
@@ -89,6 +90,8 @@ def test_the_status_line_fits_80_columns_in_every_state(name: str) -> None:
                 assert f"[{status.waiting_for}]" in text, text
             if status.countdown is not None:
                 assert clock_text(status.countdown) in text, text
+        muted = status_text(dataclasses.replace(status, muted=True), WIDTH, ("SILENT",))
+        assert len(muted) <= WIDTH and muted.startswith("SILENT  MUTED  "), muted
     assert {"idle", "running", "stopped", "finished"} <= seen
     if profile.load(name).shootout is not None:
         assert "shootout" in seen

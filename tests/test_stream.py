@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import RecordingOutput
 
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
@@ -18,10 +19,10 @@ from timekeeper.rules.engine import Cue, Engine
 from timekeeper.sound.devices import open_output
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.mixing import RATE, mix_into
-from timekeeper.sound.output import AudioError, Output
+from timekeeper.sound.output import AudioError
 from timekeeper.sound.pack import default_pack_dir, load_pack
 from timekeeper.sound.render import placements, write_mix
-from timekeeper.sound.stream import FADE, FrameClock, StreamAudio, StreamMixer
+from timekeeper.sound.stream import FADE, FrameClock, StreamAudio, Voices
 
 
 @pytest.fixture(scope="module")
@@ -29,10 +30,10 @@ def pack():
     return load_pack(default_pack_dir())
 
 
-def stream_blocks(mixer: StreamMixer, frames: int, chunk: int) -> np.ndarray:
+def stream_blocks(voices: Voices, frames: int, chunk: int) -> np.ndarray:
     out = np.zeros(frames, np.float32)
     for start in range(0, frames, chunk):
-        mixer.fill(out[start:start + chunk])
+        voices.fill(out[start:start + chunk])
     return out
 
 
@@ -69,7 +70,7 @@ def test_frame_clock_refuses_to_place_before_the_stream_runs() -> None:
         FrameClock().frame_at(1.0)
 
 
-# ----------------------------------------------------------------------------- mixer
+# ----------------------------------------------------------------------------- voices
 
 
 @pytest.mark.parametrize("chunk", [256, 1000, 4096])
@@ -77,61 +78,49 @@ def test_the_stream_puts_every_cue_on_the_sample_a_render_would(pack, chunk: int
                                                                   tmp_path: Path) -> None:
     cues = [Cue("start", 0.5), Cue("minute", 1.2345, count=3), Cue("time_added", 1.3),
             Cue("end", 2.000021)]
-    mixer = StreamMixer()
+    voices = Voices()
     for cue in cues:  # handed over ahead of time, as the runner does with a lead
-        mixer.add(cue.name, round(cue.due * RATE), pack.samples(cue))
+        voices.add(cue.name, round(cue.due * RATE), pack.samples(cue))
     frames = round(5.0 * RATE)
-    live = stream_blocks(mixer, frames, chunk)
+    live = stream_blocks(voices, frames, chunk)
     rendered = tmp_path / "r.wav"
     write_mix(rendered, placements(cues, pack), frames)
     import wave
 
     with wave.open(str(rendered)) as w:
         offline = np.frombuffer(w.readframes(frames), "<i2") / 32767
-    assert mixer.late == 0
+    assert voices.late == 0
     assert np.abs(live - offline).max() < 1e-4  # only the WAV's 16-bit rounding differs
-    assert not mixer.voices  # finished voices are dropped
+    assert not voices.playing  # finished voices are dropped
 
 
 def test_a_late_cue_starts_at_once_and_a_late_melody_skips_ahead(pack) -> None:
-    mixer = StreamMixer()
-    stream_blocks(mixer, 4800, 480)  # 0.1 s already played
-    assert mixer.add("start", 0, pack.sounds["start"].samples) == 4800
+    voices = Voices()
+    stream_blocks(voices, 4800, 480)  # 0.1 s already played
+    assert voices.add("start", 0, pack.sounds["start"].samples) == 4800
     tune = pack.melody(30.0)
-    mixer.add("last30", 1000, tune)
-    assert mixer.late == 2
-    out = stream_blocks(mixer, 480, 480)
+    voices.add("last30", 1000, tune)
+    assert voices.late == 2
+    out = stream_blocks(voices, 480, 480)
     expected = pack.sounds["start"].samples[:480] + tune[3800:4280]
     assert np.abs(out - np.clip(expected, -1, 1)).max() < 1e-6
 
 
 def test_stopping_the_melody_fades_it_out_from_the_stop_frame(pack) -> None:
-    mixer = StreamMixer()
+    voices = Voices()
     tune = pack.melody(30.0)
-    mixer.add("last30", 0, tune)
-    mixer.stop("last30", 10_000)
-    out = stream_blocks(mixer, 12_000, 512)
+    voices.add("last30", 0, tune)
+    voices.stop("last30", 10_000)
+    out = stream_blocks(voices, 12_000, 512)
     assert np.array_equal(out[:10_000], np.clip(tune[:10_000], -1, 1))
     ramp = out[10_000:10_000 + FADE] / np.where(tune[10_000:10_000 + FADE] == 0, 1,
                                                 tune[10_000:10_000 + FADE])
     assert ramp[0] == pytest.approx(1.0) and ramp[-1] < 0.01
     assert not out[10_000 + FADE:].any()
-    assert not mixer.voices
+    assert not voices.playing
 
 
 # ----------------------------------------------------------------------------- runner lead
-
-
-class LeadOutput(Output):
-    """A fake with the real interface: wants its cues 0.3 s early."""
-
-    lead = 0.3
-
-    def __init__(self) -> None:
-        self.played: list[Cue] = []
-
-    def play(self, cue: Cue, now: float) -> None:
-        self.played.append(cue)
 
 
 class SpyEngine(Engine):
@@ -156,7 +145,7 @@ TINY = """\
 def test_the_runner_looks_ahead_by_the_lead_and_never_tells_a_time_backwards(
         write_profile, tmp_path: Path) -> None:
     engine = SpyEngine(profile.load(str(write_profile("tiny", TINY))))
-    out = LeadOutput()
+    out = RecordingOutput(lead=0.3)  # wants its cues 0.3 s early
     events = EventLog(tmp_path / "e.jsonl")
     runner = Runner(engine, [out], events)
     assert runner.lead == 0.3
@@ -244,10 +233,10 @@ audio.play(Cue("start", due + 0.123457), audio.clock())
 audio.frames = live
 need = (frames[1] + len(pack.sounds["start"].samples)) * 4
 deadline = time.monotonic() + 20
-while time.monotonic() < deadline and audio.mixer.next_frame * 4 < need + 4096:
+while time.monotonic() < deadline and audio.voices.next_frame * 4 < need + 4096:
     time.sleep(0.05)
 audio.close()
-print(json.dumps({"frames": frames, "late": audio.mixer.late}))
+print(json.dumps({"frames": frames, "late": audio.voices.late}))
 """
 
 
@@ -294,7 +283,7 @@ def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
 def test_the_mixer_fallback_has_no_lead_and_unknown_kinds_are_refused(pack) -> None:
     import pygame
 
-    from timekeeper.sound.mixer import PygameAudio
+    from timekeeper.sound.pygame_mixer import PygameAudio
 
     pygame.mixer.quit()  # (the stream tests before this one closed their devices)
     ithf = profile.load("ithf")

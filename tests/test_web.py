@@ -15,27 +15,19 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from webbox import free_port
+from helpers import RecordingOutput, free_port, wait_for
 
 from timekeeper.box import config as box_config
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.engine import Cue, Engine
+from timekeeper.rules.engine import Engine
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.sound.output import Output
+from timekeeper.sound.listener import RunnerListener
 from timekeeper.web import server as web_server
 from timekeeper.web.listen import parse_listen
 from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
-
-
-class RecordingOutput(Output):
-    def __init__(self) -> None:
-        self.played: list[Cue] = []
-
-    def play(self, cue: Cue, now: float) -> None:
-        self.played.append(cue)
 
 
 @pytest.fixture
@@ -90,8 +82,7 @@ def test_status_is_open_and_is_ctl_status_plus_the_score(box) -> None:
 def test_a_command_without_a_valid_token_gets_401_and_changes_nothing(box, token) -> None:
     runner, server, output = box
     code, answer = command(server, "start", token=token)
-    assert code == 401 and "ctl link" in answer["error"]
-    time.sleep(0.1)
+    assert code == 401 and "ctl link" in answer["error"]  # answered instead of submitted
     assert runner.status().state == "idle" and output.played == []
 
 
@@ -157,16 +148,19 @@ def test_every_page_file_is_served_by_the_box_no_cdn() -> None:
         assert "http://" not in text and "https://" not in text, path.name
 
 
-async def _live(server: WebServer, seconds: float, token: str | None = None,
-                then=None) -> tuple[list[dict], int | None]:
-    """Messages one live page gets in `seconds` (and the close code, if closed)."""
+async def _live(server: WebServer, until, token: str | None = None, then=None,
+                then_when=lambda got: len(got) == 1,
+                timeout: float = 10.0) -> tuple[list[dict], int | None]:
+    """Messages one live page gets until `until(messages)` holds (or `timeout` passes), and
+    the close code if the server closed it first. `then` runs once, as soon as
+    `then_when(messages)` holds (by default: once the first one is in)."""
     got: list[dict] = []
     async with aiohttp.ClientSession() as session, session.ws_connect(
             f"http://127.0.0.1:{server.port}/api/live") as ws:
         if token:
             await ws.send_str(json.dumps({"token": token}))
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
+        end = time.monotonic() + timeout
+        while not until(got) and (left := end - time.monotonic()) > 0:
             try:
                 msg = await ws.receive(timeout=left)
             except TimeoutError:
@@ -174,19 +168,28 @@ async def _live(server: WebServer, seconds: float, token: str | None = None,
             if msg.type is not aiohttp.WSMsgType.TEXT:
                 return got, ws.close_code  # closed by the server
             got.append(json.loads(msg.data))
-            if then is not None and len(got) == 1:
+            if then is not None and then_when(got):
                 await asyncio.get_running_loop().run_in_executor(None, then)
+                then = None
         return got, None
 
 
-def test_live_pushes_every_change_and_a_heartbeat_every_second(box) -> None:
+def heartbeats(got: list[dict]) -> int:
+    return sum(m["type"] == "heartbeat" for m in got)
+
+
+def test_live_pushes_every_change_and_a_heartbeat_every_second(box, monkeypatch) -> None:
     _, server, _ = box
+    monkeypatch.setattr(web_server, "HEARTBEAT", 0.2)  # the beat's length is not the point
 
     def start() -> None:
-        time.sleep(0.3)
         command(server, "start")
 
-    got, _ = asyncio.run(_live(server, 2.6, then=start))
+    def seen(got: list[dict]) -> bool:  # the change pushed, then silence filled by beats
+        return got[-1:] != [] and got[-1]["type"] == "heartbeat" and heartbeats(got) >= 2 \
+            and any(m.get("status", {}).get("state") == "running" for m in got)
+
+    got, _ = asyncio.run(_live(server, seen, then=start))
     kinds = [m["type"] for m in got]
     assert kinds[0] == "status" and got[0]["status"]["state"] == "idle"
     assert any(m["type"] == "status" and m["status"]["state"] == "running" for m in got)
@@ -196,39 +199,51 @@ def test_live_pushes_every_change_and_a_heartbeat_every_second(box) -> None:
 def test_a_stuck_page_is_dropped_and_never_stalls_the_others(box, monkeypatch) -> None:
     _, server, _ = box
     monkeypatch.setattr(web_server, "SEND_TIMEOUT", 0.3)
+    monkeypatch.setattr(web_server, "HEARTBEAT", 0.2)
 
     async def run() -> tuple[list[dict], bool, bool]:
         async with aiohttp.ClientSession() as session, session.ws_connect(
                 f"http://127.0.0.1:{server.port}/api/live") as stuck:
             await stuck.receive(timeout=2)
-            await asyncio.sleep(0.2)
-            client = next(iter(server.clients))
+            client = next(iter(server.clients))  # (it is registered before its first status)
 
             async def never(message: str) -> None:  # a page that takes nothing more
                 await asyncio.sleep(3600)
 
             client.ws.send_str = never
-            got, _ = await _live(server, 2.5)
-            last = await stuck.receive(timeout=2)
+            # the healthy page hears beats while the stuck one is waited for and dropped
+            got, _ = await _live(server, lambda got: heartbeats(got) >= 4)
+            last = await stuck.receive(timeout=5)
             return got, client in server.clients, last.type in (
                 aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR)
 
     got, kept, closed = asyncio.run(run())
-    assert sum(m["type"] == "heartbeat" for m in got) >= 2  # the healthy page: never stalled
+    assert heartbeats(got) >= 4  # the healthy page: never stalled
     assert not kept and closed  # the stuck one was dropped and its connection closed
 
 
-def test_a_new_link_ends_every_operator_session_but_not_the_displays(box) -> None:
+def test_a_new_link_ends_every_operator_session_but_not_the_displays(box, monkeypatch) -> None:
     _, server, _ = box
+    monkeypatch.setattr(web_server, "HEARTBEAT", 0.2)
     old = server.tokens.token
 
+    renewed: list[int] = []  # how many messages the display had when the link was renewed
+
     def renew() -> None:
-        time.sleep(0.3)
+        renewed.append(len(display_got))
         server.link(renew=True)
 
+    display_got: list[dict] = []
+
+    def display_heard_after_renew(got: list[dict]) -> bool:
+        display_got[:] = got
+        return bool(renewed) and len(got) > renewed[0] + 1
+
     async def both():
-        return await asyncio.gather(_live(server, 2.0, token=old, then=renew),
-                                    _live(server, 2.0))
+        return await asyncio.gather(
+            _live(server, lambda got: False, token=old, then=renew,  # until it is closed
+                  then_when=lambda got: {"type": "auth", "ok": True} in got),
+            _live(server, display_heard_after_renew))
 
     (operator, code), (display, display_code) = asyncio.run(both())
     assert {"type": "auth", "ok": True} in operator
@@ -259,14 +274,17 @@ def test_mute_silences_the_sound_not_the_relays_and_lamp(tmp_path: Path) -> None
     output = RecordingOutput()
     runner = Runner(Engine(profile.load(str(tiny))), [output])
     heard: list[str] = []
-    runner.listeners.append(lambda cue, status: cue is not None and heard.append(cue.name))
+
+    class Relay(RunnerListener):
+        def cue_played(self, cue, status, played, not_heard) -> None:
+            heard.append(cue.name)
+
+    runner.listeners.append(Relay())
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     runner.submit(Command(Action.MUTE)).result(timeout=5)
     runner.submit(Command(Action.START)).result(timeout=5)
-    deadline = time.monotonic() + 5
-    while runner.status().state != "finished" and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: runner.status().state == "finished", "the match to finish", 5)
     runner.submit(Command(Action.UNMUTE)).result(timeout=5)
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     thread.join(5)

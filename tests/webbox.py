@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,17 +21,13 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from helpers import free_port, wait_for
+
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 def have_browser() -> bool:
     return os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class WebBox:
@@ -57,16 +52,19 @@ class WebBox:
         self.token = (self.folder / "state" / "web-token").read_text().strip()
 
     def _wait_ready(self, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def ready() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"timekeeper run ended: {self.run_log()}")
-            with contextlib.suppress(OSError):
+            try:
                 self.status()
-                if self.control.exists():
-                    return
-            time.sleep(0.05)
-        raise RuntimeError(f"timekeeper run did not start: {self.run_log()}")
+            except OSError:
+                return False
+            return self.control.exists()
+
+        try:
+            wait_for(ready, "timekeeper run to answer", timeout)
+        except AssertionError:
+            raise RuntimeError(f"timekeeper run did not start: {self.run_log()}") from None
 
     def run_log(self) -> str:
         return (self.folder / "run.log").read_text()
@@ -102,8 +100,8 @@ class WebBox:
         self.proc.send_signal(signal.SIGCONT)
 
     def wait_text(self, driver, text: str, timeout: float = 10.0) -> None:
-        wait_for(lambda: text in driver.find_element("tag name", "body").text, timeout,
-                 f"{text!r} on the page")
+        wait_for(lambda: text in driver.find_element("tag name", "body").text,
+                 f"{text!r} on the page", timeout)
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -123,16 +121,6 @@ class WebBox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def wait_for(check, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(Exception):
-            if check():
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"waited {timeout:g} s for {what}")
 
 
 @contextlib.contextmanager

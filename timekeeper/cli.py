@@ -11,14 +11,17 @@ import wave
 from pathlib import Path
 
 from timekeeper import __version__
+from timekeeper.box.controls.socket import NOT_ON_SOCKET
 from timekeeper.rules import profile
+from timekeeper.rules.commands import Action
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.devices import AUDIO_KINDS
 
 log = logging.getLogger("timekeeper")
-CTL_COMMANDS = ("status", "start", "toggle", "pause", "resume", "add", "next", "finish", "reset",
-                "goal", "undo-goal", "replay", "no-show",
-                "penalty", "release", "remove", "timeout", "set", "attempt", "penalty-shot",
-                "mute", "unmute", "link")
+# what `ctl` may send: the socket's own requests (status, link) and every action the socket
+# takes, but GO, the START/NEXT button's (at a prompt one says start or next)
+CTL_COMMANDS = ("status", *(action.value for action in Action
+                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.add_argument("--audio", choices=("stream", "mixer", "silent"),
+    run.add_argument("--audio", choices=AUDIO_KINDS,
                      help="stream: cues placed at their exact sample (default, or the "
                           "config's audio.kind); mixer: plain Sound.play() at the deadline "
                           "(fallback); silent: no sound card, every cue only logged")
@@ -141,7 +144,8 @@ def parser() -> argparse.ArgumentParser:
                       help="cue to play (default start), e.g. end, minute, last30")
     test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
     test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
-    test.add_argument("--audio", choices=("stream", "mixer"), help="as for run")
+    test.add_argument("--audio", choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
+                      help="as for run (a test plays a sound)")
     test.add_argument("--driver", help="SDL audio driver (default: the config's)")
     test.add_argument("--device", help="SDL device name (default: the config's)")
     test.add_argument("--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: "
@@ -292,7 +296,8 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     4: no answer, so whether it was applied is unknown (`ctl status` tells)."""
     import uuid
 
-    from timekeeper.box.controls.socket import NoAnswer, client_path, send
+    from timekeeper.box.controls.socket_client import NoAnswer, send
+    from timekeeper.box.controls.socket_path import client_path
     from timekeeper.rules.commands import Command
 
     if args.command == "link":
@@ -329,7 +334,8 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 def _link(args: argparse.Namespace) -> int:
     """The operator page's link, with its token, as text and as a QR code for a phone."""
-    from timekeeper.box.controls.socket import client_path, send
+    from timekeeper.box.controls.socket_client import send
+    from timekeeper.box.controls.socket_path import client_path
 
     if args.args:
         print("timekeeper: link takes no argument (a new token: --new)", file=sys.stderr)

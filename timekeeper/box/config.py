@@ -1,6 +1,10 @@
 """The box's configuration (/etc/timekeeper/config.yaml or --config PATH): which profile and
-pack to run, where the journal lives, and how the buttons, lamp, horn and buzzer are wired.
-Validated once at load like profiles, with file:line:column: field: message."""
+pack to run, where the journal lives, the sound, the web, the hall, and how the buttons, lamp,
+horn and buzzer are wired (that section is read in `wiring.py`). Validated once at load like
+profiles, with file:line:column: field: message.
+
+The audio settings are checked here only: the file's `audio:` section at load, and `run`'s
+--audio options over it in `audio_for_run`."""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from timekeeper.rules.profile import _Reader
-from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
-from timekeeper.sound.pack import CUE_NAMES
+from timekeeper.box import wiring
+from timekeeper.box.wiring import GpioConfig
+from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
+from timekeeper.sound.devices import AUDIO_KINDS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
@@ -22,55 +27,6 @@ WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password")
 AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
               "volume")
-GPIO_KEYS = ("enabled", "pull_up", "bounce", "buttons", "lamp", "horn", "buzzer")
-BUTTON_KEYS = ("pin", "hold")
-LAMP_KEYS = ("pin", "active_high")
-RELAY_KEYS = ("pin", "active_high", "cues", "seconds")
-
-# what each button does: (short press, long press, default hold seconds, default pin)
-BUTTONS: dict[str, tuple[str | None, str | None, float, int | None]] = {
-    "start": ("go", "reset", 3.0, 17),  # START/NEXT; held: reset (never by a short press)
-    "toggle": ("toggle", "finish", 2.0, 27),  # STOP/RESUME; held: the match is decided
-    "add": ("add", "subtract", 1.0, 22),  # ADD TIME; held: take added time back
-    "subtract": ("subtract", "subtract", 1.0, None),
-    "reset": (None, "reset", 3.0, None),  # only ever by a long press
-}
-
-
-@dataclass(frozen=True)
-class ButtonConfig:
-    name: str
-    pin: int
-    hold: float  # a press at least this long is a long press (decided on release)
-    short: str | None  # "go", "toggle", "add", "subtract", "finish", "reset" or None
-    long: str | None
-
-
-@dataclass(frozen=True)
-class LampConfig:
-    pin: int
-    active_high: bool = True
-
-
-@dataclass(frozen=True)
-class RelayConfig:
-    """A horn relay or a buzzer: switched on by chosen cues for a set time."""
-
-    pin: int
-    cues: frozenset[str]
-    seconds: float
-    active_high: bool = True
-
-
-@dataclass(frozen=True)
-class GpioConfig:
-    enabled: bool = True
-    pull_up: bool = True  # buttons wired between the pin and ground
-    bounce: float = 0.02  # presses shorter than this are contact bounce, not presses
-    buttons: tuple[ButtonConfig, ...] = ()
-    lamp: LampConfig | None = None
-    horn: RelayConfig | None = None
-    buzzer: RelayConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -102,14 +58,8 @@ class Config:
     audio_attempts: int = 8
     audio_volume: float = 1.0  # gain on the pack's samples (1.0: as recorded), applied at load
     web_listen: tuple[str, int] | None = None  # (host, port); None: no web server
-    gpio: GpioConfig = field(default_factory=lambda: default_gpio())
+    gpio: GpioConfig = field(default_factory=wiring.default_gpio)
     hall: HallConfig | None = None
-
-
-def default_gpio() -> GpioConfig:
-    buttons = tuple(ButtonConfig(name, pin, hold, short, long)
-                    for name, (short, long, hold, pin) in BUTTONS.items() if pin is not None)
-    return GpioConfig(buttons=buttons, lamp=LampConfig(23))
 
 
 def load(path: Path | None) -> Config:
@@ -127,7 +77,7 @@ def load(path: Path | None) -> Config:
 
 
 def build(doc: Doc, file: Path) -> Config:
-    r = _Reader(doc)
+    r = Reader(doc)
     if not isinstance(doc.data, dict):
         raise ConfigError("must be a mapping of settings", file)
     doc.check_keys((), doc.data, TOP_KEYS)
@@ -139,7 +89,7 @@ def build(doc: Doc, file: Path) -> Config:
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
-        audio_kind=r.choice(("audio", "kind"), ("stream", "mixer", "silent"), "stream"),
+        audio_kind=r.choice(("audio", "kind"), AUDIO_KINDS, "stream"),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
@@ -148,12 +98,12 @@ def build(doc: Doc, file: Path) -> Config:
         audio_attempts=r.integer(("audio", "attempts"), 8),
         audio_volume=_volume(r),
         web_listen=_web_listen(r),
-        gpio=_gpio(r, doc),
+        gpio=wiring.read(r, doc),
         hall=_hall(r, doc),
     )
 
 
-def _web_listen(r: _Reader) -> tuple[str, int] | None:
+def _web_listen(r: Reader) -> tuple[str, int] | None:
     from timekeeper.web.listen import parse_listen
 
     r.mapping(("web",), WEB_KEYS)
@@ -166,7 +116,7 @@ def _web_listen(r: _Reader) -> tuple[str, int] | None:
         raise r.doc.error(("web", "listen"), str(exc)) from None
 
 
-def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
+def _hall(r: Reader, doc: Doc) -> HallConfig | None:
     if r.mapping(("hall",), HALL_KEYS) is None:
         return None
     broker = r.text(("hall", "broker"), "")
@@ -186,125 +136,12 @@ def _hall(r: _Reader, doc: Doc) -> HallConfig | None:
                       _optional_text(r, ("hall", "user")),
                       _optional_text(r, ("hall", "password")))
 
-
-def _gpio(r: _Reader, doc: Doc) -> GpioConfig:
-    spec = r.mapping(("gpio",), GPIO_KEYS)
-    if spec is None:
-        return default_gpio()
-    defaults = default_gpio()
-    # buttons not mentioned keep their default pins; `name: null` removes one
-    buttons_spec = r.mapping(("gpio", "buttons"), tuple(BUTTONS)) or {}
-    by_name = {b.name: b for b in defaults.buttons}
-    for name in buttons_spec:
-        by_name[name] = _button(r, doc, name)  # type: ignore[assignment]
-    buttons = tuple(b for name in BUTTONS if (b := by_name.get(name)) is not None)
-    bounce = r.seconds(("gpio", "bounce"), 0.02, zero=True)
-    for b in buttons:
-        if bounce >= b.hold:
-            raise doc.error(("gpio", "bounce"), f"must be shorter than every hold time "
-                                                f"({b.name} holds {b.hold:g} s)")
-    gpio = GpioConfig(
-        enabled=r.flag(("gpio", "enabled"), True),
-        pull_up=r.flag(("gpio", "pull_up"), True),
-        bounce=bounce,
-        buttons=buttons,
-        lamp=_lamp(r, doc) if "lamp" in spec else defaults.lamp,
-        horn=_relay(r, doc, "horn", ("end", "period_end"), 2.0),
-        buzzer=_relay(r, doc, "buzzer", ("pause", "resume", "time_added"), 0.15),
-    )
-    _check_pins_unique(r, doc, gpio)
-    return gpio
-
-
-def _button(r: _Reader, doc: Doc, name: str) -> ButtonConfig | None:
-    short, long, hold, _ = BUTTONS[name]
-    path: Path_ = ("gpio", "buttons", name)
-    value = r.get(path)
-    if value is None:
-        return None
-    if not isinstance(value, dict):  # `start: 17` is short for `start: {pin: 17}`
-        return ButtonConfig(name, _pin(r, doc, path), hold, short, long)
-    doc.check_keys(path, value, BUTTON_KEYS)
-    if value.get("pin") is None:
-        return None
-    return ButtonConfig(name, _pin(r, doc, (*path, "pin")), r.seconds((*path, "hold"), hold),
-                        short, long)
-
-
-def _lamp(r: _Reader, doc: Doc) -> LampConfig | None:
-    path: Path_ = ("gpio", "lamp")
-    value = r.get(path)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        return LampConfig(_pin(r, doc, path))
-    doc.check_keys(path, value, LAMP_KEYS)
-    if value.get("pin") is None:
-        return None
-    return LampConfig(_pin(r, doc, (*path, "pin")), r.flag((*path, "active_high"), True))
-
-
-def _relay(r: _Reader, doc: Doc, name: str, cues: tuple[str, ...],
-           seconds: float) -> RelayConfig | None:
-    path: Path_ = ("gpio", name)
-    value = r.mapping(path, RELAY_KEYS)
-    if value is None or value.get("pin") is None:
-        return None
-    chosen = r.get((*path, "cues"), list(cues))
-    if not isinstance(chosen, list) or not chosen:
-        raise doc.error((*path, "cues"), "must be a list of cue names, e.g. [end, period_end]")
-    for i, cue in enumerate(chosen):
-        if cue not in CUE_NAMES:
-            raise doc.error((*path, "cues", i),
-                            f"unknown cue {cue!r}; cues: {', '.join(CUE_NAMES)}")
-    return RelayConfig(_pin(r, doc, (*path, "pin")), frozenset(chosen),
-                       r.seconds((*path, "seconds"), seconds),
-                       r.flag((*path, "active_high"), True))
-
-
-# the 40-pin header: physical pin -> BCM GPIO number (for BOARD/J8/P1 pin names)
-BOARD_TO_BCM = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23,
-                18: 24, 19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5,
-                31: 6, 32: 12, 33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
-
-
-def _pin(r: _Reader, doc: Doc, path: Path_) -> int:
-    """A pin as its BCM GPIO number: 17, "GPIO17", "BCM17", or a header pin "BOARD11"
-    (also "J8:11", "P1:11") — one form, so that two names for one pin are caught."""
-    value = r.get(path)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 27:
-        return value
-    text = value.strip().upper() if isinstance(value, str) else ""
-    match = re.fullmatch(r"(GPIO|BCM|BOARD|J8:|P1:)?(\d+)", text)
-    if match:
-        kind, number = match.group(1) or "GPIO", int(match.group(2))
-        if kind in ("GPIO", "BCM") and number <= 27:
-            return number
-        if kind in ("BOARD", "J8:", "P1:") and number in BOARD_TO_BCM:
-            return BOARD_TO_BCM[number]
-        if kind in ("BOARD", "J8:", "P1:"):
-            raise doc.error(path, f"header pin {number} is not a GPIO pin (power or ground)")
-    raise doc.error(path, f"must be a GPIO number (BCM, 0-27, e.g. 17) or a pin name such as "
-                          f"GPIO17 or BOARD11, not {value!r}")
-
-
-def _check_pins_unique(r: _Reader, doc: Doc, gpio: GpioConfig) -> None:
-    used: dict[str, str] = {}
-    devices: list[tuple[str, int | str]] = [(f"buttons.{b.name}", b.pin) for b in gpio.buttons]
-    devices += [(name, dev.pin) for name, dev in
-                (("lamp", gpio.lamp), ("horn", gpio.horn), ("buzzer", gpio.buzzer)) if dev]
-    for name, pin in devices:
-        key = f"GPIO{pin}"
-        if key in used:
-            parts = tuple(name.split("."))
-            raise doc.error(("gpio", *parts), f"GPIO{pin} is already used by {used[key]}")
-        used[key] = name
-
+# ---------------------------------------------------------------------- audio (checked here only)
 
 SDL_DRIVERS = ("alsa", "pulseaudio", "pipewire", "jack", "dummy", "disk")
 
 
-def _driver(r: _Reader) -> str | None:
+def _driver(r: Reader) -> str | None:
     if r.get(("audio", "driver")) is None:
         return None
     return r.choice(("audio", "driver"), SDL_DRIVERS, "alsa")
@@ -322,7 +159,7 @@ def latency_problem(ms: float) -> str | None:
     return None if 0 <= ms <= 1000 else f"must be 0 to 1000 ms, not {ms:g}"
 
 
-def _chunk(r: _Reader) -> int | None:
+def _chunk(r: Reader) -> int | None:
     value = r.get(("audio", "chunk"))
     if value is None:
         return None
@@ -331,7 +168,7 @@ def _chunk(r: _Reader) -> int | None:
     return value
 
 
-def _trim(r: _Reader) -> float:
+def _trim(r: Reader) -> float:
     """audio.trim_ms: the extra delay of this box's speaker path, measured (docs/hall.md), so
     that boxes with different cards sound together; -500 … 500 ms."""
     value = r.get(("audio", "trim_ms"), 0)
@@ -340,7 +177,7 @@ def _trim(r: _Reader) -> float:
     return value / 1000
 
 
-def _latency(r: _Reader) -> float | None:
+def _latency(r: Reader) -> float | None:
     if r.get(("audio", "latency_ms")) is None:
         return None
     ms = r.seconds(("audio", "latency_ms"), zero=True)  # (a plain non-negative number)
@@ -375,7 +212,7 @@ def volume_gain(value: object) -> float | str:
     return 10 ** (db / 20)
 
 
-def _volume(r: _Reader) -> float:
+def _volume(r: Reader) -> float:
     value = r.get(("audio", "volume"))
     if value is None:
         return 1.0
@@ -385,23 +222,52 @@ def _volume(r: _Reader) -> float:
     return gain
 
 
+def audio_for_run(cfg: Config, kind: str | None, chunk: int | None,
+                  latency_ms: float | None) -> tuple[str, int | None, float | None]:
+    """(kind, chunk, latency in s) for `run`: its --audio, --audio-chunk and --audio-latency
+    (None: not given) over the config, checked together, so that settings that cannot work
+    are refused (exit 2) before anything is opened or read. The config's trim is added to
+    the latency the stream compensates."""
+    kind = kind or cfg.audio_kind
+    if chunk is not None and (problem := chunk_problem(chunk)):
+        raise ConfigError(problem, field="--audio-chunk")
+    if latency_ms is not None and (problem := latency_problem(latency_ms)):
+        raise ConfigError(problem, field="--audio-latency")
+    latency = cfg.audio_latency if latency_ms is None else latency_ms / 1000
+    chunk = chunk or cfg.audio_chunk
+    if kind == "mixer" and latency is not None:
+        raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
+                          field="--audio-latency / audio.latency_ms")
+    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
+        if kind == "mixer":
+            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
+                              field="audio.trim_ms")
+        from timekeeper.sound.mixing import RATE
+        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
+
+        base = latency if latency is not None else (
+            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+        latency = max(0.0, base + cfg.audio_trim)
+    return kind, chunk, latency
+
+
 def _looks_like_path(text: str) -> bool:
     return "/" in text or text.startswith(".") or text.endswith((".yaml", ".yml"))
 
 
-def _profile(r: _Reader, file: Path) -> str | None:
+def _profile(r: Reader, file: Path) -> str | None:
     from timekeeper.rules import profile as profiles
 
     return _found(r, file, "profile", profiles.find)
 
 
-def _sounds(r: _Reader, file: Path) -> str | None:
+def _sounds(r: Reader, file: Path) -> str | None:
     from timekeeper.sound.pack import find_pack
 
     return _found(r, file, "sounds", find_pack)
 
 
-def _found(r: _Reader, file: Path, key: str, find: Callable[[str], object]) -> str | None:
+def _found(r: Reader, file: Path, key: str, find: Callable[[str], object]) -> str | None:
     """A profile or pack name or path, checked now; a relative path is relative to the
     config file (under systemd the working directory is the state folder)."""
     text = _optional_text(r, (key,))
@@ -416,11 +282,11 @@ def _found(r: _Reader, file: Path, key: str, find: Callable[[str], object]) -> s
     return text
 
 
-def _optional_text(r: _Reader, path: Path_) -> str | None:
+def _optional_text(r: Reader, path: Path_) -> str | None:
     return None if r.get(path) is None else r.text(path, "")
 
 
-def _optional_path(r: _Reader, path: Path_, file: Path) -> Path | None:
+def _optional_path(r: Reader, path: Path_, file: Path) -> Path | None:
     text = _optional_text(r, path)
     if text is None:
         return None

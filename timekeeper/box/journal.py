@@ -20,9 +20,12 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
-from timekeeper.rules.engine import MAX_PENALTIES_HELD, Engine, Snapshot, State
+from timekeeper.rules.engine import Engine, Snapshot, State, Status
 from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
+from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,10 @@ MAX_SECONDS = 24 * 3600.0  # no period is played for longer than a day
 MAX_ADDED = MAX_ADD  # nor is more than an hour added to one (the engine refuses more)
 MAX_SHOTS = 1000  # shoot-out shots: sudden death ends long before
 MAX_BYTES = 256 * 1024  # a journal is a few hundred bytes; ball hockey's a few KB
+# The file's names of the snapshot's fields, where they differ: the period is written as
+# `period`, counted from 1 as on the status line (0: before the first), as it always was,
+# so journals old and new read both ways; the snapshot keeps the 0-based `index`.
+FILE_KEYS = {"index": "period"}
 
 
 class JournalError(ValueError):
@@ -66,9 +73,10 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def dumps(snap: Snapshot) -> str:
-    # periods count from 1 in the file, as on the status line (0: before the first)
-    record = {"format": FORMAT, **asdict(snap) | {"period": snap.period + 1},
-              "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}  # for people reading it only
+    record: dict = {"format": FORMAT}
+    for name, value in asdict(snap).items():
+        record[FILE_KEYS.get(name, name)] = value + 1 if name == "index" else value
+    record["written"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")  # for people reading it only
     return json.dumps(record) + "\n"
 
 
@@ -94,7 +102,7 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         raise JournalError(f"{source}: not a journal (corrupt or truncated: {exc})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise JournalError(f"{source}: not a timekeeper journal of format {FORMAT}")
-    kinds = {"profile": str, "state": str, "period": int, "play_time": float, "added": float,
+    kinds = {"profile": str, "state": str, "index": int, "play_time": float, "added": float,
              "shots": int, "shootout": bool}
     values: dict = {}
     extra = record.get("extra")
@@ -112,12 +120,12 @@ def _loads(text: str, source: Path | str) -> Snapshot:
     for field in fields(Snapshot):
         if field.name in ("extra", "score"):
             continue
-        value = record.get(field.name)
+        key = FILE_KEYS.get(field.name, field.name)
+        value = record.get(key)
         kind = kinds[field.name]
         ok = isinstance(value, kind) or (kind is float and isinstance(value, int))
         if not ok or (kind is not bool and isinstance(value, bool)):
-            raise JournalError(f"{source}: field {field.name!r} missing or wrong "
-                               f"({value!r:.60})")
+            raise JournalError(f"{source}: field {key!r} missing or wrong ({value!r:.60})")
         values[field.name] = float(value) if kind is float else value
     if values["state"] not in {s.value for s in State}:
         raise JournalError(f"{source}: unknown state {values['state']!r:.60}")
@@ -125,9 +133,9 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         if not 0 <= values[name] <= top:  # also NaN and infinity
             raise JournalError(f"{source}: field {name!r} out of range ({values[name]!r}; "
                                f"0 to {top:g} s)")
-    if not 0 <= values["period"] <= 1000 or not 0 <= values["shots"] <= MAX_SHOTS:
+    if not 0 <= values["index"] <= 1000 or not 0 <= values["shots"] <= MAX_SHOTS:
         raise JournalError(f"{source}: period or shots out of range")
-    values["period"] -= 1
+    values["index"] -= 1  # (the file counts from 1)
     return Snapshot(**values)
 
 
@@ -227,11 +235,16 @@ def parse_resume_at(text: str, profile_key: str) -> Snapshot:
     return Snapshot(profile_key, State.STOPPED.value, int(period) - 1, played)
 
 
-class Journal:
-    """Keeps `folder/match.json` in step with the engine. `save` after every change; `tick`
-    from the runner's scheduler while a clock runs."""
+class Journal(RunnerListener):
+    """Keeps `folder/match.json` in step with the engine: saved on every change (a runner
+    listener) and, while a clock runs, at the runner's timer."""
 
     def __init__(self, folder: Path, engine: Engine, interval: float = 1.0) -> None:
+        """Raises ConfigError for a sound pack's folder (a mix-up once put journals into
+        the built-in pack): a pack is copied from box to box and must hold no match."""
+        if (folder / "pack.yaml").is_file():
+            raise ConfigError(f"{folder} is a sound pack's folder; the journal goes in a state "
+                              "folder of its own", field="--state-dir")
         self.path = folder / FILE_NAME
         self.engine, self.interval = engine, interval
         self._last: Snapshot | None = None
@@ -259,7 +272,7 @@ class Journal:
             self.set_aside(str(exc).removeprefix(f"{self.path}: "))
             return None
         if snap.profile != self.engine.profile.key:
-            if snap.state not in IN_PROGRESS or snap.period < 0:  # nothing to go on with
+            if snap.state not in IN_PROGRESS or snap.index < 0:  # nothing to go on with
                 log.info("journal %s held no match in progress (profile %s, %s); starting a "
                          "new match of %s", self.path, snap.profile, snap.state,
                          self.engine.profile.key)
@@ -341,6 +354,9 @@ class Journal:
         if self._failed:
             log.info("journal %s written again", self.path)
         self._failed, self._last = False, snap
+
+    def match_changed(self, status: Status, now: float) -> None:
+        self.save(now)
 
     # the runner's scheduler interface
     def next_due(self) -> float | None:

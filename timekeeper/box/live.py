@@ -8,6 +8,7 @@ audio, pack and GPIO are ready."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -17,11 +18,13 @@ import threading
 from pathlib import Path
 
 from timekeeper.box import config as box_config
-from timekeeper.box.journal import Journal, JournalError, loads, parse_resume_at, state_dir
+from timekeeper.box.journal import Journal, state_dir
+from timekeeper.box.resume import resume
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.engine import Engine, Snapshot
+from timekeeper.rules.engine import Engine
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show.prompts import resumed_text
 from timekeeper.sound.output import AudioError, Output
 
 log = logging.getLogger("timekeeper")
@@ -54,17 +57,19 @@ def run_live(args: argparse.Namespace) -> int:
 
 def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.controls.keyboard import Keyboard, help_for, in_foreground
-    from timekeeper.box.controls.socket import ControlServer, SocketInUse, default_path, in_use
+    from timekeeper.box.controls.socket import ControlServer, SocketInUse
+    from timekeeper.box.controls.socket_path import default_path, in_use
     from timekeeper.box.runner import Runner
-    from timekeeper.box.sdnotify import Notifier, Watchdog, watchdog_interval
+    from timekeeper.box.sdnotify import Notifier, ServiceStatus, Watchdog, watchdog_interval
     from timekeeper.box.soundcard import start_audio, terminal_asker
-    from timekeeper.show.status import LogLines, StatusLine, marked, status_text
+    from timekeeper.show.status import LogLines, StatusLine
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
-    kind, chunk, latency = _audio_settings(args, cfg)  # refused before anything is touched
+    kind, chunk, latency = box_config.audio_for_run(  # refused before anything is touched
+        cfg, args.audio, args.audio_chunk, args.audio_latency)
     control_path = args.control or cfg.control or default_path()
     folder = state_dir(args.state_dir or cfg.state_dir)
     if in_use(control_path):  # before the journal: the running box's match is left alone
@@ -76,8 +81,8 @@ def _run_live(args: argparse.Namespace) -> int:
                      melody_window(chosen)).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
-    resumed = _resume(args, engine, journal)
-
+    resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh,
+                     args.replay)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
@@ -91,19 +96,21 @@ def _run_live(args: argparse.Namespace) -> int:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     audio, mark = started.guard, "SILENT" if started.silent else ""
-    events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
-                       keep_going=True) if args.events else None)
-    runner = Runner(engine, [audio], events)
-    closers: list = [audio]
-    try:
+    # Devices close in the reverse order of their opening (ExitStack): the controls and the
+    # pages before the runner's listeners, the events log and the sound card last.
+    with contextlib.ExitStack() as devices:
+        devices.callback(audio.close)
+        events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
+                           keep_going=True) if args.events else None)
+        if events is not None:
+            devices.callback(events.close)
+        runner = Runner(engine, [audio], events)  # (the events log: its first listener)
         now = runner.clock()
-        runner.timers.append(audio)
+        runner.timers += [audio, journal]
         audio.start_checks(now)
-        runner.timers.append(journal)
-        runner.on_change.append(journal.save)
-        gpio = [] if args.no_gpio or not cfg.gpio.enabled else _gpio(cfg, runner, engine,
-                                                                      audio, chosen.add_step)
-        closers[:0] = gpio
+        runner.listeners.append(journal)
+        if not args.no_gpio and cfg.gpio.enabled:
+            devices.enter_context(_gpio(cfg, runner, audio, chosen.add_step))
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
 
@@ -113,10 +120,10 @@ def _run_live(args: argparse.Namespace) -> int:
         if sys.stdout.isatty():
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
-            line = StatusLine(runner.status, help_text, mark=mark,
-                              tail="? keys" if interactive else "").start()
+            line = devices.enter_context(contextlib.closing(StatusLine(
+                runner.status, help_text, mark=mark, tail="? keys" if interactive else ""
+            ).start()))
             runner.listeners.append(line)
-            closers.insert(0, line)
             show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
             for handler in root.handlers[:]:
@@ -125,12 +132,12 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            closers.insert(0, Keyboard(runner.submit, chosen.add_step, state=lambda:
-                                       engine.state.value, on_help=show_help).start())
+            devices.callback(Keyboard(runner.submit, chosen.add_step, state=lambda:
+                                      engine.state.value, on_help=show_help).start().close)
 
-        web = _web(args, cfg, runner, folder, chosen.add_step)
+        web = _web(args, cfg, runner, folder, chosen.add_step)  # (its own listener, serving)
         if web is not None:
-            closers.insert(0, web)
+            devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control))
@@ -141,13 +148,12 @@ def _run_live(args: argparse.Namespace) -> int:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
         server.handlers["link"] = _link_handler(web)
-        closers.insert(0, server.start())
+        devices.callback(server.start().close)
         if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
-            closers.insert(0, hall)
-        notifier = Notifier()
-        closers.append(notifier)
-        runner.listeners.append(lambda cue, status: cue is None and notifier.status(
-            marked(status_text(status), mark)))
+            devices.callback(hall.close)
+        notifier = devices.enter_context(contextlib.closing(Notifier()))
+        service = ServiceStatus(notifier, mark)
+        runner.listeners.append(service)
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
@@ -158,26 +164,20 @@ def _run_live(args: argparse.Namespace) -> int:
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
                       f"from {args.resume_from}" if args.resume_from else "from the journal")
-            log.info("resumed %s: %s", source, _resumed_text(
-                runner.status(), getattr(args, "replay", False)))
+            log.info("resumed %s: %s", source, resumed_text(runner.status(), args.replay))
         log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
                   chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
                   cfg.audio_device or "default", runner.lead * 1e3)
-        notifier.ready(marked(status_text(runner.status()), mark))
+        notifier.ready(service.text(runner.status()))
         if args.start:
             runner.submit(Command(Action.START))
         runner.run()
         notifier.stopping()
         if engine.state.value not in ("idle", "finished"):
             log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
-                     _resumed_text(engine.status(runner.clock())))
-    finally:
-        for closer in closers:
-            closer.close()
-        if events:
-            events.close()
+                     resumed_text(engine.status(runner.clock())))
     return 0
 
 
@@ -187,7 +187,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
     from timekeeper.web.listen import parse_listen
 
     listen = cfg.web_listen
-    if getattr(args, "web", None) is not None:
+    if args.web is not None:
         try:
             listen = parse_listen(args.web)
         except ValueError as exc:
@@ -218,42 +218,14 @@ def _link_handler(web):
     return lambda words: web.link(renew=words == ["new"])
 
 
-def _audio_settings(args: argparse.Namespace, cfg: box_config.Config
-                    ) -> tuple[str, int | None, float | None]:
-    """(kind, chunk, latency) from the options over the config, checked: settings that
-    cannot work are refused (exit 2) before anything is opened or read."""
-    kind = args.audio or cfg.audio_kind
-    if args.audio_chunk is not None and (problem := box_config.chunk_problem(args.audio_chunk)):
-        raise ConfigError(problem, field="--audio-chunk")
-    if args.audio_latency is not None and (
-            problem := box_config.latency_problem(args.audio_latency)):
-        raise ConfigError(problem, field="--audio-latency")
-    latency = cfg.audio_latency if args.audio_latency is None else args.audio_latency / 1000
-    chunk = args.audio_chunk or cfg.audio_chunk
-    if kind == "mixer" and latency is not None:
-        raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
-                          field="--audio-latency / audio.latency_ms")
-    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
-        if kind == "mixer":
-            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
-                              field="audio.trim_ms")
-        from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
-
-        base = latency if latency is not None else (
-            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
-        latency = max(0.0, base + cfg.audio_trim)
-    return kind, chunk, latency
-
-
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
     """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
-    url = getattr(args, "hall", None) or (cfg.hall.broker if cfg.hall else None)
+    url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
     from timekeeper.hall.link import Broker, HallLink
 
-    table = getattr(args, "table", None) or (cfg.hall.table if cfg.hall else "")
+    table = args.table or (cfg.hall.table if cfg.hall else "")
     if not table:
         raise ConfigError("a box joining a hall needs its table: --table T (or hall.table in "
                           "the config)", field="--table")
@@ -261,7 +233,7 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
         broker = Broker.parse(url)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--hall") from None
-    hall_name = getattr(args, "hall_name", None) or (cfg.hall.hall if cfg.hall else "hall")
+    hall_name = args.hall_name or (cfg.hall.hall if cfg.hall else "hall")
     if cfg.hall and cfg.hall.user and broker.user is None:
         broker = Broker(broker.host, broker.port, cfg.hall.user, cfg.hall.password)
     try:
@@ -269,76 +241,12 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners.append(link)
-    runner.on_command.append(link.command_applied)
     return link.start()
 
 
-def _resume(args: argparse.Namespace, engine: Engine, journal: Journal) -> Snapshot | None:
-    """--resume-at, --resume-from, else the journal (unless --fresh): the match to go on with,
-    restored into the engine with its clock stopped."""
-    key = engine.profile.key
-    if args.resume_at:
-        try:
-            snap = parse_resume_at(args.resume_at, key)
-        except ValueError as exc:
-            raise ConfigError(str(exc), field="--resume-at") from None
-        source = "--resume-at"
-    elif args.resume_from:
-        try:
-            snap = loads(args.resume_from.read_text(encoding="utf-8"), args.resume_from)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read: {exc}", args.resume_from) from None
-        except JournalError as exc:
-            raise ConfigError(str(exc), field="--resume-from") from None
-        if snap.profile != key:
-            raise ConfigError(f"the journal is of profile {snap.profile}, not {key}; "
-                              f"run with --profile {snap.profile}", args.resume_from)
-        source = str(args.resume_from)
-    elif args.fresh:
-        if getattr(args, "replay", False):
-            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
-                              "one: choose one", field="--replay")
-        return None
-    else:  # whatever is wrong with the journal, it is set aside: never a crash loop
-        snap = journal.resume()
-        if snap is None:
-            return None
-        return _restored(args, engine, snap, str(journal.path))
-    try:
-        engine.restore(snap)
-    except Exception as exc:
-        raise ConfigError(str(exc), field="--resume-at" if args.resume_at else
-                          "--resume-from") from None
-    return _restored(args, engine, snap, source)
-
-
-def _restored(args: argparse.Namespace, engine: Engine, snap: Snapshot,
-              source: str) -> Snapshot | None:
-    """A match restored into the engine: replayed from the start (--replay), or the match
-    to go on with (None when there is none, e.g. it was in its pre-start countdown)."""
-    if getattr(args, "replay", False):
-        _replay(engine, source)
-        return snap
-    if engine.state.value == "idle":
-        if snap.state == "prestart":
-            log.info("the match was in its pre-start countdown: START begins it again")
-        return None
-    return snap
-
-
-def _replay(engine: Engine, source: str) -> None:
-    """--replay: ITHF 4.5, the match is played again from the start with the goals kept."""
-    from timekeeper.rules.commands import Refused
-
-    try:  # a restored match has no deadline: the time told does not matter
-        engine.handle(Command(Action.REPLAY), 0.0)
-    except Refused as exc:
-        raise ConfigError(f"no match under way in {source} to replay ({exc})",
-                          field="--replay") from None
-
-
-def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float) -> list:
-    """Buttons, lamp, horn and buzzer; [] with one info line where there is no GPIO."""
+def _gpio(cfg: box_config.Config, runner, audio, add_step: float) -> contextlib.ExitStack:
+    """Buttons, lamp, horn and buzzer, opened and told by the runner; closed when the stack
+    closes (none, with one info line, where there is no GPIO)."""
     from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
     from timekeeper.box.signals import Lamp, Relay
 
@@ -346,34 +254,33 @@ def _gpio(cfg: box_config.Config, runner, engine: Engine, audio, add_step: float
         factory = pin_factory()
     except GpioUnavailable as exc:
         log.info("no GPIO here (%s): running without buttons, lamp or horn", exc)
-        return []
+        return contextlib.ExitStack()
     g = cfg.gpio
-    devices: list = []
-    try:
-        devices.append(ButtonPanel(g, runner.submit, runner.clock, add_step, factory))
-        if g.lamp is not None:
-            lamp = Lamp(g.lamp, lambda: engine.state.value, lambda: audio.faulty, factory)
-            runner.timers.append(lamp)
-            runner.on_change.append(lamp.update)
-            audio.when_fault_changed.append(lamp.update)
-            lamp.update(runner.clock())
-            devices.append(lamp)
-        for relay_config in (g.horn, g.buzzer):
-            if relay_config is not None:
-                relay = Relay(relay_config, factory)
-                runner.listeners.append(relay)
-                runner.timers.append(relay)
-                devices.append(relay)
-    except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
-        for device in devices:
-            device.close()
-        where = cfg.source or "the default wiring"
-        raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
-    names = [b.name for b in g.buttons]
-    log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
-             ", lamp" if g.lamp else "", ", horn" if g.horn else "",
-             ", buzzer" if g.buzzer else "")
-    return devices
+    with contextlib.ExitStack() as opened:  # closed here only if one fails to open
+        try:
+            opened.callback(ButtonPanel(g, runner.submit, runner.clock, add_step,
+                                        factory).close)
+            if g.lamp is not None:
+                lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
+                runner.timers.append(lamp)
+                runner.listeners.append(lamp)
+                now = runner.clock()
+                lamp.match_changed(runner.status(), now)
+                lamp.fault_changed(audio.fault(), now)
+            for relay_config in (g.horn, g.buzzer):
+                if relay_config is not None:
+                    relay = opened.enter_context(contextlib.closing(Relay(relay_config,
+                                                                          factory)))
+                    runner.listeners.append(relay)
+                    runner.timers.append(relay)
+        except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
+            where = cfg.source or "the default wiring"
+            raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
+        names = [b.name for b in g.buttons]
+        log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
+                 ", lamp" if g.lamp else "", ", horn" if g.horn else "",
+                 ", buzzer" if g.buzzer else "")
+        return opened.pop_all()  # (open: the caller's stack closes them)
 
 
 def _second_box(control: Path, folder: Path) -> str:
@@ -388,29 +295,3 @@ def _second_box(control: Path, folder: Path) -> str:
             f"To run a second box beside it, give it its own socket and journal:\n"
             f"  timekeeper run --control {sock} --state-dir {other}\n"
             f"and control it with `timekeeper ctl --control {sock} …`")
-
-
-def _resumed_text(status, resumed_by_replay: bool = False) -> str:
-    """Where a resumed match stands and which press goes on with it."""
-    from timekeeper.show.status import clock_text, elapsed_text
-
-    where = status.part or "the match"
-    score = f"score {status.score['home']}:{status.score['away']}"
-    if status.state == "stopped":
-        return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left, {score}: STOP/RESUME (SPACE, ctl resume) "
-                "goes on; or `ctl replay` plays it again from the start, keeping the goals "
-                "(ITHF 4.5)")
-    if status.state == "idle" and resumed_by_replay:
-        return f"to be played again from the start, goals kept ({score}): START begins it"
-    if status.state in ("finished", "idle"):
-        return "no match under way: START begins one"
-    if status.state == "prestart":
-        return "in the pre-start countdown: START begins it again"
-    if status.state == "running":  # (quitting) it comes back stopped here
-        return (f"{where} at {elapsed_text(status.play_time)} played; it comes back stopped "
-                "there")
-    if status.state in ("shootout", "shot"):
-        return "in the shoot-out: NEXT (n, ctl next) starts the next shot"
-    return (f"{where} over: NEXT (n, ctl next) goes on to "
-            f"{status.waiting_for.removeprefix('next: ')}")

@@ -1,11 +1,18 @@
-"""The live runner: the one place that reads the monotonic clock.
+"""The live runner: the one place that reads the monotonic clock for the match's timing.
 
 It sleeps on the command queue until the engine's next deadline or the next command,
-whichever comes first, tells the engine the time, and hands the cues to the outputs.
-Controls (keyboard, ctl socket, buttons) only ever put commands on the queue."""
+whichever comes first, tells the engine the time, hands the cues to the outputs and tells its
+listeners what happened. Controls (keyboard, ctl socket, buttons) only ever put commands on
+the queue. (Other readers of time.monotonic() time I/O, never the match: the ctl socket's
+read deadline, the web's rate limits, the desk's wait for answers; the stream's callback
+reads this runner's own clock, handed to it.)
+
+`run()` is the live loop; each of its turns is `step()`, and `wake_at()` says when the next
+turn is due, so that a test can drive it on a clock of its own, a match in milliseconds."""
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import logging
@@ -16,14 +23,17 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Protocol
 
+from timekeeper.box.failalone import FailAlone
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Cue, Engine, Status
+from timekeeper.show import prompts
 from timekeeper.sound.eventlog import EventLog
+from timekeeper.sound.listener import RunnerListener
 from timekeeper.sound.output import Output
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[Cue | None, Status], None]
+MAX_WAIT = 3600.0  # s: a wait is computed anew anyway, and huge ones overflow the OS timeout
 
 
 class Timed(Protocol):
@@ -41,18 +51,16 @@ class Runner:
     def __init__(self, engine: Engine, outputs: list[Output], events: EventLog | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.engine, self.outputs, self.events, self.clock = engine, outputs, events, clock
-        self.listeners: list[Listener] = []  # told of every cue and state change
+        # told what happens (the events log first: a cue is on record before it is shown)
+        self.listeners: list[RunnerListener] = [] if events is None else [events]
         self.timers: list[Timed] = []
-        self.on_change: list[Callable[[float], None]] = []  # after every change to the match
-        # after every command applied: (command, scheduled) — scheduled: given with `at`
-        self.on_command: list[Callable[[Command, bool], None]] = []
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         # Each command goes with the runner's clock at submit: the time it was given
-        self._queue: queue.SimpleQueue[tuple[Command, Future | None, float]] = (
+        self._queue: queue.SimpleQueue[tuple[Command | None, Future | None, float | None]] = (
             queue.SimpleQueue())
         self._lock = threading.Lock()
-        self.stopped = threading.Event()
+        self.exited = threading.Event()  # the loop has ended (after a QUIT)
         # Outputs with a lead get cues that much early, so the engine is told a time up to
         # `lead` ahead of the clock; `_told` keeps the engine's time from ever going back
         # (a command in that window is applied at the look-ahead time, at most `lead` late).
@@ -65,10 +73,13 @@ class Runner:
         # MUTE (ceremonies): the outputs get no sounding cue, only stops of a melody; the
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
-        self._guard = FailAlone()
+        self._last_state: str | None = None
+        self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
         self._scheduled: list[tuple[float, int, Command, Future]] = []
         self._order = itertools.count()
+        for output in outputs:
+            output.when_fault_changed = self._fault_changed
 
     def submit(self, command: Command, at: float | None = None) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused.
@@ -90,74 +101,96 @@ class Runner:
         return future
 
     def status(self) -> Status:
+        """The match now, with the box's mute: what every screen, reply and the hall get."""
         with self._lock:
-            return self.engine.status(max(self.clock(), self._settled))
+            return self._status(max(self.clock(), self._settled))
+
+    def _status(self, now: float) -> Status:  # (under the lock)
+        return dataclasses.replace(self.engine.status(now), muted=self.muted)
+
+    # ------------------------------------------------------------------ the loop
 
     def run(self) -> None:
-        """Serve until a QUIT command."""
-        last_state = None
+        """Serve until a QUIT command: sleep on the queue until the next wake, then step."""
         while True:
-            with self._lock:
-                deadline = self.engine.next_deadline()
-            ahead = None if deadline is None else deadline - self.lead  # cues go out early
-            first = self._scheduled[0][0] - self.lead if self._scheduled else None
-            wakes = [t for t in (ahead, first, *self._timer_dues()) if t is not None]
-            # (capped: a wait is re-computed anyway, and huge values overflow the OS's timeout)
-            timeout = min(3600.0, max(0.0, min(wakes) - self.clock())) if wakes else None
+            wake = self.wake_at()
+            timeout = None if wake is None else min(MAX_WAIT, max(0.0, wake - self.clock()))
             try:
                 command, future, given = self._queue.get(timeout=timeout)
             except queue.Empty:
                 command, future, given = None, None, None
-            scheduled = command is None and bool(self._scheduled) and \
-                self._scheduled[0][0] - self.lead <= self.clock()
-            if scheduled:  # its instant is the time it was given
-                with self._lock:
-                    given, _, command, future = heapq.heappop(self._scheduled)
-            if command is not None and command.action is Action.QUIT:
-                self._changed(self.clock())  # the journal keeps the exact time of a shutdown
-                if future:
-                    future.set_result(self.status())
+            if not self.step(command, given, future):
                 break
-            if future is not None and not future.set_running_or_notify_cancel():
-                log.info("%s dropped: not applied within its deadline", command)
-                continue  # its sender gave up on it (ctl's deadline): never applied late
-            if command is not None and command.action in (Action.MUTE, Action.UNMUTE):
-                self._mute(command.action is Action.MUTE, future)
-                continue
-            now = self._engine_time(ahead=command is None, given=given)
-            refusal = None
-            with self._lock:  # handle() plays out what came due first, refused or not
-                before = self.engine.state
-                if command is None:
-                    cues = self.engine.advance(now)
-                else:
-                    try:
-                        cues = self.engine.handle(command, now)
-                    except Refused as exc:
-                        cues, refusal = exc.cues, exc
-                status = self.engine.status(now)
-                if cues or command is not None or self.engine.state != before:
-                    self._settled = now  # (in the lock: no status from before the change)
-            self._dispatch(cues, status)
-            changed = bool(cues) or (command is not None and refusal is None)
-            if status.state != last_state:
-                last_state, changed = status.state, True
-                self._tell(None, status)
-            if changed:
-                self._changed(now)
-            self._run_timers(self.clock())
-            if future is not None:
-                if refusal is not None:
-                    future.set_exception(refusal)
-                else:
-                    future.set_result(status)
+        self.exited.set()
+
+    def wake_at(self) -> float | None:
+        """When the next turn is due on the runner's clock without a command (None: only a
+        command wakes it): the engine's next deadline less the lead (cues go out early), the
+        first scheduled command's instant less the lead, or a timer's due."""
+        with self._lock:
+            deadline = self.engine.next_deadline()
+        ahead = None if deadline is None else deadline - self.lead
+        first = self._scheduled[0][0] - self.lead if self._scheduled else None
+        wakes = [t for t in (ahead, first, *self._timer_dues()) if t is not None]
+        return min(wakes) if wakes else None
+
+    def step(self, command: Command | None = None, given: float | None = None,
+             future: Future | None = None) -> bool:
+        """One turn: apply `command`, given at `given` on the runner's clock (None: now), or
+        with no command, what is due by now plus the lead and a scheduled command whose
+        instant has come; hand the cues to the outputs, tell the listeners, fire the timers
+        that are due, answer `future`. False once a QUIT has ended the loop."""
+        scheduled = command is None and bool(self._scheduled) and \
+            self._scheduled[0][0] - self.lead <= self.clock()
+        if scheduled:  # its instant is the time it was given
+            with self._lock:
+                given, _, command, future = heapq.heappop(self._scheduled)
+        if command is not None and command.action is Action.QUIT:
+            status = self.status()  # the journal keeps the exact time of a shutdown
+            self._tell("match_changed", status, self.clock())
+            if future:
+                future.set_result(status)
+            return False
+        if future is not None and not future.set_running_or_notify_cancel():
+            log.info("%s dropped: not applied within its deadline", command)
+            return True  # its sender gave up on it (ctl's deadline): never applied late
+        if command is not None and command.action in (Action.MUTE, Action.UNMUTE):
+            self._mute(command.action is Action.MUTE, future)
+            return True
+        now = self._engine_time(ahead=command is None, given=given)
+        refusal = None
+        with self._lock:  # handle() plays out what came due first, refused or not
+            before = self.engine.state
+            if command is None:
+                cues = self.engine.advance(now)
+            else:
+                try:
+                    cues = self.engine.handle(command, now)
+                except Refused as exc:  # worded for the operator: what to press now
+                    cues, refusal = exc.cues, prompts.complete(exc, self.engine.status(now))
+            status = self._status(now)
+            if cues or command is not None or self.engine.state != before:
+                self._settled = now  # (in the lock: no status from before the change)
+        self._dispatch(cues, status)
+        changed = bool(cues)
+        if refusal is not None:
+            log.info("%s refused: %s", command, refusal)
+        elif command is not None:  # the record a scorekeeper can look back on
+            log.info("operator: %s%s", command, " (scheduled)" if scheduled else "")
+            self._tell("command_applied", command, scheduled, status)
+            changed = True
+        if status.state != self._last_state:
+            self._last_state, changed = status.state, True
+            self._tell("state_changed", status)
+        if changed:
+            self._tell("match_changed", status, now)
+        self._run_timers(self.clock())
+        if future is not None:
             if refusal is not None:
-                log.info("%s refused: %s", command, refusal)
-            elif command is not None:  # the record a scorekeeper can look back on
-                log.info("operator: %s%s", command, " (scheduled)" if scheduled else "")
-                for callback in self.on_command:
-                    self._guard.call(_name(callback), callback, command, scheduled)
-        self.stopped.set()
+                future.set_exception(refusal)
+            else:
+                future.set_result(status)
+        return True
 
     def _mute(self, muted: bool, future: Future | None) -> None:
         if muted != self.muted:
@@ -165,7 +198,8 @@ class Runner:
             log.info("sound %s by the operator%s", "muted" if muted else "back on",
                      " (relays and lamp still work)" if muted else "")
         status = self.status()
-        self._tell(None, status)  # screens show it at once
+        self._tell("state_changed", status)  # screens show it at once
+        self._tell("match_changed", status, self.clock())
         if future is not None:
             future.set_result(status)
 
@@ -185,10 +219,10 @@ class Runner:
                 if why:
                     unheard.append(why)
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
-            if self.events is not None and not cue.stop:
-                self._guard.call("the events log", self.events.record, cue, played,
-                                 "; ".join(unheard) or None)
-            self._tell(cue, status)
+            self._tell("cue_played", cue, status, played, "; ".join(unheard) or None)
+
+    def _fault_changed(self, fault: str | None, now: float) -> None:
+        self._tell("fault_changed", fault, now)
 
     def _timer_dues(self) -> list[float | None]:
         return [timer.next_due() for timer in self.timers]
@@ -197,11 +231,7 @@ class Runner:
         for timer in self.timers:
             due = timer.next_due()
             if due is not None and due <= now:
-                self._guard.call(type(timer).__name__, timer.fire, now)
-
-    def _changed(self, now: float) -> None:
-        for callback in self.on_change:
-            self._guard.call(_name(callback), callback, now)
+                self._fails.call(type(timer).__name__, timer.fire, now)
 
     def _engine_time(self, ahead: bool, given: float | None = None) -> float:
         """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; for
@@ -210,35 +240,8 @@ class Runner:
         self._told = max(self._told, now)
         return self._told
 
-    def _tell(self, cue: Cue | None, status: Status) -> None:
+    def _tell(self, event: str, *args: object) -> None:
+        """Call `event` (a RunnerListener method) on every listener, each failing alone."""
         for listener in self.listeners:
-            self._guard.call(_name(listener), listener, cue, status)
-
-
-def _name(thing: object) -> str:
-    owner = getattr(thing, "__self__", None)  # a bound method: its object's class
-    if owner is not None:
-        return type(owner).__name__
-    return getattr(thing, "__qualname__", type(thing).__name__)
-
-
-class FailAlone:
-    """Every output that is not the sound (events log, journal, lamp, relays, status line,
-    log lines) fails alone: the match goes on, the fault is told once, the output is tried
-    again at its next turn, and told once more when it works again."""
-
-    def __init__(self) -> None:
-        self.failing: set[str] = set()
-
-    def call(self, what: str, action: Callable[..., object], *args: object) -> None:
-        try:
-            action(*args)
-        except Exception as exc:
-            if what not in self.failing:
-                self.failing.add(what)
-                log.error("%s failed (%s); the match goes on, and it is tried again", what,
-                          exc, exc_info=not isinstance(exc, OSError))
-            return
-        if what in self.failing:
-            self.failing.discard(what)
-            log.info("%s works again", what)
+            self._fails.call(f"{type(listener).__name__}.{event}", getattr(listener, event),
+                             *args)

@@ -7,6 +7,10 @@ import logging
 import os
 import socket
 
+from timekeeper.rules.engine import Status
+from timekeeper.show.status import marked, status_text
+from timekeeper.sound.listener import RunnerListener
+
 log = logging.getLogger(__name__)
 
 
@@ -47,6 +51,20 @@ class Notifier:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+class ServiceStatus(RunnerListener):
+    """systemd's STATUS= line (`systemctl status timekeeper`) follows the match's state and
+    the mute, with the box's mark (SILENT)."""
+
+    def __init__(self, notifier: Notifier, mark: str = "") -> None:
+        self.notifier, self.mark = notifier, mark
+
+    def text(self, status: Status) -> str:
+        return marked(status_text(status), self.mark)
+
+    def state_changed(self, status: Status) -> None:
+        self.notifier.status(self.text(status))
 
 
 def watchdog_interval() -> float | None:

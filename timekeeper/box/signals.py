@@ -6,38 +6,29 @@ drifts and a horn is released exactly `seconds` after its cue was due."""
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from timekeeper.box.config import LampConfig, RelayConfig
+from timekeeper.box.failalone import FailAlone
+from timekeeper.box.wiring import LampConfig, RelayConfig
 from timekeeper.rules.engine import Cue, Status
+from timekeeper.sound.listener import RunnerListener
 
-log = logging.getLogger(__name__)
 RETRY = 1.0  # seconds before a pin that failed is set again
 
 
-class FailsAlone:
+class _Pin(RunnerListener):
     """A lamp or relay whose pin cannot be set never stops the match: told once with its
     pin, tried again, told when it works again."""
 
     what = "GPIO output"
-    failed = False
+
+    def __init__(self) -> None:
+        self._fails = FailAlone()
 
     def _set(self, action: Callable[[], object]) -> bool:
-        try:
-            action()
-        except Exception as exc:
-            if not self.failed:
-                log.error("%s cannot be set (%s); the match goes on, and it is tried again",
-                          self.what, exc)
-            self.failed = True
-            return False
-        if self.failed:
-            log.info("%s works again", self.what)
-        self.failed = False
-        return True
+        return self._fails.call(self.what, action)
 
 
 @dataclass(frozen=True)
@@ -78,24 +69,33 @@ LAMP_PATTERNS = {
 }
 
 
-class Lamp(FailsAlone):
+class Lamp(_Pin):
     """The status lamp: steady while the clock runs, slow blink while it is stopped, fast
     blink during the pre-start countdown, off when idle; a double flash while audio is lost.
-    `update(now)` after every change; the runner fires it at each edge."""
+    A runner listener (the match's state and the sound's faults) and timer (each edge)."""
 
-    def __init__(self, config: LampConfig, state: Callable[[], str],
-                 fault: Callable[[], bool], factory: object) -> None:
+    def __init__(self, config: LampConfig, factory: object) -> None:
         from gpiozero import DigitalOutputDevice
 
+        super().__init__()
         self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
                                           initial_value=False, pin_factory=factory)
-        self.state, self.fault = state, fault
+        self.state = "idle"  # the match's, as last told
+        self.faulty = False  # the sound's
         self.what = f"the lamp (GPIO{config.pin})"
         self.pattern, self._since = OFF, 0.0
         self._next: float | None = None
 
+    def match_changed(self, status: Status, now: float) -> None:
+        self.state = status.state
+        self.update(now)
+
+    def fault_changed(self, fault: str | None, now: float) -> None:
+        self.faulty = fault is not None
+        self.update(now)
+
     def pattern_for(self) -> Pattern:
-        return FAULT if self.fault() else LAMP_PATTERNS.get(self.state(), OFF)
+        return FAULT if self.faulty else LAMP_PATTERNS.get(self.state, OFF)
 
     def update(self, now: float) -> None:
         wanted = self.pattern_for()
@@ -120,13 +120,14 @@ class Lamp(FailsAlone):
         self.device.close()  # type: ignore[attr-defined]
 
 
-class Relay(FailsAlone):
+class Relay(_Pin):
     """A horn relay or a buzzer: on when one of its cues is played, off `seconds` after that
     cue was due (cues close together keep it on)."""
 
     def __init__(self, config: RelayConfig, factory: object) -> None:
         from gpiozero import DigitalOutputDevice
 
+        super().__init__()
         self.config = config
         self.what = f"the relay on GPIO{config.pin}"
         self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
@@ -134,11 +135,12 @@ class Relay(FailsAlone):
         self._on_at: float | None = None  # due, not yet closed
         self._off_at: float | None = None
 
-    def __call__(self, cue: Cue | None, status: Status) -> None:
-        """A runner listener: told of every cue as it is handed to the audio output, which
-        may be a little before it is due (the stream's look-ahead): the relay closes when it
-        is due, from the runner's schedule."""
-        if cue is None or cue.stop or cue.name not in self.config.cues:
+    def cue_played(self, cue: Cue, status: Status, played: float,
+                   not_heard: str | None) -> None:
+        """Told of every cue as it is handed to the audio output (muted or not heard too: a
+        horn is no sound card), which may be a little before it is due (the stream's
+        look-ahead): the relay closes when it is due, from the runner's schedule."""
+        if cue.stop or cue.name not in self.config.cues:
             return
         off_at = cue.due + self.config.seconds
         if self._off_at is None:

@@ -8,11 +8,14 @@ The box goes on with its match whatever the bus does: a broker that dies, a desk
 away or a flood of bad messages costs the match nothing. On every (re)connect the box
 publishes its status again (retained); the broker's Last Will says `offline` for a box that
 vanishes. Each command id is carried out at most once, and a command sent too long ago (a
-broker outage) is refused, never carried out late."""
+broker outage) is refused, never carried out late.
+
+The status goes out from one thread of the link's own: the runner, as its listener, only hands
+over each change (never waiting for the bus), and the desk sees it at once, with `in_step`
+already as the change left it."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import threading
@@ -33,13 +36,14 @@ from timekeeper.hall.messages import (
     parse_command,
 )
 from timekeeper.rules.commands import Action, Command, Refused
-from timekeeper.rules.engine import Cue, Status
+from timekeeper.rules.engine import Status
+from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
 SEEN_IDS = 1000  # command ids remembered (at most once each)
 STATUS_EVERY = 5.0  # s: a status is published at least this often (and on every change)
-STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second
+STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second (a burst sends its last)
 # commands that move this table's clock: given locally, the table is off the hall's time
 CLOCK_ACTIONS = {Action.START, Action.NEXT, Action.GO, Action.TOGGLE, Action.PAUSE,
                  Action.RESUME, Action.ADD, Action.SET, Action.FINISH, Action.RESET}
@@ -88,9 +92,10 @@ def make_client(client_id: str, broker: Broker):
     return client
 
 
-class HallLink:
+class HallLink(RunnerListener):
     """Joins a box to the hall: `start()` connects (in the background, retrying for ever);
-    a runner listener publishes the status; `close()` says offline and leaves."""
+    as a runner listener it publishes the status on every change; `close()` says offline and
+    leaves."""
 
     def __init__(self, box: Box, broker: Broker, hall: str, table: str, profile: str,
                  client_factory: Callable[[str, Broker], Any] = make_client,
@@ -103,9 +108,11 @@ class HallLink:
         self.last_error = ""  # why the last hall command was refused, for the desk
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
-        self._last_publish = 0.0
-        self._timer: threading.Timer | None = None
-        self._closed = False
+        self._latest: Status | None = None  # handed over by the runner, not yet published
+        self._news = threading.Event()  # publish now (a change, an error, a reconnect)
+        self._closed = threading.Event()
+        self._sender = threading.Thread(target=self._send_statuses, name="hall-status",
+                                        daemon=True)
         self.client = client_factory(f"timekeeper-{hall}-{table}", broker)
         self.client.will_set(self.topics.status, json.dumps({"table": table,
                                                              "online": False}),
@@ -121,13 +128,14 @@ class HallLink:
                  self.topics.table, self.broker.host, self.broker.port, self.sync.text)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=5)
         self.client.loop_start()
-        self._schedule_status()
+        self._sender.start()
         return self
 
     def close(self) -> None:
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
+        self._closed.set()
+        self._news.set()
+        if self._sender.is_alive():
+            self._sender.join(2)
         try:
             self.client.publish(self.topics.status, json.dumps(
                 {"table": self.topics.table, "online": False}), qos=1, retain=True)
@@ -137,41 +145,45 @@ class HallLink:
 
     # ------------------------------------------------------------------ the runner's side
 
-    def __call__(self, cue: Cue | None, status: Status) -> None:
-        """A runner listener: every cue and state change publishes the status (rate-limited:
-        a burst of cues makes one message)."""
-        self.publish_status(status)
-
-    def command_applied(self, command: Command, scheduled: bool) -> None:
-        """A runner `on_command` callback: a local command that moves the clock (keys,
-        buttons, ctl, the phone) takes the table off the hall's time."""
+    def command_applied(self, command: Command, scheduled: bool, status: Status) -> None:
+        """A local command that moves the clock (keys, buttons, ctl, the phone) takes the
+        table off the hall's time (told before `match_changed`, which publishes it)."""
         if not scheduled and command.action in CLOCK_ACTIONS and self.in_step:
             self.in_step = False
             log.info("hall: this table is now off the hall's time (%s given here)", command)
 
-    def publish_status(self, status: Status | None = None, force: bool = False) -> None:
-        now = self.box.clock()
-        with self._lock:
-            if not force and now - self._last_publish < STATUS_MIN_GAP:
+    def match_changed(self, status: Status, now: float) -> None:
+        """Every change publishes the status (a burst: its last, STATUS_MIN_GAP apart)."""
+        self._latest = status
+        self._news.set()
+
+    def publish_status(self) -> None:
+        """Publish the status now (from any thread): the link's own news (an error, the
+        sync), or a reconnect."""
+        self._news.set()
+
+    def _send_statuses(self) -> None:
+        """The one sender of the table's status: on news at once (at most every
+        STATUS_MIN_GAP), else every STATUS_EVERY; the runner's status as it was handed over,
+        or the box's now."""
+        while not self._closed.is_set():
+            self._news.wait(STATUS_EVERY)
+            self._news.clear()
+            if self._closed.is_set():
                 return
-            self._last_publish = now
-        status = status or self.box.status()
+            status, self._latest = self._latest, None  # (a change meanwhile sets news again)
+            try:
+                self._publish(status or self.box.status())
+            except Exception:  # the link must never take the box down
+                log.debug("hall status not published", exc_info=True)
+            self._closed.wait(STATUS_MIN_GAP)
+
+    def _publish(self, status: Status) -> None:
         payload = {"table": self.topics.table, "online": True, "in_step": self.in_step,
                    "synced": self.sync.synced, "sync": self.sync.text,
                    "offset": self.sync.offset, "error": self.last_error,
-                   "sent": timesync.wall_now(), "status": dataclasses.asdict(status)}
+                   "sent": timesync.wall_now(), "status": status.to_dict()}
         self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
-
-    def _schedule_status(self) -> None:
-        if self._closed:
-            return
-        try:
-            self.publish_status(force=True)
-        except Exception:  # the link must never take the box down
-            log.debug("hall status not published", exc_info=True)
-        self._timer = threading.Timer(STATUS_EVERY, self._schedule_status)
-        self._timer.daemon = True
-        self._timer.start()
 
     # ------------------------------------------------------------------ the bus's side
 
@@ -182,7 +194,7 @@ class HallLink:
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
         log.info("hall: connected to %s:%d", self.broker.host, self.broker.port)
         self.sync = self.sync_check()
-        self.publish_status(force=True)  # after a broker outage: where this table stands
+        self.publish_status()  # after a broker outage: where this table stands
 
     def _message(self, client, userdata, message) -> None:
         try:
@@ -223,7 +235,7 @@ class HallLink:
         self.last_error = ""
         log.info("hall: %s (%s) done", command.kind, command.id)
         self._reply(command.id, True, status=status)
-        self.publish_status(status, force=True)
+        self.publish_status()  # (last_error cleared; the runner has handed the change over)
         return None
 
     def _apply(self, command: HallCommand) -> Future:
@@ -256,7 +268,7 @@ class HallLink:
         log.warning("hall: command %s refused: %s", ident or "?", why)
         self.last_error = why
         self._reply(ident, False, error=why)
-        self.publish_status(force=True)
+        self.publish_status()
 
     def _reply(self, ident: str | None, ok: bool, status: Status | None = None,
                error: str = "") -> None:
@@ -264,7 +276,7 @@ class HallLink:
         if error:
             body["error"] = error
         if status is not None:
-            body["status"] = dataclasses.asdict(status)
+            body["status"] = status.to_dict()
         self.client.publish(self.topics.reply, json.dumps(body), qos=1)
 
 

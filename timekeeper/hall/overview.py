@@ -17,7 +17,7 @@ from aiohttp import web
 from timekeeper.hall.console import instant
 from timekeeper.hall.desk import Desk, DeskError, new_command
 from timekeeper.hall.messages import KINDS, MAX_ADD
-from timekeeper.web.server import RateLimits
+from timekeeper.web.ratelimit import RateLimits
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)

@@ -205,10 +205,29 @@ def _team_command(action: Action, words: list[str]) -> Command:
     return Command(action, team=team)
 
 
+class Hint(StrEnum):
+    """Which press a refusal's prompt names after its reason. The rules name no key: the
+    operator's prompt is worded in show/prompts.py, by whoever presents the refusal to an
+    operator (the live runner); a render script's error keeps the bare reason."""
+
+    WHAT_NOW = "what-now"  # "reason: STOP/RESUME (SPACE, ctl resume) goes on"
+    BEGIN = "begin"  # "reason; START/NEXT (s/Enter, ctl start) begins it"
+    BEGIN_NEXT = "begin-next"  # "reason; START/NEXT (s/Enter, ctl start) begins the next one"
+    RESUME = "resume"  # "reason (STOP/RESUME (SPACE, ctl resume) goes on)"
+    ATTEMPT = "attempt"  # "reason: h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
+
+
 class Refused(Exception):
     """A command that does not apply in the engine's present state (nothing is changed).
-    `cues` holds what came due before the command and must still be played."""
+    `cues` holds what came due before the command and must still be played. `reason` is the
+    plain reason; `hint` (and `reset`: how to start over, too) asks for the operator's
+    prompt, which `prompt` holds once show/prompts.py has worded it; str() is both."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, hint: Hint | None = None, reset: bool = False) -> None:
+        super().__init__(reason)
+        self.reason, self.hint, self.reset = reason, hint, reset
+        self.prompt = ""
         self.cues: list = []
+
+    def __str__(self) -> str:
+        return self.reason + self.prompt

@@ -1,4 +1,5 @@
-"""Profiles: a rule set's timing as YAML, validated once at load into immutable objects.
+"""Profiles: a rule set's timing as YAML, validated once at load into immutable objects
+(rules/profiletypes.py); a profile that follows ITHF is held to it (rules/ithf.py).
 
 Everything the engine needs is decided here (period names, which cue ends each period, the
 mark schedule), so the engine itself never second-guesses its input."""
@@ -11,8 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from timekeeper.rules import ithf
 from timekeeper.rules.data import builtin_dir, user_dirs
-from timekeeper.rules.yamldoc import ConfigError, Doc, Path_
+from timekeeper.rules.profiletypes import (
+    FEEDBACK_CUES,
+    Break,
+    Mark,
+    Penalties,
+    Period,
+    Profile,
+    Shootout,
+    Timeout,
+)
+from timekeeper.rules.yamldoc import HOUR, ConfigError, Doc, Path_, Reader
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
             "period", "break", "overtime", "shootout", "penalties", "timeout",
@@ -31,7 +43,6 @@ NO_RULE_SET = (None, "none")  # `follows: none` (or null): a club profile that k
 
 # Sane ranges, checked at load: a value outside them is a typo or an attack, never a match
 # (10^11 periods or a 10^9-second period would cost minutes and gigabytes before play).
-HOUR = 3600.0
 MAX_LENGTH = 3 * HOUR  # a period or an overtime part
 MAX_PERIODS = 12
 MAX_OVERTIMES = 6
@@ -49,118 +60,6 @@ MAX_TIMEOUT = 600.0
 MAX_TIMEOUTS = 10
 MAX_TITLE = 120
 MAX_DESCRIPTION = 2000
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A time mark: sounded `count` times when `remaining` seconds of the period are left."""
-
-    remaining: float
-    count: int
-    cue: str  # "minute" (also for marks every N seconds) or "third"
-
-
-@dataclass(frozen=True)
-class Period:
-    number: int  # 1-based over regulation and overtime
-    name: str  # "period 2", "overtime 1", "match"
-    overtime: bool
-    length: float | None  # None: untimed (sudden death until the operator ends it)
-    marks: tuple[Mark, ...]  # most remaining first
-    melody: float  # seconds of last-N melody, 0 for none
-    sudden_death: bool  # NEXT while it runs means "the deciding goal": the match ends
-    starts: str  # "operator" (waits for START/NEXT) or "auto" (straight after the break)
-    end_cue: str  # "end" closes the match, "period_end" when another part must follow
-
-
-@dataclass(frozen=True)
-class Break:
-    length: float
-    warning: float | None  # break_warning this many seconds before the break ends
-
-
-@dataclass(frozen=True)
-class Shootout:
-    first: int  # shots each in the first series
-    then: int  # shots each in every later series
-    shot: float | None  # time limit of one shot; None: untimed (the result ends it)
-
-    def describe(self, taken: int) -> tuple[int, int]:
-        """(series, shot within series), both 1-based, of the shot after `taken` shots."""
-        first = 2 * self.first
-        if taken < first:
-            return 1, taken + 1
-        return 2 + (taken - first) // (2 * self.then), (taken - first) % (2 * self.then) + 1
-
-
-@dataclass(frozen=True)
-class Penalties:
-    """Stopped-time games: penalty lengths by kind (a game misconduct has none: the rest of
-    the match) and how many of a team's penalties run at once (the rest wait)."""
-
-    minor: float
-    major: float
-    personal: float
-    running: int
-    match: float = 300.0  # rule 17e's match penalty: the team's time short (the seed is silent)
-    power_play_goal_ends_minor: bool = False  # ice-hockey practice; the seed is silent
-
-    @property
-    def lengths(self) -> dict[str, float]:
-        return {"minor": self.minor, "major": self.major, "personal": self.personal,
-                "match": self.match}
-
-
-@dataclass(frozen=True)
-class Timeout:
-    length: float
-    per_team: int  # per match
-
-
-@dataclass(frozen=True)
-class Profile:
-    key: str  # the name it is selected by
-    title: str
-    source: Path
-    follows: str | None
-    add_step: float
-    prestart: float  # lead of the pre-start signal before the first start; 0: none
-    feedback: frozenset[str]  # which of pause / resume / time_added a press is answered with
-    periods: tuple[Period, ...]
-    regulation: int  # how many of `periods` are regulation periods
-    intermission: Break | None  # between regulation periods
-    shootout: Shootout | None
-    penalties: Penalties | None = None
-    timeout: Timeout | None = None
-    description: str = ""  # what the profile is, its rules, and the aids it adds to them
-    forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
-    no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
-
-    @property
-    def cue_names(self) -> set[str]:
-        """Every cue this profile can ask for (packs are checked against it at start-up)."""
-        names = {"start", "end"}
-        if self.prestart:
-            names.add("prestart")
-        names |= self.feedback
-        for p in self.periods:
-            names.add(p.end_cue)
-            names |= {m.cue for m in p.marks}
-            if p.melody:
-                names.add("last30")
-        if self.intermission and self.intermission.warning is not None:
-            names.add("break_warning")
-        if self.shootout and self.shootout.shot is not None:
-            names |= {"shot_start", "shot_end"}
-        if self.penalties:
-            names.add("penalty_end")
-        if self.timeout:
-            names.add("timeout_end")
-        if self.penalties:  # the penalty shot (rule 15, 17f)
-            names |= {"shot_start", "shot_end"}
-        if self.forfeit_signal or self.no_show:
-            names.add("forfeit")
-        return names
 
 
 # ---------------------------------------------------------------------------- lookup
@@ -270,84 +169,7 @@ def _rule_set(value: Any) -> Any:
 # ---------------------------------------------------------------------------- validation
 
 
-class _Reader:
-    """Typed access to a Doc, raising ConfigError with file:line and the field's name."""
-
-    def __init__(self, doc: Doc) -> None:
-        self.doc = doc
-
-    def get(self, path: Path_, default: Any = None) -> Any:
-        value: Any = self.doc.data
-        for part in path:
-            in_dict = isinstance(value, dict) and part in value
-            in_list = isinstance(value, list) and isinstance(part, int) and part < len(value)
-            if in_dict or in_list:
-                value = value[part]
-            else:
-                return default
-        return value
-
-    def mapping(self, path: Path_, keys: tuple[str, ...], *, optional: bool = True) -> dict | None:
-        value = self.get(path)
-        if value is None:
-            if optional:
-                return None
-            raise self.doc.error(path, "missing")
-        if not isinstance(value, dict):
-            raise self.doc.error(path, "must be a mapping of settings")
-        self.doc.check_keys(path, value, keys)
-        return value
-
-    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False,
-                most: float = HOUR) -> float:
-        value = self.get(path, default)
-        if value is None:
-            raise self.doc.error(path, "missing (a number of seconds)")
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            hint = " (YAML reads 1e9 as text: write 1.0e+9)" if _numeric_text(value) else ""
-            raise self.doc.error(path, f"must be a number of seconds, not {value!r}{hint}")
-        if not math.isfinite(value):
-            raise self.doc.error(path, f"must be a finite number of seconds, not {value}")
-        if value < 0 or (value == 0 and not zero):
-            kind = "zero or more" if zero else "more than zero"
-            raise self.doc.error(path, f"must be {kind} seconds (got {value})")
-        if value > most:
-            raise self.doc.error(path, f"must be at most {most:g} seconds ({_hms(most)}), "
-                                       f"not {value:g}")
-        return float(value)
-
-    def integer(self, path: Path_, default: int, most: int = 1000) -> int:
-        value = self.get(path, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise self.doc.error(path, f"must be a whole number from 1 to {most}, not "
-                                       f"{value!r}")
-        return value
-
-    def flag(self, path: Path_, default: bool) -> bool:
-        value = self.get(path, default)
-        if not isinstance(value, bool):
-            raise self.doc.error(path, f"must be true or false, not {value!r}")
-        return value
-
-    def choice(self, path: Path_, choices: tuple[str, ...], default: str) -> str:
-        value = self.get(path, default)
-        if value not in choices:
-            raise self.doc.error(path, f"must be one of {', '.join(choices)}, not {value!r}")
-        return value
-
-    def text(self, path: Path_, default: str, most: int = 4096) -> str:
-        value = self.get(path, default)
-        if not isinstance(value, str):
-            raise self.doc.error(path, f"must be text, not {value!r}")
-        if len(value) > most:
-            raise self.doc.error(path, f"must be at most {most} characters (got {len(value)})")
-        return value
-
-
-FEEDBACK_CUES = ("pause", "resume", "time_added")
-
-
-def _feedback(r: _Reader) -> frozenset[str]:
+def _feedback(r: Reader) -> frozenset[str]:
     """`feedback: true` (all), `false` (none), or a list of the cues wanted."""
     value = r.get(("feedback",), True)
     if isinstance(value, bool):
@@ -365,14 +187,7 @@ def _feedback(r: _Reader) -> frozenset[str]:
 MAX_BEEPS = 9  # more beeps than this nobody counts; they run into the next mark
 
 
-def _numeric_text(value: Any) -> bool:
-    try:
-        return isinstance(value, str) and math.isfinite(float(value))
-    except ValueError:
-        return False
-
-
-def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
+def _marks(r: Reader, path: Path_, spec: Any, beeps: str, length: float,
            inherited: bool = False) -> tuple[Mark, ...]:
     """The marks of a period. Marks `inherited` from the regulation period that do not fit a
     shorter overtime are simply left out; marks a profile asks for and cannot get are errors."""
@@ -409,123 +224,44 @@ def _marks(r: _Reader, path: Path_, spec: Any, beeps: str, length: float,
     return tuple(Mark(rem, n if beeps == "count" else 1, cue) for rem, n in counts)
 
 
+@dataclass(frozen=True)
+class _Regular:
+    """The regulation period's settings, as read (overtime parts inherit some of them)."""
+
+    length: float
+    count: int
+    beeps: str  # count | single
+    marks_spec: Any  # as written: minutes, thirds, none, or seconds between marks
+    marks: tuple[Mark, ...]
+    melody: float
+    starts: str
+
+
+# a part of the match before its end cue is known: (name, overtime, length, marks, melody,
+# sudden_death, starts)
+_Part = tuple[str, bool, float | None, tuple[Mark, ...], float, bool, str]
+
+
 def build(doc: Doc, file: Path) -> Profile:
-    r = _Reader(doc)
+    """The Profile a document describes, checked step by step in the order of its file's
+    sections; ConfigError (file:line: field) at the first thing wrong."""
+    r = Reader(doc)
     doc.check_keys((), doc.data, TOP_KEYS)
-    follows = _rule_set(r.get(("follows",)))
-    if follows in NO_RULE_SET:
-        follows = None
-    elif follows not in RULE_SETS:
-        known = ", ".join(RULE_SETS)
-        raise doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or none "
-                                      "(a club profile that follows no rule set)")
-
-    r.mapping(("period",), PERIOD_KEYS, optional=False)
-    length = r.seconds(("period", "length"), most=MAX_LENGTH)
-    count = r.integer(("period", "count"), 1, MAX_PERIODS)
-    beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
-    marks_spec = r.get(("period", "marks"), "none")
-    marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
-    melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
-    if melody > length:
-        raise doc.error(("period", "melody"),
-                        f"is longer than the period ({melody:g} > {length:g} s)")
-    starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
-
-    intermission = None
-    if r.mapping(("break",), BREAK_KEYS) is not None:
-        blen = r.seconds(("break", "length"), most=MAX_BREAK)
-        warning = r.get(("break", "warning"))
-        if warning is not None:
-            warning = r.seconds(("break", "warning"), zero=True, most=MAX_BREAK)
-            if warning >= blen:
-                raise doc.error(("break", "warning"), "must be shorter than the break")
-        intermission = Break(blen, warning)
-
-    overtime_specs = r.get(("overtime",), [])
-    if not isinstance(overtime_specs, list):
-        raise doc.error(("overtime",), "must be a list of overtime parts")
-    if len(overtime_specs) > MAX_OVERTIMES:
-        raise doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
-                                       f"(got {len(overtime_specs)})")
-    shootout = None
-    if r.mapping(("shootout",), SHOOTOUT_KEYS) is not None:
-        untimed = r.get(("shootout", "shot")) == "none"
-        shootout = Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
-                            r.integer(("shootout", "then"), 1, MAX_SHOTS),
-                            None if untimed else r.seconds(("shootout", "shot"), 15.0,
-                                                           most=MAX_SHOT_LENGTH))
-    penalties = None
-    if r.mapping(("penalties",), PENALTY_KEYS) is not None:
-        defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-        penalties = Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
-                                for k, v in defaults.items()),
-                              running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
-                              match=_at_most(r, ("penalties", "match"), 300.0),
-                              power_play_goal_ends_minor=r.flag(
-                                  ("penalties", "power_play_goal_ends_minor"), False))
-    timeout = None
-    if r.mapping(("timeout",), TIMEOUT_KEYS) is not None:
-        timeout = Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
-                          r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+    follows = _follows(r)
+    regular = _regular(r)
+    intermission = _intermission(r)
+    overtime_specs = _overtime_specs(r)
+    shootout = _shootout(r)
+    penalties = _penalties(r)
+    timeout = _timeout(r)
     forfeit_signal = r.flag(("forfeit_signal",), False)
-    if forfeit_signal and length <= FORFEIT_AFTER:
-        raise doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
-    # the forfeit point is a mark of the first period like the others: it follows every stop,
-    # correction and added second
-    first_marks = marks if not forfeit_signal else tuple(sorted(
-        (*marks, Mark(length - FORFEIT_AFTER, 1, "forfeit")), key=lambda mark: -mark.remaining))
-    no_show = None
-    if r.get(("no_show",)) is not None:
-        no_show = _at_most(r, ("no_show",), None)
-    period_word = r.text(("period", "name"), "period", most=20).strip()
-    if not period_word:
-        raise doc.error(("period", "name"), "must name the periods (period, half, …)")
-
-    # (number, name, overtime, length, marks, melody, sudden_death, starts)
-    parts: list[tuple] = []
-    for i in range(count):
-        single = "regulation" if overtime_specs else "match"
-        name = f"{period_word} {i + 1}" if count > 1 else single
-        parts.append((name, False, length, first_marks if i == 0 else marks, melody, False,
-                      "operator" if i == 0 else starts))
-    for i, _ in enumerate(overtime_specs):
-        p: Path_ = ("overtime", i)
-        r.mapping(p, OVERTIME_KEYS, optional=False)
-        name = "overtime" if len(overtime_specs) == 1 else f"overtime {i + 1}"
-        sudden = r.flag((*p, "sudden_death"), True)
-        if r.flag((*p, "untimed"), False):
-            for key in ("length", "marks", "melody"):
-                if r.get((*p, key)) is not None:
-                    raise doc.error((*p, key), "an untimed overtime has no " + key)
-            if i + 1 < len(overtime_specs) or shootout is not None:
-                raise doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
-                                "deciding goal: nothing after it (overtime, shoot-out) is "
-                                "ever played")
-            parts.append((name, True, None, (), 0.0, True, "operator"))
-            continue
-        olen = r.seconds((*p, "length"), most=MAX_LENGTH)
-        obeeps = r.choice((*p, "mark_beeps"), ("count", "single"), beeps)
-        own = r.get((*p, "marks"))
-        omarks = _marks(r, (*p, "marks"), marks_spec if own is None else own, obeeps, olen,
-                        inherited=own is None)
-        omelody = r.seconds((*p, "melody"), min(melody, olen), zero=True, most=MAX_MELODY)
-        if omelody > olen:
-            raise doc.error((*p, "melody"), "is longer than the overtime")
-        parts.append((name, True, olen, omarks, omelody, sudden, "operator"))
-
-    periods = []
-    for i, (name, ot, plen, pmarks, pmelody, sudden, pstarts) in enumerate(parts):
-        last = i == len(parts) - 1
-        if last:
-            must_follow = shootout is not None and ot and sudden
-        else:
-            # a regulation period is followed by another one for sure; overtime only on a draw,
-            # which a sudden-death part that runs out of time is.
-            must_follow = not parts[i + 1][1] or (ot and sudden)
-        end_cue = "period_end" if must_follow else "end"
-        periods.append(Period(i + 1, name, ot, plen, pmarks, pmelody, sudden, pstarts, end_cue))
-
+    first_marks = _first_marks(r, regular, forfeit_signal)
+    no_show = None if r.get(("no_show",)) is None else _at_most(r, ("no_show",), None)
+    word = _period_word(r)
+    parts = [_regulation_part(regular, i, word, first_marks, bool(overtime_specs))
+             for i in range(regular.count)]
+    parts += [_overtime_part(r, regular, i, len(overtime_specs), shootout is not None)
+              for i in range(len(overtime_specs))]
     profile = Profile(
         key=file.stem,
         title=r.text(("title",), file.stem, most=MAX_TITLE),
@@ -534,8 +270,8 @@ def build(doc: Doc, file: Path) -> Profile:
         add_step=r.seconds(("add_step",), 10.0, most=MAX_ADD_STEP),
         prestart=r.seconds(("prestart",), 0, zero=True, most=MAX_PRESTART),
         feedback=_feedback(r),
-        periods=tuple(periods),
-        regulation=count,
+        periods=_periods(parts, shootout is not None),
+        regulation=regular.count,
         intermission=intermission,
         shootout=shootout,
         penalties=penalties,
@@ -545,51 +281,156 @@ def build(doc: Doc, file: Path) -> Profile:
         no_show=no_show,
     )
     if follows == "ithf":
-        _check_ithf(profile, doc, marks_spec, beeps)
+        ithf.check(profile, doc, regular.marks_spec, regular.beeps)
     return profile
 
 
-def _at_most(r: _Reader, path: Path_, default: float | None) -> float:
+def _follows(r: Reader) -> str | None:
+    follows = _rule_set(r.get(("follows",)))
+    if follows in NO_RULE_SET:
+        return None
+    if follows not in RULE_SETS:
+        known = ", ".join(RULE_SETS)
+        raise r.doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or "
+                                        "none (a club profile that follows no rule set)")
+    return follows
+
+
+def _regular(r: Reader) -> _Regular:
+    r.mapping(("period",), PERIOD_KEYS, optional=False)
+    length = r.seconds(("period", "length"), most=MAX_LENGTH)
+    count = r.integer(("period", "count"), 1, MAX_PERIODS)
+    beeps = r.choice(("period", "mark_beeps"), ("count", "single"), "count")
+    marks_spec = r.get(("period", "marks"), "none")
+    marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
+    melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
+    if melody > length:
+        raise r.doc.error(("period", "melody"),
+                          f"is longer than the period ({melody:g} > {length:g} s)")
+    starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
+    return _Regular(length, count, beeps, marks_spec, marks, melody, starts)
+
+
+def _period_word(r: Reader) -> str:
+    """What the periods are called: period 1, half 2 …"""
+    word = r.text(("period", "name"), "period", most=20).strip()
+    if not word:
+        raise r.doc.error(("period", "name"), "must name the periods (period, half, …)")
+    return word
+
+
+def _intermission(r: Reader) -> Break | None:
+    if r.mapping(("break",), BREAK_KEYS) is None:
+        return None
+    length = r.seconds(("break", "length"), most=MAX_BREAK)
+    warning = r.get(("break", "warning"))
+    if warning is not None:
+        warning = r.seconds(("break", "warning"), zero=True, most=MAX_BREAK)
+        if warning >= length:
+            raise r.doc.error(("break", "warning"), "must be shorter than the break")
+    return Break(length, warning)
+
+
+def _overtime_specs(r: Reader) -> list:
+    specs = r.get(("overtime",), [])
+    if not isinstance(specs, list):
+        raise r.doc.error(("overtime",), "must be a list of overtime parts")
+    if len(specs) > MAX_OVERTIMES:
+        raise r.doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
+                                         f"(got {len(specs)})")
+    return specs
+
+
+def _shootout(r: Reader) -> Shootout | None:
+    if r.mapping(("shootout",), SHOOTOUT_KEYS) is None:
+        return None
+    untimed = r.get(("shootout", "shot")) == "none"
+    return Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
+                    r.integer(("shootout", "then"), 1, MAX_SHOTS),
+                    None if untimed else r.seconds(("shootout", "shot"), 15.0,
+                                                   most=MAX_SHOT_LENGTH))
+
+
+def _penalties(r: Reader) -> Penalties | None:
+    if r.mapping(("penalties",), PENALTY_KEYS) is None:
+        return None
+    defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
+    return Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
+                       for k, v in defaults.items()),
+                     running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
+                     match=_at_most(r, ("penalties", "match"), 300.0),
+                     power_play_goal_ends_minor=r.flag(
+                         ("penalties", "power_play_goal_ends_minor"), False))
+
+
+def _timeout(r: Reader) -> Timeout | None:
+    if r.mapping(("timeout",), TIMEOUT_KEYS) is None:
+        return None
+    return Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
+                   r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+
+
+def _first_marks(r: Reader, regular: _Regular, forfeit_signal: bool) -> tuple[Mark, ...]:
+    """The first period's marks: with the forfeit signal (ITHF 4.6), its point is a mark like
+    the others, so it follows every stop, correction and added second."""
+    if not forfeit_signal:
+        return regular.marks
+    if regular.length <= FORFEIT_AFTER:
+        raise r.doc.error(("forfeit_signal",), f"needs a period longer than "
+                                               f"{FORFEIT_AFTER:g} s")
+    forfeit = Mark(regular.length - FORFEIT_AFTER, 1, "forfeit")
+    return tuple(sorted((*regular.marks, forfeit), key=lambda mark: -mark.remaining))
+
+
+def _regulation_part(regular: _Regular, i: int, word: str, first_marks: tuple[Mark, ...],
+                     overtime: bool) -> _Part:
+    single = "regulation" if overtime else "match"  # a single period's name
+    name = f"{word} {i + 1}" if regular.count > 1 else single
+    return (name, False, regular.length, first_marks if i == 0 else regular.marks,
+            regular.melody, False, "operator" if i == 0 else regular.starts)
+
+
+def _overtime_part(r: Reader, regular: _Regular, i: int, count: int,
+                   shootout: bool) -> _Part:
+    p: Path_ = ("overtime", i)
+    r.mapping(p, OVERTIME_KEYS, optional=False)
+    name = "overtime" if count == 1 else f"overtime {i + 1}"
+    sudden = r.flag((*p, "sudden_death"), True)
+    if r.flag((*p, "untimed"), False):
+        for key in ("length", "marks", "melody"):
+            if r.get((*p, key)) is not None:
+                raise r.doc.error((*p, key), "an untimed overtime has no " + key)
+        if i + 1 < count or shootout:
+            raise r.doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
+                              "deciding goal: nothing after it (overtime, shoot-out) is "
+                              "ever played")
+        return (name, True, None, (), 0.0, True, "operator")
+    length = r.seconds((*p, "length"), most=MAX_LENGTH)
+    beeps = r.choice((*p, "mark_beeps"), ("count", "single"), regular.beeps)
+    own = r.get((*p, "marks"))
+    marks = _marks(r, (*p, "marks"), regular.marks_spec if own is None else own, beeps,
+                   length, inherited=own is None)
+    melody = r.seconds((*p, "melody"), min(regular.melody, length), zero=True,
+                       most=MAX_MELODY)
+    if melody > length:
+        raise r.doc.error((*p, "melody"), "is longer than the overtime")
+    return (name, True, length, marks, melody, sudden, "operator")
+
+
+def _periods(parts: list[_Part], shootout: bool) -> tuple[Period, ...]:
+    """The parts numbered, each with the cue that ends it: `period_end` when another part
+    must follow — a regulation period always, overtime only on a draw, which a sudden-death
+    part that runs out of time is — else `end`."""
+    periods = []
+    for i, (name, ot, length, marks, melody, sudden, starts) in enumerate(parts):
+        if i == len(parts) - 1:
+            must_follow = shootout and ot and sudden
+        else:
+            must_follow = not parts[i + 1][1] or (ot and sudden)
+        end_cue = "period_end" if must_follow else "end"
+        periods.append(Period(i + 1, name, ot, length, marks, melody, sudden, starts, end_cue))
+    return tuple(periods)
+
+
+def _at_most(r: Reader, path: Path_, default: float | None) -> float:
     return r.seconds(path, default, most=MAX_WAIT)
-
-
-LEAVE_ITHF = ("; a club profile with other times says `follows: none` (see docs/profiles.md)")
-
-
-def _check_ithf(p: Profile, doc: Doc, marks_spec: Any, beeps: str) -> None:
-    """A profile that says it follows ITHF must keep ITHF's timing rules. Each refusal says
-    the way out: a club profile with its own times leaves ITHF with `follows: none`."""
-
-    def breaks(path: Path_, message: str) -> ConfigError:
-        return doc.error(path, f"breaks ITHF rule {message}{LEAVE_ITHF}")
-
-    if not 15 <= p.prestart <= 30:
-        raise breaks(("prestart",), f"4.4: {p.prestart:g} s, but the pre-start signal must "
-                                    "sound between 30 and 15 s before the start")
-    first = p.periods[0]
-    if p.regulation != 1 or first.length != 300:
-        raise breaks(("period",), "4.1: a match is one period of 5 minutes (length: 300, "
-                                  "count: 1)")
-    if marks_spec not in ("minutes", "thirds"):
-        raise breaks(("period", "marks"), "4.4: the timer must mark every minute or every "
-                                          "third (minutes or thirds)")
-    if marks_spec == "minutes" and beeps != "count":
-        raise breaks(("period", "mark_beeps"), "4.4: with minute marks the number of beeps "
-                                               "equals the minutes still to play (001 4.4; "
-                                               "mark_beeps: count)")
-    if first.melody != 30:
-        raise breaks(("period", "melody"), "4.4: the last 30 seconds must be filled with a "
-                                           "melody (melody: 30)")
-    for i, part in enumerate(p.periods[1:]):
-        if part.length is not None or not part.sudden_death:
-            raise breaks(("overtime", i), "4.8: a drawn play-off match goes to a sudden-death "
-                                          "overtime with no time limit (untimed: true), the "
-                                          "first valid goal wins; nothing follows it")
-    if p.shootout is not None:
-        raise breaks(("shootout",), "4.8: a drawn play-off match is decided by a sudden-death "
-                                    "overtime, not a shoot-out")
-
-
-def _hms(seconds: float) -> str:
-    whole = int(seconds)
-    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"

@@ -4,6 +4,7 @@ config files name the file, line and field instead of a bare KeyError."""
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import stat
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from typing import Any
 import yaml
 
 Path_ = tuple[str | int, ...]
+HOUR = 3600.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,93 @@ class Doc:
                 hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(allowed)}"
                 at = self.keys.get((*path, key)) or self.at((*path, key))
                 raise ConfigError(f"unknown key{hint}", at, field_name((*path, key)))
+
+
+class Reader:
+    """Typed access to a Doc, raising ConfigError with file:line and the field's name: the
+    one reader of profiles and of the box's config."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+
+    def get(self, path: Path_, default: Any = None) -> Any:
+        value: Any = self.doc.data
+        for part in path:
+            in_dict = isinstance(value, dict) and part in value
+            in_list = isinstance(value, list) and isinstance(part, int) and part < len(value)
+            if in_dict or in_list:
+                value = value[part]
+            else:
+                return default
+        return value
+
+    def mapping(self, path: Path_, keys: tuple[str, ...], *, optional: bool = True) -> dict | None:
+        value = self.get(path)
+        if value is None:
+            if optional:
+                return None
+            raise self.doc.error(path, "missing")
+        if not isinstance(value, dict):
+            raise self.doc.error(path, "must be a mapping of settings")
+        self.doc.check_keys(path, value, keys)
+        return value
+
+    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False,
+                most: float = HOUR) -> float:
+        value = self.get(path, default)
+        if value is None:
+            raise self.doc.error(path, "missing (a number of seconds)")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            hint = " (YAML reads 1e9 as text: write 1.0e+9)" if _numeric_text(value) else ""
+            raise self.doc.error(path, f"must be a number of seconds, not {value!r}{hint}")
+        if not math.isfinite(value):
+            raise self.doc.error(path, f"must be a finite number of seconds, not {value}")
+        if value < 0 or (value == 0 and not zero):
+            kind = "zero or more" if zero else "more than zero"
+            raise self.doc.error(path, f"must be {kind} seconds (got {value})")
+        if value > most:
+            raise self.doc.error(path, f"must be at most {most:g} seconds ({_hms(most)}), "
+                                       f"not {value:g}")
+        return float(value)
+
+    def integer(self, path: Path_, default: int, most: int = 1000) -> int:
+        value = self.get(path, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise self.doc.error(path, f"must be a whole number from 1 to {most}, not "
+                                       f"{value!r}")
+        return value
+
+    def flag(self, path: Path_, default: bool) -> bool:
+        value = self.get(path, default)
+        if not isinstance(value, bool):
+            raise self.doc.error(path, f"must be true or false, not {value!r}")
+        return value
+
+    def choice(self, path: Path_, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(path, default)
+        if value not in choices:
+            raise self.doc.error(path, f"must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    def text(self, path: Path_, default: str, most: int = 4096) -> str:
+        value = self.get(path, default)
+        if not isinstance(value, str):
+            raise self.doc.error(path, f"must be text, not {value!r}")
+        if len(value) > most:
+            raise self.doc.error(path, f"must be at most {most} characters (got {len(value)})")
+        return value
+
+
+def _numeric_text(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
+def _hms(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
 def _merge(base: Any, over: Any) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from timekeeper.rules.engine import Cue, Status
+from timekeeper.sound.listener import RunnerListener
 
 
 def clock_text(seconds: float | None) -> str:
@@ -40,7 +41,9 @@ LONG_KEY = 8  # a profile key longer than this goes first (hokejbal-playoff)
 def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) -> str:
     """The status in one line. With `width` it is abbreviated until it fits (a terminal of
     80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
-    are never dropped."""
+    are never dropped, nor is MUTED, which follows them while the box is muted."""
+    if s.muted:
+        flags = [*flags, "MUTED"]
     text = ""
     for level in range(LEVELS):
         text = "  ".join(_parts(s, level, flags))
@@ -144,7 +147,7 @@ def marked(text: str, mark: str, cue: bool = False) -> str:
     return f"{text}  [{mark}: not heard]" if cue else f"{mark}  {text}"
 
 
-class LogLines:
+class LogLines(RunnerListener):
     """One line per cue and per state change (stdout not a terminal, e.g. under systemd).
     `mark` (e.g. "SILENT") is shown on every line."""
 
@@ -152,19 +155,24 @@ class LogLines:
         self.out, self.mark = out, mark
         self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
-    def __call__(self, cue: Cue | None, status: Status) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float,
+                   not_heard: str | None) -> None:
+        self._print(marked(cue_text(cue), self.mark, cue=True))
+
+    def state_changed(self, status: Status) -> None:
+        self._print("state " + marked(status_text(status), self.mark))
+
+    def _print(self, text: str) -> None:
         if self.gone:
             return
         stamp = time.strftime("%H:%M:%S")
-        text = (marked(cue_text(cue), self.mark, cue=True) if cue is not None
-                else "state " + marked(status_text(status), self.mark))
         try:
             print(f"{stamp} {text}", file=self.out, flush=True)
         except (BrokenPipeError, ValueError):
             self.gone = True
 
 
-class StatusLine:
+class StatusLine(RunnerListener):
     """A line redrawn in place a few times a second, with cues scrolling above it. It is
     abbreviated to fit the terminal's width (it must never wrap: \r could not undo it), and
     ends in `tail` (`? keys`) where there is room. `mark` (e.g. "SILENT") leads the line, is
@@ -193,9 +201,12 @@ class StatusLine:
         with self._lock:
             print(file=self.out, flush=True)
 
-    def __call__(self, cue: Cue | None, status: Status) -> None:
-        if cue is not None:
-            self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
+    def cue_played(self, cue: Cue, status: Status, played: float,
+                   not_heard: str | None) -> None:
+        self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
+        self._draw(status)
+
+    def state_changed(self, status: Status) -> None:
         self._draw(status)
 
     def above(self, text: str) -> None:

@@ -4,12 +4,15 @@ pygame's mixer as the fallback."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import AudioError, Output, SilentOutput
-from timekeeper.sound.pack import SoundPack
 
-AUDIO_KINDS = ("stream", "mixer", "silent")
+if TYPE_CHECKING:  # (the command line reads AUDIO_KINDS: no numpy to import for that)
+    from timekeeper.sound.pack import SoundPack
+
+AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in the config
 
 
 def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
@@ -19,9 +22,9 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
     (None: not prepared).
 
     `stream` (default): one always-running stream, cues placed at their exact frame
-    (timekeeper/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
-    deadline, the fallback. `silent`: no device at all. Raises AudioError when the device
-    cannot be opened."""
+    (sound/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
+    deadline, the fallback (sound/pygame_mixer.py). `silent`: no device at all. Raises
+    AudioError when the device cannot be opened."""
     if kind == "silent":
         return SilentOutput()
     if kind == "mixer":
@@ -29,7 +32,7 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
             from timekeeper.sound.sdl import init_mixer
 
             init_mixer(driver, chunk or 512, device)
-        from timekeeper.sound.mixer import PygameAudio
+        from timekeeper.sound.pygame_mixer import PygameAudio
 
         output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
     elif kind == "stream":

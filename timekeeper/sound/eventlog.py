@@ -10,14 +10,15 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from timekeeper.rules.engine import Cue
+from timekeeper.rules.engine import Cue, Status
+from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 MAX_PENDING = 1 << 20  # bytes kept for a log that cannot be written (about 5,000 cues)
 _FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
-class EventLog:
+class EventLog(RunnerListener):
     """Live runs append (a day of matches in one file); a render replaces the file, so that
     it always describes the WAV beside it. A silent run (no sound card) still records every
     cue, each with `"heard": false`.
@@ -43,6 +44,12 @@ class EventLog:
             if not (keep_going and exc.errno in _FULL):
                 raise
             self._failing(exc)
+
+    def cue_played(self, cue: Cue, status: Status, played: float,
+                   not_heard: str | None) -> None:
+        """A live runner's listener: every cue, not the stops of a melody."""
+        if not cue.stop:
+            self.record(cue, played, not_heard)
 
     def record(self, cue: Cue, played: float, not_heard: str | None = None) -> None:
         """`played`: when the cue went out (or would have); `not_heard`: why nobody heard it,

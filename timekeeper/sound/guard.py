@@ -54,14 +54,16 @@ class _Job:
 
 
 class AudioGuard(Output):
-    """Wraps the live output; `opener` returns a new one, opened and prepared. Its `lead` is
-    the output's (the runner looks ahead by it)."""
+    """Wraps the live output; `opener` returns a new one, opened, which the guard prepares
+    for the profile it was itself prepared for (an output that is prepared already keeps
+    what it built: preparing it again costs nothing). Its `lead` is the output's (the
+    runner looks ahead by it)."""
 
     def __init__(self, opener: Callable[[], Output], attempts: int = 8,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.opener, self.attempts, self.sleep = opener, attempts, sleep
         self.output: Output | None = None
-        self.when_fault_changed: list[Callable[[float], None]] = []
+        self.profile: Profile | None = None  # what every output it opens is prepared for
         self._why: str | None = None  # the fault, while there is one
         self._delay = FIRST_DELAY
         self._due: float | None = None
@@ -73,8 +75,10 @@ class AudioGuard(Output):
     # ------------------------------------------------------------------ start-up
 
     def prepare(self, profile: Profile) -> None:
-        """Open the device, retrying with back-off (the opener prepares it for the profile);
-        raises AudioError after `attempts` failures."""
+        """Open the device and prepare it for `profile`, retrying with back-off; raises
+        AudioError after `attempts` failures. A device reopened mid-match is prepared for
+        the same profile."""
+        self.profile = profile
         delay = FIRST_DELAY
         for attempt in range(1, self.attempts + 1):
             try:
@@ -89,7 +93,13 @@ class AudioGuard(Output):
                 delay = min(MAX_DELAY, delay * 2)
 
     def _open(self) -> Output:
-        output = self.opener()  # opened, warm and prepared for the profile
+        output = self.opener()  # opened and warm
+        if self.profile is not None:
+            try:
+                output.prepare(self.profile)
+            except BaseException:
+                output.close()
+                raise
         self.lead = output.lead
         return output
 
@@ -202,8 +212,8 @@ class AudioGuard(Output):
             job.run()
 
     def _fault_changed(self, now: float) -> None:
-        for callback in self.when_fault_changed:
-            callback(now)
+        if self.when_fault_changed is not None:  # (the runner's: its listeners hear of it)
+            self.when_fault_changed(self._why, now)
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Release the device within `timeout` seconds, hung or not: a shutdown must never

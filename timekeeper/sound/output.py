@@ -1,7 +1,10 @@
-"""The interface every output (live sound, lamp, log lines, test fakes) implements: cues in,
-sound (or light) out, never a clock of its own."""
+"""The interface every sound output (the live stream, the mixer, silence, test fakes)
+implements: cues in, sound out, never a clock of its own. Lamps, relays, screens and logs are
+not outputs: they are the runner's listeners (`sound/listener.py`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
@@ -12,16 +15,20 @@ class AudioError(Exception):
 
 
 class Output:
-    """Something that turns cues into sound (or light, or log lines). `play` is called on
-    the runner's thread as soon as a cue is due and must not block; `now` is the runner's
-    clock at that moment (outputs never read a clock of their own). It returns None once the
-    cue is on its way, or why it cannot be heard (the sound is down): the events log then
-    records it as not heard, with that reason.
+    """Something that turns cues into sound. `play` is called on the runner's thread as soon
+    as a cue is due and must not block; `now` is the runner's clock at that moment (outputs
+    never read a clock of their own). It returns None once the cue is on its way, or why it
+    cannot be heard (the sound is down): the events log then records it as not heard, with
+    that reason.
 
     An output with a `lead` is handed each cue that many seconds before it is due (the
-    runner looks ahead by the largest lead), so that it can have it sound on time."""
+    runner looks ahead by the largest lead), so that it can have it sound on time.
+
+    An output that notices its own faults (the AudioGuard) calls `when_fault_changed(fault,
+    now)`, which the runner sets to tell its listeners (the lamp shows it)."""
 
     lead: float = 0.0
+    when_fault_changed: Callable[[str | None, float], None] | None = None
 
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""

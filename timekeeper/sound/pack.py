@@ -1,11 +1,8 @@
 """Sound packs: a folder with pack.yaml mapping cue names to audio files (WAV, FLAC, OGG, MP3).
 
-Everything is decoded at start-up into float32 mono samples at the output rate, so that a
-missing, corrupt or unusable file is refused before a match, and nothing is decoded
-mid-match. Decoding is libsndfile's (through `soundfile`: one library for every format, MP3
-included, bundled in its wheels), resampling soxr's (band-limited, no aliasing); both run in
-blocks straight into the one float32 array a cue keeps, so loading a 44.1-kHz pack costs no
-more memory than a 48-kHz one.
+Everything is decoded at start-up (`decoding.py`) into float32 mono samples at the output
+rate, so that a missing, corrupt or unusable file is refused before a match, and nothing is
+decoded mid-match.
 
 Every file is bounded before it is decoded: a signal or a mark lasts at most
 MAX_SIGNAL_SECONDS, the melody is decoded only as far as its longest window, the rate lies in
@@ -15,9 +12,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
-import re
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -25,8 +19,9 @@ import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import MAX_BEEPS, Profile, did_you_mean
+from timekeeper.rules.profile import FEEDBACK_CUES, MAX_BEEPS, Profile, did_you_mean
 from timekeeper.rules.yamldoc import ConfigError, Doc
+from timekeeper.sound.decoding import FORMATS, MAX_SIGNAL_SECONDS, Source, decode_source
 from timekeeper.sound.loudness import dbfs, lufs, peak
 from timekeeper.sound.mixing import RATE
 
@@ -38,36 +33,17 @@ CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "en
              "forfeit", "pause", "resume", "time_added", "goal")
 # played only if the pack has them (the default pack has none): the score is no rule signal
 OPTIONAL_CUES = ("goal",)
-FEEDBACK_CUES = frozenset({"pause", "resume", "time_added"})  # the operator's, kept softer
 MARK_CUES = frozenset({"minute", "third"})
 DEFAULT_REPEAT_EVERY = 0.5
-FORMATS = "WAV, FLAC, OGG or MP3"
 
-# Bounds, checked before anything is decoded (what a cue may cost in memory and time)
-MAX_SIGNAL_SECONDS = 10.0  # any cue but the melody: a horn, a beep
+# Bounds, checked before anything is decoded (what a cue may cost in memory and time; the
+# file's own, MAX_SIGNAL_SECONDS, RATE_RANGE and MAX_CHANNELS, are decoding.py's)
 MAX_REPEAT_EVERY = 5.0  # beeps further apart are no longer heard as one mark
 MAX_MELODY_SECONDS = 300.0  # the longest melody window (and what is decoded without a profile)
-RATE_RANGE = (8000, 384000)  # Hz
-MAX_CHANNELS = 8
 # Loudness levelling (`normalize: true`)
 TARGET_LUFS = -12.0  # match cues
 FEEDBACK_BELOW = 10.0  # feedback cues this many dB under the match cues (as in the default pack)
 CEILING_DBFS = -1.0  # never louder than this peak: levelling never clips
-FULL_SCALE = 0.9999  # a decoded sample this large was clipped (or is about to be)
-_BLOCK = 1 << 16  # frames decoded at a time
-
-
-@dataclass(frozen=True)
-class Source:
-    """What the file itself is, as `check --sounds` reports it."""
-
-    format: str  # e.g. "MP3", "WAV PCM_16"
-    rate: int
-    channels: int
-    seconds: float  # the whole file's length
-    clipped: int  # samples at full scale (any channel), before levelling
-    cut_at: float | None = None  # a melody decoded only this far (its longest window)
-    gain_db: float = 0.0  # what `normalize` applied
 
 
 @dataclass(frozen=True)
@@ -305,115 +281,3 @@ def inside(home: Path, spec: str) -> Path:
         raise ConfigError(f"leads outside the pack's folder (to {audio}); copy the file "
                           "into the pack")
     return audio
-
-
-def decode(path: Path, max_seconds: float = MAX_SIGNAL_SECONDS) -> np.ndarray:
-    """Any audio file libsndfile reads → float32 mono samples at RATE."""
-    return decode_source(path, max_seconds)[0]
-
-
-def decode_source(path: Path, max_seconds: float, cut: bool = False
-                  ) -> tuple[np.ndarray, Source]:
-    """Decode `path` in blocks straight into one float32 array at RATE, resampling on the way.
-    A file longer than `max_seconds` is refused, or with `cut` decoded only that far. The file
-    type is checked before it is opened (a FIFO or a device is never read)."""
-    import soundfile  # imported late: `timekeeper show` and `profiles` stay light
-
-    try:
-        kind = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise ConfigError("missing audio file") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(kind):
-        raise ConfigError("is a folder, not an audio file")
-    if not stat.S_ISREG(kind):
-        raise ConfigError(f"is a {_file_kind(kind)}, not an audio file")
-    try:  # O_NONBLOCK: should a FIFO be swapped in after the check, opening it cannot hang
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except PermissionError:
-        raise ConfigError("audio file is not readable") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:  # owns the descriptor: closed once, whatever happens
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ConfigError("is not a regular file, not an audio file")
-        try:
-            with soundfile.SoundFile(handle) as f:
-                return _decode_open(f, max_seconds, cut)
-        except soundfile.LibsndfileError as exc:
-            raise ConfigError(f"not a {FORMATS} file this program can decode "
-                              f"({exc.error_string})") from None
-
-
-def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return name
-    return "special file"
-
-
-def _decode_open(f, max_seconds: float, cut: bool) -> tuple[np.ndarray, Source]:
-    rate, channels, frames = int(f.samplerate), int(f.channels), max(0, int(f.frames))
-    low, high = RATE_RANGE
-    if not low <= rate <= high:
-        raise ConfigError(f"has a sample rate of {rate} Hz; a pack's files need "
-                          f"{low}–{high} Hz (convert it, e.g. to 48000 Hz)")
-    if not 1 <= channels <= MAX_CHANNELS:
-        raise ConfigError(f"has {channels} channels; at most {MAX_CHANNELS}")
-    seconds = frames / rate
-    if seconds > max_seconds and not cut:
-        raise ConfigError(f"is {seconds:.1f} s long; a signal lasts at most "
-                          f"{MAX_SIGNAL_SECONDS:g} s (trim it)")
-    short = re.search(r"\ndata : (\d+) \(should be (\d+)\)", f.extra_info)
-    if short and int(short.group(1)) > int(short.group(2)) > 0:  # libsndfile reads what is there
-        declared = frames * int(short.group(1)) // int(short.group(2))
-        raise ConfigError(f"audio file is cut short ({frames} of {declared} frames)")
-    keep = min(frames, math.ceil(max_seconds * rate)) if cut else frames
-    if keep < rate // 100:
-        raise ConfigError(f"audio file holds no sound to speak of ({keep} samples)")
-    out, clipped = _read_resampled(f, keep, rate, channels)
-    if peak(out) < 1e-3:
-        raise ConfigError("audio file is silent")
-    fmt = f.format if f.format == "MP3" else f"{f.format} {f.subtype}"
-    return out, Source(fmt, rate, channels, seconds, clipped,
-                       keep / rate if keep < frames else None)
-
-
-def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray, int]:
-    """Decode `keep` frames in blocks, mix each block to mono and resample it (soxr's stream,
-    high quality) straight into the output array: no full-length temporary is ever made."""
-    n_out = round(keep * RATE / rate)
-    out = np.zeros(n_out, np.float32)
-    resampler = None
-    if rate != RATE:
-        import soxr
-
-        resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32", quality="HQ")
-    block = np.empty((max(1024, _BLOCK // channels), channels), np.float32)
-    pos = read = clipped = 0
-    while read < keep:
-        got = f.read(min(len(block), keep - read), dtype="float32", always_2d=True,
-                     out=block[:min(len(block), keep - read)])
-        if len(got) == 0:
-            break
-        read += len(got)
-        clipped += int(np.count_nonzero(np.abs(got) >= FULL_SCALE))
-        if channels == 1:
-            mono = got[:, 0]
-        elif channels == 2:  # the usual case, twice as fast as mean(axis=1)
-            mono = (got[:, 0] + got[:, 1]) * np.float32(0.5)
-        else:
-            mono = got.mean(axis=1, dtype=np.float32)
-        if resampler is not None:
-            mono = resampler.resample_chunk(mono, last=read >= keep)
-        take = min(len(mono), n_out - pos)
-        out[pos:pos + take] = mono[:take]
-        pos += take
-    if resampler is not None and read < keep:  # the file ended early: flush the filter
-        tail = resampler.resample_chunk(np.zeros(0, np.float32), last=True)
-        take = min(len(tail), n_out - pos)
-        out[pos:pos + take] = tail[:take]
-        pos += take
-    return (out if pos >= n_out else out[:pos]), clipped

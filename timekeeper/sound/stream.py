@@ -5,11 +5,11 @@ Why: `Sound.play()` starts a sound at the next buffer boundary of a stream that 
 be waking up, so cues land 3–8 ms (and the first one hundreds of ms) off their deadline.
 Here the stream runs from start-up, every callback tells us which frame it is filling and
 when, and a cue handed over `lead` seconds early is placed at the frame that will reach the
-speaker at its due time — the same placement an offline render uses (`render.mix_into`).
+speaker at its due time — the same placement an offline render uses (`mixing.mix_into`).
 
 Three pieces, the first two free of any device so that tests can drive them:
 - FrameClock: stream frame ↔ runner time, fitted from the callbacks' timestamps;
-- StreamMixer: the voices (sample arrays at start frames) and the block fill;
+- Voices: the voices (sample arrays at start frames) and the fill of each block;
 - StreamAudio: the Output that owns the SDL device and ties the two together."""
 
 from __future__ import annotations
@@ -95,14 +95,14 @@ class Voice:
         return full if self.stop is None else min(full, self.stop + FADE)
 
 
-class StreamMixer:
+class Voices:
     """The voices that are playing or due, and the fill of one block of the stream.
 
     `add`/`stop` come from the runner's thread, `fill` from the audio thread; a lock guards
     the voice list for the few microseconds either needs it."""
 
     def __init__(self) -> None:
-        self.voices: list[Voice] = []
+        self.playing: list[Voice] = []
         self.next_frame = 0  # the first frame not yet mixed: earlier ones are out of reach
         self.late = 0  # voices that came too late for their frame (started at once instead)
         self._lock = threading.Lock()
@@ -118,14 +118,14 @@ class StreamMixer:
                     samples = samples[self.next_frame - start:]
                 start = self.next_frame
             if len(samples):
-                self.voices.append(Voice(name, start, samples))
+                self.playing.append(Voice(name, start, samples))
         return start
 
     def stop(self, name: str, frame: int) -> None:
         """Fade out every voice called `name` from `frame` on (at once if that is past)."""
         with self._lock:
             frame = max(frame, self.next_frame)
-            for voice in self.voices:
+            for voice in self.playing:
                 if voice.name == name and (voice.stop is None or voice.stop > frame):
                     voice.stop = frame
 
@@ -135,10 +135,10 @@ class StreamMixer:
         out.fill(0.0)
         with self._lock:
             self.next_frame = first + len(out)
-            if not self.voices:
+            if not self.playing:
                 return
-            voices = self.voices
-            self.voices = [v for v in voices if v.end > self.next_frame]
+            voices = self.playing
+            self.playing = [v for v in voices if v.end > self.next_frame]
         for voice in voices:
             if voice.start >= self.next_frame or voice.end <= first:
                 continue
@@ -177,7 +177,7 @@ class StreamAudio(Output):
         if latency is None:
             latency = LATENCY_IN_CHUNKS * chunk / RATE
         self.frames = FrameClock(latency)
-        self.mixer = StreamMixer()
+        self.voices = Voices()
         self.lead = latency + chunk / RATE + MARGIN
         self.last_callback: float | None = None
         self.callbacks = 0
@@ -206,7 +206,7 @@ class StreamAudio(Output):
                 self.pack.melody(period.melody)
 
     def play(self, cue: Cue, now: float) -> str | None:
-        """Places the cue at its frame (a few microseconds under the mixer's lock, never a
+        """Places the cue at its frame (a few microseconds under the voices' lock, never a
         call into SDL), or says why it cannot be heard: a stream that has stopped calling
         back will not play it on time, if ever."""
         if (why := self.stalled(now)) is not None:
@@ -215,9 +215,9 @@ class StreamAudio(Output):
             return None
         frame = self.frames.frame_at(cue.due)
         if cue.stop:
-            self.mixer.stop(cue.name, frame)
+            self.voices.stop(cue.name, frame)
         else:
-            self.mixer.add(cue.name, frame, self.pack.samples(cue))
+            self.voices.add(cue.name, frame, self.pack.samples(cue))
         return None
 
     def stalled(self, now: float) -> str | None:
@@ -249,9 +249,9 @@ class StreamAudio(Output):
     def _fill(self, out: np.ndarray) -> None:
         """The stream's callback, on SDL's audio thread: fill `out` (the device's buffer)."""
         now = self.clock()
-        self.frames.observe(self.mixer.next_frame, now)
+        self.frames.observe(self.voices.next_frame, now)
         try:
-            self.mixer.fill(out)
+            self.voices.fill(out)
         except Exception:  # never noise, never a dead stream: silence, and say so once
             out.fill(0.0)
             if not self._failed:

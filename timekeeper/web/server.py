@@ -2,13 +2,15 @@
 own process.
 
 It runs aiohttp on a thread of its own with its own event loop, so that the runner's timing
-never waits for a browser: the runner's listener only drops the latest status into a slot and
-wakes the loop (it never blocks), and each page has a one-message slot and a send timeout of
-its own, so a slow or vanished client is dropped without stalling the others.
+never waits for a browser: told once per change (a runner listener), it only drops the status
+it is handed into a slot and wakes the loop (it never blocks), and each page has a
+one-message slot and a send timeout of its own, so a slow or vanished client is dropped
+without stalling the others.
 
     GET  /              the display page (open)
     GET  /control       the operator page (commands need the token)
-    GET  /api/status    the status, as `ctl status` gives it, plus the score (open)
+    GET  /api/status    the status as `ctl status` gives it (`Status.to_dict()`), and the
+                        profile's `add_step` for the operator page's ± buttons (open)
     POST /api/command   {"command": "add", "args": ["10"]}, header Authorization: Bearer TOKEN
     GET  /api/live      WebSocket: the status on every change, and at least every second"""
 
@@ -16,21 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
-from timekeeper.rules.commands import BOX_ACTIONS, Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Status
+from timekeeper.sound.listener import RunnerListener
 from timekeeper.web.listen import url_host
+from timekeeper.web.ratelimit import Bucket, RateLimits
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)
@@ -50,56 +51,18 @@ SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
 class Box(Protocol):
     """What the web wing needs of the live runner (timekeeper.box.runner.Runner)."""
 
-    listeners: list[Callable[[Any, Status], None]]  # told of every cue and state change
-    on_change: list[Callable[[float], None]]  # after every change (a goal, a penalty, …)
-    muted: bool
+    listeners: list[RunnerListener]
 
     def submit(self, command: Command) -> Future: ...
 
     def status(self) -> Status: ...
 
 
-def status_payload(status: Status, muted: bool, add_step: float | None = None) -> dict:
-    """`ctl status`'s JSON, with the score (0:0 until the engine keeps one), the mute and
-    the profile's step of added time (what the operator page's ± buttons add)."""
-    out = dataclasses.asdict(status)
-    out.setdefault("score", {"home": 0, "away": 0})
-    out.setdefault("goals", [])
-    out["muted"] = muted
-    if add_step is not None:
-        out["add_step"] = add_step
-    return out
-
-
-class _Bucket:
-    """A token bucket: `rate` requests a second, `burst` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.level, self.at = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level < 1:
-            return False
-        self.level -= 1
-        return True
-
-
-class RateLimits:
-    """Buckets per client address (forgotten when full, so that the table stays small)."""
-
-    def __init__(self, rate: float, burst: int, keep: int = 1024) -> None:
-        self.rate, self.burst, self.keep = rate, burst, keep
-        self.buckets: dict[str, _Bucket] = {}
-
-    def allow(self, who: str) -> bool:
-        if who not in self.buckets and len(self.buckets) >= self.keep:
-            self.buckets.clear()
-        bucket = self.buckets.setdefault(who, _Bucket(self.rate, self.burst))
-        return bucket.take()
+def status_payload(status: Status, add_step: float) -> dict:
+    """The status as every other reader gets it (`Status.to_dict()`), and the profile's step
+    of added time: not a fact of the match but a setting of the page, for its ± buttons (`ctl
+    add` without seconds takes the same step on the box)."""
+    return status.to_dict() | {"add_step": add_step}
 
 
 class _Client:
@@ -153,14 +116,15 @@ def _error(status: int, reason: str) -> web.Response:
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-class WebServer:
+class WebServer(RunnerListener):
     def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
                  add_step: float = 10.0) -> None:
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
         self.add_step = add_step
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
-        self._latest = False  # set by the runner's thread: there is news to push
+        self._latest: Status | None = None  # the last status the runner handed over
+        self._pushed: Status | None = None  # the last of them pushed
         self._woken = False
         self._changed: asyncio.Event | None = None
         self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
@@ -169,7 +133,6 @@ class WebServer:
         self._started = threading.Event()
         self._failure: BaseException | None = None
         self._stop: asyncio.Event | None = None
-        self.pushes = 0  # statuses sent out (for the bench)
 
     # ------------------------------------------------------------------ the runner's side
 
@@ -179,26 +142,20 @@ class WebServer:
         self._started.wait()
         if self._failure is not None:
             raise self._failure
-        self.box.listeners.append(self._on_change)
-        self.box.on_change.append(self._on_any_change)
+        self.box.listeners.append(self)  # (told only while it serves)
         return self
 
     def close(self) -> None:
         with contextlib.suppress(ValueError):
-            self.box.listeners.remove(self._on_change)
-        with contextlib.suppress(ValueError):
-            self.box.on_change.remove(self._on_any_change)
+            self.box.listeners.remove(self)
         if self.loop is not None and self._stop is not None and self._thread.is_alive():
             self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(5)
 
-    def _on_any_change(self, now: float) -> None:
-        self._on_change(None, None)
-
-    def _on_change(self, cue: object, status: Status | None) -> None:
-        """On the runner's thread: note that there is news, wake the loop once; never
-        blocks (the loop takes the status itself when it sends)."""
-        self._latest = True
+    def match_changed(self, status: Status, now: float) -> None:
+        """On the runner's thread: keep the status, wake the loop once; never blocks (one
+        reference written; the loop pushes the latest when it wakes)."""
+        self._latest = status
         if not self._woken and self.loop is not None and self._changed is not None:
             self._woken = True
             with contextlib.suppress(RuntimeError):  # (the loop has just closed)
@@ -218,7 +175,7 @@ class WebServer:
             log.info("web: the operator link was renewed; old sessions are closed")
         return {"ok": True, "url": f"{self.url}/control#token={self.tokens.token}",
                 "display": f"{self.url}/", "token": self.tokens.token,
-                "status": dataclasses.asdict(self.box.status())}  # (as every ctl reply)
+                "status": self.box.status().to_dict()}  # (as every ctl reply)
 
     # ------------------------------------------------------------------ the web thread
 
@@ -360,7 +317,7 @@ class WebServer:
 
     async def _listen(self, client: _Client) -> None:
         """A page only ever says who it is: {"token": "..."} (an operator page)."""
-        heard = _Bucket(2.0, 10)
+        heard = Bucket(2.0, 10)
         with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
             async for msg in client.ws:
                 if msg.type is not WSMsgType.TEXT or not heard.take():
@@ -380,7 +337,7 @@ class WebServer:
                 client.end(SESSION_CLOSED, b"the operator link was renewed")
 
     def _payload(self, status: Status) -> dict:
-        return status_payload(status, self.box.muted, self.add_step)
+        return status_payload(status, self.add_step)
 
     def _message(self, kind: str, status: Status) -> str:
         return json.dumps({"type": kind, "status": self._payload(status)},
@@ -393,12 +350,11 @@ class WebServer:
             try:
                 await asyncio.wait_for(self._changed.wait(), HEARTBEAT)
                 self._changed.clear()
-                self._woken = False
-                news, kind = self._latest, "status"
-                self._latest = False
-                if not news:
+                self._woken = False  # (before the slot is read: a later change wakes it again)
+                status, kind = self._latest, "status"
+                if status is None or status is self._pushed:
                     continue
-                status = self.box.status()  # now (the listener's may be a moment old)
+                self._pushed = status
             except TimeoutError:
                 if not self.clients:
                     continue
@@ -408,7 +364,6 @@ class WebServer:
             message = self._message(kind, status)
             for client in list(self.clients):
                 client.offer(message)
-            self.pushes += 1
 
 
 def _command_of(body: object) -> Command:
@@ -424,7 +379,6 @@ def _command_of(body: object) -> Command:
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
     command = Command.parse(" ".join([name, *map(str, args)]))
-    if command.action is Action.QUIT or (command.action in BOX_ACTIONS and command.action
-                                         not in (Action.MUTE, Action.UNMUTE)):
+    if command.action is Action.QUIT:
         raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")
     return command

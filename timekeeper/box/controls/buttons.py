@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from timekeeper.box.config import ButtonConfig, GpioConfig
+from timekeeper.box.wiring import ButtonConfig, GpioConfig
 from timekeeper.rules.commands import Action, Command
 
 log = logging.getLogger(__name__)

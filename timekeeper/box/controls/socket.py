@@ -15,7 +15,10 @@ Everything from outside has a size, a rate and a range: a line is at most MAX_LI
 UTF-8, sent whole within LINE_DEADLINE; at most MAX_CONNECTIONS are served at once; running
 out of file descriptors is waited out, never taken for the end. `quit` is refused: only the
 box's own keyboard or a signal stops it (the service restarts after any exit it did not ask
-for, so a remote `quit` would only restart it)."""
+for, so a remote `quit` would only restart it).
+
+Where the socket lives and whether its folder can be trusted: `socket_path.py`; the client
+that `timekeeper ctl` uses: `socket_client.py`."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from timekeeper.box.controls import socket_path
 from timekeeper.rules.commands import Action, Command, Refused
 
 if TYPE_CHECKING:  # (`timekeeper ctl` stays light: no numpy or pygame to import)
@@ -51,67 +55,6 @@ REMEMBERED_IDS = 256  # ids whose outcome is kept for a client's retries
 REPLY_TIMEOUT = COMMAND_DEADLINE + 3.0  # what a client waits for one answer
 NOT_ON_SOCKET = (Action.QUIT,)  # the socket may carry every other command, and status
 _STARVED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-
-
-def fallback_folder() -> Path:
-    """Where the socket goes with neither systemd nor XDG_RUNTIME_DIR: a folder in /tmp
-    that must be ours and closed to others (see `private_folder`)."""
-    return Path(f"/tmp/timekeeper-{os.getuid()}")
-
-
-def default_path() -> Path:
-    """$TIMEKEEPER_CONTROL, else the service's RuntimeDirectory, else the user's runtime dir."""
-    if env := os.environ.get("TIMEKEEPER_CONTROL"):
-        return Path(env)
-    if runtime := os.environ.get("RUNTIME_DIRECTORY"):
-        return Path(runtime.split(":")[0]) / "control.sock"
-    if xdg := os.environ.get("XDG_RUNTIME_DIR"):
-        return Path(xdg) / "timekeeper" / "control.sock"
-    return fallback_folder() / "control.sock"
-
-
-def private_folder(folder: Path, create: bool) -> None:
-    """Make (0700) or check a folder in a place every user can write (/tmp): another user
-    who made it first could read our commands, forge our status or block our start, so one
-    that is not ours, or is open to others, is refused with what to do."""
-    if create:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(folder, 0o700)
-    try:
-        info = os.lstat(folder)
-    except FileNotFoundError:
-        return  # (the client: no box has made it yet; connecting says so)
-    fix = "or set XDG_RUNTIME_DIR, or give --control PATH"
-    if not stat.S_ISDIR(info.st_mode):
-        raise OSError(f"{folder} is not a folder (a link or file someone put there); "
-                      f"remove it, {fix}")
-    if info.st_uid != os.getuid():
-        raise OSError(f"{folder} belongs to another user (uid {info.st_uid}), who could read "
-                      f"or forge its commands; have it removed (sudo rm -r {folder}), {fix}")
-    if info.st_mode & 0o022:  # others may write in it: anything inside may be theirs
-        raise OSError(f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o});"
-                      f" remove it (rm -r {folder}) or run `chmod 700 {folder}`, {fix}")
-    if info.st_mode & 0o077 and create:  # ours, only readable by others (an older timekeeper
-        os.chmod(folder, 0o700)  # made it 0750): nothing of theirs can be inside; closed now
-
-
-SERVICE_PATH = Path("/run/timekeeper/control.sock")  # the systemd service's socket
-
-
-def client_path() -> Path:
-    """Where `timekeeper ctl` looks: the default path, else the service's socket (an
-    operator's shell has no RUNTIME_DIRECTORY)."""
-    path = default_path()
-    try:
-        if path.exists() or "TIMEKEEPER_CONTROL" in os.environ:
-            return path
-    except OSError:  # a folder we may not look into (another user's): connecting says so
-        return path
-    try:
-        service = SERVICE_PATH.exists()
-    except PermissionError:  # /run/timekeeper is only for its group: connect says so
-        service = True
-    return SERVICE_PATH if service else path
 
 
 class BadRequest(ValueError):
@@ -152,14 +95,6 @@ class SocketInUse(OSError):
     """Another timekeeper answers on this socket (a second box here needs its own)."""
 
 
-def in_use(path: Path) -> bool:
-    """Another timekeeper answers on `path`: checked before the journal or the sound card is
-    touched, so that a second `run` leaves the first one's match alone."""
-    if path.parent == fallback_folder():  # another user's folder: refused, saying how to fix
-        private_folder(path.parent, create=False)
-    return path.is_socket() and _alive(path)
-
-
 class ControlServer:
     def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
         """`make_folder` for the default path only: a mistyped --control should fail."""
@@ -167,14 +102,11 @@ class ControlServer:
         # requests for the box rather than the match, by their first word: `link [new]`
         self.handlers: dict[str, Callable[[list[str]], dict]] = {}
         if make_folder:
-            if path.parent == fallback_folder():
-                private_folder(path.parent, create=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True, mode=0o770)
+            socket_path.make_folder(path)
         if path.exists() or path.is_symlink():
             if not stat.S_ISSOCK(path.lstat().st_mode):
                 raise OSError(f"{path} exists and is not a socket; give a new path")
-            if _alive(path):
+            if socket_path.alive(path):
                 raise SocketInUse(f"another timekeeper is already listening on {path}")
             path.unlink()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -286,7 +218,7 @@ class ControlServer:
             request = Request(request)
         line = request.line
         if line == "status":
-            return {"ok": True, "status": dataclasses.asdict(self.runner.status())}
+            return {"ok": True, "status": self.runner.status().to_dict()}
         word, *args = line.split() or [""]
         if word in self.handlers:
             return self.handlers[word](args)
@@ -315,7 +247,7 @@ class ControlServer:
             return _dropped()
         except Refused as exc:
             return {"ok": False, "result": "refused", "error": str(exc)}
-        return {"ok": True, "result": "applied", "status": dataclasses.asdict(status)}
+        return {"ok": True, "result": "applied", "status": status.to_dict()}
 
     def _submit(self, command: Command, request_id: str | None) -> Future:
         """The command's future: a new one, or the one its id already has (a retry)."""
@@ -383,83 +315,3 @@ def _drain(conn: socket.socket, seconds: float = 0.5, most: int = 16 << 20) -> N
             if not chunk:
                 return
             read += len(chunk)
-
-
-def _alive(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(str(path))
-            return True
-        except OSError:
-            return False
-
-
-# ---------------------------------------------------------------------- the client
-
-
-class NoAnswer(ConnectionError):
-    """The request was sent but no answer came: whether it was applied is unknown."""
-
-
-def send(path: Path, line: str, timeout: float = REPLY_TIMEOUT + 1,
-         request_id: str | None = None, attempts: int = 1) -> dict:
-    """The client side, used by `timekeeper ctl`: one request, answered as a dict. With an
-    id, a lost answer is asked for again (`attempts` in all) without any risk of applying
-    the command twice. ConnectionError (NoAnswer) says what went wrong, naming the path."""
-    text = line.strip() if request_id is None else json.dumps(
-        {"id": request_id, "command": line.strip()})
-    for attempt in range(1, attempts + 1):
-        try:
-            return _send_once(path, text, timeout)
-        except NoAnswer:
-            if attempt == attempts:
-                raise
-            time.sleep(0.2)
-    raise AssertionError("unreachable")
-
-
-def _send_once(path: Path, text: str, timeout: float) -> dict:
-    if path.parent == fallback_folder():  # another user's folder could forge the answers
-        try:
-            private_folder(path.parent, create=False)
-        except OSError as exc:
-            raise ConnectionError(str(exc)) from None
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        try:
-            sock.connect(str(path))
-        except (FileNotFoundError, ConnectionRefusedError):
-            raise ConnectionError(f"no timekeeper is running at {path} "
-                                  "(start one with `timekeeper run`, or give --control)") from None
-        except PermissionError:
-            raise ConnectionError(f"not allowed to use {path}: are you in its group (timekeeper "
-                                  "for the service)? Log in again after being added, or use "
-                                  "sudo") from None
-        except (BlockingIOError, TimeoutError):  # its backlog is full: it is swamped or hung
-            raise NoAnswer(f"the timekeeper at {path} takes no connection now (busy or hung);"
-                           " try again") from None
-        except OSError as exc:
-            raise ConnectionError(f"cannot connect to {path}: {exc.strerror or exc}") from None
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            sock.sendall((text + "\n").encode())  # (refused at once, e.g. busy: read why)
-        try:
-            with sock.makefile("rb") as f:
-                answer = f.readline(64 * 1024 * 1024)
-        except TimeoutError:
-            raise NoAnswer(f"no answer from {path} within {timeout:g} s: the command may or "
-                           "may not have been applied; `timekeeper ctl status` shows") from None
-        except OSError as exc:
-            raise NoAnswer(f"the connection to {path} broke ({exc.strerror or exc}): the "
-                           "command may or may not have been applied") from None
-    if not answer:
-        raise NoAnswer(f"the timekeeper at {path} closed the connection without answering")
-    try:
-        reply = json.loads(answer.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        reply = None
-    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
-        raise ConnectionError(f"{path} answered something that is not a timekeeper's reply "
-                              "(is it another program's socket? give --control)")
-    if reply["ok"] and not isinstance(reply.get("status"), dict):
-        raise ConnectionError(f"{path} answered without a status: not a timekeeper's reply")
-    return reply

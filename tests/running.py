@@ -1,0 +1,171 @@
+"""A real `timekeeper run` process, as a user or systemd runs it: start it, ask it, wait
+for its state or its own clock, stop it. Shared by the tests of the command line, the service
+and the faults (the fixtures that make its folders are in conftest.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import wait_for
+
+from timekeeper.box.controls.socket_client import send
+
+TIMEOUT = 30  # seconds any one call may take before the test gives up on it
+# a 60-s period, no pre-start: the referee's START starts it
+MATCH = """\
+title: one minute
+prestart: 0
+period: {length: 60, marks: none}
+"""
+
+
+# ------------------------------------------------------------- `timekeeper …` on the command line
+
+
+def tk(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `timekeeper ARGS` to completion, stdin not a terminal."""
+    return subprocess.run([sys.executable, "-m", "timekeeper", *args], env=env, cwd=cwd,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+def start_run(procs: list[subprocess.Popen], env: dict[str, str], cwd: Path,
+              *args: str) -> subprocess.Popen:
+    """`timekeeper run ARGS` in the background, stdout and stderr to pipes (not a TTY)."""
+    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", *args], env=env,
+                            cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    procs.append(proc)
+    return proc
+
+
+def wait_until_answers(proc: subprocess.Popen, env: dict[str, str], sock: Path) -> dict:
+    """Wait until the runner answers on `sock` (asked in-process: quick), then its status as
+    `timekeeper ctl status` prints it."""
+
+    def answers() -> bool:
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"timekeeper run exited with {proc.returncode}:\n{out}\n{err}")
+        return send(sock, "status")["ok"]
+
+    wait_for(answers, f"an answer on {sock}", TIMEOUT)
+    done = tk(env, "ctl", "status", "--control", str(sock))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def wait_for_state(sock: Path, state: str, timeout: float = TIMEOUT) -> dict:
+    """Ask the socket in-process (quick) until the runner reports `state`; its status."""
+    return wait_for(lambda: (s := send(sock, "status")["status"])["state"] == state and s,
+                    f"the state {state!r}", timeout)
+
+
+def ctl(env: dict[str, str], sock: Path, *args: str) -> tuple[int, dict | None, str]:
+    """`timekeeper ctl ARGS --control SOCK`: exit code, the JSON it printed, its stderr."""
+    done = tk(env, "ctl", *args, "--control", str(sock))
+    lines = done.stdout.splitlines()
+    if done.returncode == 0:
+        assert len(lines) == 1, f"ctl must print one JSON object, got {done.stdout!r}"
+        return 0, json.loads(lines[0]), done.stderr
+    assert not lines
+    return done.returncode, None, done.stderr
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------- a box run as systemd would run it
+
+
+def start(box: dict, *args: str, env: dict | None = None,
+          ready: bool = True) -> subprocess.Popen:
+    """`timekeeper run` as systemd starts it; with `ready`, returns once it has told systemd
+    READY=1 (or has ended). Its socket answers a little earlier, before its stop signals are
+    its own: a SIGTERM then ends it "before the match started", without its start-up lines."""
+    env = dict(env or box["env"])
+    notify = None
+    if ready and "NOTIFY_SOCKET" not in env:  # (a test that reads the messages itself: not)
+        path = box["dir"] / f"notify{len(box['procs'])}"
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(str(path))
+        notify.setblocking(False)
+        env["NOTIFY_SOCKET"] = str(path)
+    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "minute",
+                             "--no-keyboard", *args], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    box["procs"].append(proc)
+    if notify is not None:
+        said: list[bytes] = []
+
+        def ready_or_ended() -> bool:
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    said.append(notify.recv(4096))
+            return any(b"READY=1" in m for m in said) or proc.poll() is not None
+
+        try:
+            wait_for(ready_or_ended, "READY=1 from the box", TIMEOUT)
+        finally:  # no one reads more: the box's later messages fail at once (it goes on)
+            notify.close()
+            path.unlink(missing_ok=True)
+    return proc
+
+
+def status(box: dict, proc: subprocess.Popen) -> dict:
+    """The running box's status, once it answers (bounded wait)."""
+
+    def answer() -> dict | None:
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"timekeeper run exited with {proc.returncode}:\n{out}\n{err}")
+        try:
+            return send(box["sock"], "status")["status"]
+        except (ConnectionError, OSError):
+            return None
+
+    return wait_for(answer, "the box to answer", TIMEOUT)
+
+
+def played(box: dict, proc: subprocess.Popen, seconds: float) -> dict:
+    """Wait until the box's own match clock has played `seconds`; its status then. (A real
+    process's clock runs in real time: this waits for its state, not for a pause.)"""
+    return wait_for(lambda: (s := status(box, proc))["play_time"] >= seconds and s,
+                    f"{seconds} s played", TIMEOUT)
+
+
+def stays_stopped(box: dict, proc: subprocess.Popen) -> float:
+    """The stopped clock's time, the same in ten answers over some milliseconds (a running
+    clock moves by a millisecond, the status's resolution, between any two)."""
+    times = {status(box, proc)["play_time"] for _ in range(10)}
+    assert len(times) == 1, times
+    return times.pop()
+
+
+def command(box: dict, line: str) -> dict:
+    answer = send(box["sock"], line)
+    assert answer["ok"], answer
+    return answer["status"]
+
+
+def stop(proc: subprocess.Popen) -> tuple[str, str]:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        out, err = proc.communicate(timeout=5)
+        print(err)
+    assert proc.returncode == 0, err
+    return out, err

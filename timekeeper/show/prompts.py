@@ -1,0 +1,95 @@
+"""What to press now, as the operator meets the controls: button, then key, then `timekeeper
+ctl`. The one place that names them for a refusal (the engine gives the plain reason and a
+hint, the runner has it worded here before it reaches ctl, the web, the hall and the log)
+and for a match resumed from its journal."""
+
+from __future__ import annotations
+
+import math
+
+from timekeeper.rules.commands import Hint, Refused
+from timekeeper.rules.match import Status, the
+from timekeeper.show.status import clock_text, elapsed_text
+
+PRESS_START = "START/NEXT (s/Enter, ctl start)"
+PRESS_NEXT = "START/NEXT (n, ctl next)"
+PRESS_PAUSE = "STOP/RESUME (SPACE, ctl pause)"
+PRESS_RESUME = "STOP/RESUME (SPACE, ctl resume)"
+PRESS_RESET = "RESET (r r, ctl reset, or hold START/NEXT)"
+PRESS_FINISH = "FINISH (f, ctl finish, or hold STOP/RESUME)"
+PRESS_ATTEMPT = "h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
+
+
+def prompt(refusal: Refused, status: Status) -> str:
+    """What follows a refusal's reason for the operator (`status`: the match as refused):
+    which press goes on from here, or "" when its reason says it all."""
+    hint = refusal.hint
+    if hint is Hint.WHAT_NOW:
+        tail = f"; {PRESS_RESET} starts over" if refusal.reset else ""
+        return f": {what_now(status)}{tail}"
+    if hint is Hint.BEGIN:
+        return f"; {PRESS_START} begins it"
+    if hint is Hint.BEGIN_NEXT:
+        return f"; {PRESS_START} begins the next one"
+    if hint is Hint.RESUME:
+        return f" ({PRESS_RESUME} goes on)"
+    if hint is Hint.ATTEMPT:
+        return f": {PRESS_ATTEMPT}"
+    return ""
+
+
+def complete(refusal: Refused, status: Status) -> Refused:
+    """The refusal, its text now the reason and the operator's prompt."""
+    refusal.prompt = prompt(refusal, status)
+    return refusal
+
+
+def what_now(status: Status) -> str:
+    """Which press goes on from here, naming every control (button, key, ctl)."""
+    s = status.state
+    if s == "idle":
+        return f"{PRESS_START} begins the match"
+    if s == "finished":
+        return f"{PRESS_START} begins the next match"
+    if s == "prestart":
+        left = math.ceil((status.countdown or 0.0) - 1e-9)
+        return (f"the start signal comes by itself in {left} s (START and SPACE do nothing "
+                f"until then); {PRESS_RESET} calls it off")
+    if s == "running":
+        return f"{PRESS_PAUSE} stops the clock"
+    if s == "stopped":
+        return f"{PRESS_RESUME} goes on"
+    if s in ("break", "waiting"):
+        text = f"{PRESS_NEXT} starts {the(status.waiting_for.removeprefix('next: '))}"
+        if s == "waiting" and status.period >= status.periods:  # after regulation
+            text += f" (on a draw), {PRESS_FINISH} ends the match"
+        return text
+    if status.teams is not None:  # a stopped-time shoot-out: its attempts are entered
+        return f"enter each attempt: {PRESS_ATTEMPT}"
+    if s == "shootout":
+        return f"{PRESS_NEXT} starts the next shot, {PRESS_FINISH} ends the shoot-out"
+    return f"{PRESS_NEXT} ends the shot early, {PRESS_FINISH} ends the shoot-out"
+
+
+def resumed_text(status: Status, replayed: bool = False) -> str:
+    """Where a match resumed from its journal (or left in it at quit) stands, and which
+    press goes on with it (`replayed`: --replay sent it back to before its start)."""
+    where = status.part or "the match"
+    score = f"score {status.score['home']}:{status.score['away']}"
+    s = status.state
+    if s == "stopped":
+        return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
+                f"{clock_text(status.remaining)} left, {score}: {what_now(status)}; or "
+                "`ctl replay` plays it again from the start, keeping the goals (ITHF 4.5)")
+    if s == "idle" and replayed:
+        return f"to be played again from the start, goals kept ({score}): {PRESS_START} " \
+               "begins it"
+    if s in ("finished", "idle"):
+        return f"no match under way: {PRESS_START} begins one"
+    if s == "prestart":
+        return f"in the pre-start countdown: {PRESS_START} begins it again"
+    if s == "running":  # (quitting) it comes back stopped here
+        return f"{where} at {elapsed_text(status.play_time)} played; it comes back stopped there"
+    if s in ("shootout", "shot"):
+        return f"in the shoot-out: {PRESS_NEXT} starts the next shot"
+    return f"{where} over: {PRESS_NEXT} goes on to {status.waiting_for.removeprefix('next: ')}"
