@@ -4,8 +4,10 @@ and the faults (the fixtures that make its folders are in conftest.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -86,12 +88,38 @@ def write(path: Path, text: str) -> Path:
 # ------------------------------------------------------------- a box run as systemd would run it
 
 
-def start(box: dict, *args: str, env: dict | None = None) -> subprocess.Popen:
+def start(box: dict, *args: str, env: dict | None = None,
+          ready: bool = True) -> subprocess.Popen:
+    """`timekeeper run` as systemd starts it; with `ready`, returns once it has told systemd
+    READY=1 (or has ended). Its socket answers a little earlier, before its stop signals are
+    its own: a SIGTERM then ends it "before the match started", without its start-up lines."""
+    env = dict(env or box["env"])
+    notify = None
+    if ready and "NOTIFY_SOCKET" not in env:  # (a test that reads the messages itself: not)
+        path = box["dir"] / f"notify{len(box['procs'])}"
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(str(path))
+        notify.setblocking(False)
+        env["NOTIFY_SOCKET"] = str(path)
     proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "minute",
-                             "--no-keyboard", *args], env=env or box["env"],
+                             "--no-keyboard", *args], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     box["procs"].append(proc)
+    if notify is not None:
+        said: list[bytes] = []
+
+        def ready_or_ended() -> bool:
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    said.append(notify.recv(4096))
+            return any(b"READY=1" in m for m in said) or proc.poll() is not None
+
+        try:
+            wait_for(ready_or_ended, "READY=1 from the box", TIMEOUT)
+        finally:  # no one reads more: the box's later messages fail at once (it goes on)
+            notify.close()
+            path.unlink(missing_ok=True)
     return proc
 
 

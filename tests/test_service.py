@@ -127,7 +127,7 @@ def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
 
     def stop_when_ready(n: int) -> int | None:  # eight boxes at once, each with its own folders
         proc = start(service_box, "--fresh", "--control", str(service_box["dir"] / f"{n}.sock"),
-                     "--state-dir", str(service_box["dir"] / f"state{n}"))
+                     "--state-dir", str(service_box["dir"] / f"state{n}"), ready=False)
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
