@@ -27,7 +27,7 @@ from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.web.listen import url_host
@@ -378,7 +378,7 @@ def _command_of(body: object) -> Command:
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
-    command = Command.parse(" ".join([name, *map(str, args)]))
+    command = Command.parse(command_line([name, *map(str, args)]))  # (names: one arg each)
     if command.action is Action.QUIT:
         raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")
     return command
