@@ -28,7 +28,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.commands import MAX_ADD, Action, Command, Hint, Refused, check_name
+from timekeeper.rules.commands import (
+    MAX_ADD,
+    USAGE,
+    Action,
+    Command,
+    Hint,
+    Refused,
+    check_name,
+)
 from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
 from timekeeper.rules.scoring import Scoring
 from timekeeper.rules.standing import Standing
@@ -126,7 +134,8 @@ class Engine(Standing, Scoring):
     def _names(self, command: Command, now: float) -> list[Cue]:
         """NAMES, in any state: a new pairing before the start or after the end, a name
         corrected during the match. No cue: it changes no clock."""
-        assert command.names is not None
+        if command.names is None:
+            raise Refused(f"names takes two names; usage: {USAGE[Action.NAMES]}")
         self.name_sides(*command.names)
         return []
 

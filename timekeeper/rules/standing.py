@@ -144,9 +144,12 @@ def _names_of(saved: dict | None) -> dict[str, str]:
     """A snapshot's names, checked as a command's are (None: a journal from before them)."""
     if saved is None:
         return dict(NO_NAMES)
-    if not isinstance(saved, dict) or set(saved) != set(NO_NAMES) or not all(
-            isinstance(name, str) and check_name(name) == name for name in saved.values()):
-        raise ValueError(f"the names could not be read ({saved!r:.80})")
+    try:
+        if not isinstance(saved, dict) or set(saved) != set(NO_NAMES) or not all(
+                isinstance(name, str) and check_name(name) == name for name in saved.values()):
+            raise ValueError("not a name as kept")
+    except ValueError as exc:
+        raise ValueError(f"the names could not be read ({saved!r:.80}: {exc})") from None
     return {team: saved[team] for team in NO_NAMES}
 
 
