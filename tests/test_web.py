@@ -108,6 +108,8 @@ def test_names_from_the_web_each_arg_one_name_in_any_script(box) -> None:
                                                          "away": "Пётр Иванов"}
     code, answer = command(server, "names", "bad\x1b[2J", "x")
     assert code == 400 and "U+001B" in answer["error"]
+    code, answer = command(server, "names", "Ž" * 33, "x")
+    assert code == 400 and "at most 32 characters" in answer["error"]
     code, answer = command(server, "names", "", "Sokol Pražský")
     assert code == 200 and answer["status"]["names"] == {"home": "", "away": "Sokol Pražský"}
     assert call(server, "GET", "/api/status")[1]["names"] == runner.status().names

@@ -140,6 +140,7 @@ def _hall(r: Reader, doc: Doc) -> HallConfig | None:
                       _optional_text(r, ("hall", "user")),
                       _optional_text(r, ("hall", "password")))
 
+
 def _names(r: Reader) -> tuple[str, str]:
     """`names: {home: Novák, away: Svoboda}`: the sides' names a box starts with (a league's
     table, a club night's pairing), checked as `ctl names` checks them."""
@@ -157,6 +158,7 @@ def _names(r: Reader) -> tuple[str, str]:
         except ValueError as exc:
             raise r.doc.error(("names", key), str(exc)) from None
     return names[0], names[1]
+
 
 # ---------------------------------------------------------------------- audio (checked here only)
 

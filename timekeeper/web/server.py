@@ -374,7 +374,8 @@ def _command_of(body: object) -> Command:
     if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
             isinstance(a, str | int | float) and not isinstance(a, bool) and len(str(a)) <= MAX_ARG
             for a in args):
-        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers")
+        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers, each "
+                         f"at most {MAX_ARG} characters")
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
