@@ -10,6 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from running import ctl, start, status, stop
 
 from timekeeper.box import config as box_config
@@ -26,6 +28,7 @@ from timekeeper.rules.commands import (
 )
 from timekeeper.rules.engine import Engine, Snapshot
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show.status import clock_text, columns, status_text
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.web.server import _command_of
 
@@ -94,6 +97,31 @@ def test_ctl_and_the_web_send_each_name_as_one_word() -> None:
     assert web.names == ("Jan Novák", "Пётр Иванов")
     with pytest.raises(ValueError, match="U\\+0007"):
         _command_of({"command": "names", "args": ["a\x07", "b"]})
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_any_text_is_a_name_as_kept_or_refused_and_never_breaks_the_status_line(
+        home: str, away: str) -> None:
+    """Whatever is typed: a ValueError, or names that are printable, at most 32 characters,
+    kept as they are when given again (the journal checks that), and a status line that
+    still fits 79 columns with the state and the clock."""
+    try:
+        command = Command.parse(command_line(["names", home, away]))
+    except ValueError:
+        return
+    assert command.names is not None
+    for name in command.names:
+        assert len(name) <= MAX_NAME and name.isprintable() and name == name.strip()
+        assert check_name(name) == name
+    eng = Engine(profile.load("hokejbal"))
+    eng.handle(command, 0.0)
+    eng.handle(Command.parse("start"), 0.0)
+    now = 100.0
+    eng.advance(now)  # past the pre-start: the clock runs
+    shown = eng.status(now)
+    text = status_text(shown, 79, ("SILENT",))
+    assert columns(text) <= 79 and "RUNNING" in text, text
+    assert f"left {clock_text(shown.remaining)}" in text, text
 
 
 # ------------------------------------------------------------------ the engine
