@@ -83,6 +83,8 @@ def _run_live(args: argparse.Namespace) -> int:
     journal = Journal(folder, engine, cfg.journal_interval)
     resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh,
                      args.replay)
+    if not any(engine.names.values()):  # the config's names, unless the journal kept some
+        engine.name_sides(*cfg.names)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,

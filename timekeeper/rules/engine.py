@@ -30,7 +30,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.commands import MAX_ADD, Action, Command, Hint, Refused
+from timekeeper.rules.commands import (
+    MAX_ADD,
+    USAGE,
+    Action,
+    Command,
+    Hint,
+    Refused,
+    check_name,
+)
 from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
 from timekeeper.rules.scoring import Scoring
 from timekeeper.rules.standing import Standing
@@ -120,6 +128,18 @@ class Engine(Standing, Scoring):
         cues = self._melody_stop(now)
         self.state, self.m = State.IDLE, self._new_match()
         return cues
+
+    def name_sides(self, home: str, away: str) -> None:
+        """The sides' names (checked: `check_name`), e.g. the config's defaults at start."""
+        self.names = {"home": check_name(home), "away": check_name(away)}
+
+    def _names(self, command: Command, now: float) -> list[Cue]:
+        """NAMES, in any state: a new pairing before the start or after the end, a name
+        corrected during the match. No cue: it changes no clock."""
+        if command.names is None:
+            raise Refused(f"names takes two names; usage: {USAGE[Action.NAMES]}")
+        self.name_sides(*command.names)
+        return []
 
     def _replay(self, command: Command, now: float) -> list[Cue]:
         """ITHF 4.5: a match that must be replayed (a timer failure) is played again from the
@@ -590,6 +610,7 @@ TRANSITIONS: dict[tuple[State | None, Action], Handler] = {
     (None, A.RESET): E._reset,
     (None, A.REPLAY): E._replay,
     (None, A.NO_SHOW): E._no_show,
+    (None, A.NAMES): E._names,
     **{(None, a): E._score for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
     **{(None, a): E._stopped_time_command for a in (A.PENALTY, A.RELEASE, A.REMOVE,
                                                     A.TIMEOUT, A.PENALTY_SHOT)},

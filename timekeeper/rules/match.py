@@ -30,6 +30,8 @@ class State(StrEnum):
     FINISHED = "finished"
 
 
+NO_NAMES = {"home": "", "away": ""}
+
 # what the match is doing, as a refusal says it ("…, not during the break")
 DOING = {
     State.IDLE: "before the match", State.PRESTART: "during the pre-start countdown",
@@ -85,6 +87,9 @@ class Status:
     # the box's, not the match's: MUTE (ceremonies) silences its cues (the engine says False;
     # the live runner fills it in)
     muted: bool = False
+    # the sides' names, home and away (a player in rod hockey, a team in ball hockey; "": none,
+    # screens say HOME / AWAY)
+    names: dict[str, str] = field(default_factory=lambda: dict(NO_NAMES))
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall
@@ -107,6 +112,7 @@ class Snapshot:
     shootout: bool = False
     extra: dict | None = None  # ball hockey: penalties, time-outs used, shoot-out score
     score: dict | None = None  # the goals (and a Polish shoot-out's score); None in old journals
+    names: dict | None = None  # the sides' names, home and away; None in old journals
 
 
 @dataclass
@@ -128,12 +134,15 @@ class Match:
 
 
 class MatchCore:
-    """The match state every part of the engine shares, and what they all ask of it."""
+    """The match state every part of the engine shares, and what they all ask of it.
+    `names` are the sides' (home, away; "": none): the pairing, not one match's record, so
+    they outlive `m` — a reset or a new match after the end keeps them until new names come."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.state = State.IDLE
         self.m = self._new_match()
+        self.names = dict(NO_NAMES)
 
     @property
     def period(self) -> Period | None:

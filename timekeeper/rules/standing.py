@@ -5,7 +5,8 @@ a power cut, or onto another box)."""
 from __future__ import annotations
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.match import MatchCore, Snapshot, State, Status, played
+from timekeeper.rules.commands import check_name
+from timekeeper.rules.match import NO_NAMES, MatchCore, Snapshot, State, Status, played
 from timekeeper.rules.score import Tally
 from timekeeper.rules.stoppedtime import StoppedTime
 
@@ -46,6 +47,7 @@ class Standing(MatchCore):
             score=m.tally.score(),
             goals=[goal.public() for goal in m.tally.goals],
             shootout_score=self._shootout_text(),
+            names=dict(self.names),
         )
 
     def snapshot(self, now: float) -> Snapshot:
@@ -54,7 +56,7 @@ class Standing(MatchCore):
         return Snapshot(self.profile.key, self.state.value, m.index,
                         round(played(clock, now), 3) if clock else 0.0,
                         clock.added if clock else 0.0, m.shots, m.shootout, extra,
-                        m.tally.to_dict())
+                        m.tally.to_dict(), dict(self.names))
 
     def restore(self, snap: Snapshot) -> None:
         """Continue a match from a snapshot, with the clock stopped and its goals kept: after a
@@ -64,6 +66,7 @@ class Standing(MatchCore):
         pre-start begins again, a break waits for NEXT, a shot is taken again. Raises
         ValueError for a snapshot that does not fit this profile."""
         self.state, self.m = State.IDLE, self._new_match()
+        self.names = _names_of(snap.names)  # whatever the state: the pairing it was
         if snap.score is not None and snap.state != State.FINISHED.value:
             try:
                 self.m.tally = Tally.from_dict(snap.score, self.m.tally.shootout)
@@ -137,6 +140,19 @@ class Standing(MatchCore):
         if x is None:
             return {}
         return x.status(self.profile, self._box_play(now), now, self.m.shootout)
+
+
+def _names_of(saved: dict | None) -> dict[str, str]:
+    """A snapshot's names, checked as a command's are (None: a journal from before them)."""
+    if saved is None:
+        return dict(NO_NAMES)
+    try:
+        if not isinstance(saved, dict) or set(saved) != set(NO_NAMES) or not all(
+                isinstance(name, str) and check_name(name) == name for name in saved.values()):
+            raise ValueError("not a name as kept")
+    except ValueError as exc:
+        raise ValueError(f"the names could not be read ({saved!r:.80}: {exc})") from None
+    return {team: saved[team] for team in NO_NAMES}
 
 
 def _round(value: float | None) -> float | None:

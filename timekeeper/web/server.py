@@ -27,7 +27,7 @@ from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.web.listen import url_host
@@ -374,11 +374,12 @@ def _command_of(body: object) -> Command:
     if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
             isinstance(a, str | int | float) and not isinstance(a, bool) and len(str(a)) <= MAX_ARG
             for a in args):
-        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers")
+        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers, each "
+                         f"at most {MAX_ARG} characters")
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
-    command = Command.parse(" ".join([name, *map(str, args)]))
+    command = Command.parse(command_line([name, *map(str, args)]))  # (names: one arg each)
     if command.action is Action.QUIT:
         raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")
     return command
