@@ -85,6 +85,9 @@ class Status:
     # the box's, not the match's: MUTE (ceremonies) silences its cues (the engine says False;
     # the live runner fills it in)
     muted: bool = False
+    # the shoot-out's attempts in order ({"team", "goal"}), where results are entered: the
+    # screens show each (✓/✗) and whose turn it is
+    shootout_attempts: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall
