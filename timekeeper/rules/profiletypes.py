@@ -94,6 +94,9 @@ class Profile:
     description: str = ""  # what the profile is, its rules, and the aids it adds to them
     forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
     no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
+    # the display page: tenths of a second under the last minute (ice-hockey practice; rod
+    # hockey's clock is its sound, whole seconds)
+    tenths: bool = False
 
     @property
     def cue_names(self) -> set[str]:
