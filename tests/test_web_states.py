@@ -87,6 +87,15 @@ def text_of(page, element_id: str) -> str:
     return page.find_element("id", element_id).text
 
 
+def tap(page, element_id: str):
+    """Click a button of the operator page as a thumb would: scrolled into the middle of the
+    screen first (selenium would scroll it under the pinned START/NEXT and STOP/RESUME)."""
+    button = page.find_element("id", element_id)
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    return button
+
+
 def ok(box: WebBox, *words: str) -> dict:
     code, answer = box.command(*words)
     assert code == 200, (words, answer)
@@ -217,10 +226,24 @@ def test_the_clock_uses_a_portrait_phones_width(tmp_path: Path) -> None:
 
 def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_timeout(
         tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-hokejbal", BALL_HOCKEY)) as box, \
+    long_title = BALL_HOCKEY.replace("Quick hokejbal play-off",
+                                     "Hokejbal play-off, two quick halves, an overtime and "
+                                     "a shoot-out, as a long title in the header")
+    with WebBox(profile_file(tmp_path, "quick-hokejbal", long_title)) as box, \
             browser(390, 844) as phone:
         phone.get(box.link())
         wait_for(lambda: text_of(phone, "state") == "READY", "the status", 10)
+        header = "return document.querySelector('.now').getBoundingClientRect().height"
+        assert phone.execute_script(header) < 60  # one line, however long the title
+
+        # the names: sent as {"command": "names", "args": [home, away]}
+        phone.find_element("id", "name-home").send_keys("Novák")
+        phone.find_element("id", "name-away").send_keys("Świątek")
+        tap(phone, "set-names")
+        wait_for(lambda: "names" in text_of(phone, "note"), "the names answered", 5)
+        if "done" in text_of(phone, "note"):  # (where the box keeps names)
+            assert box.status()["names"] == {"home": "Novák", "away": "Świątek"}
+            wait_for(lambda: text_of(phone, "goal-home") == "GOAL Novák", "the name", 5)
         ok(box, "start")
         wait_for(lambda: box.status()["state"] == "running", "running", 10)
         ok(box, "pause")
@@ -232,16 +255,14 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
         assert "#4" in listed and "1:00" in listed and "waiting" in listed
 
         # the match penalty (the keyboard's 5)
-        phone.find_element("id", "pen-team-away").click()
-        phone.find_element("id", "pen-match").click()
-        phone.find_element("id", "pen-send").click()
+        tap(phone, "pen-team-away")
+        tap(phone, "pen-match")
+        tap(phone, "pen-send")
         wait_for(lambda: any(p["kinds"] == "match" for p in
                              box.status()["teams"]["away"]["penalties"]), "a match penalty", 5)
 
         # the time-out: one tap arms it, the second sends it
-        timeout = phone.find_element("id", "timeout-away")
-        phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", timeout)
-        timeout.click()
+        timeout = tap(phone, "timeout-away")
         wait_for(lambda: "TAP AGAIN" in timeout.text, "the time-out armed", 3)
         assert box.status()["timeout"] is None
         timeout.click()
@@ -257,12 +278,9 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
                 "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
                 "return [r.top, r.bottom]", button)
             assert top >= 0 and bottom <= 844, (button, top, bottom)
-        phone.find_element("id", "toggle").click()
+        tap(phone, "toggle")
         wait_for(lambda: box.status()["state"] == "running", "resumed from the pinned button", 3)
-        # the header never wraps: one line however long the part
-        height = phone.execute_script(
-            "return document.querySelector('.now').getBoundingClientRect().height")
-        assert height < 60
+        assert phone.execute_script(header) < 60  # the header, one line
 
 
 def test_the_polish_shootout_buttons(tmp_path: Path) -> None:
@@ -282,7 +300,7 @@ def test_the_polish_shootout_buttons(tmp_path: Path) -> None:
                  "the shoot-out buttons", 5)
         ok(box, "next")  # the first shot's time runs
         state_is(box, page, "shot")
-        phone.find_element("id", "so-home-goal").click()
+        tap(phone, "so-home-goal")
         wait_for(lambda: box.status()["shootout_attempts"] == [{"team": "home", "goal": True}],
                  "the attempt entered", 5)
         wait_for(lambda: "✓" in text_of(page, "att-home"), "the attempt on the display", 5)

@@ -53,6 +53,8 @@
         return [TK.clockText(s.length === undefined ? null : s.length), null];
       }
       case "finished": {
+        // (a box whose operator entered no goals knows no score: it says FINAL, large)
+        if (!scoreKept(s)) return [say("final"), null];
         const score = s.score || { home: 0, away: 0 };
         return [`${score.home}:${score.away}`, null];
       }
@@ -99,6 +101,10 @@
     return say(s.state === "break" ? "then" : "next", { part });
   }
 
+  function scoreKept(s) {
+    return (s.goals || []).length > 0 || TK.shootout(s).any;
+  }
+
   function outcome(s) {
     // the winner (by name) and how it was decided, for FINAL
     const score = s.score || { home: 0, away: 0 };
@@ -109,8 +115,11 @@
     else if (byShootout && so.goals.home !== so.goals.away) {
       winner = so.goals.home > so.goals.away ? "home" : "away";
     }
-    const words = [winner ? say("wins", { team: TK.teamName(s, winner).toUpperCase() })
-      : say("draw")];
+    const words = [];
+    if (scoreKept(s)) {
+      words.push(winner ? say("wins", { team: TK.teamName(s, winner).toUpperCase() })
+        : say("draw"));
+    }
     if (byShootout) {
       words.push(so.any ? say("afterShootout", { score: `${so.goals.home}:${so.goals.away}` })
         : say("afterShootoutBare"));
