@@ -298,6 +298,8 @@ def test_the_polish_shootout_buttons(tmp_path: Path) -> None:
         end_the_period(box, page, "shootout")
         wait_for(lambda: phone.find_element("id", "shootout-block").is_displayed(),
                  "the shoot-out buttons", 5)
+        wait_for(lambda: text_of(phone, "clock") == "SO 0:0", "the header's shoot-out", 5)
+        wait_for(lambda: shown(page) == "SHOOT-OUT", "no score before an attempt", 5)
         ok(box, "next")  # the first shot's time runs
         state_is(box, page, "shot")
         tap(phone, "so-home-goal")

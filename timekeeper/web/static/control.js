@@ -212,7 +212,10 @@
     if (!s) return;
     let text = "--:--";
     if (["prestart", "break", "shot"].includes(s.state)) text = TK.clockText(m.countdown());
-    else if (s.remaining !== null) text = TK.clockText(m.gameClock());
+    else if (s.state === "shootout") {
+      const so = TK.shootout(s);
+      text = say("shootoutShort", { score: `${so.goals.home}:${so.goals.away}` });
+    } else if (s.remaining !== null) text = TK.clockText(m.gameClock());
     if ($("clock").textContent !== text) $("clock").textContent = text;
     if (s.teams) {
       for (const node of document.querySelectorAll(".box-list .left[data-id]")) {

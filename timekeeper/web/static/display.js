@@ -43,7 +43,7 @@
       case "shootout": {
         const so = TK.shootout(s);
         if (so.any || s.teams) return [`${so.goals.home}:${so.goals.away}`, null];
-        return [say("shootoutShort"), null];
+        return [say("shootout"), null]; // (results not entered: no score to show)
       }
       case "idle": {
         if (s.countdown !== null && s.countdown !== undefined) { // the no-show countdown

@@ -35,7 +35,7 @@ const WORDS = {
   waiting: "waiting",
   goalLine: "{part} {time} {team}{player}",
   periodShort: "P{n}",
-  shootoutShort: "SO",
+  shootoutShort: "SO {score}",
 
   // the operator page
   connecting: "connecting…",
