@@ -55,7 +55,7 @@ const WORDS = {
   goalHome: "GOAL {team}", goalAway: "GOAL {team}",
   undoGoal: "undo {team} goal",
   playerPlaceholder: "player no. (optional: goal, penalty)",
-  nameHome: "home: player or team", nameAway: "away: player or team", setNames: "SET NAMES",
+  nameHome: "home name", nameAway: "away name", setNames: "SET NAMES",
   penalty: "Penalty", minor: "minor", major: "major", personal: "personal",
   gameMisconduct: "game", matchPenalty: "match (5)",
   enter: "ENTER {kinds}", clear: "clear", choosePenalty: "choose the penalty first (minor, major, …)",
