@@ -137,7 +137,7 @@ def _run_live(args: argparse.Namespace) -> int:
             devices.callback(Keyboard(runner.submit, chosen.add_step, state=lambda:
                                       engine.state.value, on_help=show_help).start().close)
 
-        web = _web(args, cfg, runner, folder, chosen.add_step)  # (its own listener, serving)
+        web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
         if web is not None:
             devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
@@ -184,7 +184,7 @@ def _run_live(args: argparse.Namespace) -> int:
 
 
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
-         add_step: float):
+         chosen: profile.Profile):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
 
@@ -196,7 +196,10 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
             raise ConfigError(str(exc), field="--web") from None
     if listen is None:
         return None
-    from timekeeper.web.server import WebServer  # (aiohttp: imported only when it serves)
+    from timekeeper.web.server import (  # (aiohttp: imported only when it serves)
+        WebServer,
+        page_settings,
+    )
     from timekeeper.web.token import TokenStore
 
     try:
@@ -205,7 +208,8 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
         raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
                           Path(exc.filename or folder)) from None
     try:
-        web = WebServer(runner, *listen, tokens, add_step).start()
+        web = WebServer(runner, *listen, tokens, chosen.add_step,
+                        page_settings(chosen)).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None

@@ -90,6 +90,9 @@ class Status:
     # the sides' names, home and away (a player in rod hockey, a team in ball hockey; "": none,
     # screens say HOME / AWAY)
     names: dict[str, str] = field(default_factory=lambda: dict(NO_NAMES))
+    # the shoot-out's attempts in order ({"team", "goal"}), where results are entered: the
+    # screens show each (✓/✗) and whose turn it is
+    shootout_attempts: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall

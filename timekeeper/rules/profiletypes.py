@@ -98,6 +98,9 @@ class Profile:
     # mark at 30 s of the first period's play
     forfeit_signal: bool = False
     no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
+    # the display page: tenths of a second under the last minute (ice-hockey practice; rod
+    # hockey's clock is its sound, whole seconds)
+    tenths: bool = False
 
     @property
     def cue_names(self) -> set[str]:

@@ -48,6 +48,7 @@ class Standing(MatchCore):
             goals=[goal.public() for goal in m.tally.goals],
             shootout_score=self._shootout_text(),
             names=dict(self.names),
+            shootout_attempts=self._shootout_attempts(),
         )
 
     def snapshot(self, now: float) -> Snapshot:
@@ -134,6 +135,10 @@ class Standing(MatchCore):
         if not self.m.shootout or score is None or not any(score.attempts.values()):
             return ""
         return score.text()
+
+    def _shootout_attempts(self) -> list[dict]:
+        score = self._shootout_score()
+        return score.attempts_shown() if self.m.shootout and score is not None else []
 
     def _stopped_time_status(self, now: float) -> dict:
         x = self.m.extra
