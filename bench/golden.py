@@ -40,6 +40,8 @@ BALL_HOCKEY = {
                  "220:penalty=home:minor+minor+personal,300:pause,301:penalty-shot=away,"
                  "310:attempt=away:goal,330:resume,400:remove=home",
     "shootout": "60:goal=home,200:goal=away",
+    # rule 30 d: a goal against a short-handed team ends no penalty being served
+    "power-play": "30:penalty=away:minor:4,40:goal=home",
 }
 
 
@@ -47,7 +49,19 @@ def scripts_for(p: profile.Profile) -> dict[str, str]:
     out = dict(COMMON)
     if p.penalties is not None or p.timeout is not None:
         out |= BALL_HOCKEY
+    if any(part.overtime for part in p.periods):
+        out["sudden-death"] = _sudden_death(p)
     return out
+
+
+def _sudden_death(p: profile.Profile) -> str:
+    """1:1 in regulation, then a goal 30 s into the first overtime part: a sudden death ends
+    on it; an overtime played in full (Radegast's 3 minutes) goes on, and then, decided, ends
+    with FINISH. The replay's operator starts each part as soon as it may."""
+    brk = p.intermission.length if p.intermission is not None else 0.0
+    length = p.periods[0].length or 0.0
+    overtime = p.regulation * length + (p.regulation - 1) * brk
+    return f"10:goal=home,20:goal=away,{overtime + 30:g}:goal=home"
 
 
 def run(keep: Path | None) -> dict[str, dict[str, str]]:

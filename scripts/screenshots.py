@@ -5,18 +5,21 @@
 
 It starts `timekeeper run --web` (dummy audio, no GPIO) on a ball-hockey profile, plays a
 little of a match through the API (a goal, a penalty, added time), and photographs the display
-at TV (1920×1080) and phone (390×844) size and the operator page at phone size. Chromium and
+at TV (1920×1080) and phone (390×844) size, the operator page at phone size, the stream
+overlay (a transparent PNG) and the display's FINAL. Chromium and
 chromedriver come from Debian (`./bootstrap.sh --test`); nothing downloads a browser."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from helpers import wait_for  # tests/helpers.py: the tests' one wait
 from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +45,43 @@ def take(out: Path, state_dir: Path | None = None) -> list[Path]:
             time.sleep(1.0)
             shots.append(out / "control-phone.png")
             driver.save_screenshot(str(shots[-1]))
+        with browser(900, 80) as driver:
+            driver.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride",
+                                   {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+            driver.get(f"{box.url}/overlay")
+            time.sleep(1.0)
+            shots.append(out / "overlay.png")
+            driver.save_screenshot(str(shots[-1]))
+    shots.append(final(out / "display-final.png"))
     return shots
+
+
+# an ITHF play-off whose one-second pre-start and `set` make a FINAL in a few seconds
+QUICK_ITHF = """\
+title: ITHF play-off, 5 minutes + sudden death
+extends: ithf-playoff
+follows: none
+prestart: 1
+"""
+
+
+def final(shot: Path) -> Path:
+    """The display's FINAL of an ITHF match won in regulation, photographed into `shot`."""
+    with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder:
+        profile = Path(folder) / "ithf-playoff.yaml"
+        profile.write_text(QUICK_ITHF, encoding="utf-8")
+        with WebBox(str(profile)) as box:
+            box.command("start")
+            wait_for(lambda: box.status()["state"] == "running", "the match running", 10)
+            box.command("goal", "home", "7")
+            box.command("goal", "away", "3")
+            box.command("goal", "home", "7")
+            box.command("pause")
+            box.command("set", "0:01")
+            box.command("resume")
+            wait_for(lambda: box.status()["state"] == "waiting", "the match's end", 10)
+            box.command("finish")
+            return display(box, 1280, 720, shot)
 
 
 def display(box: WebBox, width: int, height: int, shot: Path) -> Path:

@@ -21,6 +21,7 @@ SHORT_BALL = """\
     break:
       length: 10
     penalties:
+      power_play_goal_ends_minor: true   # the setting's own paths, too (off by default)
       minor: 5
       major: 12
       personal: 20

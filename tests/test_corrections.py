@@ -10,6 +10,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine
 from timekeeper.rules.replay import ScriptError, parse_actions, replay
+from timekeeper.show import timeline
 
 START, NEXT, FINISH = Command(Action.START), Command(Action.NEXT), Command(Action.FINISH)
 STOP, GO = Command(Action.PAUSE), Command(Action.RESUME)
@@ -162,11 +163,24 @@ def test_a_scripted_finish_after_regulation_ends_the_match_without_an_overtime()
     assert tl[-1] == (300, "end") and [n for _, n in tl].count("start") == 1
 
 
-def test_a_scripted_finish_between_shots_starts_no_further_shot() -> None:
-    # pl-3x6-ko: regulation ends at 1140, the overtime at 1320; shots of 15 s from there
+def test_a_scripted_finish_during_a_shot_keeps_that_shots_start_signal() -> None:
+    """Issue 17: a finish during a shot ends it; its start signal sounded before (XV.18, seed
+    002: "each penalty shot has a 15-second limit"), so the render and `show` keep it.
+    pl-3x6-ko: regulation ends at 1140, the overtime at 1320; shots of 15 s from there."""
     tl = cue_names("pl-3x6-ko", "23:01:finish")
     shots = [t for t, n in tl if n == "shot_start"]
-    assert len(shots) == 4 and tl[-1] == (1381, "end")
+    assert shots == [1320, 1335, 1350, 1365, 1380] and tl[-1] == (1381, "end")
+    assert "shot_end" not in [n for t, n in tl if t > 1380]  # the finish ended the shot
+    assert timeline.describe(profile.load("pl-3x6-ko"), parse_actions("23:01:finish"))[-3:] \
+        == ["     23:00          so shot_start     shot starts",
+            "     23:01            (operator: FINISH)",
+            "     23:01          so end            final signal"]
+
+
+def test_a_scripted_finish_as_a_shot_would_start_starts_no_further_shot() -> None:
+    tl = cue_names("pl-3x6-ko", "23:00:finish")
+    shots = [t for t, n in tl if n == "shot_start"]
+    assert len(shots) == 4 and tl[-2:] == [(1380, "shot_end"), (1380, "end")]
 
 
 def test_play_goes_on_before_a_later_finish_when_the_script_says_next() -> None:

@@ -371,6 +371,11 @@ def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path:
     assert status["2"]["status"]["muted"] is False  # (the one status: `ctl status`'s fields)
     resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
     assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
+    # the refusal names what the desk can do (table 1 runs, or its short match is over),
+    # not the table's keys
+    assert "from the desk, stop stops the clock" in resumed.stdout or \
+        "from the desk, reset makes the table ready" in resumed.stdout, resumed.stdout
+    assert "SPACE" not in resumed.stdout and "ctl resume" not in resumed.stdout
     status = wait_for(lambda: (s := boxes["tables"]())["2"]["in_step"] and s,
                       "table 2 back in step", 15)
     assert status["2"]["status"]["state"] in ("running", "finished")  # (a short match)

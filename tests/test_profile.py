@@ -206,7 +206,7 @@ def test_ball_hockey_settings_load_into_typed_objects() -> None:
     p = profile.load("hokejbal-playoff")
     assert p.penalties is not None and p.penalties.lengths == {
         "minor": 60, "major": 180, "personal": 300, "match": 300} and p.penalties.running == 2
-    assert p.penalties.power_play_goal_ends_minor  # the hokejbal profiles turn it on
+    assert not p.penalties.power_play_goal_ends_minor  # rule 30 d: no goal ends a penalty
     assert p.timeout is not None and (p.timeout.length, p.timeout.per_team) == (30, 1)
     assert p.shootout is not None and p.shootout.shot is None
     assert [x.name for x in p.periods] == ["half 1", "half 2", "overtime"]

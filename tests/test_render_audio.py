@@ -314,3 +314,37 @@ def test_ball_hockey_playoff_render_ends_when_the_shootout_is_decided(
         ("start", 800.5, 1), ("end", 1400.5, 1), ("start", 1420.5, 1),
         ("period_end", 1720.5, 1), ("end", 1800.5, 1)]
     assert_every_cue_heard_on_time(result.cues, out, pack)
+
+
+SHORT_KO = """\
+    title: short knock-out render test
+    feedback: false
+    period:
+      length: 20
+    overtime:
+      - length: 10
+    shootout:
+      first: 3
+      then: 1
+      shot: 5
+"""
+
+
+def test_a_render_finished_during_a_shot_keeps_that_shots_start_signal(
+        write_profile, pack: SoundPack, tmp_path: Path) -> None:
+    """Issue 17: a scripted finish during a shoot-out shot ends that shot; its start signal
+    sounded before the finish (Polish XV.18, seed 002: "each penalty shot has a 15-second
+    limit", here 5 s), so it is in the WAV and in the events log. 1:1 after regulation, the
+    overtime from 20 s to 30 s, shots of 5 s from there, the finish 2 s into the second."""
+    ko = profile.load(str(write_profile("short-ko", SHORT_KO)))
+    out, events = tmp_path / "ko.wav", tmp_path / "ko.jsonl"
+    result = render(ko, pack, out, parse_actions("5:goal=home,6:goal=away,37:finish"), events)
+    assert schedule(result.cues)[-4:] == [
+        ("shot_start", 30.5, 1), ("shot_end", 35.5, 1), ("shot_start", 35.5, 1),
+        ("end", 37.5, 1)]
+    logged = [(e["cue"], e["due"]) for e in map(json.loads, events.read_text().splitlines())]
+    assert logged[-2:] == [("shot_start", 35.5), ("end", 37.5)]
+    audio = read_wav(out)
+    heard = regions([c for c in result.cues if pack.plays(c)], pack)
+    assert ("shot_start", at(35.5)) in [(c.name, start) for c, start, _ in heard]
+    assert np.abs(audio - expected_mix(heard, len(audio))).max() <= 2 * LSB

@@ -91,9 +91,34 @@ def test_a_replayed_render_carries_the_goals_and_the_score_is_no_signal() -> Non
 
 # ---------------------------------------------------------------- ball hockey: power play
 
+# ice-hockey practice, a setting for leagues that play it (issue 17: off in the hokejbal
+# profiles, after ball hockey's rule 30 d)
+POWER_PLAY = """\
+    extends: hokejbal
+    penalties:
+      power_play_goal_ends_minor: true
+"""
 
-def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor() -> None:
+
+def test_the_seed_never_lets_a_goal_end_a_penalty_being_served() -> None:
+    """Ball hockey rule 30 d (seed 003): "Ak družstvo, ktoré sa previnilo už bolo oslabené,
+    avizovaný menší trest sa zruší, ale všetky tresty odpykávané na trestnej lavici
+    zostávajú" — if the offending team is already short-handed, the signalled minor is
+    cancelled, but all penalties being served on the bench stay. So the hokejbal profiles
+    (and the setting's default) let no goal end a running minor."""
+    for name in ("hokejbal", "hokejbal-playoff", "hokejbal-group-ot"):
+        p = profile.load(name)
+        assert p.penalties is not None and not p.penalties.power_play_goal_ends_minor, name
     eng = Engine(profile.load("hokejbal"))
+    play(eng, (0, "start"), (10, "penalty away minor 4"), (12, "penalty away minor 5"))
+    cues = play(eng, (30, "goal home 17"))  # a power-play goal
+    assert [c.detail for c in cues] == ["home #17 1:0"]  # it ends nothing
+    assert [p.state for p in eng.status(31).teams["away"].penalties] == ["running", "running"]
+
+
+def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor(
+        tmp_path: Path) -> None:
+    eng = Engine(custom(tmp_path, POWER_PLAY))
     play(eng, (0, "start"), (10, "penalty away minor 4"), (12, "penalty away major 5"))
     cues = play(eng, (30, "goal home 17"))
     assert [c.detail for c in cues] == ["home #17 1:0, ends away #1 4 minor"]
@@ -103,8 +128,8 @@ def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor() -> 
     assert [c.detail for c in cues] == ["home 2:0"]
 
 
-def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended() -> None:
-    eng = Engine(profile.load("hokejbal"))
+def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended(tmp_path: Path) -> None:
+    eng = Engine(custom(tmp_path, POWER_PLAY))
     play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty away minor"),
          (12, "penalty away minor 3"))  # two run, #3 waits
     play(eng, (30, "goal home"))  # ends #1 (least time left); #3 moves up
@@ -118,8 +143,9 @@ def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended() -> None:
     assert [(c.due, c.detail) for c in eng.advance(80)] == [(80, "away #1 minor")]
 
 
-def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing() -> None:
-    eng = Engine(profile.load("hokejbal"))
+def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing(
+        tmp_path: Path) -> None:
+    eng = Engine(custom(tmp_path, POWER_PLAY))
     play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty home minor"))
     play(eng, (20, "goal home"))  # 4 on 4
     assert len(eng.status(20).teams["away"].penalties) == 1
@@ -129,12 +155,13 @@ def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing() -> 
 
 
 def test_the_power_play_rule_is_a_profile_setting(tmp_path: Path) -> None:
+    assert custom(tmp_path, POWER_PLAY, "on").penalties.power_play_goal_ends_minor
     off = custom(tmp_path, """\
         extends: hokejbal
         penalties:
-          power_play_goal_ends_minor: false
+          minor: 60
     """)
-    assert not off.penalties.power_play_goal_ends_minor
+    assert not off.penalties.power_play_goal_ends_minor  # the default
     eng = Engine(off)
     play(eng, (0, "start"), (10, "penalty away minor"), (20, "goal home"))
     assert len(eng.status(20).teams["away"].penalties) == 1  # `release away` does it by hand

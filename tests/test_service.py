@@ -229,9 +229,12 @@ def test_sound_card_lost_mid_match_the_clock_keeps_running(service_box, pulse) -
     assert running["state"] == "running"
     pulse["up"]()
     played(service_box, proc, running["play_time"] + 2.5)  # time for the box to find it back
+    sent = time.monotonic()
     paused, waited = command(service_box, "pause"), time.monotonic() - asked
-    # the match clock went on with real time, sound or no sound
-    assert paused["play_time"] - running["play_time"] == pytest.approx(waited, abs=0.2)
+    # the match clock went on with real time, sound or no sound: at least the time between
+    # the two readings' sending, at most that plus a reply's delay (a loaded machine's)
+    went = paused["play_time"] - running["play_time"]
+    assert sent - asked - 0.05 <= went <= waited + 0.5, (went, sent - asked, waited)
     _, err = stop(proc)
     # SDL says the device was removed, or the stream's callback stops first: either is seen
     assert re.search(r"audio lost \((the audio device was removed|audio stream stalled: no "

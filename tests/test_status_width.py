@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from timekeeper.rules import profile
-from timekeeper.rules.commands import Command, Refused
+from timekeeper.rules.commands import MAX_NAME, Command, Refused, check_name
 from timekeeper.rules.engine import Engine, Status
-from timekeeper.show.status import StatusLine, clock_text, status_text
+from timekeeper.show.status import StatusLine, clock_text, columns, shorten, status_text
 
 WIDTH = 79  # an 80-column terminal
 # a whole bench of penalties: two run per team, the rest wait, two game misconducts
@@ -75,21 +75,29 @@ def statuses(name: str) -> Iterator[Status]:
     pytest.fail(f"{name}: the match never finished")
 
 
+def check_fits(status: Status, flags: tuple[str, ...] = ()) -> str:
+    """The line in 79 columns, which keeps the flags, the state, the clock, the countdown and
+    what NEXT does now."""
+    text = status_text(status, WIDTH, flags)
+    assert columns(text) <= WIDTH, f"{columns(text)}: {text}"
+    assert status.state.upper() in text.split() and all(f in text for f in flags)
+    if status.remaining is not None and status.state not in ("idle", "prestart"):
+        assert clock_text(status.remaining) in text, text  # never loses the clock
+    if status.waiting_for:  # what NEXT does now
+        assert f"[{status.waiting_for}]" in text, text
+    if status.countdown is not None:
+        assert clock_text(status.countdown) in text, text
+    return text
+
+
 @pytest.mark.parametrize("name", list(profile.available()))
 def test_the_status_line_fits_80_columns_in_every_state(name: str) -> None:
     seen = set()
     for status in statuses(name):
         seen.add(status.state)
         for flags in ((), ("SILENT",)):  # room left for a flag after the state
-            text = status_text(status, WIDTH, flags)
+            text = check_fits(status, flags)
             assert len(text) <= WIDTH, f"{len(text)}: {text}"
-            assert status.state.upper() in text.split() and all(f in text for f in flags)
-            if status.remaining is not None and status.state not in ("idle", "prestart"):
-                assert clock_text(status.remaining) in text, text  # never loses the clock
-            if status.waiting_for:  # what NEXT does now
-                assert f"[{status.waiting_for}]" in text, text
-            if status.countdown is not None:
-                assert clock_text(status.countdown) in text, text
         muted = status_text(dataclasses.replace(status, muted=True), WIDTH, ("SILENT",))
         assert len(muted) <= WIDTH and muted.startswith("SILENT  MUTED  "), muted
     assert {"idle", "running", "stopped", "finished"} <= seen
@@ -126,3 +134,56 @@ def test_key_help_is_printed_again_on_question_mark(monkeypatch) -> None:
     printed = out.getvalue()
     assert all(help_line in printed for help_line in help_text.splitlines())
     assert printed.rstrip().endswith("? keys")  # the status line is drawn again below
+
+
+# the sides' names as operators type them: long ones in Czech, Polish, Cyrillic and Slovak,
+# wide (two-column) characters, a name typed decomposed (a + combining acute), one side only,
+# and the longest allowed
+NAMES = [
+    ("Jan Nepomuk Dvořáček-Procházka", "Grzegorz Brzęczyszczykiewicz"),
+    ("Александр Кузнецов-Тимофеев", "Ľudovít Šťastný-Ďurčanský"),
+    ("張偉偉張偉偉張偉偉張偉偉張偉偉", "ＶＥＬＫＹ　ＨＣ"),
+    ("Nova\u0301k", ""),
+    ("W" * MAX_NAME, "M" * MAX_NAME),
+]
+
+
+@pytest.mark.parametrize("name", list(profile.available()))
+def test_long_names_in_any_script_never_push_out_the_state_or_the_clock(name: str) -> None:
+    """The names stand around the score and take the room the rest leaves: in every profile
+    and state the line still fits 79 columns (wide characters counted as two) and keeps all
+    that `check_fits` asks for; the names are shortened, never the state or the clock."""
+    shown = 0
+    for status in statuses(name):
+        for home, away in NAMES:
+            names = {"home": check_name(home), "away": check_name(away)}
+            named = dataclasses.replace(status, names=names)
+            for flags in ((), ("SILENT",)):
+                text = check_fits(named, flags)
+                shown += names["home"][:2] in text
+            muted = status_text(dataclasses.replace(named, muted=True), WIDTH, ("SILENT",))
+            assert columns(muted) <= WIDTH and muted.startswith("SILENT  MUTED  "), muted
+    assert shown  # (the names are there, where there is room)
+
+
+def test_names_stand_around_the_score_in_full_where_there_is_room() -> None:
+    eng = Engine(profile.load("ithf"))
+    eng.handle(Command.parse('names "Jan Novák" Svoboda'), 0.0)
+    assert status_text(eng.status(0.0), WIDTH) == "ithf  IDLE  Jan Novák - Svoboda  [start]"
+    eng.handle(Command.parse("start"), 0.0)
+    eng.handle(Command.parse("goal away 9"), 30.0)
+    text = status_text(eng.status(30.0), WIDTH)
+    assert "  Jan Novák 0:1 Svoboda  " in text, text
+    eng.handle(Command.parse('names "" Svoboda'), 31.0)  # one side only: the other is "home"
+    assert "  home 0:1 Svoboda  " in status_text(eng.status(31.0), WIDTH)
+    eng.handle(Command.parse("names - -"), 32.0)  # none: the line as it always was
+    assert status_text(eng.status(32.0), WIDTH).startswith("ithf  RUNNING  match  0:1  ")
+
+
+def test_a_name_is_shortened_as_a_person_would() -> None:
+    assert shorten("Jan Novák", 9) == "Jan Novák"
+    assert shorten("Jan Nepomuk Dvořáček", 14) == "J. N. Dvořáček"
+    assert shorten("Jan Nepomuk Dvořáček", 10) == "J. N. Dvo."
+    assert shorten("Brzęczyszczykiewicz", 8) == "Brzęczy."
+    assert shorten("張偉張偉", 5) == "張偉."  # wide characters take two columns each
+    assert columns("張偉") == 4 and columns("Nova\u0301k") == 5

@@ -259,7 +259,9 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
     answer = json.loads(child.stdout.splitlines()[-1])
     first, second = answer["frames"]
     signal = pack.sounds["start"].samples
-    assert answer["late"] == 0 and second - first == round(0.123457 * RATE)
+    # (the frame clock may refine its origin by a frame between the two placements, as a
+    # less delayed callback comes in: the device must still get exactly the frames chosen)
+    assert answer["late"] == 0 and abs(second - first - 0.123457 * RATE) <= 1.5
     expected = np.zeros(second - first + len(signal), np.float32)
     mix_into(expected, first, first, signal)
     mix_into(expected, first, second, signal)

@@ -99,6 +99,22 @@ def test_commands_answer_as_ctl_does_and_refusals_are_409_with_the_reason(box) -
     assert code == 200 and answer["status"]["teams"]["away"]["penalties"][0]["player"] == "8"
 
 
+def test_names_from_the_web_each_arg_one_name_in_any_script(box) -> None:
+    """{"command": "names", "args": [HOME, AWAY]}: a name with spaces is one arg; "" is none;
+    a name with a control character is refused (400) and changes nothing."""
+    runner, server, _ = box
+    code, answer = command(server, "names", "HC Kladno", "Пётр Иванов")
+    assert code == 200 and answer["status"]["names"] == {"home": "HC Kladno",
+                                                         "away": "Пётр Иванов"}
+    code, answer = command(server, "names", "bad\x1b[2J", "x")
+    assert code == 400 and "U+001B" in answer["error"]
+    code, answer = command(server, "names", "Ž" * 33, "x")
+    assert code == 400 and "at most 32 characters" in answer["error"]
+    code, answer = command(server, "names", "", "Sokol Pražský")
+    assert code == 200 and answer["status"]["names"] == {"home": "", "away": "Sokol Pražský"}
+    assert call(server, "GET", "/api/status")[1]["names"] == runner.status().names
+
+
 @pytest.mark.parametrize(("body", "code", "words"), [
     (b'{"command": ', 400, "JSON"),
     (b"[1, 2]", 400, "command"),

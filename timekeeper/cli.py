@@ -10,7 +10,7 @@ import sys
 import wave
 from pathlib import Path
 
-from timekeeper import __version__
+from timekeeper import __version__, tournament_cli
 from timekeeper.box.controls.socket import NOT_ON_SOCKET
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action
@@ -176,7 +176,8 @@ def parser() -> argparse.ArgumentParser:
     hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
-                         epilog="every profile: goal TEAM [PLAYER], undo-goal TEAM, replay "
+                         epilog="every profile: names HOME AWAY (quoted if with spaces, \"\" "
+                                "for none), goal TEAM [PLAYER], undo-goal TEAM, replay "
                                 "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
                                 "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
                                 "(minor, major, personal, game, match), release TEAM, remove "
@@ -185,11 +186,12 @@ def parser() -> argparse.ArgumentParser:
     ctl.add_argument("args", nargs="*", metavar="ARG",
                      help="add: seconds (negative takes time back); goal: home|away and the "
                           "player; penalty: home|away and the penalty; set: the time left, "
-                          "e.g. 4:32")
+                          "e.g. 4:32; names: the home and the away side's name")
     ctl.add_argument("--control", type=Path, help="ctl socket path")
     ctl.add_argument("--new", action="store_true",
                      help="link: make a new operator token; every old link stops working")
     ctl.set_defaults(func=cmd_ctl)
+    tournament_cli.add_parser(sub)
     return p
 
 
@@ -298,14 +300,14 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
     from timekeeper.box.controls.socket_client import NoAnswer, send
     from timekeeper.box.controls.socket_path import client_path
-    from timekeeper.rules.commands import Command
+    from timekeeper.rules.commands import Command, command_line
 
     if args.command == "link":
         return _link(args)
     if args.new:
         print("timekeeper: --new is for `ctl link` only", file=sys.stderr)
         return 2
-    line = " ".join([args.command, *args.args])
+    line = command_line([args.command, *args.args])  # (names: each one word, quoted)
     try:  # refused here, before the socket, if it cannot mean anything
         if args.command == "status" and args.args:
             raise ValueError("status takes no argument")

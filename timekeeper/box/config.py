@@ -16,13 +16,15 @@ from pathlib import Path
 
 from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
+from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.sound.devices import AUDIO_KINDS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
-            "web", "hall")
+            "web", "hall", "names")
+NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password")
 AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
@@ -60,6 +62,7 @@ class Config:
     web_listen: tuple[str, int] | None = None  # (host, port); None: no web server
     gpio: GpioConfig = field(default_factory=wiring.default_gpio)
     hall: HallConfig | None = None
+    names: tuple[str, str] = ("", "")  # the sides' names at start, unless the journal has some
 
 
 def load(path: Path | None) -> Config:
@@ -100,6 +103,7 @@ def build(doc: Doc, file: Path) -> Config:
         web_listen=_web_listen(r),
         gpio=wiring.read(r, doc),
         hall=_hall(r, doc),
+        names=_names(r),
     )
 
 
@@ -135,6 +139,26 @@ def _hall(r: Reader, doc: Doc) -> HallConfig | None:
     return HallConfig(broker, names["hall"], names["table"],
                       _optional_text(r, ("hall", "user")),
                       _optional_text(r, ("hall", "password")))
+
+
+def _names(r: Reader) -> tuple[str, str]:
+    """`names: {home: Novák, away: Svoboda}`: the sides' names a box starts with (a league's
+    table, a club night's pairing), checked as `ctl names` checks them."""
+    if r.mapping(("names",), NAMES_KEYS) is None:
+        return "", ""
+    names = []
+    for key in NAMES_KEYS:
+        value = r.get(("names", key), "")
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)  # (a team called 1984)
+        if not isinstance(value, str):
+            raise r.doc.error(("names", key), f"must be a name (text), not {value!r}")
+        try:
+            names.append(check_name(value))
+        except ValueError as exc:
+            raise r.doc.error(("names", key), str(exc)) from None
+    return names[0], names[1]
+
 
 # ---------------------------------------------------------------------- audio (checked here only)
 

@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from timekeeper.rules.commands import MAX_ADD, MAX_PLAYER
+from timekeeper.rules.commands import MAX_ADD, MAX_NAME, MAX_PLAYER, check_name
 from timekeeper.rules.engine import Engine, Snapshot, State, Status
 from timekeeper.rules.penalties import GAME, KINDS, MAX_KINDS, TEAMS, WAITING
 from timekeeper.rules.penalties import RUNNING as PENALTY_RUNNING
@@ -117,8 +117,9 @@ def _loads(text: str, source: Path | str) -> Snapshot:
     if score is not None and not isinstance(score, dict):  # restore checks the rest)
         raise JournalError(f"{source}: field 'score' must be an object ({score!r:.60})")
     values["score"] = score
+    values["names"] = _names(record.get("names"), source)
     for field in fields(Snapshot):
-        if field.name in ("extra", "score"):
+        if field.name in ("extra", "score", "names"):
             continue
         key = FILE_KEYS.get(field.name, field.name)
         value = record.get(key)
@@ -137,6 +138,23 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         raise JournalError(f"{source}: period or shots out of range")
     values["index"] -= 1  # (the file counts from 1)
     return Snapshot(**values)
+
+
+def _names(names: object, source: Path | str) -> dict | None:
+    """The sides' names as the engine keeps them (journals before the names have none)."""
+    if names is None:
+        return None
+    if not isinstance(names, dict) or set(names) != set(TEAMS) or not all(
+            isinstance(names[team], str) and len(names[team]) <= MAX_NAME for team in TEAMS):
+        raise JournalError(f"{source}: field 'names' must be {{\"home\": NAME, \"away\": "
+                           f"NAME}} ({names!r:.60})")
+    for team in TEAMS:
+        try:
+            if check_name(names[team]) != names[team]:
+                raise ValueError(f"{names[team]!r} is not a name as kept")
+        except ValueError as exc:
+            raise JournalError(f"{source}: field 'names.{team}': {exc}") from None
+    return {team: names[team] for team in TEAMS}
 
 
 class _Wrong(Exception):

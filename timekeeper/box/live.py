@@ -83,6 +83,8 @@ def _run_live(args: argparse.Namespace) -> int:
     journal = Journal(folder, engine, cfg.journal_interval)
     resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh,
                      args.replay)
+    if not any(engine.names.values()):  # the config's names, unless the journal kept some
+        engine.name_sides(*cfg.names)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
@@ -135,7 +137,7 @@ def _run_live(args: argparse.Namespace) -> int:
             devices.callback(Keyboard(runner.submit, chosen.add_step, state=lambda:
                                       engine.state.value, on_help=show_help).start().close)
 
-        web = _web(args, cfg, runner, folder, chosen.add_step)  # (its own listener, serving)
+        web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
         if web is not None:
             devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
@@ -182,7 +184,7 @@ def _run_live(args: argparse.Namespace) -> int:
 
 
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
-         add_step: float):
+         chosen: profile.Profile):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
 
@@ -194,7 +196,10 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
             raise ConfigError(str(exc), field="--web") from None
     if listen is None:
         return None
-    from timekeeper.web.server import WebServer  # (aiohttp: imported only when it serves)
+    from timekeeper.web.server import (  # (aiohttp: imported only when it serves)
+        WebServer,
+        page_settings,
+    )
     from timekeeper.web.token import TokenStore
 
     try:
@@ -203,7 +208,8 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
         raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
                           Path(exc.filename or folder)) from None
     try:
-        web = WebServer(runner, *listen, tokens, add_step).start()
+        web = WebServer(runner, *listen, tokens, chosen.add_step,
+                        page_settings(chosen)).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None

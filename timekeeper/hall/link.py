@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from timekeeper.hall import timesync
+from timekeeper.hall.deskprompts import desk_prompt
 from timekeeper.hall.messages import (
     MAX_PAYLOAD,
     BadMessage,
@@ -228,8 +229,9 @@ class HallLink(RunnerListener):
     def _applied(self, command: HallCommand, future: Future) -> None:
         try:
             status = future.result()
-        except Refused as exc:
-            return self._refuse(command.id, str(exc))
+        except Refused as exc:  # (its reason; what follows names the desk's commands, not
+            # the table's keys, which mean nothing at the desk)
+            return self._refuse(command.id, exc.reason + desk_prompt(self.box.status().to_dict()))
         except Exception as exc:
             return self._refuse(command.id, f"{type(exc).__name__}: {exc}")
         self.last_error = ""

@@ -71,7 +71,10 @@ class PeriodClock:
         return self._anchor + play - self._base
 
     def when_remaining(self, remaining: float) -> float | None:
-        """The runner's time at which `remaining` seconds will be left (running clocks only)."""
+        """The runner's time at which `remaining` seconds will be left (running clocks only).
+        Never before the run began: a mark due at the very instant play resumes (after time
+        was added while stopped) must not come out a rounding error before the resume."""
         if self._anchor is None or self.length is None:
             return None
-        return self._anchor + (self.length + self.added - self._base) - remaining
+        return max(self._anchor, self._anchor + (self.length + self.added - self._base)
+                   - remaining)

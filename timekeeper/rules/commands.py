@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -12,6 +15,8 @@ from timekeeper.rules.penalties import KINDS, MAX_KINDS, TEAMS
 
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 MAX_PLAYER = 20  # characters of a player's number or name
+MAX_NAME = 32  # characters of a side's name (a player in rod hockey, a team in ball hockey)
+NO_NAME = "-"  # `names - Svoboda`: the home side has no name (as "" does)
 # a number as an operator types it: ASCII digits, one optional sign and point; no `1_0`, no
 # exponent, no Arabic-Indic or full-width digits (Python's float() would take them all)
 _NUMBER = re.compile(r"[-+]?(?:[0-9]{1,7}(?:\.[0-9]{0,6})?|\.[0-9]{1,6})", re.ASCII)
@@ -48,6 +53,7 @@ class Action(StrEnum):
     UNDO_GOAL = "undo-goal"  # undo-goal TEAM: the team's latest goal was entered by mistake
     REPLAY = "replay"  # the match is played again from the start, keeping its goals (ITHF 4.5)
     NO_SHOW = "no-show"  # no-show [M:SS passed]: a countdown from the scheduled start (rule 5)
+    NAMES = "names"  # names HOME AWAY: the sides' names (players or teams), in any state
     QUIT = "quit"  # stop the program (handled by the runner, never by the engine)
     MUTE = "mute"  # ceremonies: no sound, relays and lamp still work (the runner's, too)
     UNMUTE = "unmute"
@@ -73,6 +79,8 @@ USAGE = {
     Action.UNDO_GOAL: "undo-goal TEAM, e.g. undo-goal away",
     Action.NO_SHOW: "no-show [M:SS] (time already passed since the scheduled start), "
                     "e.g. no-show 1:30",
+    Action.NAMES: 'names HOME AWAY, home first, a name with spaces in quotes, "" or - for '
+                  'none, e.g. names "Jan Novák" Svoboda',
 }
 
 
@@ -85,8 +93,11 @@ class Command:
     player: str = ""  # PENALTY, GOAL: the player's number or name, for the record
     ref: int | None = None  # REMOVE: the penalty's id (None: the team's latest)
     scored: bool = False  # ATTEMPT
+    names: tuple[str, str] | None = None  # NAMES: home's and away's ("": none)
 
     def __str__(self) -> str:
+        if self.action is Action.NAMES and self.names is not None:
+            return f"{self.action.value}={shlex.join(self.names)}"
         if self.action is Action.ADD and self.seconds is not None:
             return f"add={self.seconds:g}"
         if self.action is Action.SET and self.seconds is not None:
@@ -121,6 +132,8 @@ class Command:
             return cls(action, parse_clock(arg))
         if action is Action.NO_SHOW:
             return cls(action, parse_clock(arg, USAGE[action]) if arg else 0.0)
+        if action is Action.NAMES:
+            return cls(action, names=parse_names(arg))
         if not arg:
             return cls(action)
         if action is not Action.ADD:
@@ -133,6 +146,55 @@ class Command:
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
+
+
+def command_line(words: Sequence[str]) -> str:
+    """The line `Command.parse` reads for a command given as words (ctl's arguments, the
+    web's args): the words joined by spaces, but each name of `names` quoted as a shell
+    would, so that a name with spaces (or none: "") stays one word."""
+    if not words:
+        return ""
+    head, *rest = words
+    if head.strip().lower() == Action.NAMES.value:
+        return " ".join([head, *(shlex.quote(word) for word in rest)])
+    return " ".join(words)
+
+
+def parse_names(text: str) -> tuple[str, str]:
+    """`Novák Svoboda`, `"Jan Novák" 'Petr Svoboda'`, `"" Svoboda`, `- Svoboda`: the two
+    names, home first, quoted as in a shell (ctl and the web quote them: `command_line`)."""
+    usage = f"usage: {USAGE[Action.NAMES]}"
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:  # an unclosed quote: "No closing quotation"
+        raise ValueError(f"names: {str(exc).lower()} (quote a name with an apostrophe in "
+                         f"double quotes); {usage}") from None
+    if len(words) != 2:
+        raise ValueError(f"names takes two names, got {len(words)}; {usage}")
+    home, away = (check_name(word) for word in words)
+    return home, away
+
+
+def check_name(text: str) -> str:
+    """A side's name as it is kept and shown: in any script, composed (NFC: `á` is one
+    character, however it was typed), spaces of any kind made plain and single, surrounding
+    whitespace stripped; "" or "-" is no name. ValueError for a name longer than MAX_NAME
+    characters, or with a character that cannot be shown (control, format, private use):
+    such a name would garble the status line, the log and the screens."""
+    name = "".join(" " if unicodedata.category(c) == "Zs" else c
+                   for c in unicodedata.normalize("NFC", text))
+    name = re.sub(" {2,}", " ", name.strip())
+    if name == NO_NAME:
+        return ""
+    bad = next((c for c in name if not c.isprintable() or unicodedata.category(c) == "Co"),
+               None)
+    if bad is not None:
+        raise ValueError(f"a name must be printable text: {name[:MAX_NAME]!r} holds the "
+                         f"character U+{ord(bad):04X} ({unicodedata.name(bad, 'a control')})")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"a name is at most {MAX_NAME} characters: {name[:MAX_NAME]!r}… has "
+                         f"{len(name)}")
+    return name
 
 
 def parse_clock(text: str, usage: str = USAGE[Action.SET]) -> float:
@@ -215,6 +277,7 @@ class Hint(StrEnum):
     BEGIN_NEXT = "begin-next"  # "reason; START/NEXT (s/Enter, ctl start) begins the next one"
     RESUME = "resume"  # "reason (STOP/RESUME (SPACE, ctl resume) goes on)"
     ATTEMPT = "attempt"  # "reason: h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
+    FINISH = "finish"  # "reason; FINISH (f, ctl finish, or hold STOP/RESUME) ends the match"
 
 
 class Refused(Exception):

@@ -20,24 +20,35 @@ game clock, the penalty shot, and the shoot-out's score, which ends the match on
 decided (rules/stoppedtime.py keeps them).
 
 Every profile keeps the score (rules/scoring.py): goals with their time and scorer, kept
-through a replay from the start (ITHF 4.5); a no-show countdown (ball hockey rule 5) may run
-before the start. Status, snapshot and restore: rules/standing.py."""
+through a replay from the start (ITHF 4.5). A goal in a sudden death ends the match with the
+end signal, and where goals are kept an overtime or a shoot-out is played only on a draw.
+A no-show countdown (ball hockey rule 5) may run before the start. Status, snapshot and
+restore: rules/standing.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.commands import MAX_ADD, Action, Command, Hint, Refused
+from timekeeper.rules.commands import (
+    MAX_ADD,
+    USAGE,
+    Action,
+    Command,
+    Hint,
+    Refused,
+    check_name,
+)
 from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
 from timekeeper.rules.scoring import Scoring
 from timekeeper.rules.standing import Standing
+from timekeeper.rules.stoppedplay import StoppedPlay
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 
 __all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
-class Engine(Standing, Scoring):
+class Engine(Standing, Scoring, StoppedPlay):
     """The match: `Engine(profile)`, then `handle(command, now)` and `advance(now)`."""
 
     # ------------------------------------------------------------------ public API
@@ -118,6 +129,18 @@ class Engine(Standing, Scoring):
         cues = self._melody_stop(now)
         self.state, self.m = State.IDLE, self._new_match()
         return cues
+
+    def name_sides(self, home: str, away: str) -> None:
+        """The sides' names (checked: `check_name`), e.g. the config's defaults at start."""
+        self.names = {"home": check_name(home), "away": check_name(away)}
+
+    def _names(self, command: Command, now: float) -> list[Cue]:
+        """NAMES, in any state: a new pairing before the start or after the end, a name
+        corrected during the match. No cue: it changes no clock."""
+        if command.names is None:
+            raise Refused(f"names takes two names; usage: {USAGE[Action.NAMES]}")
+        self.name_sides(*command.names)
+        return []
 
     def _replay(self, command: Command, now: float) -> list[Cue]:
         """ITHF 4.5: a match that must be replayed (a timer failure) is played again from the
@@ -243,7 +266,14 @@ class Engine(Standing, Scoring):
         return self._start_period(self.m.index + 1, now)
 
     def _next_after_waiting(self, command: Command, now: float) -> list[Cue]:
-        """After a part: the next one; after the last, the shoot-out (on a draw)."""
+        """After a part: the next one; after regulation, an overtime or the shoot-out, but
+        only on a draw where goals are kept (a box whose operator enters none leaves it to
+        him: NEXT or FINISH)."""
+        if self.m.index + 1 >= self.profile.regulation and (
+                score := self.decided_score()) is not None:
+            what = (self.profile.periods[self.m.index + 1].name
+                    if self.m.index + 1 < len(self.profile.periods) else "shoot-out")
+            raise Refused(f"the score is {score}, not a draw: no {what}", Hint.FINISH)
         if self.m.index + 1 < len(self.profile.periods):
             return self._start_period(self.m.index + 1, now)
         if self.profile.shootout is None:
@@ -287,55 +317,45 @@ class Engine(Standing, Scoring):
         self.state = State.FINISHED
         return [self._cue("end", now)]
 
-    # ------------------------------------------------------------------ stopped-time games
+    # ------------------------------------------------------------------ the score
 
-    def _stopped_time_command(self, command: Command, now: float) -> list[Cue]:
-        """Penalties, time-outs and the penalty shot: the profile must have them, and a
-        match must be under way; StoppedTime says whether its record allows them."""
-        a, x, team = command.action, self.m.extra, command.team
-        if x is None:
-            what = "shoot-out score" if a is Action.ATTEMPT else "penalties or time-outs"
-            raise Refused(f"the profile {self.profile.key} has no {what} (a stopped-time "
-                          "profile such as hokejbal has)")
-        if self.state is State.IDLE:
-            raise Refused("the match has not begun", Hint.BEGIN)
-        if self.state is State.FINISHED:
-            raise Refused("the match is over")
-        if a is Action.TIMEOUT:
-            return self._timeout(team, now)
-        if self.profile.penalties is None:
-            raise Refused(f"the profile {self.profile.key} has no penalties")
-        if a is Action.PENALTY_SHOT:
-            return self._penalty_shot(team, now)
-        play = self._box_play(now)
-        if a is Action.PENALTY:
-            x.add_penalty(team, command.kinds, self.profile.penalties.lengths, play,
-                          command.player)
-        elif a is Action.RELEASE:
-            x.release(team, play)
-        else:
-            x.remove(team, command.ref, play)
-        return []
+    def _score(self, command: Command, now: float) -> list[Cue]:
+        """Goals, their undo and the attempts (Scoring). A goal in a sudden death ends the
+        match at once with the end signal (Polish III.2, XVI.1; Slovak rule 1; ITHF 4.8;
+        Radegast play-off); undo-goal of that goal reopens the sudden death, its clock
+        stopped where the goal stopped it."""
+        m, before = self.m, len(self.m.tally.goals)
+        if command.action is Action.UNDO_GOAL and self._takes_back_the_decider(command.team):
+            self._reopen(now)  # first, so that what the goal changed is given back in play
+        sudden = self._in_sudden_death()
+        cues = self._score_command(command, now)
+        if sudden and len(m.tally.goals) > before:
+            m.decider = m.tally.goals[-1]
+            return cues + self._end_period(now, decided=True)
+        return cues
 
-    def _timeout(self, team: str, now: float) -> list[Cue]:
-        rules = self.profile.timeout
-        assert self.m.extra is not None
-        if rules is None:
-            raise Refused(f"the profile {self.profile.key} has no time-outs")
-        not_stopped = None if self.state is State.STOPPED else self._refused(
-            "a time-out is taken while the clock is stopped, not", bare=True)
-        self.m.extra.take_timeout(team, rules, now, not_stopped)
-        return []
+    def _takes_back_the_decider(self, team: str) -> bool:
+        """Undo-goal of `team` would take back the goal that ended the sudden death."""
+        decider = self.m.decider
+        if self.state is not State.FINISHED or decider is None or decider.team != team:
+            return False
+        return next(g for g in reversed(self.m.tally.goals) if g.team == team) is decider
 
-    def _penalty_shot(self, team: str, now: float) -> list[Cue]:
-        """Rule 15 / 17f: a penalty shot, taken while the game clock is stopped. The seed sets
-        no time limit: its result (attempt TEAM goal|miss) or NEXT ends it, with `shot_end`."""
-        assert self.m.extra is not None
-        if self.state is not State.STOPPED:
-            raise Refused(f"a penalty shot is taken while the clock is stopped, not "
-                          f"{DOING[self.state]}")
-        self.m.extra.start_penalty_shot(team)
-        return [self._cue("shot_start", now, detail=f"{team} penalty shot")]
+    def _in_sudden_death(self) -> bool:
+        p = self.period
+        return (self.state in (State.RUNNING, State.STOPPED) and not self.m.shootout
+                and p is not None and p.sudden_death)
+
+    def _reopen(self, now: float) -> None:
+        """The goal that ended the sudden death was entered by mistake: play goes on from
+        where it stopped, the clock stopped (STOP/RESUME resumes it); its marks and its
+        penalties are where they were."""
+        m = self.m
+        assert m.clock is not None
+        m.decider, self.state = None, State.STOPPED
+        self._rearm_marks(now)
+        if m.extra is not None:
+            m.extra.box.thaw(played(m.clock, now))
 
     # ------------------------------------------------------------------ deadlines
 
@@ -452,11 +472,12 @@ class Engine(Standing, Scoring):
             m.extra.box.expire(play)
             m.extra.box.freeze(play)
             m.extra.end_timeout()
-        if decided:
+        stand = self._after_period()
+        if decided or (stand is State.SHOOTOUT and self.decided_score() is not None):
+            # a sudden death's goal, or a score no shoot-out is played for: the end signal
             self.state = State.FINISHED
             return [*cues, self._cue("end", now)]
         cues.append(self._cue(p.end_cue, now))
-        stand = self._after_period()
         if stand is State.WAITING and not p.overtime and m.index + 1 < self.profile.regulation:
             return cues + self._between_periods(now)
         self._stand(stand)
@@ -540,7 +561,8 @@ TRANSITIONS: dict[tuple[State | None, Action], Handler] = {
     (None, A.RESET): E._reset,
     (None, A.REPLAY): E._replay,
     (None, A.NO_SHOW): E._no_show,
-    **{(None, a): E._score_command for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
+    (None, A.NAMES): E._names,
+    **{(None, a): E._score for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
     **{(None, a): E._stopped_time_command for a in (A.PENALTY, A.RELEASE, A.REMOVE,
                                                     A.TIMEOUT, A.PENALTY_SHOT)},
 }

@@ -13,7 +13,7 @@ from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import Hint, Refused
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profiletypes import Period, Profile
-from timekeeper.rules.score import Tally
+from timekeeper.rules.score import Goal, Tally
 from timekeeper.rules.shootout import ShootoutScore
 from timekeeper.rules.stoppedtime import StoppedTime, TeamStatus
 
@@ -29,6 +29,8 @@ class State(StrEnum):
     SHOT = "shot"  # a shot's time limit is running
     FINISHED = "finished"
 
+
+NO_NAMES = {"home": "", "away": ""}
 
 # what the match is doing, as a refusal says it ("…, not during the break")
 DOING = {
@@ -85,6 +87,12 @@ class Status:
     # the box's, not the match's: MUTE (ceremonies) silences its cues (the engine says False;
     # the live runner fills it in)
     muted: bool = False
+    # the sides' names, home and away (a player in rod hockey, a team in ball hockey; "": none,
+    # screens say HOME / AWAY)
+    names: dict[str, str] = field(default_factory=lambda: dict(NO_NAMES))
+    # the shoot-out's attempts in order ({"team", "goal"}), where results are entered: the
+    # screens show each (✓/✗) and whose turn it is
+    shootout_attempts: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall
@@ -107,6 +115,7 @@ class Snapshot:
     shootout: bool = False
     extra: dict | None = None  # ball hockey: penalties, time-outs used, shoot-out score
     score: dict | None = None  # the goals (and a Polish shoot-out's score); None in old journals
+    names: dict | None = None  # the sides' names, home and away; None in old journals
 
 
 @dataclass
@@ -124,15 +133,19 @@ class Match:
     extra: StoppedTime | None = None  # penalties, time-outs, shoot-out score (ball hockey)
     tally: Tally = field(default_factory=Tally)  # the goals
     no_show_until: float | None = None  # before the start: the no-show countdown's end
+    decider: Goal | None = None  # the goal that ended a sudden death (undo-goal reopens it)
 
 
 class MatchCore:
-    """The match state every part of the engine shares, and what they all ask of it."""
+    """The match state every part of the engine shares, and what they all ask of it.
+    `names` are the sides' (home, away; "": none): the pairing, not one match's record, so
+    they outlive `m` — a reset or a new match after the end keeps them until new names come."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.state = State.IDLE
         self.m = self._new_match()
+        self.names = dict(NO_NAMES)
 
     @property
     def period(self) -> Period | None:
@@ -157,6 +170,15 @@ class MatchCore:
         if self.profile.shootout is None:
             return State.FINISHED
         return State.SHOOTOUT if p.end_cue == "period_end" else State.WAITING
+
+    def decided_score(self) -> str | None:
+        """The score (`2:1`) where goals are kept (one at least entered) and one side leads;
+        None on a draw, or where the operator enters no goals. An overtime or a shoot-out is
+        played only on a draw (Polish XVI.1, Slovak rule 1, ITHF 4.8, Radegast play-off)."""
+        score = self.m.tally.score()
+        if not self.m.tally.goals or score["home"] == score["away"]:
+            return None
+        return self.m.tally.text()
 
     def _stand(self, state: State) -> None:
         """Enter `state` after a period; the shoot-out's cues are its own, not a period's."""

@@ -28,7 +28,7 @@ from timekeeper.rules.yamldoc import HOUR, ConfigError, Doc, Path_, Reader
 
 TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
             "period", "break", "overtime", "shootout", "penalties", "timeout",
-            "forfeit_signal", "no_show")
+            "forfeit_signal", "no_show", "tenths")
 PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
@@ -279,6 +279,7 @@ def build(doc: Doc, file: Path) -> Profile:
         description=" ".join(r.text(("description",), "", most=MAX_DESCRIPTION).split()),
         forfeit_signal=forfeit_signal,
         no_show=no_show,
+        tenths=r.flag(("tenths",), False),
     )
     if follows == "ithf":
         ithf.check(profile, doc, regular.marks_spec, regular.beeps)

@@ -27,7 +27,7 @@ class Period:
     length: float | None  # None: untimed (sudden death until the operator ends it)
     marks: tuple[Mark, ...]  # most remaining first
     melody: float  # seconds of last-N melody, 0 for none
-    sudden_death: bool  # NEXT while it runs means "the deciding goal": the match ends
+    sudden_death: bool  # a goal entered while it runs (or NEXT, FINISH) ends the match
     starts: str  # "operator" (waits for START/NEXT) or "auto" (straight after the break)
     end_cue: str  # "end" closes the match, "period_end" when another part must follow
 
@@ -62,7 +62,9 @@ class Penalties:
     personal: float
     running: int
     match: float = 300.0  # rule 17e's match penalty: the team's time short (the seed is silent)
-    power_play_goal_ends_minor: bool = False  # ice-hockey practice; the seed is silent
+    # ice-hockey practice, for a league that plays it; ball hockey's rule 30 d keeps every
+    # penalty being served, and its seed never lets a goal end one: off by default
+    power_play_goal_ends_minor: bool = False
 
     @property
     def lengths(self) -> dict[str, float]:
@@ -92,8 +94,13 @@ class Profile:
     penalties: Penalties | None = None
     timeout: Timeout | None = None
     description: str = ""  # what the profile is, its rules, and the aids it adds to them
-    forfeit_signal: bool = False  # ITHF 4.6: a `forfeit` cue 30 s of play after the start
+    # ITHF 4.6 (a player not ready 30 s after the start of the match): a `forfeit` cue, a
+    # mark at 30 s of the first period's play
+    forfeit_signal: bool = False
     no_show: float | None = None  # rule 5: `no-show` counts this long from the scheduled start
+    # the display page: tenths of a second under the last minute (ice-hockey practice; rod
+    # hockey's clock is its sound, whole seconds)
+    tenths: bool = False
 
     @property
     def cue_names(self) -> set[str]:

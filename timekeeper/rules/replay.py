@@ -124,19 +124,18 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
 
 
 def _waits_for_finish(engine: Engine, now: float, finish_at: float) -> bool:
-    """Where the live engine takes FINISH while it waits for the operator (after regulation,
-    between shots), a scripted finish acts at its time: the replay's operator starts the next
-    part or shot only if it would be over before the finish, and otherwise waits for it.
-    An untimed part is never over by itself: to decide a match in a sudden death, script
-    its `next`."""
+    """Where the live engine takes FINISH while it waits for the operator after regulation,
+    a scripted finish acts at its time: the replay's operator starts the next part only if it
+    would be over before the finish, and otherwise waits for it. An untimed part is never
+    over by itself: to decide a match in a sudden death, script its `next` (or a goal).
+    Between shots the operator starts the next shot unless the finish comes at once: a
+    finish during a shot ends that shot, whose start signal has sounded, as it would live."""
     s, i, p = engine.state, engine.m.index, engine.profile
     if s is State.SHOOTOUT:
-        assert p.shootout is not None
-        lasts: float | None = p.shootout.shot or 0.0
-    elif s is State.WAITING and i + 1 >= p.regulation:
-        lasts = p.periods[i + 1].length if i + 1 < len(p.periods) else 0.0
-    else:
+        return finish_at <= now
+    if s is not State.WAITING or i + 1 < p.regulation:
         return False
+    lasts = p.periods[i + 1].length if i + 1 < len(p.periods) else 0.0
     return lasts is None or now + lasts > finish_at
 
 
@@ -147,6 +146,8 @@ def _operator(engine: Engine, now: float) -> Command:
     taken = engine.status(now).shot
     if engine.state is State.SHOOTOUT and shootout and taken >= 2 * shootout.first:
         return Command(Action.FINISH)
+    if engine.state is State.WAITING and engine.status(now).waiting_for == "finish":
+        return Command(Action.FINISH)  # a decided score: no overtime, no shoot-out
     score = engine.m.extra.score if engine.m.extra else None
     if engine.state is State.SHOT and score is not None:  # score-keeping: a miss, in turn
         return Command(Action.ATTEMPT, team=score.next_team() or "home")

@@ -1,7 +1,9 @@
 """The score: every goal with its time and, if given, its scorer — in every profile. It is a
-record, not a rule signal: no cue sounds for it unless a pack has a `goal` cue. Two rules
-do read it: a ball-hockey power-play goal ends a running minor of the short-handed team
-(`power_play_goal_ends_minor`), and a replay from the start keeps it (ITHF 4.5).
+record, not a rule signal: no cue sounds for it unless a pack has a `goal` cue. Rules read
+it: a goal in a sudden death ends the match, an overtime is played only on a draw, and a
+replay from the start keeps it (ITHF 4.5). Where a profile turns it on (ice-hockey practice;
+ball hockey's rule 30 d keeps every penalty being served), a power-play goal ends a running
+minor of the short-handed team (`power_play_goal_ends_minor`).
 
 Beside the goals it keeps the shoot-out's score of a profile without a penalty box (Polish
 disc hockey), so that its shoot-out too ends by itself once decided; a ball-hockey match

@@ -1,7 +1,8 @@
-"""The engine's score keeping, every profile's: goals with their time and scorer (a
-power-play goal may end a minor), a goal taken back, a shoot-out's attempts and a penalty
-shot's result. They change no clock, so they apply in almost any state; the engine's table
-sends every score command here."""
+"""The engine's score keeping, every profile's: goals with their time and scorer (where a
+profile turns it on, a power-play goal ends a minor), a goal taken back, a shoot-out's
+attempts and a penalty shot's result. They change no clock, so they apply in almost any
+state; the engine's table sends every score command here (the engine ends a sudden death on
+a goal)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ class ShootoutScore:
     attempts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
     goals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
     opener: str | None = None  # the team that shot first: the order is kept throughout
+    # every attempt in order, [team, scored] (the screens show each; older journals lack it)
+    sequence: list[list] = field(default_factory=list)
 
     def next_team(self) -> str | None:
         """Whose attempt is next (None: either, before the first)."""
@@ -40,6 +42,7 @@ class ShootoutScore:
             self.opener = team
         self.attempts[team] += 1
         self.goals[team] += int(scored)
+        self.sequence.append([team, scored])
 
     def series_end(self) -> int:
         """Attempts each by the end of the series being shot."""
@@ -59,6 +62,10 @@ class ShootoutScore:
 
     def text(self) -> str:
         return " ".join(f"{t} {self.goals[t]}/{self.attempts[t]}" for t in TEAMS)
+
+    def attempts_shown(self) -> list[dict]:
+        """Each attempt in order, for the screens: {"team": "home", "goal": True}."""
+        return [{"team": team, "goal": bool(scored)} for team, scored in self.sequence]
 
     def to_dict(self) -> dict:
         return asdict(self)

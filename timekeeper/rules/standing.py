@@ -5,7 +5,8 @@ a power cut, or onto another box)."""
 from __future__ import annotations
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.match import MatchCore, Snapshot, State, Status, played
+from timekeeper.rules.commands import check_name
+from timekeeper.rules.match import NO_NAMES, MatchCore, Snapshot, State, Status, played
 from timekeeper.rules.score import Tally
 from timekeeper.rules.stoppedtime import StoppedTime
 
@@ -46,6 +47,8 @@ class Standing(MatchCore):
             score=m.tally.score(),
             goals=[goal.public() for goal in m.tally.goals],
             shootout_score=self._shootout_text(),
+            names=dict(self.names),
+            shootout_attempts=self._shootout_attempts(),
         )
 
     def snapshot(self, now: float) -> Snapshot:
@@ -54,7 +57,7 @@ class Standing(MatchCore):
         return Snapshot(self.profile.key, self.state.value, m.index,
                         round(played(clock, now), 3) if clock else 0.0,
                         clock.added if clock else 0.0, m.shots, m.shootout, extra,
-                        m.tally.to_dict())
+                        m.tally.to_dict(), dict(self.names))
 
     def restore(self, snap: Snapshot) -> None:
         """Continue a match from a snapshot, with the clock stopped and its goals kept: after a
@@ -64,6 +67,7 @@ class Standing(MatchCore):
         pre-start begins again, a break waits for NEXT, a shot is taken again. Raises
         ValueError for a snapshot that does not fit this profile."""
         self.state, self.m = State.IDLE, self._new_match()
+        self.names = _names_of(snap.names)  # whatever the state: the pairing it was
         if snap.score is not None and snap.state != State.FINISHED.value:
             try:
                 self.m.tally = Tally.from_dict(snap.score, self.m.tally.shootout)
@@ -116,6 +120,8 @@ class Standing(MatchCore):
         s, i, periods = self.state, self.m.index, self.profile.periods
         if s in (State.IDLE, State.FINISHED):
             return "start"
+        if s is State.WAITING and i + 1 >= self.profile.regulation and self.decided_score():
+            return "finish"  # no overtime, no shoot-out after a decided score
         if s in (State.WAITING, State.BREAK) and i + 1 < len(periods):
             return f"next: {periods[i + 1].name}"
         if s is State.WAITING:
@@ -130,11 +136,28 @@ class Standing(MatchCore):
             return ""
         return score.text()
 
+    def _shootout_attempts(self) -> list[dict]:
+        score = self._shootout_score()
+        return score.attempts_shown() if self.m.shootout and score is not None else []
+
     def _stopped_time_status(self, now: float) -> dict:
         x = self.m.extra
         if x is None:
             return {}
         return x.status(self.profile, self._box_play(now), now, self.m.shootout)
+
+
+def _names_of(saved: dict | None) -> dict[str, str]:
+    """A snapshot's names, checked as a command's are (None: a journal from before them)."""
+    if saved is None:
+        return dict(NO_NAMES)
+    try:
+        if not isinstance(saved, dict) or set(saved) != set(NO_NAMES) or not all(
+                isinstance(name, str) and check_name(name) == name for name in saved.values()):
+            raise ValueError("not a name as kept")
+    except ValueError as exc:
+        raise ValueError(f"the names could not be read ({saved!r:.80}: {exc})") from None
+    return {team: saved[team] for team in NO_NAMES}
 
 
 def _round(value: float | None) -> float | None:

@@ -35,6 +35,8 @@ def prompt(refusal: Refused, status: Status) -> str:
         return f" ({PRESS_RESUME} goes on)"
     if hint is Hint.ATTEMPT:
         return f": {PRESS_ATTEMPT}"
+    if hint is Hint.FINISH:
+        return f"; {PRESS_FINISH} ends the match"
     return ""
 
 
@@ -59,6 +61,9 @@ def what_now(status: Status) -> str:
         return f"{PRESS_PAUSE} stops the clock"
     if s == "stopped":
         return f"{PRESS_RESUME} goes on"
+    if s == "waiting" and status.waiting_for == "finish":  # a decided score: no overtime
+        score = f"{status.score['home']}:{status.score['away']}"
+        return f"the score is {score}, not a draw: {PRESS_FINISH} ends the match"
     if s in ("break", "waiting"):
         text = f"{PRESS_NEXT} starts {the(status.waiting_for.removeprefix('next: '))}"
         if s == "waiting" and status.period >= status.periods:  # after regulation
@@ -92,4 +97,6 @@ def resumed_text(status: Status, replayed: bool = False) -> str:
         return f"{where} at {elapsed_text(status.play_time)} played; it comes back stopped there"
     if s in ("shootout", "shot"):
         return f"in the shoot-out: {PRESS_NEXT} starts the next shot"
+    if status.waiting_for == "finish":
+        return f"{where} over, {score}: {what_now(status)}"
     return f"{where} over: {PRESS_NEXT} goes on to {status.waiting_for.removeprefix('next: ')}"

@@ -10,6 +10,7 @@ import shutil
 import sys
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
@@ -36,28 +37,102 @@ def elapsed_text(seconds: float) -> str:
 # the penalty list give way first.
 LEVELS = 6
 LONG_KEY = 8  # a profile key longer than this goes first (hokejbal-playoff)
+# The sides' names stand around the score (`Novák 2:1 Svoboda`) and take the room the rest of
+# the line leaves: each keeps at least this many columns (or its whole length) before the rest
+# is abbreviated further; at the last step they are shortened to whatever room is left, and
+# left out where none is (the state and the clock come first).
+NAME_ROOM = 8
+
+
+def columns(text: str) -> int:
+    """The terminal columns `text` takes: a wide (East Asian) character takes two, a
+    combining mark none (names come composed, NFC, so `á` is one character anyway)."""
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def cut(text: str, width: int) -> str:
+    """The longest start of `text` that fits `width` columns."""
+    out, used = [], 0
+    for c in text:
+        used += columns(c)
+        if used > width:
+            break
+        out.append(c)
+    return "".join(out)
+
+
+def shorten(name: str, width: int) -> str:
+    """`name` in at most `width` columns, as a person abbreviates it: the given names to their
+    initials first (`J. N. Dvořáček`), then cut with a full stop (`J. N. Dvoř.`)."""
+    if columns(name) <= width:
+        return name
+    words = name.split(" ")
+    if len(words) > 1:
+        name = " ".join([*(f"{w[0]}." for w in words[:-1]), words[-1]])
+        if columns(name) <= width:
+            return name
+    if width < 2:
+        return cut(name, width)
+    short = cut(name, width - 1).rstrip(" -")
+    return short if short.endswith(".") else short + "."
 
 
 def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) -> str:
     """The status in one line. With `width` it is abbreviated until it fits (a terminal of
     80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
-    are never dropped, nor is MUTED, which follows them while the box is muted."""
+    are never dropped, nor is MUTED, which follows them while the box is muted. The sides'
+    names, where given, get the room the rest leaves (`NAME_ROOM`)."""
     if s.muted:
         flags = [*flags, "MUTED"]
-    text = ""
+    names = (s.names.get("home", ""), s.names.get("away", ""))
+    named = any(names)
     for level in range(LEVELS):
-        text = "  ".join(_parts(s, level, flags))
-        if width is None or len(text) <= width:
+        text = "  ".join(_parts(s, level, flags, names if named else None))
+        if width is None or columns(text) <= width:
             return text
-    return text[:width]  # a terminal narrower than any match needs: cut, state first
+        if named and (short := _with_short_names(s, level, flags, names, width,
+                                                 last=level == LEVELS - 1)):
+            return short
+    # a terminal narrower than any match needs: cut, state first (no names)
+    return cut("  ".join(_parts(s, LEVELS - 1, flags)), width)
 
 
-def _parts(s: Status, level: int, flags: Sequence[str]) -> list[str]:
+def _with_short_names(s: Status, level: int, flags: Sequence[str], names: tuple[str, str],
+                      width: int, last: bool) -> str:
+    """The line at `level` with the names shortened into the room the rest leaves, if each
+    keeps NAME_ROOM columns (or its length); at the `last` level into any room, or left out.
+    "" when they do not fit."""
+    bare = "  ".join(_parts(s, level, flags, None))
+    # what the names add to the bare line: `H 1:0 A` around its score, or `  H - A`
+    overhead = 2 if _shows_score(s) else 5
+    room = width - columns(bare) - overhead
+    shown = [n or team for n, team in zip(names, ("home", "away"), strict=True)]
+    wanted = [min(NAME_ROOM, columns(n)) for n in shown]
+    if room < sum(wanted) and not last:
+        return ""
+    if room < 2:  # not even an initial each: the names make way
+        return bare if columns(bare) <= width else ""
+    first = max(room // 2, room - columns(shown[1]))  # a short name leaves its room over
+    home = shorten(shown[0], first)
+    away = shorten(shown[1], room - columns(home))
+    return "  ".join(_parts(s, level, flags, (home, away)))
+
+
+def _shows_score(s: Status) -> bool:
+    return s.state != "idle" or bool(s.goals)
+
+
+def _parts(s: Status, level: int, flags: Sequence[str],
+           names: tuple[str, str] | None = None) -> list[str]:
     keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
     parts = [*flags] + ([s.profile] if keep_key else []) + [s.state.upper()]
     if s.part:
         parts.append(s.part)
-    if s.state != "idle" or s.goals:
+    if names is not None:  # `Novák 2:1 Svoboda`; before the match `Novák - Svoboda`
+        home, away = (n or team for n, team in zip(names, ("home", "away"), strict=True))
+        parts.append(f"{home} {score_text(s) if _shows_score(s) else '-'} {away}".strip())
+    elif _shows_score(s):
         parts.append(score_text(s))
     if s.state in ("prestart", "break", "shot") and s.countdown is not None:
         parts.append(f"{s.state} {clock_text(s.countdown)}" if level < 3
@@ -223,7 +298,7 @@ class StatusLine(RunnerListener):
     def text(self, status: Status, width: int) -> str:
         """What the line shows in `width` columns."""
         text = status_text(status, width, self.flags)
-        if self.tail and len(text) + 2 + len(self.tail) <= width:
+        if self.tail and columns(text) + 2 + len(self.tail) <= width:
             text += f"  {self.tail}"
         return text
 

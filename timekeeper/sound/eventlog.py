@@ -1,5 +1,9 @@
 """`--events FILE`: one JSON line per cue played, for referees' records and for measuring.
-A cue nobody heard (the sound was down) is still written, marked `"heard": false` with why."""
+A cue nobody heard (the sound was down) is still written, marked `"heard": false` with why.
+Once the sides have names, each line carries them (`"names": {"home": …, "away": …}`): a day
+of matches goes into one file, and a line read alone (grep, tail, jq) still says whose match
+it was — no line of another kind for a reader to keep track of. A render has no names, and
+its lines are as they always were."""
 
 from __future__ import annotations
 
@@ -49,11 +53,12 @@ class EventLog(RunnerListener):
                    not_heard: str | None) -> None:
         """A live runner's listener: every cue, not the stops of a melody."""
         if not cue.stop:
-            self.record(cue, played, not_heard)
+            self.record(cue, played, not_heard, status.names)
 
-    def record(self, cue: Cue, played: float, not_heard: str | None = None) -> None:
+    def record(self, cue: Cue, played: float, not_heard: str | None = None,
+               names: dict[str, str] | None = None) -> None:
         """`played`: when the cue went out (or would have); `not_heard`: why nobody heard it,
-        None when it was sounded."""
+        None when it was sounded; `names`: the sides' (written once either has one)."""
         entry: dict[str, object] = {
             "cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),
             "period": cue.period, "play_time": round(cue.play_time, 3)}
@@ -63,6 +68,8 @@ class EventLog(RunnerListener):
             entry["count"] = cue.count
         if self.profile:
             entry["profile"] = self.profile
+        if names and any(names.values()):
+            entry["names"] = {"home": names.get("home", ""), "away": names.get("away", "")}
         if self.wall_clock:  # for people reading the record; never used for timing
             entry["time"] = datetime.now().astimezone().isoformat(timespec="milliseconds")
         if cue.offset:
@@ -71,7 +78,7 @@ class EventLog(RunnerListener):
             entry["detail"] = cue.detail
         if not self.heard and not_heard is None:
             entry["heard"] = False
-        self.write_line(json.dumps(entry))
+        self.write_line(json.dumps(entry, ensure_ascii=False))
 
     def write_line(self, text: str) -> None:
         line = (text + "\n").encode("utf-8")

@@ -9,8 +9,11 @@ without stalling the others.
 
     GET  /              the display page (open)
     GET  /control       the operator page (commands need the token)
+    GET  /overlay       a score bar for a stream (OBS browser source): transparent, read-only
     GET  /api/status    the status as `ctl status` gives it (`Status.to_dict()`), and the
-                        profile's `add_step` for the operator page's ± buttons (open)
+                        profile's settings for the pages: `add_step` (the operator page's ±
+                        buttons), `length` (the match length an idle display shows) and
+                        `tenths` (tenths under the last minute) (open)
     POST /api/command   {"command": "add", "args": ["10"]}, header Authorization: Bearer TOKEN
     GET  /api/live      WebSocket: the status on every change, and at least every second"""
 
@@ -27,8 +30,9 @@ from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
-from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.web.listen import url_host
 from timekeeper.web.ratelimit import Bucket, RateLimits
@@ -58,11 +62,18 @@ class Box(Protocol):
     def status(self) -> Status: ...
 
 
-def status_payload(status: Status, add_step: float) -> dict:
+def status_payload(status: Status, add_step: float, page: dict | None = None) -> dict:
     """The status as every other reader gets it (`Status.to_dict()`), and the profile's step
     of added time: not a fact of the match but a setting of the page, for its ± buttons (`ctl
-    add` without seconds takes the same step on the box)."""
-    return status.to_dict() | {"add_step": add_step}
+    add` without seconds takes the same step on the box); `page`: the profile's other
+    settings for the pages (`page_settings`)."""
+    return status.to_dict() | (page or {}) | {"add_step": add_step}
+
+
+def page_settings(profile: Profile) -> dict:
+    """What the pages need of the profile beside the status: the first period's length (an
+    idle display shows it; None: untimed) and whether the last minute shows tenths."""
+    return {"length": profile.periods[0].length, "tenths": profile.tenths}
 
 
 class _Client:
@@ -118,9 +129,9 @@ def _error(status: int, reason: str) -> web.Response:
 
 class WebServer(RunnerListener):
     def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
-                 add_step: float = 10.0) -> None:
+                 add_step: float = 10.0, page: dict | None = None) -> None:
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
-        self.add_step = add_step
+        self.add_step, self.page = add_step, page or {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
         self._latest: Status | None = None  # the last status the runner handed over
@@ -216,6 +227,7 @@ class WebServer(RunnerListener):
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
         app.router.add_get("/", self._page("display.html"))
         app.router.add_get("/control", self._page("control.html"))
+        app.router.add_get("/overlay", self._page("overlay.html"))
         app.router.add_get("/api/status", self._status)
         app.router.add_post("/api/command", self._command)
         app.router.add_get("/api/live", self._live)
@@ -337,7 +349,7 @@ class WebServer(RunnerListener):
                 client.end(SESSION_CLOSED, b"the operator link was renewed")
 
     def _payload(self, status: Status) -> dict:
-        return status_payload(status, self.add_step)
+        return status_payload(status, self.add_step, self.page)
 
     def _message(self, kind: str, status: Status) -> str:
         return json.dumps({"type": kind, "status": self._payload(status)},
@@ -374,11 +386,12 @@ def _command_of(body: object) -> Command:
     if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
             isinstance(a, str | int | float) and not isinstance(a, bool) and len(str(a)) <= MAX_ARG
             for a in args):
-        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers")
+        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers, each "
+                         f"at most {MAX_ARG} characters")
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
-    command = Command.parse(" ".join([name, *map(str, args)]))
+    command = Command.parse(command_line([name, *map(str, args)]))  # (names: one arg each)
     if command.action is Action.QUIT:
         raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")
     return command

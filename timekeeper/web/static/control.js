@@ -1,11 +1,15 @@
 // The operator page: every button is one command to the box, answered as `ctl` answers it.
 // The token comes from the link `timekeeper ctl link` prints (#token=…); it is kept in this
-// browser's storage and sent in a header, never in a cookie.
+// browser's storage and sent in a header, never in a cookie. Its words are in words.js.
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const say = TK.say;
   const KEY = "timekeeper-token";
+  const CONFIRM_MS = 3000; // a second tap within this confirms (RESET, TIME-OUT)
+  TK.fill();
+
   function tokenFromLink() {
     const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
     if (fromLink) {
@@ -19,6 +23,7 @@
   let penTeam = "home";
   let kinds = [];
   let wakeLock = null;
+  let namesEdited = false;
 
   function note(text, kind) {
     const box = $("note");
@@ -29,25 +34,25 @@
   function noToken(why) {
     token = null;
     localStorage.removeItem(KEY);
-    note(`${why}: open the link that \`timekeeper ctl link\` prints (or scan its QR code)`, "auth");
+    note(say("openLink", { why }), "auth");
   }
 
   const live = new TK.Live({
     token,
     onStatus: (s) => draw(s),
     onOnline: (online) => { $("offline").hidden = online; },
-    onAuth: (ok) => { if (!ok && token) noToken("this link is no longer valid"); },
-    onEnded: () => noToken("the operator link was renewed"),
+    onAuth: (ok) => { if (!ok && token) noToken(say("tokenInvalid")); },
+    onEnded: () => noToken(say("linkRenewed")),
   });
-  if (!token) noToken("no operator token");
-  else note("ready");
+  if (!token) noToken(say("noToken"));
+  else note(say("readyNote"));
   window.addEventListener("hashchange", () => {
     token = tokenFromLink();
-    if (token) { live.setToken(token); note("ready"); }
+    if (token) { live.setToken(token); note(say("readyNote")); }
   });
 
   async function send(command, args = []) {
-    if (!token) { noToken("no operator token"); return; }
+    if (!token) { noToken(say("noToken")); return; }
     let answer;
     try {
       const response = await fetch("/api/command", {
@@ -58,13 +63,13 @@
         cache: "no-store",
       });
       answer = await response.json();
-      if (response.status === 401) { noToken("not accepted"); return; }
-      if (!answer.ok) { note(`${command} refused: ${answer.error}`, "refused"); return; }
+      if (response.status === 401) { noToken(say("notAccepted")); return; }
+      if (!answer.ok) { note(say("refused", { command, error: answer.error }), "refused"); return; }
     } catch (err) {
-      note(`${command}: the box did not answer (${err.message})`, "refused");
+      note(say("noAnswer", { command, error: err.message }), "refused");
       return;
     }
-    note(`${[command, ...args].join(" ")}: done`, "done");
+    note(say("done", { command: [command, ...args].join(" ") }), "done");
     live.model.update(answer.status);
     draw(answer.status);
   }
@@ -73,6 +78,11 @@
     const [command, ...args] = text.split(" ");
     return [command, args];
   }
+
+  function showKinds() {
+    $("pen-send").textContent = say("enter", { kinds: kinds.length ? kinds.join("+") : "—" });
+  }
+  showKinds();
 
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button");
@@ -91,40 +101,109 @@
       penTeam = d.penTeam;
       $("pen-team-home").classList.toggle("on", penTeam === "home");
       $("pen-team-away").classList.toggle("on", penTeam === "away");
-    } else if (d.kind) { kinds.push(d.kind); $("pen-kinds").textContent = kinds.join("+"); }
-    else if (button.id === "pen-clear") { kinds = []; $("pen-kinds").textContent = "—"; }
+    } else if (d.kind) { kinds.push(d.kind); showKinds(); }
+    else if (button.id === "pen-clear") { kinds = []; showKinds(); }
     else if (button.id === "pen-send") {
-      if (!kinds.length) { note("choose the penalty first (minor, major, …)", "refused"); return; }
+      if (!kinds.length) { note(say("choosePenalty"), "refused"); return; }
       send("penalty", player ? [penTeam, kinds.join("+"), player] : [penTeam, kinds.join("+")]);
-      kinds = []; $("pen-kinds").textContent = "—"; $("player").value = "";
+      kinds = []; showKinds(); $("player").value = "";
     } else if (button.id === "set") send("set", [$("set-time").value.trim()]);
+    else if (button.id === "set-names") {
+      namesEdited = false;
+      send("names", [$("name-home").value.trim(), $("name-away").value.trim()]);
+    }
   });
+  for (const id of ["name-home", "name-away"]) {
+    $(id).addEventListener("input", () => { namesEdited = true; });
+  }
+
+  // What a second tap within CONFIRM_MS confirms, and what the armed button says meanwhile
+  // (a dialog would block the page and its clock).
+  const ARMED = {
+    reset: () => say("resetAgain"),
+    "timeout home": () => say("timeoutConfirm", { team: teamUpper("home") }),
+    "timeout away": () => say("timeoutConfirm", { team: teamUpper("away") }),
+  };
+
+  function teamUpper(team) {
+    return TK.teamName(live.model.status, team).toUpperCase();
+  }
+
+  function label(node, s) {
+    const team = node.dataset.wTeam;
+    node.textContent = say(node.dataset.w, team ? { team: TK.teamName(s, team) } : {});
+  }
 
   function confirmThen(button, command) {
-    // a second tap within 3 s confirms (a dialog would block the page and its clock)
+    const relabel = () => label(button, live.model.status);
     if (button.classList.contains("armed")) {
+      clearTimeout(Number(button.dataset.timer));
       button.classList.remove("armed");
-      button.textContent = "RESET…";
-      send(command);
+      relabel();
+      send(...words(command));
       return;
     }
     button.classList.add("armed");
-    button.textContent = "TAP AGAIN TO RESET";
-    setTimeout(() => { button.classList.remove("armed"); button.textContent = "RESET…"; }, 3000);
+    button.textContent = ARMED[command]();
+    button.dataset.timer = String(setTimeout(() => {
+      button.classList.remove("armed");
+      relabel();
+    }, CONFIRM_MS));
   }
 
   function draw(s) {
     if (s.add_step) addStep = s.add_step;
-    $("plus").textContent = `+ ${addStep} s`;
-    $("minus").textContent = `− ${addStep} s`;
+    $("plus").textContent = say("plusTime", { n: addStep });
+    $("minus").textContent = say("minusTime", { n: addStep });
     $("state").textContent = TK.stateWord(s);
     $("part").textContent = TK.partText(s);
     $("scoreline").textContent = s.score ? `${s.score.home}:${s.score.away}` : "0:0";
+    for (const node of document.querySelectorAll("[data-w-team]")) {
+      if (!node.classList.contains("armed")) label(node, s);
+    }
     $("hockey").hidden = !s.teams;
-    $("mute").textContent = s.muted ? "SOUND IS OFF · TAP TO UNMUTE" : "MUTE SOUND";
+    const shootout = s.state === "shootout" || s.state === "shot";
+    $("shootout-block").hidden = !shootout;
+    if (shootout) drawShootout(s);
+    if (s.teams) drawBox(s);
+    $("mute").textContent = s.muted ? say("unmute") : say("mute");
     $("mute").classList.toggle("on", !!s.muted);
+    if (!namesEdited && document.activeElement !== $("name-home") &&
+        document.activeElement !== $("name-away")) {
+      $("name-home").value = (s.names && s.names.home) || "";
+      $("name-away").value = (s.names && s.names.away) || "";
+    }
     keepAwake(["prestart", "running", "stopped", "break", "waiting", "shootout", "shot"]
       .includes(s.state));
+  }
+
+  function drawShootout(s) {
+    const so = TK.shootout(s);
+    const line = ["home", "away"].map((t) =>
+      `${TK.teamName(s, t)} ${so.per[t].map((g) => (g ? "✓" : "✗")).join(" ")}`.trim());
+    if (so.next) line.push(say("shoots", { team: TK.teamName(s, so.next) }));
+    $("shootout-now").textContent = line.join(" · ");
+  }
+
+  function drawBox(s) {
+    // the penalties as they stand: release and remove are never pressed blind
+    for (const team of ["home", "away"]) {
+      const list = $(`box-${team}`);
+      const items = s.teams[team].penalties.map((p) => {
+        const item = TK.el("li", `penalty ${p.state}`);
+        item.append(TK.el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
+        item.append(TK.el("span", "kind", p.kinds));
+        const left = TK.el("span", "left", p.state === "game" ? say("game") : "");
+        left.dataset.id = p.id;
+        left.dataset.team = team;
+        item.append(left);
+        if (p.state === "waiting") item.append(TK.el("span", "tag", say("waiting")));
+        return item;
+      });
+      const head = TK.el("li", "head", TK.teamName(s, team));
+      if (!items.length) items.push(TK.el("li", "none", say("noPenalties")));
+      list.replaceChildren(head, ...items);
+    }
   }
 
   function tick() {
@@ -133,32 +212,45 @@
     if (!s) return;
     let text = "--:--";
     if (["prestart", "break", "shot"].includes(s.state)) text = TK.clockText(m.countdown());
-    else if (s.remaining !== null) text = TK.clockText(m.gameClock());
+    else if (s.state === "shootout") {
+      const so = TK.shootout(s);
+      text = say("shootoutShort", { score: `${so.goals.home}:${so.goals.away}` });
+    } else if (s.remaining !== null) text = TK.clockText(m.gameClock());
     if ($("clock").textContent !== text) $("clock").textContent = text;
+    if (s.teams) {
+      for (const node of document.querySelectorAll(".box-list .left[data-id]")) {
+        const p = s.teams[node.dataset.team].penalties
+          .find((x) => String(x.id) === node.dataset.id);
+        if (!p || p.state === "game") continue;
+        const left = TK.clockText(m.penaltyLeft(p));
+        if (node.textContent !== left) node.textContent = left;
+      }
+    }
+    const timeout = s.timeout ? say("timeoutRunning", { team: TK.teamName(s, s.timeout),
+      time: TK.clockText(m.timeout()) }) : "";
+    if ($("timeout-now").textContent !== timeout) $("timeout-now").textContent = timeout;
+    $("timeout-now").hidden = !timeout;
   }
   setInterval(tick, 100);
 
   async function keepAwake(wanted) {
-    const say = (text) => { $("awake").textContent = text; };
+    const sayAwake = (text) => { $("awake").textContent = text; };
     if (!("wakeLock" in navigator)) {
-      say(window.isSecureContext
-        ? "This browser cannot keep the screen awake: set the phone's screen timeout longer."
-        : "The phone's screen may sleep: browsers keep it awake only for https or localhost " +
-          "pages. Set the screen timeout longer for the match.");
+      sayAwake(window.isSecureContext ? say("awakeNone") : say("awakeInsecure"));
       return;
     }
     if (wanted && !wakeLock) {
       try {
         wakeLock = await navigator.wakeLock.request("screen");
         wakeLock.addEventListener("release", () => { wakeLock = null; });
-        say("The screen stays awake while a match runs.");
+        sayAwake(say("awakeOn"));
       } catch (err) {
-        say(`The screen may sleep (${err.message}): set the screen timeout longer.`);
+        sayAwake(say("awakeFailed", { error: err.message }));
       }
     } else if (!wanted && wakeLock) {
       wakeLock.release();
       wakeLock = null;
-      say("");
+      sayAwake("");
     }
   }
   document.addEventListener("visibilitychange", () => {

@@ -1,10 +1,15 @@
 // The display page: the clock across a hall, drawn from the box's last status (see live.js).
+// Every moment says what is going on: the match length and the names before the start, what
+// comes next when a period is over, the shoot-out's attempts, the winner at the end. Its
+// words are in words.js.
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const say = TK.say;
   const params = new URLSearchParams(location.search);
   const table = (params.get("table") || "").slice(0, 40);
+  TK.fill();
   $("table").textContent = table;
   if (table) document.title = `${table} · timekeeper`;
 
@@ -20,6 +25,14 @@
   let shownSeconds = null;
   let fittedLength = 0;
 
+  function inShootout(s) {
+    return s.state === "shootout" || s.state === "shot";
+  }
+
+  function gameText(s, v) {
+    return s.tenths ? TK.clockTenths(v) : TK.clockText(v);
+  }
+
   function bigClock(s, now) {
     // what the big digits show in each state, and the seconds behind them (for the bench)
     switch (s.state) {
@@ -28,19 +41,29 @@
         return [TK.clockText(v), v];
       }
       case "shootout": {
-        if (s.teams) {
-          const goals = (t) => (s.teams[t].shootout || "0/0").split("/")[0];
-          return [`${goals("home")}-${goals("away")}`, null];
-        }
-        return ["--:--", null];
+        const so = TK.shootout(s);
+        if (so.any || s.teams) return [`${so.goals.home}:${so.goals.away}`, null];
+        return [say("shootout"), null]; // (results not entered: no score to show)
       }
-      case "idle": return ["--:--", null];
+      case "idle": {
+        if (s.countdown !== null && s.countdown !== undefined) { // the no-show countdown
+          const v = model.countdown(now);
+          return [TK.clockText(v), v];
+        }
+        return [TK.clockText(s.length === undefined ? null : s.length), null];
+      }
+      case "finished": {
+        // (a box whose operator entered no goals knows no score: it says FINAL, large)
+        if (!scoreKept(s)) return [say("final"), null];
+        const score = s.score || { home: 0, away: 0 };
+        return [`${score.home}:${score.away}`, null];
+      }
       default: {
         const v = model.gameClock(now);
         if (v === null) {
           return s.part ? [TK.elapsedText(model.playTime(now)), null] : ["--:--", null];
         }
-        return [TK.clockText(v), v];
+        return [gameText(s, v), v];
       }
     }
   }
@@ -68,26 +91,114 @@
     drawCountdowns(s, now);
   }
 
+  function nextPart(s) {
+    // what NEXT starts after this period (waiting_for: "next: overtime", "finish", …)
+    const waiting = s.waiting_for || "";
+    if (waiting === "finish") return say("decided");
+    if (!waiting.startsWith("next: ")) return "";
+    const part = waiting.slice(6);
+    if (part === "shoot-out") return say("nextShootout");
+    return say(s.state === "break" ? "then" : "next", { part });
+  }
+
+  function scoreKept(s) {
+    return (s.goals || []).length > 0 || TK.shootout(s).any;
+  }
+
+  function outcome(s) {
+    // the winner (by name) and how it was decided, for FINAL
+    const score = s.score || { home: 0, away: 0 };
+    const so = TK.shootout(s);
+    const byShootout = s.part === "shoot-out";
+    let winner = null;
+    if (score.home !== score.away) winner = score.home > score.away ? "home" : "away";
+    else if (byShootout && so.goals.home !== so.goals.away) {
+      winner = so.goals.home > so.goals.away ? "home" : "away";
+    }
+    const words = [];
+    if (scoreKept(s)) {
+      words.push(winner ? say("wins", { team: TK.teamName(s, winner).toUpperCase() })
+        : say("draw"));
+    }
+    if (byShootout) {
+      words.push(so.any ? say("afterShootout", { score: `${so.goals.home}:${so.goals.away}` })
+        : say("afterShootoutBare"));
+    } else if (s.period > s.periods) words.push(say("inOvertime"));
+    else if (winner) words.push(say("inRegulation"));
+    return words.join(" · ");
+  }
+
+  function subLine(s) {
+    const sub = [];
+    switch (s.state) {
+      case "idle":
+        sub.push(s.countdown !== null && s.countdown !== undefined ? say("noShow") : s.title);
+        break;
+      case "prestart": sub.push(say("toTheStart")); break;
+      case "break": case "waiting": sub.push(nextPart(s)); break;
+      case "shot": sub.push(say("shot", { n: s.shot + 1 })); break;
+      case "finished": return outcome(s);
+      default: break;
+    }
+    if (inShootout(s)) {
+      const so = TK.shootout(s);
+      if (s.state === "shootout") sub.unshift(say("shootout"));
+      if (so.next) sub.push(say("shoots", { team: TK.teamName(s, so.next) }));
+    }
+    if (s.added && ["running", "stopped"].includes(s.state)) {
+      const time = TK.elapsedText(Math.abs(s.added));
+      sub.push(say("added", { sign: s.added > 0 ? "+" : "−", time }));
+    }
+    if (s.penalty_shot) {
+      sub.push(say("penaltyShot", { team: TK.teamName(s, s.penalty_shot).toUpperCase() }));
+    }
+    return sub.filter(Boolean).join(" · ");
+  }
+
   function drawStatus(s) {
     document.body.dataset.state = s.state;
-    $("part").textContent = TK.partText(s);
+    $("part").textContent = s.state === "idle" ? "" : TK.partText(s); // (idle: the title below)
     $("state").textContent = TK.stateWord(s);
-    const sub = [];
-    if (s.added) sub.push(`${s.added > 0 ? "+" : "−"}${TK.elapsedText(Math.abs(s.added))} added`);
-    if (s.state === "prestart") sub.push("to the start");
-    if (s.state === "break" && s.waiting_for) sub.push(s.waiting_for.replace(/^next: /, "then "));
-    if (s.state === "shot") sub.push(`shot ${s.shot + 1}`);
-    if (s.penalty_shot) sub.push(`PENALTY SHOT ${s.penalty_shot.toUpperCase()}`);
-    if (s.shootout_score && !s.teams) sub.push(`shoot-out ${s.shootout_score}`);
-    $("sub").textContent = sub.join(" · ");
-    $("score-home").textContent = s.score ? s.score.home : 0;
-    $("score-away").textContent = s.score ? s.score.away : 0;
+    $("sub").textContent = subLine(s);
     for (const team of ["home", "away"]) {
-      const so = s.teams && s.teams[team].shootout;
-      $(`so-${team}`).textContent = so ? `shoot-out ${so}` : "";
+      $(`name-${team}`).textContent = TK.teamName(s, team);
+      $(`att-name-${team}`).textContent = TK.teamName(s, team);
+      $(`score-${team}`).textContent = s.score ? s.score[team] : 0;
+      const left = s.teams ? s.teams[team].timeouts_left : null;
+      $(`to-${team}`).textContent = left === null || left === undefined ? ""
+        : left > 0 ? say("timeoutsLeft", { n: left }) : say("noTimeoutLeft");
     }
+    drawAttempts(s);
+    drawGoals(s);
     $("boxes").hidden = !s.teams;
     if (s.teams) drawPenalties(s);
+  }
+
+  function drawAttempts(s) {
+    const so = TK.shootout(s);
+    const show = inShootout(s) || (s.state === "finished" && s.part === "shoot-out" && so.any);
+    $("attempts").hidden = !show || !so.any && !s.teams;
+    for (const team of ["home", "away"]) {
+      const marks = $(`att-${team}`);
+      marks.replaceChildren(...so.per[team].map((goal) =>
+        TK.el("span", goal ? "hit" : "miss", goal ? "✓" : "✗")));
+      if (inShootout(s) && so.next === team) marks.append(TK.el("span", "turn", "●"));
+      marks.parentElement.classList.toggle("turn", inShootout(s) && so.next === team);
+    }
+  }
+
+  function drawGoals(s) {
+    // the last goals, newest first, with their part, time and scorer
+    const goals = (s.goals || []).slice(-3).reverse();
+    $("goals").hidden = !goals.length;
+    $("goals").replaceChildren(...goals.map((g) => {
+      const part = g.period > s.periods ? say("overtime").toLowerCase()
+        : say("periodShort", { n: g.period });
+      const item = TK.el("li", `goal ${g.team}`, say("goalLine", { part,
+        time: TK.elapsedText(g.play_time), team: TK.teamName(s, g.team),
+        player: g.player ? ` #${g.player}` : "" }));
+      return item;
+    }));
   }
 
   function drawPenalties(s) {
@@ -98,11 +209,11 @@
         const item = TK.el("li", `penalty ${p.state}`);
         item.append(TK.el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
         item.append(TK.el("span", "kind", p.kinds));
-        const left = TK.el("span", "left", p.state === "game" ? "game" : "");
+        const left = TK.el("span", "left", p.state === "game" ? say("game") : "");
         left.dataset.id = p.id;
         left.dataset.team = team;
         item.append(left);
-        if (p.state === "waiting") item.append(TK.el("span", "tag", "waiting"));
+        if (p.state === "waiting") item.append(TK.el("span", "tag", say("waiting")));
         list.append(item);
       }
     }
@@ -117,7 +228,8 @@
       if (node.textContent !== text) node.textContent = text;
     }
     const t = model.timeout(now);
-    const text = s.timeout ? `TIME-OUT ${s.timeout.toUpperCase()} ${TK.clockText(t)}` : "";
+    const text = s.timeout ? say("timeout", { team: TK.teamName(s, s.timeout).toUpperCase(),
+      time: TK.clockText(t) }) : "";
     if ($("timeout").textContent !== text) $("timeout").textContent = text;
   }
 

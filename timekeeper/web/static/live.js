@@ -158,27 +158,73 @@ const TK = (() => {
     }
   }
 
+  // A word of WORDS (words.js), its {x} filled from `vars`.
+  function say(key, vars = {}) {
+    const text = WORDS[key] === undefined ? key : WORDS[key];
+    return text.replace(/\{(\w+)\}/g, (all, name) => (name in vars ? vars[name] : all));
+  }
+
+  // Every element with data-w="key" shows that word (data-w-team: {team} is that side's name
+  // in `status`, or HOME / AWAY).
+  function fill(root = document, status = null) {
+    for (const node of root.querySelectorAll("[data-w]")) {
+      const team = node.dataset.wTeam;
+      node.textContent = say(node.dataset.w, team ? { team: teamName(status, team) } : {});
+    }
+    for (const node of root.querySelectorAll("[data-w-placeholder]")) {
+      node.placeholder = say(node.dataset.wPlaceholder);
+    }
+  }
+
+  // A side's name: the one entered (`names` command), else HOME / AWAY.
+  function teamName(s, team) {
+    const names = s && s.names;
+    const name = names && typeof names[team] === "string" ? names[team].trim() : "";
+    return name || say(team);
+  }
+
   // What the state says, plainly, for a hall.
   function stateWord(s) {
     if (!s) return "";
-    const overtime = /overtime/i.test(s.part || "");
+    const overtime = s.period > s.periods && s.part !== "shoot-out";
     switch (s.state) {
-      case "idle": return "READY";
-      case "prestart": return "GET READY";
-      case "running": return overtime ? "OVERTIME" : "";
-      case "stopped": return overtime ? "OVERTIME · STOPPED" : "STOPPED";
-      case "break": return "BREAK";
-      case "waiting": return "PERIOD OVER";
-      case "shootout": case "shot": return "SHOOT-OUT";
-      case "finished": return "FINAL";
+      case "idle": return say("ready");
+      case "prestart": return say("getReady");
+      case "running": return overtime ? say("overtime") : "";
+      case "stopped": return overtime ? say("overtimeStopped") : say("stopped");
+      case "break": return say("breakWord");
+      case "waiting": return say("periodOver");
+      case "shootout": case "shot": return say("shootout");
+      case "finished": return say("final");
       default: return s.state.toUpperCase();
     }
   }
 
   function partText(s) {
     if (!s || !s.part) return s ? s.title : "";
-    if (s.part === "shoot-out") return s.series ? `shoot-out · series ${s.series}` : "shoot-out";
+    if (s.part === "shoot-out") {
+      return s.series ? say("shootoutSeries", { n: s.series }) : say("shootoutPart");
+    }
     return s.part;
+  }
+
+  // The clock with tenths (0:59 → 59.9) once under a minute, where the profile asks for them.
+  function clockTenths(seconds) {
+    if (seconds === null || seconds === undefined || seconds >= 60) return clockText(seconds);
+    const tenths = Math.max(0, Math.ceil(seconds * 10 - 1e-6)) / 10;
+    return tenths.toFixed(1);
+  }
+
+  // The shoot-out's attempts per side, and whose turn is next (null: not known yet).
+  function shootout(s) {
+    const attempts = s.shootout_attempts || [];
+    const per = { home: [], away: [] };
+    for (const a of attempts) per[a.team].push(!!a.goal);
+    const last = attempts.length ? attempts[attempts.length - 1].team : null;
+    const next = last ? (last === "home" ? "away" : "home") : null;
+    const goals = (t) => per[t].filter(Boolean).length;
+    return { per, next, goals: { home: goals("home"), away: goals("away") },
+      any: attempts.length > 0 };
   }
 
   function el(tag, cls, text) {
@@ -188,5 +234,6 @@ const TK = (() => {
     return node;
   }
 
-  return { Live, Model, clockText, elapsedText, stateWord, partText, el };
+  return { Live, Model, clockText, clockTenths, elapsedText, stateWord, partText, el, say, fill,
+    teamName, shootout };
 })();

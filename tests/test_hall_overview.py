@@ -1,0 +1,129 @@
+"""The desk's overview page in Debian's headless Chromium, over a desk that holds its tables'
+statuses as the broker would hand them over (a fake that subclasses the real Desk): a table
+in its pre-start shows its countdown, "stop all" asks first, and a refusal says what the desk
+can do. (tests/test_hall.py plays the same page against real boxes and a real broker.)"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import free_port, wait_for
+from webbox import browser, have_browser
+
+from timekeeper.hall.desk import Desk
+from timekeeper.hall.deskprompts import desk_prompt, what_the_desk_can
+from timekeeper.hall.messages import HallCommand
+from timekeeper.hall.overview import Overview
+from timekeeper.web.token import TokenStore
+
+RUNNING = {"state": "running", "part": "period", "remaining": 200.0, "countdown": None,
+           "score": {"home": 1, "away": 0}, "period": 1, "periods": 1, "waiting_for": ""}
+PRESTART = {"state": "prestart", "part": "", "remaining": None, "countdown": 58.4,
+            "score": {"home": 0, "away": 0}, "period": 0, "periods": 1, "waiting_for": ""}
+
+
+class FakeDesk(Desk):
+    """The real Desk's tables and answers without a broker: `statuses` as the bus would have
+    them; `send` records the command and answers as a running table refuses a resume."""
+
+    def __init__(self, statuses: dict[str, dict]) -> None:  # (no broker to connect to)
+        self.hall = "hall"
+        self.statuses = statuses
+        self._lock = threading.Lock()
+        self.sent: list[HallCommand] = []
+
+    def send(self, command: HallCommand, table: str | None = None,
+             wait: float = 2.0) -> dict[str, dict]:
+        self.sent.append(command)
+        return {"1": {"table": "1", "ok": False, "error": "the match is under way"
+                      + desk_prompt(RUNNING)}}
+
+
+@pytest.fixture
+def overview(tmp_path: Path) -> Iterator[tuple[str, str, FakeDesk]]:
+    """The overview served on a free port (its own thread and loop): (url, token, desk)."""
+    sent = time.time()
+    desk = FakeDesk({
+        "1": {"table": "1", "online": True, "synced": True, "in_step": True, "sent": sent,
+              "status": RUNNING},
+        "2": {"table": "2", "online": True, "synced": True, "in_step": True, "sent": sent,
+              "status": PRESTART}})
+    tokens = TokenStore(tmp_path / "desk")
+    port = free_port()
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    runner_box: list = []
+
+    async def serve() -> None:
+        from aiohttp import web
+        runner = web.AppRunner(Overview(desk, tokens).app())
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        runner_box.append(runner)
+        ready.set()
+
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(serve(), loop).result(10)
+    ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{port}", tokens.token, desk
+    finally:
+        asyncio.run_coroutine_threadsafe(runner_box[0].cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overview) -> None:
+    url, token, desk = overview
+    with browser(1280, 800) as page:
+        page.get(f"{url}/hall#token={token}")
+        tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
+        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 2 and t,
+                         "both tables", 10)
+        assert "PRE-START" in texts[1] and "--:--" not in texts[1]
+        assert re.search(r"0:[345]\d", texts[1]), texts[1]  # counting down from 0:59
+
+        stop = page.find_element("css selector", "button[data-command=stop]")
+        stop.click()  # asks first; "no" sends nothing
+        alert = wait_for(lambda: page.switch_to.alert, "the confirmation", 5)
+        assert "every table" in alert.text
+        alert.dismiss()
+        assert desk.sent == []
+        stop.click()
+        wait_for(lambda: page.switch_to.alert, "the confirmation", 5).accept()
+        answer = wait_for(lambda: (a := page.find_element("id", "answer").text)
+                          and "REFUSED" in a and a, "the answer", 10)
+        assert [c.kind for c in desk.sent] == ["stop"]
+        # what the desk can do, never the table's keys
+        assert "from the desk, stop stops the clock" in answer
+        assert "SPACE" not in answer and "ctl" not in answer
+
+
+@pytest.mark.parametrize(("status", "words"), [
+    ({"state": "idle"}, "start begins the match"),
+    ({"state": "prestart", "countdown": 4.2}, "the start comes by itself in 5 s"),
+    ({"state": "running"}, "stop stops the clock"),
+    ({"state": "stopped"}, "resume goes on"),
+    ({"state": "waiting", "waiting_for": "next: overtime", "period": 1, "periods": 1},
+     "next starts the overtime; the table's operator may finish"),
+    ({"state": "break", "waiting_for": "next: period 2", "period": 1, "periods": 3},
+     "next starts period 2"),
+    ({"state": "waiting", "waiting_for": "finish", "period": 1, "periods": 1},
+     "the match is decided, the table's operator finishes it"),
+    ({"state": "shootout"}, "the shoot-out is the table operator's"),
+    ({"state": "finished"}, "reset makes the table ready for the next round, then start"),
+])
+def test_a_refusal_at_the_desk_names_the_desks_commands(status: dict, words: str) -> None:
+    said = what_the_desk_can(status)
+    assert words in said
+    for key in ("START/NEXT", "STOP/RESUME", "SPACE", "ctl ", "Enter"):
+        assert key not in said

@@ -1,0 +1,179 @@
+"""The tournament file, the rule sets, the draw and the journal: bad input is refused with
+file:line and the field; the seeds' numbers are where the rule sets say."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from timekeeper.rules import profile
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.tournament import bracket, draw, results, spec
+from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.results import ResultError
+from timekeeper.tournament.rulesets import BUILT_IN
+
+PLAYERS = "players: [Ann, Bob, Cid, Dan, Eve, Fay, Gus, Hal]\n"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    file = tmp_path / "cup.yaml"
+    file.write_text(text, encoding="utf-8")
+    return file
+
+
+def error_of(file: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        spec.load(file)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("rules: radegast\ntabels: 4\n" + PLAYERS, r"cup.yaml:2:1: tabels: unknown key; did you "
+                                               r"mean 'tables'\?"),
+    ("rules: radgast\n" + PLAYERS, r"cup.yaml:1:8: rules: unknown rule set 'radgast'"),
+    ("rules: radegast\nplayers: [Ann, Bob, ann]\n", r"cup.yaml:2:21: players\[2\]: 'ann' is "
+                                                    r"already player 1"),
+    ("rules: radegast\n" + PLAYERS + "stages:\n  groups:\n    size: 4\n    profile: ithff\n",
+     r"cup.yaml:6:14: stages.groups.profile: unknown profile 'ithff'; did you mean 'ithf'"),
+    ("rules: hokejbal\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
+     r"stages.knockout.tree: VHT 6's tree is for two groups"),
+    ("rules: radegast\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
+     r"cup.yaml:\d+:\d+: stages.knockout.tree: the cross tree .* tree: seeded fills byes"),
+    ("rules:\n  extends: radegast\n  points: {win: 2, drawn: 1}\n" + PLAYERS,
+     r"cup.yaml:3:20: rules.points.drawn: unknown key; did you mean 'draw'\?"),
+    ("rules: radegast\nplayers: [Ann]\n", r"players: must be a list of at least two"),
+    ("rules: radegast\nstart: 25:00\n" + PLAYERS, r"cup.yaml:2:8: start: a time of day, "
+                                                 r"e.g. \"17:00\", not 25:00"),
+])
+def test_a_bad_file_is_refused_with_file_line_and_field(tmp_path: Path, text: str,
+                                                        expected: str) -> None:
+    assert re.search(expected, error_of(write(tmp_path, text)))
+
+
+def test_the_start_is_a_time_of_day_however_yaml_reads_it(tmp_path: Path) -> None:
+    for text in ("17:30", '"17:30"'):  # YAML 1.1 reads a bare 17:30 as 1050 (base 60)
+        assert spec.load(write(tmp_path, f"rules: radegast\nstart: {text}\n" + PLAYERS)
+                         ).start == 17 * 60 + 30
+
+
+def test_a_custom_rule_set_changes_only_what_it_names(tmp_path: Path) -> None:
+    s = spec.load(write(tmp_path, "rules:\n  extends: radegast\n  points: {win: 2}\n"
+                                  "  tiebreakers: [points, head_to_head, goal_difference]\n"
+                        + PLAYERS))
+    assert s.rules.points.win == 2 and s.rules.points.draw == 1
+    assert s.rules.tiebreakers == ("points", "head_to_head", "goal_difference", "lot")
+    assert s.rules.forfeit_plus_score and s.rules.key == "custom"
+
+
+def test_the_built_in_rule_sets_play_built_in_profiles() -> None:
+    for rules in BUILT_IN.values():
+        for name in (rules.group_profile, rules.knockout_profile, rules.final_profile):
+            assert name is None or profile.load(name)
+    assert profile.load(BUILT_IN["hokejbal"].group_profile).periods[0].length == 8 * 60
+    assert profile.load(BUILT_IN["hokejbal"].knockout_profile).periods[0].length == 10 * 60
+    assert BUILT_IN["radegast"].tiebreakers == ("points", "goal_difference", "goals_for",
+                                                "head_to_head", "lot")
+    assert BUILT_IN["hokejbal"].tiebreakers == ("points", "head_to_head", "goal_difference",
+                                                "goals_for", "goals_against", "lot")
+
+
+def test_the_forfeit_scores_of_the_seeds() -> None:
+    radegast, hokejbal = BUILT_IN["radegast"], BUILT_IN["hokejbal"]
+    assert radegast.forfeit_score("home", None, None) == (0, 5)  # did not come
+    assert radegast.forfeit_score("away", 2, 1) == (7, 1)  # home led 2:1: 0:5 plus 2:1
+    assert radegast.forfeit_score("away", 1, 1) == (6, 1)  # a draw at that moment too
+    assert radegast.forfeit_score("home", 2, 1) == (0, 5)  # away trailed: just 0:5
+    assert hokejbal.forfeit_score("away", 3, 0) == (5, 0)  # rule 5: 5:0, nothing added
+    forfeit = results.make(radegast, False, "2:1", "forfeit", "away")
+    assert (forfeit.home, forfeit.away, forfeit.at_forfeit) == (7, 1, (2, 1))
+
+
+@pytest.mark.parametrize(("rules", "knockout", "score", "decided", "why"), [
+    ("radegast", True, "2:2", "regulation", "a knock-out match has a winner"),
+    ("radegast", False, "3:2", "overtime", "not extended"),
+    ("hokejbal-3pt", False, "1:1", "regulation", "no draw in hokejbal-3pt"),
+    ("hokejbal-3pt", False, "4:2", "shootout", "exactly one more"),
+    ("radegast", False, "3-1-1", "regulation", "HOME:AWAY"),
+])
+def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, decided,
+                                                      why) -> None:
+    with pytest.raises(ResultError, match=why):
+        results.make(BUILT_IN[rules], knockout, score, decided)
+
+
+def test_points_by_how_the_match_was_decided() -> None:
+    three = BUILT_IN["hokejbal-3pt"].points
+    assert [three.for_result(2, 1, d) for d in ("regulation", "overtime", "shootout")] == [
+        3, 2, 2]
+    assert [three.for_result(1, 2, d) for d in ("regulation", "overtime", "shootout")] == [
+        0, 1, 1]
+    assert BUILT_IN["radegast"].points.for_result(1, 1, "regulation") == 1
+
+
+def test_a_draw_repeats_from_its_seed_and_pots_keep_the_best_apart() -> None:
+    names = [f"p{i}" for i in range(16)]
+    assert draw.random_draw(names, 4, 7) == draw.random_draw(names, 4, 7)
+    assert draw.random_draw(names, 4, 7).groups != draw.random_draw(names, 4, 8).groups
+    pots = draw.pots_draw(names, names, 4, 3)
+    for pot in range(4):  # one of each pot in every group
+        assert {g: sum(p in names[pot * 4:pot * 4 + 4] for p in members)
+                for g, members in pots.groups.items()} == dict.fromkeys("ABCD", 1)
+    assert draw.pots_draw(names, names, 4, 3) == pots
+
+
+def test_a_ranking_list_one_player_a_line(tmp_path: Path) -> None:
+    file = tmp_path / "ranking.txt"
+    file.write_text("# national ranking\n1. Bob\n2 Someone Else\n3) ANN\n\nCid  # new\n",
+                    encoding="utf-8")
+    ranked, unknown = draw.read_ranking(file, ["Ann", "Bob", "Cid", "Dan"])
+    assert ranked == ["Bob", "Ann", "Cid"] and unknown == ["Someone Else"]
+
+
+def test_a_knockout_drawn_alone_gives_the_best_seeds_the_byes() -> None:
+    nodes = bracket.seeded([f"S{i}" for i in range(1, 7)], third_place=True)
+    first = [(n.home, n.away) for n in nodes if n.level == 0]
+    assert first == [("S4", "S5"), ("S3", "S6")]
+    semis = [(n.home, n.away) for n in nodes if n.id.startswith("SF")]
+    assert semis == [("S1", "W:QF2"), ("S2", "W:QF4")]
+    assert [n.id for n in nodes][-2:] == ["3P", "F"]
+    assert bracket.bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+
+
+def test_the_journal_is_append_only_and_a_torn_last_line_is_cut_away(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "cup.journal.jsonl")
+    journal.append({"event": "lot", "group": "A", "order": ["a", "b"]})
+    journal.append({"event": "lot", "group": "A", "order": ["b", "a"]})
+    before = journal.path.read_bytes()
+    with open(journal.path, "ab") as stream:
+        stream.write(b'{"event": "lot", "gro')  # a crash in the middle of a write
+    assert len(journal.read()) == 2 and journal.torn
+    journal.append({"event": "lot", "group": "B", "order": ["c", "d"]})
+    after = journal.path.read_bytes()
+    assert after.startswith(before)  # nothing before it ever rewritten
+    assert [e.event["n"] for e in Journal(journal.path).read()] == [1, 2, 3]
+
+
+def test_a_journal_line_lost_or_edited_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cup.journal.jsonl"
+    lines = [json.dumps({"n": n, "event": "lot", "group": "A", "order": []}) for n in (1, 3)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"cup.journal.jsonl:2:1: entry number 3 where 2"):
+        Journal(path).read()
+
+
+def test_an_entry_decided_on_an_old_state_is_not_written(tmp_path: Path) -> None:
+    """Two desks: the second's entry was checked against the journal before the first's
+    landed; it is refused, and nothing is written."""
+    journal = Journal(tmp_path / "cup.journal.jsonl")
+    journal.append({"event": "lot", "group": "A", "order": ["a", "b"]}, after=0)
+    before = journal.path.read_bytes()
+    with pytest.raises(ConfigError, match="changed while this was typed"):
+        journal.append({"event": "lot", "group": "A", "order": ["b", "a"]}, after=0)
+    assert journal.path.read_bytes() == before
+    journal.path.write_bytes(before.rstrip(b"\n"))  # saved by hand without its newline
+    journal.append({"event": "lot", "group": "B", "order": []}, after=1)
+    assert [e.event["n"] for e in Journal(journal.path).read()] == [1, 2]

@@ -1,0 +1,186 @@
+"""The play-off tree: which group places (or drawn seeds) meet, and where each winner and
+loser goes next, up to the final and the 3rd-place match.
+
+A tree is a list of Nodes whose sides are sources — `A1` (group A's winner), `#3` (the
+third seed of a knock-out drawn alone), `W:QF1` / `L:SF2` (the winner or loser of a match) —
+so it is fixed at the draw and filled in as results come, never rebuilt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Entry = tuple[str, str] | str  # a first-round match, or a source that has a bye
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str  # "QF1", "SF2", "F", "3P", "P7", "R16-3"
+    name: str  # "quarter-final 1"
+    home: str  # a source: "A1", "#3", "W:QF1", "L:SF1"
+    away: str
+    level: int  # 0 for the first round
+    places: tuple[int, int] | None = None  # (winner's, loser's) final place, if it decides them
+    final: bool = False  # played with the final's profile
+
+    @property
+    def needs(self) -> list[str]:
+        """The matches this one waits for."""
+        return [s[2:] for s in (self.home, self.away) if s[:2] in ("W:", "L:")]
+
+
+def level_name(matches: int) -> tuple[str, str]:
+    """(id prefix, name) of a level with this many slots."""
+    return {1: ("F", "final"), 2: ("SF", "semi-final"), 4: ("QF", "quarter-final")}.get(
+        matches, (f"R{2 * matches}-", f"round of {2 * matches}"))
+
+
+def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
+    """A single-elimination tree from its first round, in bracket order: neighbours' winners
+    meet. A bye (a bare source) goes straight to the next level."""
+    if len(entries) & (len(entries) - 1):
+        raise ValueError(f"{len(entries)} first-round slots do not make a tree")
+    nodes: list[Node] = []
+    current = list(entries)
+    level = 0
+    while True:
+        prefix, name = level_name(len(current))
+        winners: list[str] = []
+        for i, entry in enumerate(current):
+            if isinstance(entry, str):
+                winners.append(entry)
+                continue
+            alone = len(current) == 1
+            node_id = prefix if alone else f"{prefix}{i + 1}"
+            nodes.append(Node(node_id, name if alone else f"{name} {i + 1}", entry[0],
+                              entry[1], level, (1, 2) if alone else None, final=alone))
+            winners.append(f"W:{node_id}")
+        if len(current) == 1:
+            break
+        current = [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+        level += 1
+    semis = [n for n in nodes if n.id in ("SF1", "SF2")]
+    if third_place and len(semis) == 2:
+        final = nodes.pop()
+        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", final.level, (3, 4)))
+        nodes.append(final)
+    return nodes
+
+
+def cross(groups: Sequence[str], advance: int, third_place: bool) -> list[Node]:
+    """Radegast's tree: A1–B2, B1–A2, C1–D2 … (advance 2), or A1–B1 … (advance 1). The
+    winners of A and B (and A's two) are in different halves, so they meet only in the
+    final."""
+    if advance == 1:
+        return tree([(groups[i] + "1", groups[i + 1] + "1") for i in range(0, len(groups), 2)],
+                    third_place)
+    if len(groups) == 1:
+        return tree([(groups[0] + "1", groups[0] + "2")], third_place)
+    top = [(groups[i] + "1", groups[i + 1] + "2") for i in range(0, len(groups), 2)]
+    bottom = [(groups[i + 1] + "1", groups[i] + "2") for i in range(0, len(groups), 2)]
+    return tree(top + bottom, third_place)
+
+
+def bracket_order(size: int) -> list[int]:
+    """Seed numbers in bracket positions: 1 and 2 meet only in the final, 1–4 only in the
+    semi-finals … (1, 8, 4, 5, 2, 7, 3, 6 for 8)."""
+    order = [1]
+    while len(order) < size:
+        n = 2 * len(order)
+        order = [x for seed in order for x in (seed, n + 1 - seed)]
+    return order
+
+
+def seeded(sources: Sequence[str], third_place: bool) -> list[Node]:
+    """A tree for any number: sources in seed order, the bracket the next power of two, the
+    best seeds getting the byes."""
+    size = 1
+    while size < len(sources):
+        size *= 2
+    size = max(size, 2)
+    positions = bracket_order(size)
+    entries: list[Entry] = []
+    for i in range(0, size, 2):
+        a, b = positions[i], positions[i + 1]
+        if b > len(sources):
+            entries.append(sources[a - 1])
+        else:
+            entries.append((sources[a - 1], sources[b - 1]))
+    return tree(entries, third_place)
+
+
+def group_seeds(groups: Sequence[str], advance: int) -> list[str]:
+    """The qualifiers in seed order: every group winner, then every runner-up …"""
+    return [g + str(place) for place in range(1, advance + 1) for g in groups]
+
+
+def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
+    """VHT 6 (8 teams or more, two groups): the group winners go to the semi-finals, the 2nd
+    and 3rd play quarter-finals (A2–B3, B2–A3) for the other places there, and the last of
+    each group play for the second-to-last place."""
+    a, b = sorted(sizes)
+    total = sizes[a] + sizes[b]
+    nodes = [Node("QF1", "quarter-final 1", f"{a}2", f"{b}3", 0),
+             Node("QF2", "quarter-final 2", f"{b}2", f"{a}3", 0),
+             Node(f"P{total - 1}", f"{total - 1}th place", f"{a}{sizes[a]}", f"{b}{sizes[b]}",
+                  0, (total - 1, total)),
+             Node("SF1", "semi-final 1", f"{a}1", "W:QF2", 1),
+             Node("SF2", "semi-final 2", f"{b}1", "W:QF1", 1)]
+    if third_place:
+        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", 2, (3, 4)))
+    nodes.append(Node("F", "final", "W:SF1", "W:SF2", 2, (1, 2), final=True))
+    return nodes
+
+
+def build(tree_kind: str, groups: dict[str, int], advance: int, third_place: bool,
+          players: int, pairs: Sequence[tuple[str, str]] = ()) -> list[Node]:
+    """The tree a tournament file asks for (`groups`: each group's size; none for a
+    knock-out drawn alone, whose sides are the seeds #1 … #n)."""
+    letters = sorted(groups)
+    if pairs:
+        return tree(list(pairs), third_place)
+    if not groups:
+        return seeded([f"#{i}" for i in range(1, players + 1)], third_place)
+    if tree_kind == "vht6":
+        return vht6(groups, third_place)
+    if tree_kind == "cross":
+        return cross(letters, advance, third_place)
+    return seeded(group_seeds(letters, advance), third_place)
+
+
+def placings(nodes: Sequence[Node], outcome: dict[str, tuple[str, str]],
+             rest: Sequence[str]) -> list[tuple[int, str]]:
+    """The final standings, 1st to last: places the tree decides (final, 3rd place, VHT's
+    second-to-last), then those out in a later round before those out earlier, then `rest`
+    (the others in the order the caller gives: by group place, then record). `outcome`:
+    match id → (winner, loser), for the matches decided so far. Ties within a round are
+    ordered by the caller's order too, so the list is one line a player (the ITHF form)."""
+    order_of = {name: i for i, name in enumerate(rest)}
+    fixed: dict[str, int] = {}
+    out_at: dict[str, int] = {}
+    for node in nodes:
+        if node.id not in outcome:
+            continue
+        winner, loser = outcome[node.id]
+        if node.places:
+            fixed[winner], fixed[loser] = node.places
+        else:
+            out_at[loser] = node.level
+    everyone = list(rest)
+    free = iter(p for p in range(1, len(everyone) + 1) if p not in fixed.values())
+    others = sorted((n for n in everyone if n not in fixed),
+                    key=lambda n: (-out_at.get(n, -1), order_of[n]))
+    result = [(place, name) for name, place in fixed.items()]
+    result += [(next(free), name) for name in others]
+    return sorted(result)
+
+
+def source_text(source: str) -> str:
+    """A side not known yet, as the sheets write it: A1, winner QF1, loser SF2, seed 3."""
+    if source.startswith("W:"):
+        return f"winner {source[2:]}"
+    if source.startswith("L:"):
+        return f"loser {source[2:]}"
+    if source.startswith("#"):
+        return f"seed {source[1:]}"
+    return source

@@ -1,0 +1,85 @@
+"""The draw: players into groups (or into the knock-out's seed order), random from a printed
+seed so anyone can repeat it and see it was fair, or by pots from a ranking list.
+
+The seed is given, never taken from a clock here: the command line picks one and prints it."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_RANK = re.compile(r"^\s*\d+\s*[.):;,-]?\s+")
+
+
+@dataclass(frozen=True)
+class Draw:
+    seed: int
+    method: str  # "random" or "pots"
+    groups: dict[str, tuple[str, ...]]  # empty for a knock-out alone
+    order: tuple[str, ...]  # the seed order: pots' ranking, or the random order
+
+
+def group_names(count: int) -> list[str]:
+    """A, B, … Z, then AA, AB …"""
+    letters = string.ascii_uppercase
+    return [letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26]
+            for i in range(count)]
+
+
+def random_draw(names: Sequence[str], groups: int, seed: int) -> Draw:
+    """Shuffled with `seed`, then dealt A, B, C … A, B, C …: group sizes differ by one at
+    most, and the same seed gives the same draw on any machine (Python's Mersenne Twister)."""
+    order = list(names)
+    random.Random(seed).shuffle(order)
+    return Draw(seed, "random", _deal(order, groups) if groups else {}, tuple(order))
+
+
+def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: int) -> Draw:
+    """Seeded pots: the best `groups` ranked players are pot 1, one in each group, the next
+    `groups` pot 2, and so on; within a pot the group is drawn. Players not on the ranking
+    list come last, in drawn order. A knock-out alone takes the ranking as the seed order."""
+    rng = random.Random(seed)
+    ranked = [n for n in ranking if n in names]
+    rest = [n for n in names if n not in ranked]
+    rng.shuffle(rest)
+    order = ranked + rest
+    if not groups:
+        return Draw(seed, "pots", {}, tuple(order))
+    letters = group_names(groups)
+    out: dict[str, list[str]] = {g: [] for g in letters}
+    for start in range(0, len(order), groups):
+        pot = order[start:start + groups]
+        # a last, smaller pot goes into groups drawn at random
+        slots = list(letters) if len(pot) == groups else rng.sample(letters, len(pot))
+        rng.shuffle(slots)
+        for name, group in zip(pot, slots, strict=True):
+            out[group].append(name)
+    return Draw(seed, "pots", {g: tuple(p) for g, p in out.items()}, tuple(order))
+
+
+def _deal(order: list[str], groups: int) -> dict[str, tuple[str, ...]]:
+    letters = group_names(groups)
+    return {g: tuple(order[i::groups]) for i, g in enumerate(letters)}
+
+
+def read_ranking(file: Path, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A ranking list, one player a line (best first; a leading `1.` or `1` is allowed, `#`
+    starts a comment). Returns the tournament's players in ranked order and the lines that
+    name nobody here (a national ranking names many who do not play tonight)."""
+    by_fold = {n.casefold(): n for n in names}
+    ranked: list[str] = []
+    unknown: list[str] = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        line = _RANK.sub("", line.split("#", 1)[0]).strip()
+        if not line:
+            continue
+        name = by_fold.get(line.casefold())
+        if name is None:
+            unknown.append(line)
+        elif name not in ranked:
+            ranked.append(name)
+    return ranked, unknown

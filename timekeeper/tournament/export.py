@@ -1,0 +1,108 @@
+"""Exports for the world outside the hall: results and standings as CSV and JSON (the fields
+are documented in docs/tournament.md), and the plain list the ITHF ranking's web form takes
+(tournament details, then the final standings, one player a line, the winner first)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+from timekeeper.tournament.state import Match, Tournament
+
+RESULT_FIELDS = ("round", "table", "match", "stage", "profile", "home", "away", "home_goals",
+                 "away_goals", "decided", "at_fault", "score_at_forfeit", "status",
+                 "corrections")
+STANDING_FIELDS = ("group", "place", "player", "played", "won", "ot_won", "drawn", "ot_lost",
+                   "lost", "goals_for", "goals_against", "goal_difference", "points",
+                   "ahead_by", "lot")
+
+
+def status(m: Match) -> str:
+    if m.result is not None:
+        return "played"
+    if m.replay:
+        return "replay ordered"
+    return "to play" if m.home and m.away else "waiting"
+
+
+def result_rows(t: Tournament) -> list[dict]:
+    corrections: dict[str, int] = {}
+    for e in t.events:
+        if e["event"] == "result" and e.get("corrects"):
+            corrections[e["match"]] = corrections.get(e["match"], 0) + 1
+    rows = []
+    for m in t.matches():
+        r = m.result
+        rows.append({
+            "round": m.slot.round, "table": m.slot.table, "match": m.id, "stage": m.stage,
+            "profile": t.profile_of(m.id),
+            "home": m.home or "", "away": m.away or "",
+            "home_goals": r.home if r else None, "away_goals": r.away if r else None,
+            "decided": r.decided if r else "", "at_fault": (r.at_fault or "") if r else "",
+            "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}"
+            if r and r.at_forfeit else "",
+            "status": status(m), "corrections": corrections.get(m.id, 0)})
+    return rows
+
+
+def standing_rows(t: Tournament) -> list[dict]:
+    return [{"group": g, **row.to_json()} for g in t.groups for row in t.standings(g)]
+
+
+def _csv(rows: list[dict], fields: tuple[str, ...]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row[k] is None else row[k] for k in fields})
+    return out.getvalue()
+
+
+def about(t: Tournament) -> dict:
+    s = t.spec
+    return {"title": s.title, "date": s.date, "place": s.place, "country": s.country,
+            "rules": s.rules.key, "rules_title": s.rules.title, "players": len(s.players),
+            "tables": list(s.tables), "seed": t.draw["seed"] if t.draw else None,
+            "draw": t.draw["method"] if t.draw else None}
+
+
+def ithf_date(text: str) -> str:
+    """The form wants day.month.year (d.m.yyyy); an ISO date is turned into it."""
+    found = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text.strip())
+    return f"{int(found[3])}.{int(found[2])}.{found[1]}" if found else text
+
+
+def ithf_text(t: Tournament) -> str:
+    s = t.spec
+    finished = t.outcome("F") is not None or not t.nodes
+    lines = [f"Tournament: {s.title}", f"Date: {ithf_date(s.date)}", f"Country: {s.country}",
+             f"City: {s.place}", f"Participants: {len(s.players)}", "",
+             "Final standings (winner first, one player a line; names as written, surname "
+             "last):" if finished else "Standings so far (the final is not played yet):", ""]
+    lines += [name for _, name in t.placings()]
+    return "\n".join(lines) + "\n"
+
+
+def write_all(t: Tournament, out: Path) -> list[Path]:
+    results, standings = result_rows(t), standing_rows(t)
+    files = {
+        "results.csv": _csv(results, RESULT_FIELDS),
+        "results.json": json.dumps({"tournament": about(t), "results": results},
+                                   ensure_ascii=False, indent=1) + "\n",
+        "standings.csv": _csv(standings, STANDING_FIELDS),
+        "standings.json": json.dumps({
+            "tournament": about(t), "groups": {g: [r for r in standings if r["group"] == g]
+                                               for g in t.groups},
+            "final": [{"place": p, "player": n} for p, n in t.placings()]},
+            ensure_ascii=False, indent=1) + "\n",
+        "ithf.txt": ithf_text(t),
+    }
+    written = []
+    for name, text in files.items():
+        path = out / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

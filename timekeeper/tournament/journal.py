@@ -1,0 +1,110 @@
+"""The tournament's journal: one JSON object a line, appended and flushed to disk before a
+command says it is done. Nothing is ever rewritten: a correction is a new line with its
+reason, so the whole evening can be replayed and audited from the file alone.
+
+The one exception to "never rewritten": a last line cut off by a crash while it was being
+written (no newline at its end, not valid JSON) was never acknowledged to anyone; it is
+reported when read, and cut away before the next line is appended."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from timekeeper.rules.yamldoc import ConfigError, Where
+
+EVENTS = ("draw", "result", "replay", "lot")
+MAX_LINE = 1_000_000  # a draw of 256 players is about 60 KB
+
+
+@dataclass(frozen=True)
+class Entry:
+    line: int  # 1-based, for errors that point into the file
+    event: dict
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.torn = ""  # a cut-off last line found by read(), if any
+
+    def read(self) -> list[Entry]:
+        """Every entry, checked for shape and numbering (n = 1, 2, 3 …): a line lost or
+        edited by hand is refused with file:line rather than silently skipped."""
+        if not self.path.exists():
+            return []
+        raw = self.path.read_bytes()
+        lines = raw.split(b"\n")
+        tail = lines.pop()  # b"" when the file ends with a newline
+        out: list[Entry] = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            out.append(Entry(number, self._parse(line, number, len(out) + 1)))
+        if tail.strip():
+            try:
+                out.append(Entry(len(lines) + 1, self._parse(tail, len(lines) + 1, len(out) + 1)))
+            except ConfigError:
+                self.torn = tail.decode("utf-8", "replace")
+        return out
+
+    def _parse(self, line: bytes, number: int, expected: int) -> dict:
+        where = Where(self.path, number, 1)
+        if len(line) > MAX_LINE:
+            raise ConfigError("a journal line longer than any the tournament writes", where)
+        try:
+            event = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"not a journal entry ({exc})", where) from None
+        if not isinstance(event, dict) or event.get("event") not in EVENTS:
+            raise ConfigError(f"not a journal entry (event is one of {', '.join(EVENTS)})",
+                              where)
+        if event.get("n") != expected:
+            raise ConfigError(f"entry number {event.get('n')!r} where {expected} belongs: a "
+                              "line is missing or was moved", where)
+        return event
+
+    def append(self, event: dict, after: int | None = None) -> dict:
+        """Write one entry (numbered here) and make sure it is on the disk before returning.
+        Two desks typing at once take turns (a lock on the file); `after`, the number of
+        entries the caller's decision was made on, refuses an entry if another desk wrote
+        one meanwhile, since it was checked against a state that no longer stands."""
+        new = not self.path.exists()
+        with open(self.path, "ab") as stream:
+            fcntl.flock(stream.fileno(), fcntl.LOCK_EX)  # released when the file is closed
+            entries = self.read()
+            if after is not None and len(entries) != after:
+                raise ConfigError("the journal changed while this was typed (another desk?): "
+                                  "nothing written; look again and repeat it", self.path)
+            if self.torn:
+                self._cut_torn_tail()
+            elif self.path.stat().st_size and not self._ends_with_newline():
+                stream.write(b"\n")  # a last entry a person saved without its newline
+            event = {"n": len(entries) + 1, **{k: v for k, v in event.items() if k != "n"}}
+            stream.write(json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8")
+                         + b"\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        if new:  # the file's name in its folder must survive a power cut too
+            folder = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
+        return event
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.path, "rb") as stream:
+            stream.seek(-1, os.SEEK_END)
+            return stream.read(1) == b"\n"
+
+    def _cut_torn_tail(self) -> None:
+        raw = self.path.read_bytes()
+        keep = raw.rfind(b"\n") + 1
+        with open(self.path, "r+b") as stream:
+            stream.truncate(keep)
+            os.fsync(stream.fileno())
+        self.torn = ""

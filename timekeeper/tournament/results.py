@@ -1,0 +1,96 @@
+"""A match's result: the score, how it was decided, and a forfeit's score by the rule set.
+
+Checked once when typed in, against the rule set and the stage (a group draw stands in one
+rule set and is impossible in another; a knock-out match always has a winner), so that the
+journal holds only results the standings can use."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from timekeeper.tournament.rulesets import DECIDED, RuleSet
+
+_SCORE = re.compile(r"^\s*(\d{1,2})\s*[:\-]\s*(\d{1,2})\s*$")
+EXTRA = ("overtime", "sudden_death", "shootout")
+
+
+class ResultError(ValueError):
+    """A result the rule set cannot take; the message says why and what to type."""
+
+
+@dataclass(frozen=True)
+class Result:
+    home: int
+    away: int
+    decided: str = "regulation"  # one of DECIDED
+    at_fault: str | None = None  # a forfeit: the side that forfeited, home or away
+    at_forfeit: tuple[int, int] | None = None  # a forfeit: the score at that moment
+
+    @property
+    def winner(self) -> str | None:
+        return None if self.home == self.away else "home" if self.home > self.away else "away"
+
+    def text(self) -> str:
+        suffix = {"overtime": " OT", "sudden_death": " SD", "shootout": " SO"}.get(
+            self.decided, "")
+        if self.decided == "forfeit":
+            suffix = f" forfeit ({self.at_fault} at fault"
+            if self.at_forfeit is not None:
+                suffix += f", {self.at_forfeit[0]}:{self.at_forfeit[1]} at that moment"
+            suffix += ")"
+        return f"{self.home}:{self.away}{suffix}"
+
+    def to_json(self) -> dict:
+        return {"home": self.home, "away": self.away, "decided": self.decided,
+                "at_fault": self.at_fault,
+                "at_forfeit": list(self.at_forfeit) if self.at_forfeit else None}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Result:
+        at = data.get("at_forfeit")
+        return cls(int(data["home"]), int(data["away"]), str(data.get("decided", "regulation")),
+                   data.get("at_fault"), (int(at[0]), int(at[1])) if at else None)
+
+
+def parse_score(text: str) -> tuple[int, int]:
+    found = _SCORE.match(text)
+    if not found:
+        raise ResultError(f"a score is HOME:AWAY, e.g. 3:1, not {text!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
+def make(rules: RuleSet, knockout: bool, score: str | None, decided: str = "regulation",
+         at_fault: str | None = None) -> Result:
+    """A Result the rule set accepts for a group (`knockout` False) or a knock-out match.
+    A forfeit takes the score at that moment, if the match had started (Radegast adds it to
+    the 0:5 when the side not at fault led or drew); the others take the final score, a
+    shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO)."""
+    if decided not in DECIDED:
+        raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
+    if decided == "forfeit" or at_fault is not None:
+        if at_fault not in ("home", "away"):
+            raise ResultError("a forfeit names the side at fault: --forfeit home|away")
+        moment = parse_score(score) if score else None
+        home, away = rules.forfeit_score(at_fault, *(moment or (None, None)))
+        return Result(home, away, "forfeit", at_fault, moment)
+    if score is None:
+        raise ResultError("the score, please (e.g. 3:1)")
+    home, away = parse_score(score)
+    if home == away:
+        if knockout:
+            raise ResultError(f"a knock-out match has a winner: {home}:{away} needs overtime "
+                              "(--ot, --sd) or the shoot-out (--so) with the deciding goal")
+        if decided != "regulation":
+            raise ResultError(f"{home}:{away} is a draw; overtime or a shoot-out has a winner")
+        if not rules.group_draws:
+            raise ResultError(f"a group match has no draw in {rules.key}: a {home}:{away} goes "
+                              "to overtime and the shoot-out (--ot, --so)")
+    if decided in EXTRA:
+        if not knockout and rules.group_draws:
+            raise ResultError(f"group matches in {rules.key} are not extended (a draw stands):"
+                              " type the score after regulation time")
+        if decided in ("sudden_death", "shootout") and abs(home - away) != 1:
+            raise ResultError(f"{decided.replace('_', ' ')} ends on one goal: the winner has "
+                              f"exactly one more ({home}:{away} cannot be)")
+    return Result(home, away, decided)

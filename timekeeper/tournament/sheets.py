@@ -1,0 +1,116 @@
+"""Printable sheets for the wall: the groups with their standings, the play-off tree, and
+every round's pairings by table. Plain HTML with print CSS (`@page { size: A4 }`), so any
+browser prints them on A4 without a tool chain on the desk's laptop."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from timekeeper.tournament.bracket import source_text
+from timekeeper.tournament.evening import clock, round_starts
+from timekeeper.tournament.state import Tournament
+
+CSS = """
+@page { size: A4 portrait; margin: 12mm; }
+* { box-sizing: border-box; }
+body { font: 11pt/1.3 "DejaVu Sans", Arial, sans-serif; color: #000; margin: 0; }
+h1 { font-size: 16pt; margin: 0 0 2mm; }
+h2 { font-size: 13pt; margin: 5mm 0 2mm; }
+p.about { margin: 0 0 4mm; color: #333; font-size: 9pt; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 4mm; }
+th, td { border: 0.3mm solid #555; padding: 1mm 2mm; text-align: left; }
+th { background: #e8e8e8; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.block { break-inside: avoid; page-break-inside: avoid; }
+.tree { display: flex; gap: 2mm; align-items: stretch; }
+.level { flex: 1 1 0; display: flex; flex-direction: column; justify-content: space-around; }
+.node { border: 0.3mm solid #555; margin: 0 0 3mm; padding: 1mm 2mm; break-inside: avoid; }
+.node b { display: block; font-size: 9pt; color: #333; }
+.score { float: right; font-weight: bold; }
+@media screen { body { max-width: 190mm; margin: 8mm auto; } }
+"""
+
+
+def _page(t: Tournament, heading: str, body: str) -> str:
+    s = t.spec
+    about = " · ".join(escape(x) for x in (s.date, s.place, s.rules.title) if x)
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(s.title)} — {escape(heading)}</title><style>{CSS}</style>"
+            f"</head><body><h1>{escape(s.title)} — {escape(heading)}</h1>"
+            f"<p class=\"about\">{about}</p>\n{body}</body></html>\n")
+
+
+def groups_sheet(t: Tournament) -> str:
+    parts = []
+    for group in t.groups:
+        rows = "".join(
+            f"<tr><td class=n>{r.place}</td><td>{escape(r.player)}</td>"
+            f"<td class=n>{r.played}</td><td class=n>{r.won + r.ot_won}</td>"
+            f"<td class=n>{r.drawn}</td><td class=n>{r.lost + r.ot_lost}</td>"
+            f"<td class=n>{r.goals_for}:{r.goals_against}</td>"
+            f"<td class=n>{r.goal_difference:+d}</td><td class=n><b>{r.points}</b></td>"
+            f"<td>{'lot' if r.lot == 'drawn' else ''}</td></tr>"
+            for r in t.standings(group))
+        matches = "".join(
+            f"<tr><td class=n>{m.slot.round}</td><td>{escape(m.slot.table)}</td>"
+            f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
+            f"</td></tr>" for m in t.matches() if m.stage == f"group {group}")
+        parts.append(
+            f"<div class=block><h2>Group {escape(group)}"
+            f"{'' if t.complete(group) else ' (still playing)'}</h2><table><tr><th>#</th>"
+            "<th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>goals</th>"
+            "<th>+/-</th><th>pts</th><th></th></tr>"
+            f"{rows}</table><table><tr><th>round</th><th>table</th><th>match</th>"
+            f"<th>result</th></tr>{matches}</table></div>")
+    order = ", ".join(c.replace("_", " ") for c in t.spec.rules.tiebreakers)
+    parts.append(f"<p class=about>Order: {escape(order)}. {escape(t.spec.rules.source)}</p>")
+    return _page(t, "groups", "\n".join(parts))
+
+
+def bracket_sheet(t: Tournament) -> str:
+    levels: dict[int, list[str]] = {}
+    for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
+        m = t.match(node.id)
+        home = escape(m.home or source_text(node.home))
+        away = escape(m.away or source_text(node.away))
+        score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
+        levels.setdefault(node.level, []).append(
+            f"<div class=node><b>{escape(node.name)} · round {m.slot.round}, table "
+            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>")
+    body = "<div class=tree>" + "".join(f"<div class=level>{''.join(nodes)}</div>"
+                                        for nodes in levels.values()) + "</div>"
+    if t.outcome("F"):
+        body += "<div class=block><h2>Final standings</h2><table>" + "".join(
+            f"<tr><td class=n>{p}</td><td>{escape(n)}</td></tr>" for p, n in t.placings()
+        ) + "</table></div>"
+    return _page(t, "play-off", body if levels else "<p>No knock-out in this tournament.</p>")
+
+
+def rounds_sheet(t: Tournament) -> str:
+    starts = round_starts(t) if t.spec.start is not None else {}
+    by_round: dict[int, list[str]] = {}
+    for m in t.matches():
+        by_round.setdefault(m.slot.round, []).append(
+            f"<tr><td>{escape(m.slot.table)}</td><td>{escape(m.stage)}</td>"
+            f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
+            "</td></tr>")
+    body = "".join(
+        f"<div class=block><h2>Round {r}"
+        f"{f' · about {clock(t.spec.start, starts[r])}' if t.spec.start is not None else ''}"
+        f"</h2><table><tr><th>table</th><th>stage</th>"
+        f"<th>match</th><th>result</th></tr>{''.join(rows)}</table></div>"
+        for r, rows in by_round.items())
+    return _page(t, "rounds", body)
+
+
+def write_all(t: Tournament, out: Path) -> list[Path]:
+    written = []
+    pages = {"rounds.html": rounds_sheet(t), "bracket.html": bracket_sheet(t)}
+    if t.groups:
+        pages = {"groups.html": groups_sheet(t), **pages}
+    for name, text in pages.items():
+        path = out / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,266 @@
+"""The tournament as it stands: the file's plan plus the journal's events, folded in order.
+
+Every change is an event; each is checked against the state before it is written (so the
+journal only holds what the tournament can use) and the state is always the fold of the
+whole journal, so reading the file back gives exactly what the desk saw. The journal itself
+is the caller's: `Tournament` makes events and applies them, it never writes a file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.tournament import bracket, schedule
+from timekeeper.tournament.bracket import Node
+from timekeeper.tournament.draw import Draw, pots_draw, random_draw
+from timekeeper.tournament.results import Result
+from timekeeper.tournament.schedule import Pairing, Slot
+from timekeeper.tournament.spec import Spec
+from timekeeper.tournament.standings import Row, pending_lots, standings
+
+
+class TournamentError(ConfigError):
+    """A command the tournament cannot take as it stands; says why and what would do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match as the desk sees it now: who (if known yet), where, and its result."""
+
+    id: str
+    stage: str  # "group A", "quarter-final 1" …
+    home: str | None
+    away: str | None
+    home_source: str  # the group place or match a knock-out side comes from ("" in groups)
+    away_source: str
+    slot: Slot
+    result: Result | None
+    replay: bool  # a replay was ordered and not yet played
+    knockout: bool
+
+    @property
+    def sides(self) -> str:
+        return (f"{self.home or bracket.source_text(self.home_source)} – "
+                f"{self.away or bracket.source_text(self.away_source)}")
+
+
+def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None) -> dict:
+    """The draw event: groups (or the knock-out's seed order), every group match, the tree,
+    and every match's round and table — all fixed now, so that the rounds never change
+    under the players even if a later version lays them out differently."""
+    groups = spec.groups.count(len(spec.players)) if spec.groups else 0
+    drawn: Draw = (pots_draw(spec.names, ranking, groups, seed) if ranking is not None
+                   else random_draw(spec.names, groups, seed))
+    pairings = schedule.group_pairings(drawn.groups)
+    rounds = schedule.lay_out(pairings, len(spec.tables))
+    slots = schedule.slots(rounds, spec.tables)
+    nodes: list[Node] = []
+    if spec.knockout:
+        k = spec.knockout
+        nodes = bracket.build(k.tree, {g: len(p) for g, p in drawn.groups.items()},
+                              spec.groups.advance if spec.groups else 0, k.third_place,
+                              len(spec.players), k.pairs)
+        slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
+    return {"event": "draw", "seed": seed, "method": drawn.method,
+            "groups": {g: list(p) for g, p in drawn.groups.items()}, "order": list(drawn.order),
+            "matches": [vars(p) for p in pairings],
+            "knockout": [{**vars(n), "places": list(n.places) if n.places else None}
+                         for n in nodes],
+            "slots": [[s.round, s.table, s.match] for s in slots]}
+
+
+def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> list[Slot]:
+    """The tree round by round; placement matches (VHT's second-to-last place) fill a free
+    table where they delay nothing, the 3rd place comes before the final, which is played
+    last and at the first table."""
+    def kind(n: Node) -> int:
+        return 3 if n.id == "F" else 2 if n.id == "3P" else 1 if n.places else 0
+
+    order = sorted(nodes, key=lambda n: (kind(n), n.level))
+    placed = schedule.place_after([(n.id, n.needs) for n in order], tables, first)
+    out: list[Slot] = []
+    for r in sorted({s.round for s in placed}):
+        here = sorted((s for s in placed if s.round == r), key=lambda s: s.match != "F")
+        out += [Slot(r, tables[i], s.match) for i, s in enumerate(here)]
+    return out
+
+
+class Tournament:
+    def __init__(self, spec: Spec, events: Sequence[dict] = ()) -> None:
+        self.spec = spec
+        self.events: list[dict] = []
+        self.draw: dict | None = None
+        self.groups: dict[str, tuple[str, ...]] = {}
+        self.order: tuple[str, ...] = ()
+        self.pairings: dict[str, Pairing] = {}
+        self.nodes: dict[str, Node] = {}
+        self.slots: list[Slot] = []
+        self.results: dict[str, Result] = {}
+        self.replays: set[str] = set()
+        self.lots: dict[str, list[list[str]]] = {}
+        for event in events:
+            self.apply(event)
+
+    # ------------------------------------------------------------------ folding events
+
+    def apply(self, event: dict) -> None:
+        kind = event["event"]
+        if kind in ("result", "replay") and event["match"] not in (*self.pairings, *self.nodes):
+            raise KeyError(f"no match {event['match']!r} in the draw")
+        if kind == "draw":
+            self._apply_draw(event)
+        elif kind == "result":
+            self.results[event["match"]] = Result.from_json(event["result"])
+            self.replays.discard(event["match"])
+        elif kind == "replay":
+            self.results.pop(event["match"], None)
+            self.replays.add(event["match"])
+        elif kind == "lot":
+            self.lots.setdefault(event["group"], []).append(list(event["order"]))
+        self.events.append(event)
+
+    def _apply_draw(self, event: dict) -> None:
+        if set(event["order"]) != set(self.spec.names):
+            raise TournamentError("the file's players are not those of the draw in the "
+                                  "journal; a drawn tournament keeps its players (rename "
+                                  "back, or start a new tournament file)")
+        missing = {str(t) for _, t, _ in event["slots"]} - set(self.spec.tables)
+        if missing:
+            raise TournamentError(f"the draw in the journal plays at tables "
+                                  f"{', '.join(sorted(missing))}, which the file no longer "
+                                  "names; a drawn tournament keeps its tables")
+        self.draw = event
+        self.groups = {g: tuple(p) for g, p in event["groups"].items()}
+        self.order = tuple(event["order"])
+        self.pairings = {m["id"]: Pairing(**m) for m in event["matches"]}
+        self.nodes = {n["id"]: Node(**{**n, "places": tuple(n["places"]) if n["places"]
+                                       else None}) for n in event["knockout"]}
+        self.slots = [Slot(int(r), str(t), str(m)) for r, t, m in event["slots"]]
+
+    # ------------------------------------------------------------------ what stands
+
+    @property
+    def drawn(self) -> bool:
+        return self.draw is not None
+
+    def group_played(self, group: str) -> list[tuple[str, str, Result]]:
+        return [(p.home, p.away, self.results[p.id]) for p in self.pairings.values()
+                if p.group == group and p.id in self.results]
+
+    def complete(self, group: str) -> bool:
+        return all(p.id in self.results for p in self.pairings.values() if p.group == group)
+
+    def standings(self, group: str) -> list[Row]:
+        return standings(self.groups[group], self.group_played(group), self.spec.rules,
+                         self.lots.get(group, ()))
+
+    def pending_lots(self, group: str) -> list[tuple[str, ...]]:
+        """Ties only a lot can break, once the group has played all its matches."""
+        return pending_lots(self.standings(group)) if self.complete(group) else []
+
+    def side(self, source: str) -> str | None:
+        """Who a knock-out side is, once it is known (a group finished, its lot drawn)."""
+        if source.startswith(("W:", "L:")):
+            outcome = self.outcome(source[2:])
+            return None if outcome is None else outcome[0 if source[0] == "W" else 1]
+        if source.startswith("#"):
+            number = int(source[1:])
+            return self.order[number - 1] if number <= len(self.order) else None
+        group, place = source.rstrip("0123456789"), source[len(source.rstrip("0123456789")):]
+        if group not in self.groups or not place or not self.complete(group):
+            return None
+        rows = self.standings(group)
+        if int(place) > len(rows):
+            return None
+        row = rows[int(place) - 1]
+        return None if row.lot == "pending" else row.player
+
+    def outcome(self, match: str) -> tuple[str, str] | None:
+        """(winner, loser) of a decided knock-out match."""
+        result = self.results.get(match)
+        node = self.nodes.get(match)
+        if result is None or node is None:
+            return None
+        home, away = self.side(node.home), self.side(node.away)
+        if home is None or away is None or result.winner is None:
+            return None
+        return (home, away) if result.winner == "home" else (away, home)
+
+    def match(self, match_id: str) -> Match:
+        slot = next(s for s in self.slots if s.match == match_id)
+        result, replay = self.results.get(match_id), match_id in self.replays
+        if match_id in self.pairings:
+            p = self.pairings[match_id]
+            return Match(p.id, f"group {p.group}", p.home, p.away, "", "", slot, result,
+                         replay, False)
+        n = self.nodes[match_id]
+        return Match(n.id, n.name, self.side(n.home), self.side(n.away), n.home, n.away, slot,
+                     result, replay, True)
+
+    def profile_of(self, match_id: str) -> str:
+        """The match profile a box plays this match with: the stage's, the final's for F."""
+        if match_id in self.pairings and self.spec.groups:
+            return self.spec.groups.profile
+        k = self.spec.knockout
+        if k is None:
+            return ""
+        return k.final_profile if self.nodes[match_id].final else k.profile
+
+    def matches(self) -> list[Match]:
+        return [self.match(s.match) for s in sorted(self.slots, key=lambda s: (
+            s.round, self.spec.tables.index(s.table)))]
+
+    def at(self, round_: int, table: str) -> Match:
+        for s in self.slots:
+            if s.round == round_ and s.table == table:
+                return self.match(s.match)
+        used = sorted({s.round for s in self.slots})
+        last = used[-1] if used else 0
+        raise TournamentError(f"no match in round {round_} at table {table} (rounds 1–{last}, "
+                              f"tables {', '.join(self.spec.tables)})")
+
+    def next_up(self) -> list[tuple[str, Match | None, str]]:
+        """Each table's next match and whether it can start: a late result at one table
+        never holds up another; only a player still busy elsewhere (or a knock-out side not
+        known yet) does, and that is said."""
+        out: list[tuple[str, Match | None, str]] = []
+        for table in self.spec.tables:
+            waiting = [m for m in self.matches() if m.slot.table == table and m.result is None]
+            if not waiting:
+                out.append((table, None, "done"))
+                continue
+            m = waiting[0]
+            out.append((table, m, self._holdup(m)))
+        return out
+
+    def _holdup(self, m: Match) -> str:
+        if m.home is None or m.away is None:
+            return "waiting for " + " and ".join(
+                s for s, who in ((m.home_source, m.home), (m.away_source, m.away))
+                if who is None)
+        for other in self.matches():
+            if other.slot.round < m.slot.round and other.result is None and {
+                    other.home, other.away} & {m.home, m.away}:
+                busy = ({other.home, other.away} & {m.home, m.away}).pop()
+                return f"{busy} still plays round {other.slot.round} at table {other.slot.table}"
+        return "ready"
+
+    def placings(self) -> list[tuple[int, str]]:
+        """The final standings for the sheets and the ITHF form (see bracket.placings)."""
+        outcomes = {n: o for n in self.nodes if (o := self.outcome(n)) is not None}
+        rest: list[str] = []
+        if self.groups:
+            rows = [r for g in self.groups for r in self.standings(g)]
+            rows.sort(key=lambda r: (r.place, -r.points, -r.goal_difference, -r.goals_for,
+                                     self.order.index(r.player)))
+            rest = [r.player for r in rows]
+        else:
+            rest = list(self.order)
+        return bracket.placings(list(self.nodes.values()), outcomes, rest)
+
+    def history(self, match_id: str | None = None) -> list[dict]:
+        return [e for e in self.events if match_id is None or e.get("match") == match_id]

@@ -1,0 +1,58 @@
+"""A new tournament file, written with comments so the desk can fill it in by hand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from timekeeper.tournament.rulesets import BUILT_IN
+
+STAGES = {
+    "radegast": "stages:\n  groups:\n    size: 4          # a draw into groups of four, round "
+                "robin\n    advance: 2       # the top two go to the knock-out\n  knockout:\n"
+                "    tree: {tree:<11} # {tree_note}\n    third_place: true\n",
+    "hokejbal": "stages:\n  groups:\n    size: {half:<12} # two groups (VHT 6: 8 teams or more)\n"
+                "    advance: 3       # VHT 6: 1st to the semi-finals, 2nd and 3rd to the "
+                "quarter-finals\n  knockout:\n    tree: vht6       # … and the last of each "
+                "group play for the second-to-last place\n    third_place: true\n",
+    "few": "stages:\n  groups:\n    size: {count:<12} # one group, everyone plays everyone\n"
+           "    advance: 2\n  knockout:\n    tree: cross      # the top two play the final\n",
+    "pl-ko": "stages:\n  knockout:\n    tree: seeded     # drawn (or seeded by --ranking), "
+             "byes to the best seeds\n    third_place: false\n",
+}
+
+
+def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
+    if rules not in BUILT_IN:
+        raise ValueError(f"rules: one of {', '.join(BUILT_IN)}")
+    ball_hockey = rules.startswith("hokejbal")
+    stages = STAGES["few" if ball_hockey and len(players) < 8 else
+                    "hokejbal" if ball_hockey else rules]
+    groups = -(-len(players) // 4)
+    cross = groups & (groups - 1) == 0
+    stages = stages.format(half=-(-len(players) // 2), count=len(players),
+                           tree="cross" if cross else "seeded",
+                           tree_note="A1–B2, C1–D2 … B1–A2, D1–C2 …" if cross else
+                           f"{groups} groups: by seed (winners, then runners-up), byes")
+    names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
+    return f"""\
+# A tournament (docs/tournament.md). Change what you need, then:
+#   timekeeper tournament draw -f THIS_FILE
+title: {json.dumps(title, ensure_ascii=False)}
+date: ""            # e.g. 2026-12-01 (for the sheets and the ITHF form)
+place: ""           # the venue or city
+country: ""         # e.g. CZE
+start: "17:00"      # the first round (the sheets print each round's planned time)
+rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
+tables: {tables:<11} # how many (or a list of names: [A, B, C])
+changeover: 120     # seconds between two matches at a table (for the evening's length)
+players:            # one a line; or {{name: …, club: …, country: …}}
+{names}
+{stages}"""
+
+
+def write(file: Path, rules: str, players: Sequence[str], tables: int, title: str) -> None:
+    """Refuses to overwrite: a tournament file is the desk's, and its journal depends on it."""
+    with open(file, "x", encoding="utf-8") as stream:
+        stream.write(text(rules, players, tables, title))

@@ -1,0 +1,389 @@
+"""`timekeeper tournament …`: a whole tournament run from the terminal, results typed in.
+
+Parsing and printing only: the tournament wing decides, its journal remembers. This is the
+top of the house, so it is where the wall clock is read (the time stamp a result gets in the
+journal) and where a draw's seed is picked when none is given. Like cli.py, it imports the
+wing only when a tournament command runs, so `timekeeper run` starts no slower for it."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from timekeeper.tournament.rulesets import BUILT_IN  # the names only: dataclasses, no I/O
+
+if TYPE_CHECKING:
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Match, Tournament
+
+DEFAULT_FILE = "tournament.yaml"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    t = sub.add_parser("tournament", help="the evening: draw, rounds, results, standings, "
+                                          "play-off, sheets (docs/tournament.md)")
+    actions = t.add_subparsers(required=True, metavar="ACTION")
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument("-f", "--file", type=Path,
+                       default=Path(os.environ.get("TIMEKEEPER_TOURNAMENT", DEFAULT_FILE)),
+                       help="the tournament file (default: $TIMEKEEPER_TOURNAMENT, else "
+                            f"./{DEFAULT_FILE})")
+
+    new = actions.add_parser("new", help="write a new tournament file to fill in")
+    new.add_argument("path", type=Path, metavar="FILE")
+    new.add_argument("--rules", choices=tuple(BUILT_IN), default="radegast")
+    new.add_argument("--players", type=int, default=16, help="how many placeholder names")
+    new.add_argument("--names", type=Path, help="the players, one a line")
+    new.add_argument("--tables", type=int, default=4)
+    new.add_argument("--title", default="")
+    new.set_defaults(func=cmd_new)
+
+    d = actions.add_parser("draw", parents=[where], help="draw the groups (or the tree)")
+    d.add_argument("--seed", type=int, help="repeat a draw (default: a new seed, printed)")
+    d.add_argument("--ranking", type=Path, help="seeded pots from a ranking list, one player "
+                                                "a line, best first")
+    d.set_defaults(func=cmd_draw)
+
+    r = actions.add_parser("rounds", parents=[where], help="every round's matches by table")
+    r.add_argument("--next", action="store_true", help="only each table's next match")
+    r.set_defaults(func=cmd_rounds)
+
+    res = actions.add_parser("result", parents=[where], help="type in (or correct) a result")
+    res.add_argument("round", type=int, metavar="ROUND")
+    res.add_argument("table", metavar="TABLE")
+    res.add_argument("score", nargs="?", metavar="HOME:AWAY",
+                     help="the score (a forfeit: the score at that moment, if it started)")
+    how = res.add_mutually_exclusive_group()
+    how.add_argument("--ot", dest="decided", action="store_const", const="overtime",
+                     help="decided in overtime")
+    how.add_argument("--sd", dest="decided", action="store_const", const="sudden_death",
+                     help="decided by a sudden-death goal")
+    how.add_argument("--so", dest="decided", action="store_const", const="shootout",
+                     help="decided in the shoot-out (the winner's score one goal more)")
+    how.add_argument("--forfeit", choices=("home", "away"), metavar="SIDE",
+                     help="SIDE (home or away) forfeits: the rule set's forfeit result")
+    res.add_argument("--reason", default="", help="why a result is corrected")
+    res.set_defaults(func=cmd_result, decided="regulation")
+
+    rp = actions.add_parser("replay", parents=[where], help="a replay ordered by a referee")
+    rp.add_argument("round", type=int, metavar="ROUND")
+    rp.add_argument("table", metavar="TABLE")
+    rp.add_argument("--reason", required=True)
+    rp.set_defaults(func=cmd_replay)
+
+    w = actions.add_parser("withdraw", parents=[where], help="a player leaves: every match "
+                                                              "still to play forfeited")
+    w.add_argument("player", metavar="PLAYER")
+    w.add_argument("--reason", required=True)
+    w.set_defaults(func=cmd_withdraw)
+
+    lot = actions.add_parser("lot", parents=[where], help="record the lot for a tie")
+    lot.add_argument("group", metavar="GROUP")
+    lot.add_argument("--order", help="the order the desk drew: names, comma-separated")
+    lot.add_argument("--seed", type=int, help="draw it here from this seed")
+    lot.set_defaults(func=cmd_lot)
+
+    st = actions.add_parser("standings", parents=[where], help="every group's table")
+    st.add_argument("group", nargs="?", metavar="GROUP")
+    st.set_defaults(func=cmd_standings)
+
+    b = actions.add_parser("bracket", parents=[where], help="the play-off tree and places")
+    b.set_defaults(func=cmd_bracket)
+
+    h = actions.add_parser("history", parents=[where], help="the journal, readable")
+    h.set_defaults(func=cmd_history)
+
+    e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF list")
+    e.add_argument("--out", type=Path, help="folder (default: FILE's name + -export)")
+    e.set_defaults(func=cmd_export)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _now() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _open(args: argparse.Namespace) -> tuple[Tournament, Journal]:
+    from timekeeper.tournament import spec
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Tournament, TournamentError
+
+    s = spec.load(args.file)
+    journal = Journal(s.journal)
+    entries = journal.read()
+    if journal.torn:
+        print(f"timekeeper: {s.journal}: its last line was cut off (a crash while writing) "
+              "and is left out; the next entry replaces it", file=sys.stderr)
+    t = Tournament(s)
+    for entry in entries:
+        try:
+            t.apply(entry.event)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TournamentError(f"{s.journal}:{entry.line}: an entry the tournament cannot "
+                                  f"read ({exc!r})") from None
+    return t, journal
+
+
+def _record(t: Tournament, journal: Journal, event: dict) -> dict:
+    written = journal.append(event, after=len(t.events))
+    t.apply(written)
+    return written
+
+
+def _line(m: Match) -> str:
+    score = m.result.text() if m.result else "replay ordered" if m.replay else ""
+    return f"  table {m.slot.table:<3} {m.id:<6} {m.stage:<16} {m.sides:<36} {score}"
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import spec, template
+    from timekeeper.tournament.state import TournamentError
+
+    names = ([n.strip() for n in args.names.read_text(encoding="utf-8").splitlines()
+              if n.strip() and not n.startswith("#")] if args.names
+             else [f"Player {i}" for i in range(1, args.players + 1)])
+    try:
+        template.write(args.path, args.rules, names, args.tables,
+                       args.title or args.path.stem)
+    except FileExistsError:
+        raise TournamentError(f"{args.path} exists; a tournament file is never "
+                              "overwritten") from None
+    s = spec.load(args.path)  # what was written must load
+    print(f"wrote {args.path}: {s.rules.title}, {len(s.players)} players, "
+          f"{len(s.tables)} tables")
+    print(f"next: edit it, then `timekeeper tournament draw -f {args.path}`")
+    return 0
+
+
+def cmd_draw(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+    from timekeeper.tournament.draw import read_ranking
+    from timekeeper.tournament.evening import evening
+
+    t, journal = _open(args)
+    seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+    ranking = None
+    if args.ranking:
+        ranking, unknown = read_ranking(args.ranking, t.spec.names)
+        if unknown:
+            print(f"(not in this tournament: {', '.join(unknown[:10])}"
+                  f"{' …' if len(unknown) > 10 else ''})")
+    event = desk.draw(t, seed, ranking)
+    event["time"] = _now()
+    _record(t, journal, event)
+    how = "seeded pots" if ranking is not None else "random"
+    print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
+    for group, players in t.groups.items():
+        print(f"  group {group}: {', '.join(players)}")
+    if not t.groups:
+        print("  seeds: " + ", ".join(f"{i}. {n}" for i, n in enumerate(t.order, 1)))
+    e = evening(t)
+    groups = (f" ({e.group_rounds} in groups)", f", {e.back_to_back} back-to-back group "
+              "matches") if t.groups else ("", "")
+    print(f"{e.rounds} rounds{groups[0]}, {e.idle} idle table-rounds{groups[1]}; about "
+          f"{_hm(e.seconds)}")
+    return 0
+
+
+def _hm(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def cmd_rounds(args: argparse.Namespace) -> int:
+    t, _ = _open(args)
+    desk_check(t)
+    if args.next:
+        for table, m, state in t.next_up():
+            print(f"table {table}: " + ("done" if m is None else
+                                         f"round {m.slot.round}  {m.id}  {m.sides}  ({state})"))
+        return 0
+    from timekeeper.tournament.evening import clock, round_starts
+
+    starts = round_starts(t) if t.spec.start is not None else {}
+    current = 0
+    for m in t.matches():
+        if m.slot.round != current:
+            current = m.slot.round
+            profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots
+                                     if s.round == current)
+            when = (f"  about {clock(t.spec.start, starts[current])}"
+                    if t.spec.start is not None else "")
+            print(f"round {current}  ({', '.join(profiles)}){when}")
+        print(_line(m))
+    return 0
+
+
+def desk_check(t: Tournament) -> None:
+    from timekeeper.tournament.state import TournamentError
+
+    if not t.drawn:
+        raise TournamentError(f"not drawn yet: `timekeeper tournament draw -f {t.spec.file}`")
+
+
+def cmd_result(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
+    t, journal = _open(args)
+    decided = "forfeit" if args.forfeit else args.decided
+    event = desk.result(t, args.round, args.table, args.score, decided, args.forfeit,
+                        args.reason, _now())
+    written = _record(t, journal, event)
+    m = t.match(event["match"])
+    what = "corrected" if "corrects" in event else "result"
+    print(f"{what}: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
+          f"{m.result.text() if m.result else ''}  (journal entry {written['n']})")
+    if not m.knockout:
+        group = t.pairings[m.id].group
+        for tie in t.pending_lots(group):
+            print(f"group {group} is complete with a tie only a lot breaks: {', '.join(tie)}"
+                  f" — `timekeeper tournament lot {group} --order …` once drawn")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
+    t, journal = _open(args)
+    event = desk.replay(t, args.round, args.table, args.reason, _now())
+    _record(t, journal, event)
+    m = t.match(event["match"])
+    print(f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"
+          + (f" (set aside: {event['voids']['home']}:{event['voids']['away']})"
+             if event["voids"] else ""))
+    return 0
+
+
+def cmd_withdraw(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+    from timekeeper.tournament.state import TournamentError
+
+    t, journal = _open(args)
+    name = desk.find_player(t, args.player)
+    todo = desk.unplayed(t, name)
+    if not todo:
+        raise TournamentError(f"{name} has no match to play with a known opponent")
+    for m in todo:
+        side = "home" if m.home == name else "away"
+        event = desk.result(t, m.slot.round, m.slot.table, None, "forfeit", side,
+                            f"withdrew: {args.reason}", _now())
+        _record(t, journal, event)
+        done = t.match(m.id)
+        print(f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
+              f"{done.sides}  {done.result.text() if done.result else ''}")
+    return 0
+
+
+def cmd_lot(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import desk
+
+    t, journal = _open(args)
+    order = [n for n in args.order.split(",") if n.strip()] if args.order else None
+    event = desk.lot(t, args.group, order, args.seed, _now())
+    _record(t, journal, event)
+    print(f"lot for group {event['group']} ({event['how']}): {' > '.join(event['order'])}")
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.state import TournamentError
+
+    t, _ = _open(args)
+    desk_check(t)
+    if not t.groups:
+        print("no groups: a knock-out alone (`bracket`)")
+        return 0
+    wanted = [args.group.upper()] if args.group else list(t.groups)
+    for group in wanted:
+        if group not in t.groups:
+            raise TournamentError(f"no group {group!r} (groups {', '.join(t.groups)})")
+        print("\n".join(standings_text(t, group)))
+    return 0
+
+
+def standings_text(t: Tournament, group: str) -> list[str]:
+    extra = not t.spec.rules.group_draws
+    done = t.complete(group)
+    head = "   W  OW  OL   L" if extra else "   W   D   L"
+    out = [f"group {group}{'' if done else ' (still playing)'}",
+           f"     {'':<24} P{head}   GF:GA   +/-  Pts"]
+    for row in t.standings(group):
+        counts = (f"{row.won:>4}{row.ot_won:>4}{row.ot_lost:>4}{row.lost:>4}" if extra
+                  else f"{row.won:>4}{row.drawn:>4}{row.lost:>4}")
+        note = ""
+        if row.lot == "drawn":
+            note = "  (lot)"
+        elif row.lot == "pending":
+            note = "  (lot pending)" if done else "  (tied)"
+        elif row.ahead_by and row.ahead_by != "points":
+            note = f"  (ahead on {row.ahead_by.replace('_', ' ')})"
+        out.append(f"  {row.place:>2}. {row.player:<24}{row.played:>2}{counts}"
+                   f"  {row.goals_for:>3}:{row.goals_against:<3}{row.goal_difference:>+5}"
+                   f"{row.points:>5}{note}")
+    return out
+
+
+def cmd_bracket(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.bracket import source_text
+
+    t, _ = _open(args)
+    desk_check(t)
+    if not t.nodes:
+        print("no knock-out in this tournament")
+        return 0
+    for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
+        m = t.match(node.id)
+        home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
+        away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
+        score = m.result.text() if m.result else ""
+        print(f"{node.id:<6} {node.name:<18} r{m.slot.round} t{m.slot.table}  "
+              f"{home} – {away}  {score}")
+    outcome_f = t.outcome("F")
+    if outcome_f:
+        print("\nfinal standings:")
+        for place, name in t.placings():
+            print(f"  {place:>3}. {name}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    t, _ = _open(args)
+    for e in t.history():
+        stamp = f"{e.get('time') or '':<25}"
+        if e["event"] == "draw":
+            text = f"draw ({e['method']}, seed {e['seed']})"
+        elif e["event"] == "result":
+            what = "correction" if e.get("corrects") else "result"
+            text = (f"{what} {e['match']}: {e['result']['home']}:{e['result']['away']} "
+                    f"{e['result']['decided']}")
+            if e.get("corrects"):
+                text += (f" (was {e['corrects']['home']}:{e['corrects']['away']}; "
+                         f"{e.get('reason')})")
+        elif e["event"] == "replay":
+            text = f"replay {e['match']}: {e['reason']}"
+        else:
+            text = f"lot group {e['group']} ({e['how']}): {' > '.join(e['order'])}"
+        print(f"{e['n']:>4}  {stamp} {text}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from timekeeper.tournament import export, sheets
+
+    t, _ = _open(args)
+    desk_check(t)
+    out = args.out or args.file.with_name(args.file.stem + "-export")
+    out.mkdir(parents=True, exist_ok=True)
+    written = export.write_all(t, out) + sheets.write_all(t, out)
+    print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}")
+    return 0
