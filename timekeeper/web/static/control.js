@@ -189,17 +189,7 @@
     // the penalties as they stand: release and remove are never pressed blind
     for (const team of ["home", "away"]) {
       const list = $(`box-${team}`);
-      const items = s.teams[team].penalties.map((p) => {
-        const item = TK.el("li", `penalty ${p.state}`);
-        item.append(TK.el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
-        item.append(TK.el("span", "kind", p.kinds));
-        const left = TK.el("span", "left", p.state === "game" ? say("game") : "");
-        left.dataset.id = p.id;
-        left.dataset.team = team;
-        item.append(left);
-        if (p.state === "waiting") item.append(TK.el("span", "tag", say("waiting")));
-        return item;
-      });
+      const items = s.teams[team].penalties.map((p) => TK.penaltyItem(p, team));
       const head = TK.el("li", "head", TK.teamName(s, team));
       if (!items.length) items.push(TK.el("li", "none", say("noPenalties")));
       list.replaceChildren(head, ...items);

@@ -206,15 +206,7 @@
       const list = $(`pen-${team}`);
       list.replaceChildren();
       for (const p of s.teams[team].penalties) {
-        const item = TK.el("li", `penalty ${p.state}`);
-        item.append(TK.el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
-        item.append(TK.el("span", "kind", p.kinds));
-        const left = TK.el("span", "left", p.state === "game" ? say("game") : "");
-        left.dataset.id = p.id;
-        left.dataset.team = team;
-        item.append(left);
-        if (p.state === "waiting") item.append(TK.el("span", "tag", say("waiting")));
-        list.append(item);
+        list.append(TK.penaltyItem(p, team));
       }
     }
   }

@@ -234,6 +234,20 @@ const TK = (() => {
     return node;
   }
 
+  // One penalty as both pages list it: who, what, the time left (kept current by the page's
+  // tick through data-team/data-id) and whether it waits.
+  function penaltyItem(p, team) {
+    const item = el("li", `penalty ${p.state}`);
+    item.append(el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
+    item.append(el("span", "kind", p.kinds));
+    const left = el("span", "left", p.state === "game" ? say("game") : "");
+    left.dataset.id = p.id;
+    left.dataset.team = team;
+    item.append(left);
+    if (p.state === "waiting") item.append(el("span", "tag", say("waiting")));
+    return item;
+  }
+
   return { Live, Model, clockText, clockTenths, elapsedText, stateWord, partText, el, say, fill,
-    teamName, shootout };
+    teamName, shootout, penaltyItem };
 })();
