@@ -189,7 +189,7 @@
     // the penalties as they stand: release and remove are never pressed blind
     for (const team of ["home", "away"]) {
       const list = $(`box-${team}`);
-      const items = s.teams[team].penalties.map((p) => TK.penaltyItem(p, team));
+      const items = s.teams[team].penalties.map((p) => TK.penaltyItem(p, team, live.model));
       const head = TK.el("li", "head", TK.teamName(s, team));
       if (!items.length) items.push(TK.el("li", "none", say("noPenalties")));
       list.replaceChildren(head, ...items);

@@ -206,7 +206,7 @@
       const list = $(`pen-${team}`);
       list.replaceChildren();
       for (const p of s.teams[team].penalties) {
-        list.append(TK.penaltyItem(p, team));
+        list.append(TK.penaltyItem(p, team, model));
       }
     }
   }

@@ -235,12 +235,14 @@ const TK = (() => {
   }
 
   // One penalty as both pages list it: who, what, the time left (kept current by the page's
-  // tick through data-team/data-id) and whether it waits.
-  function penaltyItem(p, team) {
+  // tick through data-team/data-id) and whether it waits. The time is drawn at once, so a
+  // new item never shows a blank until the next tick.
+  function penaltyItem(p, team, model) {
     const item = el("li", `penalty ${p.state}`);
     item.append(el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
     item.append(el("span", "kind", p.kinds));
-    const left = el("span", "left", p.state === "game" ? say("game") : "");
+    const left = el("span", "left", p.state === "game" ? say("game")
+      : clockText(model.penaltyLeft(p)));
     left.dataset.id = p.id;
     left.dataset.team = team;
     item.append(left);
