@@ -15,6 +15,8 @@ from timekeeper.box.controls.socket import NOT_ON_SOCKET
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show import language
+from timekeeper.show.language import LANGUAGES
 from timekeeper.sound.devices import AUDIO_KINDS
 
 log = logging.getLogger("timekeeper")
@@ -173,6 +175,9 @@ def parser() -> argparse.ArgumentParser:
                            "machine only; 0.0.0.0:8090 for the LAN)")
     hall.add_argument("--state-dir", type=Path, help="serve: where the desk's token is kept "
                                                       "(default: the journal's folder)")
+    hall.add_argument("--language", metavar="XX", help="serve: the overview's language, one of "
+                      f"{', '.join(LANGUAGES)} (default: the config's language, else en; a "
+                      "page may ask for another: /hall?lang=de)")
     hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
@@ -401,12 +406,17 @@ def cmd_hall(args: argparse.Namespace) -> int:
                           "config with a hall: section", field="--broker")
     hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
     if args.action == "serve":
-        return _hall_serve(args, broker, hall)
+        lang = args.language or (cfg.language if cfg else "en")
+        try:
+            language.check(lang)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field="--language") from None
+        return _hall_serve(args, broker, hall, lang)
     return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
                        args.seconds)
 
 
-def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str) -> int:
+def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str, lang: str) -> int:
     from timekeeper.box.journal import state_dir
     from timekeeper.hall.desk import Desk, DeskError
     from timekeeper.hall.link import Broker
@@ -425,7 +435,7 @@ def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str) -> int:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
     try:
-        return serve(desk, host, port, state_dir(args.state_dir) / "hall")
+        return serve(desk, host, port, state_dir(args.state_dir) / "hall", lang=lang)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           field="--listen") from None

@@ -18,12 +18,13 @@ from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
+from timekeeper.show import language
 from timekeeper.sound.devices import AUDIO_KINDS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
 TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
-            "web", "hall", "names")
+            "web", "hall", "names", "language")
 NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password")
@@ -63,6 +64,7 @@ class Config:
     gpio: GpioConfig = field(default_factory=wiring.default_gpio)
     hall: HallConfig | None = None
     names: tuple[str, str] = ("", "")  # the sides' names at start, unless the journal has some
+    language: str = language.DEFAULT  # the pages' and the status line's (lang/XX.json)
 
 
 def load(path: Path | None) -> Config:
@@ -104,7 +106,19 @@ def build(doc: Doc, file: Path) -> Config:
         gpio=wiring.read(r, doc),
         hall=_hall(r, doc),
         names=_names(r),
+        language=_language(r),
     )
+
+
+def _language(r: Reader) -> str:
+    """`language: cs`: the hall's language, one of language.LANGUAGES; its words (and a
+    user's correction of them) are checked now, not when a page first asks."""
+    code = r.get(("language",), language.DEFAULT)
+    try:
+        language.words(language.check(code))
+    except ValueError as exc:
+        raise r.doc.error(("language",), str(exc)) from None
+    return code
 
 
 def _web_listen(r: Reader) -> tuple[str, int] | None:

@@ -24,6 +24,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show import language
 from timekeeper.show.prompts import resumed_text
 from timekeeper.sound.output import AudioError, Output
 
@@ -123,8 +124,8 @@ def _run_live(args: argparse.Namespace) -> int:
             help_text = (help_for(chosen) if interactive
                          else "keys off: control it with `timekeeper ctl`")
             line = devices.enter_context(contextlib.closing(StatusLine(
-                runner.status, help_text, mark=mark, tail="? keys" if interactive else ""
-            ).start()))
+                runner.status, help_text, mark=mark, tail="? keys" if interactive else "",
+                words=language.words(cfg.language)).start()))
             runner.listeners.append(line)
             show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
@@ -209,7 +210,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
                           Path(exc.filename or folder)) from None
     try:
         web = WebServer(runner, *listen, tokens, chosen.add_step,
-                        page_settings(chosen)).start()
+                        page_settings(chosen), cfg.language).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None

@@ -17,6 +17,7 @@ from aiohttp import web
 from timekeeper.hall.console import instant
 from timekeeper.hall.desk import Desk, DeskError, new_command
 from timekeeper.hall.messages import KINDS, MAX_ADD
+from timekeeper.show import language
 from timekeeper.web.ratelimit import RateLimits
 from timekeeper.web.token import TokenStore
 
@@ -29,8 +30,8 @@ READS_PER_SECOND, READ_BURST = 20.0, 60
 
 
 class Overview:
-    def __init__(self, desk: Desk, tokens: TokenStore) -> None:
-        self.desk, self.tokens = desk, tokens
+    def __init__(self, desk: Desk, tokens: TokenStore, lang: str = language.DEFAULT) -> None:
+        self.desk, self.tokens, self.lang = desk, tokens, language.check(lang)
         self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
         self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
 
@@ -38,6 +39,7 @@ class Overview:
         app = web.Application(client_max_size=MAX_BODY)
         app.add_routes([web.get("/", self._root), web.get("/hall", self._page),
                         web.get("/api/hall", self._tables),
+                        web.get("/lang/{code}.js", self._words),
                         web.post("/api/hall/command", self._command)])
         return app
 
@@ -47,7 +49,21 @@ class Overview:
     async def _page(self, request: web.Request) -> web.StreamResponse:
         if not self._reads.allow(request.remote or "?"):
             return _error(429, "too many requests")
-        return web.FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
+        code = language.chosen(request.query.get("lang"), self.lang)
+        html = language.page(PAGE.read_text(encoding="utf-8"), code)
+        return web.Response(text=html, content_type="text/html",
+                            headers={"Cache-Control": "no-cache"})
+
+    async def _words(self, request: web.Request) -> web.StreamResponse:
+        """The page's words (the `hall` and `parts` sections of lang/XX.json)."""
+        if not self._reads.allow(request.remote or "?"):
+            return _error(429, "too many requests")
+        code = request.match_info["code"]
+        if code not in language.LANGUAGES:
+            return _error(404, f"no such language; known: {', '.join(language.LANGUAGES)}")
+        return web.Response(text=language.script(code, "hall", "parts"),
+                            content_type="text/javascript",
+                            headers={"Cache-Control": "no-cache"})
 
     async def _tables(self, request: web.Request) -> web.Response:
         if not self._reads.allow(request.remote or "?"):
@@ -110,12 +126,14 @@ def _error(status: int, reason: str) -> web.Response:
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-def serve(desk: Desk, host: str, port: int, state: Path, out=print) -> int:
-    """Serve the overview until interrupted; prints the links (the desk's with its token)."""
+def serve(desk: Desk, host: str, port: int, state: Path, out=print,
+          lang: str = language.DEFAULT) -> int:
+    """Serve the overview until interrupted, in language `lang` unless a page asks for another
+    (`/hall?lang=de`); prints the links (the desk's with its token)."""
     tokens = TokenStore(state)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
-    web.run_app(Overview(desk, tokens).app(), host=host, port=port, print=None,
+    web.run_app(Overview(desk, tokens, lang).app(), host=host, port=port, print=None,
                 handle_signals=True)
     return 0

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from timekeeper.rules.engine import Cue, Status
+from timekeeper.show import language
 from timekeeper.sound.listener import RunnerListener
 
 
@@ -78,36 +79,53 @@ def shorten(name: str, width: int) -> str:
     return short if short.endswith(".") else short + "."
 
 
-def status_text(s: Status, width: int | None = None, flags: Sequence[str] = ()) -> str:
+def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
+                words: language.Words | None = None) -> str:
     """The status in one line. With `width` it is abbreviated until it fits (a terminal of
     80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
     are never dropped, nor is MUTED, which follows them while the box is muted. The sides'
-    names, where given, get the room the rest leaves (`NAME_ROOM`)."""
+    names, where given, get the room the rest leaves (`NAME_ROOM`). `words`: a language's
+    (language.words), English by default; the log lines stay English, for searching."""
+    w = _Words(words or language.english())
     if s.muted:
-        flags = [*flags, "MUTED"]
+        flags = [*flags, w.line["muted"]]
     names = (s.names.get("home", ""), s.names.get("away", ""))
     named = any(names)
     for level in range(LEVELS):
-        text = "  ".join(_parts(s, level, flags, names if named else None))
+        text = "  ".join(_parts(s, level, flags, w, names if named else None))
         if width is None or columns(text) <= width:
             return text
-        if named and (short := _with_short_names(s, level, flags, names, width,
+        if named and (short := _with_short_names(s, level, flags, w, names, width,
                                                  last=level == LEVELS - 1)):
             return short
     # a terminal narrower than any match needs: cut, state first (no names)
-    return cut("  ".join(_parts(s, LEVELS - 1, flags)), width)
+    return cut("  ".join(_parts(s, LEVELS - 1, flags, w)), width)
 
 
-def _with_short_names(s: Status, level: int, flags: Sequence[str], names: tuple[str, str],
-                      width: int, last: bool) -> str:
+class _Words:
+    """A language's words for the line: `line` and the parts' names."""
+
+    def __init__(self, words: language.Words) -> None:
+        self.line, self.parts = words["line"], words["parts"]
+
+    def state(self, s: Status) -> str:
+        """The state, one word in capitals (`RUNNING`, `BĚŽÍ`)."""
+        return self.line.get(s.state, s.state.upper())
+
+    def team(self, team: str, short: bool = False) -> str:
+        return self.line.get(team + "Short" if short else team, team)
+
+
+def _with_short_names(s: Status, level: int, flags: Sequence[str], w: _Words,
+                      names: tuple[str, str], width: int, last: bool) -> str:
     """The line at `level` with the names shortened into the room the rest leaves, if each
     keeps NAME_ROOM columns (or its length); at the `last` level into any room, or left out.
     "" when they do not fit."""
-    bare = "  ".join(_parts(s, level, flags, None))
+    bare = "  ".join(_parts(s, level, flags, w, None))
     # what the names add to the bare line: `H 1:0 A` around its score, or `  H - A`
     overhead = 2 if _shows_score(s) else 5
     room = width - columns(bare) - overhead
-    shown = [n or team for n, team in zip(names, ("home", "away"), strict=True)]
+    shown = [n or w.team(team) for n, team in zip(names, ("home", "away"), strict=True)]
     wanted = [min(NAME_ROOM, columns(n)) for n in shown]
     if room < sum(wanted) and not last:
         return ""
@@ -116,42 +134,46 @@ def _with_short_names(s: Status, level: int, flags: Sequence[str], names: tuple[
     first = max(room // 2, room - columns(shown[1]))  # a short name leaves its room over
     home = shorten(shown[0], first)
     away = shorten(shown[1], room - columns(home))
-    return "  ".join(_parts(s, level, flags, (home, away)))
+    return "  ".join(_parts(s, level, flags, w, (home, away)))
 
 
 def _shows_score(s: Status) -> bool:
     return s.state != "idle" or bool(s.goals)
 
 
-def _parts(s: Status, level: int, flags: Sequence[str],
+def _parts(s: Status, level: int, flags: Sequence[str], w: _Words,
            names: tuple[str, str] | None = None) -> list[str]:
+    line = w.line
     keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
-    parts = [*flags] + ([s.profile] if keep_key else []) + [s.state.upper()]
+    parts = [*flags] + ([s.profile] if keep_key else []) + [w.state(s)]
     if s.part:
-        parts.append(s.part)
+        parts.append(language.part_name(s.part, w.parts))
     if names is not None:  # `Novák 2:1 Svoboda`; before the match `Novák - Svoboda`
-        home, away = (n or team for n, team in zip(names, ("home", "away"), strict=True))
+        home, away = (n or w.team(team) for n, team in zip(names, ("home", "away"),
+                                                            strict=True))
         parts.append(f"{home} {score_text(s) if _shows_score(s) else '-'} {away}".strip())
     elif _shows_score(s):
         parts.append(score_text(s))
     if s.state in ("prestart", "break", "shot") and s.countdown is not None:
-        parts.append(f"{s.state} {clock_text(s.countdown)}" if level < 3
+        counting = line["count" + s.state.capitalize()]
+        parts.append(f"{counting} {clock_text(s.countdown)}" if level < 3
                      else clock_text(s.countdown))
     if s.state == "idle" and s.countdown is not None:
-        parts.append(f"no-show {clock_text(s.countdown)}")
+        parts.append(f"{line['noShow']} {clock_text(s.countdown)}")
     if s.remaining is not None and s.state not in ("idle", "prestart"):
-        parts.append(f"left {clock_text(s.remaining)}" if level < 5 else clock_text(s.remaining))
+        parts.append(f"{line['left']} {clock_text(s.remaining)}" if level < 5
+                     else clock_text(s.remaining))
     elif s.part and s.state in ("running", "stopped"):
-        parts.append(f"played {elapsed_text(s.play_time)}")
+        parts.append(f"{line['played']} {elapsed_text(s.play_time)}")
     if s.added and level < 5:
-        parts.append(f"added {s.added:+g}s" if level == 0 else f"{s.added:+g}s")
+        parts.append(f"{line['added']} {s.added:+g}s" if level == 0 else f"{s.added:+g}s")
     if s.series:
-        taken = f"{s.shot} shot{'' if s.shot == 1 else 's'} taken"
-        parts.append(f"series {s.series}, {taken}" if level < 2 else f"series {s.series}, "
-                     f"{s.shot} taken")
+        long = line["seriesShot"] if s.shot == 1 else line["seriesShots"]
+        chosen = long if level < 2 else line["seriesShort"]
+        parts.append(chosen.replace("{n}", str(s.series)).replace("{shots}", str(s.shot)))
     if s.shootout_score and s.teams is None:  # (ball hockey shows it with each team)
         parts.append(s.shootout_score)
-    parts += team_texts(s, level)
+    parts += team_texts(s, level, w)
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
     return parts
@@ -162,18 +184,22 @@ def score_text(s: Status) -> str:
     return f"{s.score.get('home', 0)}:{s.score.get('away', 0)}"
 
 
-def team_texts(s: Status, level: int = 0) -> list[str]:
+def team_texts(s: Status, level: int = 0, w: _Words | None = None) -> list[str]:
     """Stopped-time games: `TIME-OUT away 0:21`, `home 0:42 #17 2:10 +1 waiting`, … and
     shorter at higher `level`s: `H 0:42#17 2:10 +1`, `H 0:42 +2`."""
     if s.teams is None:
         return []
+    w = w or _Words(language.english())
+    line = w.line
     out = []
     if s.timeout is not None:
-        who = s.timeout if level < 3 else s.timeout[0].upper()
-        out.append(f"{'TIME-OUT' if level < 3 else 'T/O'} {who} "
+        who = w.team(s.timeout, short=level >= 3)
+        out.append(f"{line['timeout'] if level < 3 else line['timeoutShort']} {who} "
                    f"{clock_text(s.timeout_countdown)}")
     if s.penalty_shot is not None:
-        out.append(f"PENALTY SHOT {s.penalty_shot}" if level < 3 else f"P-SHOT {s.penalty_shot}")
+        who = w.team(s.penalty_shot)
+        out.append(f"{line['penaltyShot']} {who}" if level < 3
+                   else f"{line['penaltyShotShort']} {who}")
     for team, t in s.teams.items():
         running = [p for p in t.penalties if p.state == "running"]
         waiting = sum(1 for p in t.penalties if p.state == "waiting")
@@ -190,18 +216,18 @@ def team_texts(s: Status, level: int = 0) -> list[str]:
                                                 if p.player and number else "")
                      for p in running]
             if waiting:
-                words.append(f"+{waiting} waiting" if level < 1 else
-                             f"+{waiting} wait" if level < 3 else f"+{waiting}")
+                words.append(f"+{waiting} {line['penaltiesWaiting']}" if level < 1 else
+                             f"+{waiting} {line['penaltiesWaitingShort']}" if level < 3
+                             else f"+{waiting}")
             if out_for_good:
-                words.append(f"{out_for_good} out (game)" if level < 1 else
-                             f"{out_for_good} out")
+                words.append(f"{out_for_good} {line['outGame']}" if level < 1 else
+                             f"{out_for_good} {line['out']}")
         if t.shootout:
-            words.append(f"shoot-out {t.shootout}" if level < 2 else t.shootout)
+            words.append(f"{line['shootoutScore']} {t.shootout}" if level < 2 else t.shootout)
         if t.timeouts_left == 0 and level < 2:
-            words.append("t/o used")
+            words.append(line["timeoutUsed"])
         if words:
-            name = team if level < 2 else team[0].upper()
-            out.append(f"{name} " + " ".join(words))
+            out.append(f"{w.team(team, short=level >= 2)} " + " ".join(words))
     return out
 
 
@@ -255,8 +281,9 @@ class StatusLine(RunnerListener):
 
     def __init__(self, status: Callable[[], Status], help_text: str,
                  out: TextIO = sys.stdout, period: float = 0.2, tail: str = "",
-                 mark: str = "") -> None:
+                 mark: str = "", words: language.Words | None = None) -> None:
         self.status, self.out, self.period, self.mark = status, out, period, mark
+        self.words = words  # the box's language (None: English)
         self.help_text, self.tail = help_text, tail
         self.flags: list[str] = [mark] if mark else []  # never dropped
         self._lock = threading.Lock()
@@ -297,7 +324,7 @@ class StatusLine(RunnerListener):
 
     def text(self, status: Status, width: int) -> str:
         """What the line shows in `width` columns."""
-        text = status_text(status, width, self.flags)
+        text = status_text(status, width, self.flags, self.words)
         if self.tail and columns(text) + 2 + len(self.tail) <= width:
             text += f"  {self.tail}"
         return text

@@ -15,7 +15,12 @@ without stalling the others.
                         buttons), `length` (the match length an idle display shows) and
                         `tenths` (tenths under the last minute) (open)
     POST /api/command   {"command": "add", "args": ["10"]}, header Authorization: Bearer TOKEN
-    GET  /api/live      WebSocket: the status on every change, and at least every second"""
+    GET  /api/live      WebSocket: the status on every change, and at least every second
+    GET  /lang/XX.js    the pages' words in language XX (lang/XX.json, docs/web.md)
+
+A page is in the box's language (`language:` in its config, English by default) unless its
+address asks for another (`/?lang=de`); the box says which in the page itself: its `<html
+lang>` and the words script it loads."""
 
 from __future__ import annotations
 
@@ -33,6 +38,8 @@ from aiohttp import WSMsgType, web
 from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
 from timekeeper.rules.profiletypes import Profile
+from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show import language
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.web.listen import url_host
 from timekeeper.web.ratelimit import Bucket, RateLimits
@@ -129,8 +136,10 @@ def _error(status: int, reason: str) -> web.Response:
 
 class WebServer(RunnerListener):
     def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
-                 add_step: float = 10.0, page: dict | None = None) -> None:
+                 add_step: float = 10.0, page: dict | None = None,
+                 lang: str = language.DEFAULT) -> None:
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
+        self.lang = language.check(lang)
         self.add_step, self.page = add_step, page or {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
@@ -231,6 +240,7 @@ class WebServer(RunnerListener):
         app.router.add_get("/api/status", self._status)
         app.router.add_post("/api/command", self._command)
         app.router.add_get("/api/live", self._live)
+        app.router.add_get("/lang/{code}.js", self._words)
         app.router.add_static("/static/", STATIC, follow_symlinks=False)
         return app
 
@@ -262,8 +272,21 @@ class WebServer(RunnerListener):
 
     def _page(self, name: str):
         async def page(request: web.Request) -> web.StreamResponse:
-            return web.FileResponse(STATIC / name)
+            code = language.chosen(request.query.get("lang"), self.lang)
+            html = (STATIC / name).read_text(encoding="utf-8")
+            return web.Response(text=language.page(html, code), content_type="text/html")
         return page
+
+    async def _words(self, request: web.Request) -> web.StreamResponse:
+        code = request.match_info["code"]
+        if code not in language.LANGUAGES:
+            return _error(404, f"no such language; known: {', '.join(language.LANGUAGES)}")
+        try:
+            text = language.script(code, "pages", "parts")
+        except ConfigError as exc:  # (a user's correction broken since the start: say so)
+            log.error("web: language %s: %s", code, exc)
+            return _error(500, f"language {code}: {exc}")
+        return web.Response(text=text, content_type="text/javascript")
 
     async def _status(self, request: web.Request) -> web.Response:
         return web.json_response(self._payload(self.box.status()))

@@ -1,6 +1,6 @@
 // The operator page: every button is one command to the box, answered as `ctl` answers it.
 // The token comes from the link `timekeeper ctl link` prints (#token=…); it is kept in this
-// browser's storage and sent in a header, never in a cookie. Its words are in words.js.
+// browser's storage and sent in a header, never in a cookie. Its words are in lang/XX.json.
 "use strict";
 
 (() => {

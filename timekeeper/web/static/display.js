@@ -1,7 +1,7 @@
 // The display page: the clock across a hall, drawn from the box's last status (see live.js).
 // Every moment says what is going on: the match length and the names before the start, what
 // comes next when a period is over, the shoot-out's attempts, the winner at the end. Its
-// words are in words.js.
+// words are in lang/XX.json (the box serves them as /lang/XX.js).
 "use strict";
 
 (() => {
@@ -96,7 +96,7 @@
     const waiting = s.waiting_for || "";
     if (waiting === "finish") return say("decided");
     if (!waiting.startsWith("next: ")) return "";
-    const part = waiting.slice(6);
+    const part = TK.partName(waiting.slice(6));
     if (part === "shoot-out") return say("nextShootout");
     return say(s.state === "break" ? "then" : "next", { part });
   }

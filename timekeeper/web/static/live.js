@@ -158,14 +158,32 @@ const TK = (() => {
     }
   }
 
-  // A word of WORDS (words.js), its {x} filled from `vars`.
+  // A word of WORDS (the box's /lang/XX.js, from lang/XX.json), its {x} filled from `vars`.
+  // A key the language lacks shows as the key, and is noted in window.tkMissing (the tests).
+  window.tkMissing = [];
   function say(key, vars = {}) {
-    const text = WORDS[key] === undefined ? key : WORDS[key];
+    let text = WORDS[key];
+    if (text === undefined) {
+      window.tkMissing.push(key);
+      text = key;
+    }
     return text.replace(/\{(\w+)\}/g, (all, name) => (name in vars ? vars[name] : all));
   }
 
+  // A part of the match as the box names it ("period 2", "half 1", "overtime", "match"), in
+  // the page's language (PARTS); a part a profile names otherwise is shown as it is.
+  function partName(part) {
+    if (!part) return "";
+    if (part === "shoot-out") return PARTS.shootout;
+    const m = /^(\w+) (\d+)$/.exec(part);
+    if (m && m[1] === "overtime") return PARTS.overtimeN.replace("{n}", m[2]);
+    if (m && m[1] in PARTS) return PARTS[m[1]].replace("{n}", m[2]);
+    return part in PARTS ? PARTS[part] : part;
+  }
+
   // Every element with data-w="key" shows that word (data-w-team: {team} is that side's name
-  // in `status`, or HOME / AWAY).
+  // in `status`, or HOME / AWAY); data-w-placeholder and data-w-label: its placeholder and
+  // its label for screen readers.
   function fill(root = document, status = null) {
     for (const node of root.querySelectorAll("[data-w]")) {
       const team = node.dataset.wTeam;
@@ -173,6 +191,9 @@ const TK = (() => {
     }
     for (const node of root.querySelectorAll("[data-w-placeholder]")) {
       node.placeholder = say(node.dataset.wPlaceholder);
+    }
+    for (const node of root.querySelectorAll("[data-w-label]")) {
+      node.setAttribute("aria-label", say(node.dataset.wLabel));
     }
   }
 
@@ -205,7 +226,7 @@ const TK = (() => {
     if (s.part === "shoot-out") {
       return s.series ? say("shootoutSeries", { n: s.series }) : say("shootoutPart");
     }
-    return s.part;
+    return partName(s.part);
   }
 
   // The clock with tenths (0:59 → 59.9) once under a minute, where the profile asks for them.
@@ -237,10 +258,13 @@ const TK = (() => {
   // One penalty as both pages list it: who, what, the time left (kept current by the page's
   // tick through data-team/data-id) and whether it waits. The time is drawn at once, so a
   // new item never shows a blank until the next tick.
+  const KINDS = { minor: "kindMinor", major: "kindMajor", personal: "kindPersonal",
+    game: "kindGame", match: "kindMatch" };
+
   function penaltyItem(p, team, model) {
     const item = el("li", `penalty ${p.state}`);
     item.append(el("span", "who", p.player ? `#${p.player}` : `(${p.id})`));
-    item.append(el("span", "kind", p.kinds));
+    item.append(el("span", "kind", p.kinds.split("+").map((k) => say(KINDS[k] || k)).join("+")));
     const left = el("span", "left", p.state === "game" ? say("game")
       : clockText(model.penaltyLeft(p)));
     left.dataset.id = p.id;
@@ -250,6 +274,6 @@ const TK = (() => {
     return item;
   }
 
-  return { Live, Model, clockText, clockTenths, elapsedText, stateWord, partText, el, say, fill,
-    teamName, shootout, penaltyItem };
+  return { Live, Model, clockText, clockTenths, elapsedText, stateWord, partText, partName, el,
+    say, fill, teamName, shootout, penaltyItem };
 })();
