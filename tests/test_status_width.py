@@ -15,6 +15,7 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.commands import MAX_NAME, Command, Refused, check_name
 from timekeeper.rules.engine import Engine, Status
+from timekeeper.show import language
 from timekeeper.show.status import StatusLine, clock_text, columns, shorten, status_text
 
 WIDTH = 79  # an 80-column terminal
@@ -187,3 +188,33 @@ def test_a_name_is_shortened_as_a_person_would() -> None:
     assert shorten("Brzęczyszczykiewicz", 8) == "Brzęczy."
     assert shorten("張偉張偉", 5) == "張偉."  # wide characters take two columns each
     assert columns("張偉") == 4 and columns("Nova\u0301k") == 5
+
+
+@pytest.fixture(scope="module")
+def every_status() -> list[Status]:
+    return [s for name in profile.available() for s in statuses(name)]
+
+
+@pytest.mark.parametrize("code", [c for c in language.LANGUAGES if c != "en"])
+def test_the_status_line_fits_80_columns_in_every_language(code: str, every_status) -> None:
+    """Translated, the line still fits 79 columns in every profile and state, with long names
+    and a flag, and keeps the state word (the language's), the clock, the countdown and what
+    NEXT does now; the words are the language's."""
+    words = language.words(code)
+    long_names = {"home": NAMES[0][0], "away": NAMES[0][1]}
+    seen = set()
+    for status in every_status:
+        state = words["line"][status.state]
+        for named in (status, dataclasses.replace(status, names=long_names, muted=True)):
+            for flags in ((), ("SILENT",)):
+                text = status_text(named, WIDTH, flags, words)
+                assert columns(text) <= WIDTH, f"{columns(text)}: {text}"
+                assert state in text.split("  "), text
+                if status.remaining is not None and status.state not in ("idle", "prestart"):
+                    assert clock_text(status.remaining) in text, text
+                if status.countdown is not None:
+                    assert clock_text(status.countdown) in text, text
+                if status.waiting_for:
+                    assert f"[{status.waiting_for}]" in text, text
+                seen.add(text)
+    assert any(words["line"]["left"] in t for t in seen)  # (in the language, not English)

@@ -35,8 +35,10 @@ def elapsed_text(seconds: float) -> str:
 
 # How hard a status line is abbreviated to fit its width, step by step (0: in full). The
 # state and the clock are never dropped; the profile's key, word lengths, player numbers and
-# the penalty list give way first.
-LEVELS = 6
+# the penalty list give way first; the part's name last (what NEXT starts still shows), where
+# a language's longer words leave no room for it (`ZTLUMENO  PŘESTÁVKA`).
+LEVELS = 7
+NO_PART = 6  # the level that leaves the part's name out
 LONG_KEY = 8  # a profile key longer than this goes first (hokejbal-playoff)
 # The sides' names stand around the score (`Novák 2:1 Svoboda`) and take the room the rest of
 # the line leaves: each keeps at least this many columns (or its whole length) before the rest
@@ -96,7 +98,7 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
         if width is None or columns(text) <= width:
             return text
         if named and (short := _with_short_names(s, level, flags, w, names, width,
-                                                 last=level == LEVELS - 1)):
+                                                 last=level >= NO_PART - 1)):
             return short
     # a terminal narrower than any match needs: cut, state first (no names)
     return cut("  ".join(_parts(s, LEVELS - 1, flags, w)), width)
@@ -134,7 +136,11 @@ def _with_short_names(s: Status, level: int, flags: Sequence[str], w: _Words,
     first = max(room // 2, room - columns(shown[1]))  # a short name leaves its room over
     home = shorten(shown[0], first)
     away = shorten(shown[1], room - columns(home))
-    return "  ".join(_parts(s, level, flags, w, (home, away)))
+    text = "  ".join(_parts(s, level, flags, w, (home, away)))
+    if home.strip(".") and away.strip(".") and columns(text) <= width:
+        return text
+    # (a wide character takes two columns: too little room for one of the names)
+    return bare if columns(bare) <= width else ""
 
 
 def _shows_score(s: Status) -> bool:
@@ -146,7 +152,7 @@ def _parts(s: Status, level: int, flags: Sequence[str], w: _Words,
     line = w.line
     keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
     parts = [*flags] + ([s.profile] if keep_key else []) + [w.state(s)]
-    if s.part:
+    if s.part and level < NO_PART:
         parts.append(language.part_name(s.part, w.parts))
     if names is not None:  # `Novák 2:1 Svoboda`; before the match `Novák - Svoboda`
         home, away = (n or w.team(team) for n, team in zip(names, ("home", "away"),
