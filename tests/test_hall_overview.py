@@ -46,8 +46,10 @@ class FakeDesk(Desk):
 
 
 @pytest.fixture
-def overview(tmp_path: Path) -> Iterator[tuple[str, str, FakeDesk]]:
-    """The overview served on a free port (its own thread and loop): (url, token, desk)."""
+def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
+    """The overview served on a free port (its own thread and loop): (url, token, desk); in
+    English, or the language an indirect parameter names."""
+    lang = getattr(request, "param", "en")
     sent = time.time()
     desk = FakeDesk({
         "1": {"table": "1", "online": True, "synced": True, "in_step": True, "sent": sent,
@@ -62,7 +64,7 @@ def overview(tmp_path: Path) -> Iterator[tuple[str, str, FakeDesk]]:
 
     async def serve() -> None:
         from aiohttp import web
-        runner = web.AppRunner(Overview(desk, tokens).app())
+        runner = web.AppRunner(Overview(desk, tokens, lang).app())
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
         runner_box.append(runner)
