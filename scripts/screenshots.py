@@ -6,8 +6,10 @@
 It starts `timekeeper run --web` (dummy audio, no GPIO) on a ball-hockey profile, plays a
 little of a match through the API (a goal, a penalty, added time), and photographs the display
 at TV (1920×1080) and phone (390×844) size, the operator page at phone size, the stream
-overlay (a transparent PNG) and the display's FINAL. Chromium and
-chromedriver come from Debian (`./bootstrap.sh --test`); nothing downloads a browser."""
+overlay (a transparent PNG) and the display's FINAL; and the desk's hall overview (`hall
+serve`) over eight tables in every state a hall sees, into docs/hall-overview.png (--hall).
+Chromium and chromedriver come from Debian (`./bootstrap.sh --test`); nothing downloads a
+browser."""
 
 from __future__ import annotations
 
@@ -20,12 +22,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from helpers import wait_for  # tests/helpers.py: the tests' one wait
+from test_hall_overview import FakeDesk, serving  # the overview over a desk without a broker
 from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def take(out: Path, state_dir: Path | None = None) -> list[Path]:
+def take(out: Path, state_dir: Path | None = None, hall_shot: Path | None = None) -> list[Path]:
+    """Every picture, into `out` (the hall overview into `hall_shot`, else `out`)."""
     out.mkdir(parents=True, exist_ok=True)
     shots = []
     with WebBox("hokejbal", state_dir=state_dir) as box:
@@ -53,7 +57,47 @@ def take(out: Path, state_dir: Path | None = None) -> list[Path]:
             shots.append(out / "overlay.png")
             driver.save_screenshot(str(shots[-1]))
     shots.append(final(out / "display-final.png"))
+    shots.append(hall(hall_shot or out / "hall-overview.png"))
     return shots
+
+
+def _table(state: str, part: str, left: float | None, score: tuple[int, int],
+           **table: object) -> dict:
+    """A table's entry as the desk holds it (its retained status and what the desk knows)."""
+    counting = state in ("prestart", "break", "shot")
+    status = {"state": state, "part": part, "remaining": None if counting else left,
+              "countdown": left if counting else None,
+              "score": {"home": score[0], "away": score[1]}}
+    return {"online": True, "synced": True, "in_step": True, "sent": time.time()} | table | {
+        "status": status}
+
+
+def hall(shot: Path) -> Path:
+    """The desk's overview with its buttons (the desk's link), eight tables in the states a
+    hall sees: running, stopped on its own, a break, the pre-start, a shoot-out, the end,
+    NOT SYNCED and OFFLINE."""
+    tables = {
+        "1": _table("running", "half 1", 463.4, (0, 0)),
+        "2": _table("running", "half 1", 463.4, (1, 0)),
+        "3": _table("stopped", "half 1", 476.0, (0, 0), in_step=False),
+        "4": _table("break", "half 1", 142.0, (2, 2)),
+        "5": _table("prestart", "", 58.4, (0, 0)),
+        "6": _table("shootout", "shoot-out", None, (3, 3)),
+        "7": _table("running", "half 1", 463.4, (0, 1), synced=False,
+                    sync="NOT SYNCED: clock +4.0 ms off the hall's time (limit 2 ms)"),
+        "8": _table("idle", "", None, (0, 0), online=False),
+    }
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    desk = FakeDesk({n: {"table": n} | t for n, t in tables.items()})
+    desk.hall = "bigcup"
+    with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder, \
+            serving(desk, Path(folder)) as (url, token), browser(1280, 560) as driver:
+        driver.get(f"{url}/hall#token={token}")
+        wait_for(lambda: driver.execute_script(
+            "return document.querySelectorAll('.table').length") == len(tables),
+            "every table on the overview", 10)
+        driver.save_screenshot(str(shot))
+    return shot
 
 
 # an ITHF play-off whose one-second pre-start and `set` make a FINAL in a few seconds
@@ -97,8 +141,10 @@ def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--hall", type=Path, default=ROOT / "docs" / "hall-overview.png",
+                    help="the hall overview's picture (docs/hall.md shows it)")
     args = ap.parse_args()
-    for shot in take(args.out):
+    for shot in take(args.out, hall_shot=args.hall):
         print(f"wrote {shot}")
     return 0
 

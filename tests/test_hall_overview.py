@@ -6,6 +6,7 @@ can do. (tests/test_hall.py plays the same page against real boxes and a real br
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import threading
 import time
@@ -45,21 +46,13 @@ class FakeDesk(Desk):
                       + desk_prompt(RUNNING)}}
 
 
-@pytest.fixture
-def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
-    """The overview served on a free port (its own thread and loop): (url, token, desk); in
-    English, or the language an indirect parameter names."""
-    lang = getattr(request, "param", "en")
-    sent = time.time()
-    desk = FakeDesk({
-        "1": {"table": "1", "online": True, "synced": True, "in_step": True, "sent": sent,
-              "status": RUNNING},
-        "2": {"table": "2", "online": True, "synced": True, "in_step": True, "sent": sent,
-              "status": PRESTART}})
-    tokens = TokenStore(tmp_path / "desk")
+@contextlib.contextmanager
+def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
+    """The overview of `desk` served on a free port (its own thread and loop), in `lang`:
+    (url, the desk's token). Also used by scripts/screenshots.py."""
+    tokens = TokenStore(folder)
     port = free_port()
     loop = asyncio.new_event_loop()
-    ready = threading.Event()
     runner_box: list = []
 
     async def serve() -> None:
@@ -68,19 +61,31 @@ def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
         runner_box.append(runner)
-        ready.set()
 
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     asyncio.run_coroutine_threadsafe(serve(), loop).result(10)
-    ready.wait(10)
     try:
-        yield f"http://127.0.0.1:{port}", tokens.token, desk
+        yield f"http://127.0.0.1:{port}", tokens.token
     finally:
         asyncio.run_coroutine_threadsafe(runner_box[0].cleanup(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+@pytest.fixture
+def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
+    """The overview served: (url, token, desk); in English, or the language an indirect
+    parameter names."""
+    sent = time.time()
+    desk = FakeDesk({
+        "1": {"table": "1", "online": True, "synced": True, "in_step": True, "sent": sent,
+              "status": RUNNING},
+        "2": {"table": "2", "online": True, "synced": True, "in_step": True, "sent": sent,
+              "status": PRESTART}})
+    with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
+        yield url, token, desk
 
 
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")

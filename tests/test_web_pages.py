@@ -187,6 +187,6 @@ def test_the_screenshots_script_makes_its_pictures(tmp_path: Path) -> None:
     shots = screenshots.take(tmp_path)
     assert [p.name for p in shots] == ["display-tv.png", "display-phone.png",
                                        "control-phone.png", "overlay.png",
-                                       "display-final.png"]
+                                       "display-final.png", "hall-overview.png"]
     for shot in shots:
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 2000
