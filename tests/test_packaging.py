@@ -27,6 +27,8 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
     assert "timekeeper/sounds/default/last30.wav" in names
     for page in ("display.html", "control.html", "live.js", "style.css"):  # the web pages
         assert f"timekeeper/web/static/{page}" in names
+    for code in ("en", "cs", "fi"):  # the hall's languages
+        assert f"timekeeper/lang/{code}.json" in names
 
     env = dict(os.environ, PYTHONPATH=str(site), SDL_AUDIODRIVER="dummy")
     run = [sys.executable, "-m", "timekeeper"]
@@ -41,6 +43,10 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
                              text=True)
     assert checked.returncode == 0, checked.stderr
     assert str(site / "timekeeper" / "sounds" / "default") in checked.stdout
+    words = subprocess.run([sys.executable, "-c", "from timekeeper.show import language; "
+                            "print(language.words('pl')['pages']['draw'])"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert words.stdout.strip() == "REMIS", words.stderr
 
 
 def _canonical(name: str) -> str:
