@@ -128,3 +128,11 @@ def test_a_page_says_its_language_and_loads_its_words() -> None:
     assert language.chosen(None, "cs") == "cs"
     script = language.script("pl", "pages", "parts")
     assert 'const LANG = "pl";' in script and "const PARTS = {" in script
+
+
+def test_hall_serve_refuses_an_unknown_language_before_it_connects(capsys) -> None:
+    from timekeeper import cli
+
+    code = cli.main(["hall", "serve", "--broker", "mqtt://127.0.0.1:9", "--language", "cz"])
+    assert code == 2
+    assert "--language: unknown language 'cz'; known: en, cs" in capsys.readouterr().err
