@@ -92,6 +92,8 @@ def hall(shot: Path) -> Path:
     desk.hall = "bigcup"
     with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder, \
             serving(desk, Path(folder)) as (url, token), browser(1280, 560) as driver:
+        for table in desk.statuses.values():  # (their clocks as sent now, not at the setup)
+            table["sent"] = time.time()
         driver.get(f"{url}/hall#token={token}")
         wait_for(lambda: driver.execute_script(
             "return document.querySelectorAll('.table').length") == len(tables),
