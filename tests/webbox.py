@@ -48,7 +48,11 @@ class WebBox:
              "--no-keyboard", "--fresh", "--control", str(self.control), "--state-dir",
              str(self.folder / "state"), "--web", str(self.port), *extra],
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-        self._wait_ready()
+        try:
+            self._wait_ready()
+        except BaseException:  # (a box that did not start in time is ended, not left behind)
+            self.close()
+            raise
         self.token = (self.folder / "state" / "web-token").read_text().strip()
 
     def _wait_ready(self, timeout: float = 20.0) -> None:
