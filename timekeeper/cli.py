@@ -99,6 +99,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--hall-name", metavar="NAME", help="the hall's name (default: the "
                                                          "config's, else hall)")
     run.add_argument("--table", metavar="T", help="this box's table in the hall")
+    run.add_argument("--sync", choices=("chrony", "local"),
+                     help="how this box's clock agrees with the hall's: chrony (default), or "
+                          "local for a practice hall on one machine (a loopback broker only)")
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
@@ -167,7 +170,15 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
     hall.add_argument("--hall", dest="hall_name", help="the hall's name (default: the "
                                                        "config's, else hall)")
-    hall.add_argument("--config", type=Path, help="box config with a hall: section")
+    hall.add_argument("--user", help="the desk's broker user (default: the config's "
+                                     "hall.user)")
+    hall.add_argument("--password-file", type=Path, metavar="FILE",
+                      help="a file whose first line is that user's password (default: the "
+                           "config's hall.password_file)")
+    hall.add_argument("--json", action="store_true", help="status: every table's status as "
+                                                          "the raw JSON")
+    hall.add_argument("--config", type=Path, help="a config with a hall: section (the desk's, "
+                                                  "or a box's)")
     hall.add_argument("--listen", default="8090", metavar="[HOST:]PORT",
                       help="serve: where the overview page listens (default 8090, this "
                            "machine only; 0.0.0.0:8090 for the LAN)")
@@ -400,16 +411,38 @@ def cmd_hall(args: argparse.Namespace) -> int:
         raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
                           "config with a hall: section", field="--broker")
     hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
+    if cfg is None and not args.user:  # the account may still be the config's
+        cfg = box_config.load(None)
+    account = cfg.hall if cfg and cfg.hall else None
+    user = args.user or (account.user if account else None)
+    password_file = args.password_file or (account.password_file if account else None)
+    password = None if args.password_file or args.user else \
+        (account.password if account else None)
+    try:
+        broker = _desk_broker(broker, user, password, password_file)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--password-file") from None
     if args.action == "serve":
         return _hall_serve(args, broker, hall)
     return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
-                       args.seconds)
+                       args.seconds, as_json=args.json)
 
 
-def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str) -> int:
+def _desk_broker(url: str, user: str | None, password: str | None,
+                 password_file: Path | None):
+    from timekeeper.hall.account import with_account
+    from timekeeper.hall.link import Broker
+
+    try:
+        broker = Broker.parse(url)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--broker") from None
+    return with_account(broker, user, password, password_file)
+
+
+def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
     from timekeeper.box.journal import state_dir
     from timekeeper.hall.desk import Desk, DeskError
-    from timekeeper.hall.link import Broker
     from timekeeper.hall.overview import serve
     from timekeeper.web.listen import parse_listen
 
@@ -418,7 +451,7 @@ def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str) -> int:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--listen") from None
     try:
-        desk = Desk(Broker.parse(broker_url), hall)
+        desk = Desk(broker, hall)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--broker") from None
     except DeskError as exc:
