@@ -157,9 +157,12 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status", "serve"))
-    hall.add_argument("seconds", nargs="?", type=float, help="add: seconds (negative takes "
-                                                             "time back)")
+                                         "status", "serve", "round"))
+    hall.add_argument("seconds", nargs="?", metavar="N", help="add: seconds (negative takes "
+                                                             "time back); round: the round")
+    hall.add_argument("--tournament", type=Path, metavar="FILE",
+                      help="serve, round: the tournament the desk runs (its journal beside "
+                           "it; docs/tournament.md)")
     hall.add_argument("--profile", help="start: the hall's profile (a table on another "
                                         "refuses)")
     when = hall.add_mutually_exclusive_group()
@@ -424,8 +427,45 @@ def cmd_hall(args: argparse.Namespace) -> int:
         raise ConfigError(str(exc), field="--password-file") from None
     if args.action == "serve":
         return _hall_serve(args, broker, hall)
+    if args.action == "round":
+        return _hall_round(args, broker, hall)
+    seconds = None
+    if args.seconds is not None:
+        try:
+            seconds = float(args.seconds)
+        except ValueError:
+            raise ConfigError(f"hall add takes SECONDS, not {args.seconds!r}",
+                              field="SECONDS") from None
     return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
-                       args.seconds, as_json=args.json)
+                       seconds, as_json=args.json)
+
+
+def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
+    """`hall round N --tournament FILE`: push each of the round's tables its pairing."""
+    from timekeeper.hall.desk import Desk, DeskError
+    from timekeeper.hall.director import Director
+
+    if args.tournament is None:
+        raise ConfigError("hall round needs the tournament: --tournament FILE",
+                          field="--tournament")
+    try:
+        number = int(args.seconds or "")
+    except ValueError:
+        raise ConfigError(f"hall round takes the round's number, not {args.seconds!r}",
+                          field="N") from None
+    try:
+        desk = Desk(broker, hall)
+    except DeskError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    try:
+        director = Director(desk, args.tournament)
+        print(f"hall {hall}: round {number} of {director.t.spec.title}")
+        for table, what in director.call_round(number):
+            print(f"  table {table}: {what}")
+    finally:
+        desk.close()
+    return 0
 
 
 def _desk_broker(url: str, user: str | None, password: str | None,
@@ -457,8 +497,17 @@ def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
+    director = None
+    if args.tournament is not None:
+        from timekeeper.hall.director import Director
+
+        try:
+            director = Director(desk, args.tournament)
+        except Exception:
+            desk.close()
+            raise
     try:
-        return serve(desk, host, port, state_dir(args.state_dir) / "hall")
+        return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           field="--listen") from None

@@ -151,7 +151,7 @@ def _run_live(args: argparse.Namespace) -> int:
             return 1
         server.handlers["link"] = _link_handler(web)
         devices.callback(server.start().close)
-        if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
+        if (hall := _hall(args, cfg, runner, chosen.key, folder)) is not None:
             devices.callback(hall.close)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
@@ -224,7 +224,8 @@ def _link_handler(web):
     return lambda words: web.link(renew=words == ["new"])
 
 
-def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
+def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
+          folder: Path):
     """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
@@ -257,6 +258,9 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners.append(link)
+    from timekeeper.hall.tablematch import MatchLink
+
+    runner.listeners.append(MatchLink(link, folder))  # the desk's pairings, the results home
     return link.start()
 
 

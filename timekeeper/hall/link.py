@@ -108,6 +108,7 @@ class HallLink(RunnerListener):
         self.in_step = False  # the table's clock follows the hall's last start/resume
         self.last_error = ""  # why the last hall command was refused, for the desk
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self.extensions: list[Any] = []  # more topics of this table's (tablematch.MatchLink)
         self._lock = threading.Lock()
         self._latest: Status | None = None  # handed over by the runner, not yet published
         self._news = threading.Event()  # publish now (a change, an error, a reconnect)
@@ -184,6 +185,8 @@ class HallLink(RunnerListener):
                    "synced": self.sync.synced, "sync": self.sync.text,
                    "offset": self.sync.offset, "error": self.last_error,
                    "sent": timesync.wall_now(), "status": status.to_dict()}
+        for extension in self.extensions:
+            payload.update(extension.status_fields())
         self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
 
     # ------------------------------------------------------------------ the bus's side
@@ -193,12 +196,17 @@ class HallLink(RunnerListener):
             log.warning("hall broker %s refused us: %s", self.broker.host, reason_code)
             return
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
+        for extension in self.extensions:
+            extension.connected(client)
         log.info("hall: connected to %s:%d", self.broker.host, self.broker.port)
         self.sync = self.sync_check()
         self.publish_status()  # after a broker outage: where this table stands
 
     def _message(self, client, userdata, message) -> None:
         try:
+            for extension in self.extensions:
+                if extension.owns(message.topic):
+                    return extension.handle(message.payload)
             self._handle(message.payload)
         except Exception:  # never: but a bug here must not kill paho's network thread
             log.exception("hall: a message could not be handled")

@@ -110,12 +110,18 @@ def _error(status: int, reason: str) -> web.Response:
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-def serve(desk: Desk, host: str, port: int, state: Path, out=print) -> int:
-    """Serve the overview until interrupted; prints the links (the desk's with its token)."""
+def serve(desk: Desk, host: str, port: int, state: Path, out=print, director=None) -> int:
+    """Serve the overview until interrupted; prints the links (the desk's with its token);
+    with a `director` (hall serve --tournament), the board too (hall/board.py)."""
     tokens = TokenStore(state)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
-    web.run_app(Overview(desk, tokens).app(), host=host, port=port, print=None,
-                handle_signals=True)
+    app = Overview(desk, tokens).app()
+    if director is not None:
+        from timekeeper.hall.board import add_board
+
+        add_board(app, director, tokens)
+        out(f"the board (the hall's big screen): http://{shown}:{port}/board")
+    web.run_app(app, host=host, port=port, print=None, handle_signals=True)
     return 0

@@ -1,0 +1,125 @@
+"""The desk runs the evening over a real Mosquitto with real boxes: a round called pushes
+each table its pairing (the names on the box, a profile mismatch said), the results come home
+by themselves into the tournament's journal, once, and a desk restarted finds them all."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from helpers import wait_for
+from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (the real broker and boxes)
+
+from timekeeper.hall.desk import Desk, new_command
+from timekeeper.hall.director import Director
+from timekeeper.hall.link import Broker
+from timekeeper.hall.messages import BadMessage
+from timekeeper.hall.pairing import Pairing, parse_pairing
+from timekeeper.hall.result import MatchResult, from_status, parse_result
+
+NAMES = ("Adam", "Běla", "Cyril", "Dana")
+
+
+def drawn_cup(folder: Path) -> Path:
+    from timekeeper.tournament import desk as tdesk
+    from timekeeper.tournament import spec
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Tournament
+
+    file = folder / "cup.yaml"
+    players = "\n".join(f"  - {n}" for n in NAMES)
+    file.write_text(f"title: Test cup\nrules: radegast\ntables: 2\nplayers:\n{players}\n",
+                    encoding="utf-8")
+    s = spec.load(file)
+    t = Tournament(s)
+    Journal(s.journal).append(tdesk.draw(t, 1))
+    return file
+
+
+PAIRING = Pairing("A.1.1.abc", 1, "A.1", "group A", "Adam", "Běla", "radegast", 1.0)
+
+
+def test_a_pairing_and_a_result_survive_the_trip_and_bad_ones_are_refused() -> None:
+    assert parse_pairing(PAIRING.to_json()) == PAIRING
+    status = {"score": {"home": 2, "away": 1}, "period": 1, "periods": 1, "part": "",
+              "goals": [{"team": "home", "period": 1, "play_time": 12.5, "player": "7"}]}
+    result = from_status(PAIRING, "1", status, 2.0)
+    assert parse_result(result.to_json()) == result and result.decided == "regulation"
+    shootout = from_status(PAIRING, "1", {"score": {"home": 1, "away": 1}, "shot": 3,
+                                          "shootout_attempts": [{"team": "away", "goal": True}]},
+                           2.0)
+    assert shootout.score == (1, 2) and shootout.decided == "shootout"
+    for bad in (b"x" * 20000, b"[1]", json.dumps({"pairing": {}}).encode(),
+                result.to_json().replace(b'"score": [2, 1]', b'"score": [2, [[[1]]]]')):
+        with pytest.raises(BadMessage):
+            parse_result(bad)
+    with pytest.raises(BadMessage, match="plain values"):
+        parse_pairing(PAIRING.to_json().replace(b'"Adam"', b'["Adam"]'))
+
+
+def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
+        boxes, tmp_path: Path) -> None:  # noqa: F811
+    from timekeeper.box.controls.socket_client import send
+
+    file = drawn_cup(tmp_path)
+    boxes["start"]("1", "2")
+    url = boxes["broker"]["url"]
+    desk = Desk(Broker.parse(url), "hall")
+    try:
+        wait_for(lambda: len(desk.tables()) == 2, "both boxes joined", HALL_WAIT)
+        director = Director(desk, file)
+        called = dict(director.call_round(1))
+        assert set(called) == {"1", "2"}
+        first = {t: director.called[t] for t in ("1", "2")}
+
+        def named(table: str) -> bool:
+            s = desk.tables().get(table) or {}
+            p = first[table]
+            return (s.get("pairing") or {}).get("id") == p.id and \
+                s["status"]["names"] == {"home": p.home, "away": p.away}
+
+        wait_for(lambda: named("1") and named("2"), "the names on both boxes", HALL_WAIT)
+        note = desk.tables()["1"]["pairing_note"]
+        assert "this table runs profile" in note and "radegast" in note  # the box is told
+        answers = desk.send(new_command("start", at=time.time() + 2.0))
+        assert all(a["ok"] for a in answers.values()), answers
+        wait_for(lambda: desk.tables()["1"]["status"]["state"] == "running", "running", 10)
+        assert send(tmp_path / "box1" / "c.sock", "goal home 7")["ok"]
+        wait_for(lambda: len(director.t.results) == 2, "both results at the desk", HALL_WAIT)
+        one, two = director.t.match(first["1"].match), director.t.match(first["2"].match)
+        assert one.result.text() == "1:0" and two.result.text() == "0:0"
+        rows = {r["player"]: r for r in director.snapshot()["groups"]["A"]}
+        assert rows[first["1"].home]["points"] == director.t.spec.rules.points.win
+        assert director.next_round() == 2
+
+        # the same result again (a box that sends it twice): applied once
+        kept = json.loads((tmp_path / "box1" / "hall-match.json").read_text())["result"]
+        again = parse_result(json.dumps(kept).encode())
+        assert again.goals[0]["player"] == "7" and again.goals[0]["team"] == "home"
+        assert director.receive(again) == "known"
+        results = [e for e in director.t.events if e["event"] == "result"]
+        assert len(results) == 2 and {e["source"] for e in results} == {
+            first["1"].id, first["2"].id}
+
+        # a result for a match the desk did not call: the director's to accept or refuse
+        stray = MatchResult(Pairing("A.5.9.zzz", 3, "A.5", "group A", *director.t.match(
+            "A.5").sides.split(" – "), "radegast", 1.0), "1", (3, 0), "regulation", (), (),
+            time.time())
+        assert director.receive(stray).startswith("pending: a match this desk did not call")
+        assert director.snapshot()["pending"][0]["id"] == "A.5.9.zzz"
+        director.refuse("A.5.9.zzz")
+        assert "A.5" not in director.t.results and director.receive(stray) == "known"
+    finally:
+        desk.close()
+
+    # the desk restarted: the journal and the broker's retained results, applied once
+    desk = Desk(Broker.parse(url), "hall")
+    try:
+        again = Director(desk, file)
+        assert set(again.called) == {"1", "2"} and len(again.t.results) == 2
+        wait_for(lambda: set(again.latest) == {"1", "2"}, "the retained results", HALL_WAIT)
+        assert len([e for e in again.t.events if e["event"] == "result"]) == 2
+    finally:
+        desk.close()
