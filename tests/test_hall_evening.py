@@ -123,3 +123,65 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         assert len([e for e in again.t.events if e["event"] == "result"]) == 2
     finally:
         desk.close()
+
+
+def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
+        boxes, tmp_path: Path) -> None:  # noqa: F811
+    """`hall serve --tournament`: /board and /api/board (read-only), the sheets; calling a
+    round from the board needs the desk's token."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from helpers import free_port
+    from webbox import browser, have_browser
+
+    file = drawn_cup(tmp_path)
+    url = boxes["broker"]["url"]
+    boxes["start"]("1")
+    port, state = free_port(), tmp_path / "desk"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "hall", "serve", "--broker", url, "--listen",
+         str(port), "--state-dir", str(state), "--tournament", str(file)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> str:
+        try:
+            with urllib.request.urlopen(base + path, timeout=5) as answer:
+                return answer.read().decode()
+        except OSError:
+            return ""
+
+    try:
+        board = json.loads(wait_for(lambda: get("/api/board"), "the board served", HALL_WAIT))
+        assert board["title"] == "Test cup" and board["next"]["round"] == 1
+        assert [r["player"] for r in board["groups"]["A"]] and len(board["tables"]) == 2
+        assert "<table" in get("/board/sheets/groups.html")
+        token = (state / "hall" / "web-token").read_text().strip()
+        post = urllib.request.Request(f"{base}/api/board/round", method="POST",
+                                      data=json.dumps({"round": 1}).encode())
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=10)
+        assert refused.value.code == 401
+        post.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(post, timeout=20) as answer:
+            assert set(json.loads(answer.read())["tables"]) == {"1", "2"}
+        wait_for(lambda: (json.loads(get("/api/board"))["tables"][0]["status"] or {})
+                 .get("pairing"), "table 1 has its pairing", HALL_WAIT)
+        if have_browser():
+            with browser(1280, 800) as driver:
+                driver.get(f"{base}/board")
+                text = lambda: driver.find_element("tag name", "body").text  # noqa: E731
+                wait_for(lambda: "round 1" in text() and "group A" in text(),
+                         "the board shows the round and the group", HALL_WAIT)
+                pairing = json.loads(get("/api/board"))["tables"][0]["pairing"]
+                assert f"{pairing['home']} – {pairing['away']}" in text()
+                assert "READY" in text() and "OFFLINE" in text()  # table 2 has no box
+                assert not driver.find_element("id", "director").is_displayed()
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=10)
+    assert "Traceback" not in out, out
+    assert "/board" in out
