@@ -200,7 +200,7 @@ do_hall_box() {
 do_hall_desk() {
     run apt-get update -qq
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chrony mosquitto \
-        mosquitto-clients
+        mosquitto-clients espeak-ng
     run install -d -m 0755 /etc/chrony/conf.d
     run install -m 0644 systemd/chrony-hall-desk.conf /etc/chrony/conf.d/timekeeper-hall.conf
     run install -m 0644 systemd/mosquitto-hall.conf /etc/mosquitto/conf.d/timekeeper-hall.conf

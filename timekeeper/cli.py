@@ -157,9 +157,16 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status", "serve", "round"))
+                                         "status", "serve", "round", "announce"))
     hall.add_argument("seconds", nargs="?", metavar="N", help="add: seconds (negative takes "
-                                                             "time back); round: the round")
+                                                             "time back); round: the round; "
+                                                             "announce: the line to speak")
+    hall.add_argument("--say", action="store_true", help="round: speak the round's call "
+                                                         "through the desk's speaker")
+    hall.add_argument("--language", default="en", help="announce, round --say: the calls' "
+                                                       "language: en, cs or de (default en)")
+    hall.add_argument("--voice", type=Path, metavar="MODEL", help="a Piper voice model "
+                                                                  "(default: espeak-ng)")
     hall.add_argument("--tournament", type=Path, metavar="FILE",
                       help="serve, round: the tournament the desk runs (its journal beside "
                            "it; docs/tournament.md)")
@@ -429,6 +436,8 @@ def cmd_hall(args: argparse.Namespace) -> int:
         return _hall_serve(args, broker, hall)
     if args.action == "round":
         return _hall_round(args, broker, hall)
+    if args.action == "announce":
+        return _hall_announce(args, broker, hall, args.seconds or "")
     seconds = None
     if args.seconds is not None:
         try:
@@ -463,8 +472,52 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
         print(f"hall {hall}: round {number} of {director.t.spec.title}")
         for table, what in director.call_round(number):
             print(f"  table {table}: {what}")
+        if args.say:
+            from timekeeper.hall import calls
+
+            called = [(t, p.home, p.away) for t, p in director.called.items()
+                      if p.round == number]
+            return _speak(args, desk, calls.round_call(number, called,
+                                                       language=args.language))
     finally:
         desk.close()
+    return 0
+
+
+def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
+    """`hall announce "TEXT"`: spoken whole, never over a table's start signal."""
+    from timekeeper.hall.desk import Desk, DeskError
+
+    try:
+        desk = Desk(broker, hall)
+    except DeskError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return _speak(args, desk, text)
+    finally:
+        desk.close()
+
+
+def _speak(args: argparse.Namespace, desk, text: str) -> int:
+    import time
+
+    from timekeeper.box.journal import state_dir
+    from timekeeper.hall import calls
+
+    try:
+        wav = calls.Voice(args.language, args.voice).render(
+            text, state_dir(args.state_dir) / "hall" / "calls")
+    except calls.CallError as exc:
+        raise ConfigError(str(exc), field="--language / --voice") from None
+    seconds = calls.length(wav)
+    now = time.time()
+    begin = calls.place(seconds, now, calls.signals_of(desk.read_statuses(0.5), now))
+    if begin > now:
+        print(f"(after the start signal: in {begin - now:.0f} s)")
+        time.sleep(begin - now)
+    calls.play(wav)
+    print(f"spoken ({seconds:.1f} s): {text}")
     return 0
 
 
