@@ -145,7 +145,14 @@ class Director:
         return len(parts) == 4 and parts[1] == self.hall and parts[3] in ("result", "pairing")
 
     def connected(self, client) -> None:
+        """On every (re)connect: the results; and the calls again, whose matches wait for
+        their results (a broker restarted without its retained messages)."""
         client.subscribe([(topic(self.hall, "+", "result"), 1)])
+        with self._lock:
+            for table, p in self.called.items():
+                if p.match in self.t.results:
+                    continue
+                client.publish(pairing_topic(self.hall, table), p.to_json(), qos=1, retain=True)
 
     def handle(self, name: str, payload: bytes) -> None:
         if not payload:
