@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.hall.pairing import MAX_TEXT, Pairing, parse_pairing
 
-MAX_RESULT = 16384  # bytes: 20 goals and a few penalties are about 3 KB
+MAX_RESULT = 4000  # bytes: under the broker's 4 KB packet limit; 40 goals are about 3 KB
 MAX_DEPTH = 3  # {"goals": [{"team": …}]}: nothing deeper is ever sent
 MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
@@ -75,7 +75,12 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
                        "player": str(p.get("player", ""))[:16]}
                       for team, side in (status.get("teams") or {}).items()
                       for p in (side.get("penalties") or []))[:MAX_PENALTIES]
-    return MatchResult(pairing, table, (home, away), decided, goals, penalties, finished)
+    result = MatchResult(pairing, table, (home, away), decided, goals, penalties, finished)
+    while len(result.to_json()) > MAX_RESULT and (result.goals or result.penalties):
+        # (a flood of goals: the score stands, the details that do not fit are left out)
+        result = MatchResult(pairing, table, (home, away), decided, result.goals[:-1] if
+                             result.goals else (), result.penalties[:-1], finished)
+    return result
 
 
 def _depth(value: object, level: int = 0) -> int:
