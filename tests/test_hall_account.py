@@ -73,14 +73,18 @@ def test_hall_status_is_a_table_one_line_per_table() -> None:
         "2": {"online": True, "synced": False, "sync": "NOT SYNCED: chrony is not running",
               "status": {"state": "idle", "score": {"home": 0, "away": 0}}},
         "3": {"online": False},
+        "4": {"online": True, "synced": True, "in_step": False,
+              "status": {"state": "running", "part": "1st half", "remaining": 30,
+                         "score": {"home": 0, "away": 0}}},
     }
     lines = status_table("cup", statuses).splitlines()
-    assert lines[0] == "hall cup: 2 of 3 tables online"
+    assert lines[0] == "hall cup: 3 of 4 tables online"
     assert lines[1].split() == ["table", "state", "part", "left", "score", "sync"]
     assert lines[2].split()[:5] == ["1", "RUNNING", "1st", "half", "1:06"]
     assert "2:1" in lines[2] and lines[2].endswith("synced")
     assert "NOT SYNCED: chrony is not running" in lines[3]
     assert lines[4].split() == ["3", "OFFLINE"]
+    assert lines[5].endswith("synced; off the hall's time")  # a late table started alone
 
 
 def shipped_broker(tmp_path: Path, port: int) -> Path:

@@ -86,6 +86,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         answers = desk.send(new_command("start", at=time.time() + 2.0))
         assert all(a["ok"] for a in answers.values()), answers
         wait_for(lambda: desk.tables()["1"]["status"]["state"] == "running", "running", 10)
+        assert desk.tables()["1"]["in_step"] is True  # one hall start: on the hall's time
         assert send(tmp_path / "box1" / "c.sock", "goal home 7")["ok"]
         wait_for(lambda: len(director.t.results) == 2, "both results at the desk", HALL_WAIT)
         one, two = director.t.match(first["1"].match), director.t.match(first["2"].match)

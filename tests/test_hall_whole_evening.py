@@ -164,6 +164,7 @@ def play_round(number: int, director: Director, boxes: Boxes, holder: dict, open
     for table, p in sorted(called.items(), key=lambda tp: tp[0] == victim):
         wait_for(lambda t=table: tables()[t]["status"]["state"] == "running",
                  f"table {table} running", HALL_WAIT)
+        assert tables()[table]["in_step"] is False  # started on its own: off the hall's time
         if table == victim:  # killed mid-match, started again: back from its journal
             boxes.kill(table)
             boxes.start(table, fresh=False)

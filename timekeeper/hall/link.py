@@ -207,11 +207,13 @@ class HallLink(RunnerListener):
             for extension in self.extensions:
                 if extension.owns(message.topic):
                     return extension.handle(message.payload)
-            self._handle(message.payload)
+            self._handle(message.payload, alone=message.topic == self.topics.command)
         except Exception:  # never: but a bug here must not kill paho's network thread
             log.exception("hall: a message could not be handled")
 
-    def _handle(self, payload: bytes) -> None:
+    def _handle(self, payload: bytes, alone: bool = False) -> None:
+        """`alone`: sent to this table only (a late table started on its own: off the
+        hall's time)."""
         if len(payload) > MAX_PAYLOAD:
             return self._refuse(None, f"payload of {len(payload)} bytes refused")
         try:
@@ -226,7 +228,7 @@ class HallLink(RunnerListener):
             while len(self._seen) > SEEN_IDS:
                 self._seen.popitem(last=False)
         try:
-            future = self._apply(command)
+            future = self._apply(command, alone)
         except _HallRefusal as exc:
             return self._refuse(command.id, str(exc))
         # answered when the runner has applied it (a start at T: at T), never waited for here:
@@ -248,7 +250,7 @@ class HallLink(RunnerListener):
         self.publish_status()  # (last_error cleared; the runner has handed the change over)
         return None
 
-    def _apply(self, command: HallCommand) -> Future:
+    def _apply(self, command: HallCommand, alone: bool = False) -> Future:
         kind, clock = command.kind, self.box.clock
         if kind in ("start", "resume", "next"):
             self.sync = self.sync_check()
@@ -269,7 +271,9 @@ class HallLink(RunnerListener):
         seconds = command.seconds if kind == "add" else None
         future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)
         if kind in ("start", "resume", "next"):
-            self.in_step = True  # (a local command in the meantime takes it off again)
+            # (a local command in the meantime takes it off again; so does a command for
+            # this table alone: a late table started on its own is on its own time)
+            self.in_step = not alone
         elif kind == "reset":
             self.in_step = False
         return future
