@@ -94,6 +94,10 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         rows = {r["player"]: r for r in director.snapshot()["groups"]["A"]}
         assert rows[first["1"].home]["points"] == director.t.spec.rules.points.win
         assert director.next_round() == 2
+        card = director.snapshot()["tables"][0]
+        assert card["result_id"] == first["1"].id and card["confirmed"] is False
+        director.confirm(first["1"].id)  # the director has checked it
+        assert director.snapshot()["tables"][0]["confirmed"] is True
 
         # the same result again (a box that sends it twice): applied once
         kept = json.loads((tmp_path / "box1" / "hall-match.json").read_text())["result"]
@@ -120,6 +124,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
     try:
         again = Director(desk, file)
         assert set(again.called) == {"1", "2"} and len(again.t.results) == 2
+        assert again.confirmed == {first["1"].id}
         wait_for(lambda: set(again.latest) == {"1", "2"}, "the retained results", HALL_WAIT)
         assert len([e for e in again.t.events if e["event"] == "result"]) == 2
     finally:

@@ -3,7 +3,8 @@ pairings by table with each table's live clock and score, the group standings, t
 and the next round — and the tournament's printable sheets (tournament/sheets.py).
 
 The page and its JSON (`/api/board`) are read-only and open, as the overview is; the
-director's actions (call a round, accept or refuse a result the desk did not call) need the
+director's actions (call a round, accept or refuse a result the desk did not call, confirm
+a result that came home) need the
 desk's token, as the overview's commands do."""
 
 from __future__ import annotations
@@ -89,9 +90,12 @@ class Board:
             if action == "refuse":
                 await loop.run_in_executor(None, self.director.refuse, ident)
                 return web.json_response({"ok": True})
+            if action == "confirm":
+                await loop.run_in_executor(None, self.director.confirm, ident)
+                return web.json_response({"ok": True})
         except TournamentError as exc:
             return _error(400, str(exc))
-        return _error(404, "actions: round, accept, refuse")
+        return _error(404, "actions: round, accept, refuse, confirm")
 
 
 def _error(status: int, reason: str) -> web.Response:

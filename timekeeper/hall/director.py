@@ -12,6 +12,7 @@ or refuse it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -69,6 +70,7 @@ class Director:
         self.refused: set[str] = set()
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
+        self.confirmed: set[str] = set()  # results the director has looked at and confirmed
         self._read_calls()
         desk.add_extension(self)
 
@@ -78,6 +80,10 @@ class Director:
         if not self.calls.exists():
             return
         for line in self.calls.read_text().splitlines():
+            if line.startswith('{"confirmed":'):
+                with contextlib.suppress(ValueError, KeyError):
+                    self.confirmed.add(str(json.loads(line)["confirmed"])[:64])
+                continue
             try:
                 p = parse_pairing(line.encode())
             except BadMessage:
@@ -235,6 +241,19 @@ class Director:
             self.refused.add(result_id)
             self._say(f"result {result_id} refused by the director")
 
+    def confirm(self, result_id: str) -> None:
+        """The director confirms a result that came home (it counts already; this says a
+        person has checked it against the table), kept with the calls."""
+        with self._lock:
+            if result_id not in self.applied():
+                raise TournamentError(f"no result {result_id} in the tournament")
+            if result_id in self.confirmed:
+                return
+            with open(self.calls, "a") as stream:
+                stream.write(json.dumps({"confirmed": result_id}) + "\n")
+            self.confirmed.add(result_id)
+            self._say(f"result {result_id} confirmed by the director")
+
     # ---------------------------------------------------------------- what stands
 
     def next_round(self) -> int | None:
@@ -258,9 +277,13 @@ class Director:
             for table in t.spec.tables:
                 p = self.called.get(table)
                 m = t.match(p.match) if p else None
+                source = next((e.get("source") for e in reversed(t.events)
+                               if m and e.get("match") == m.id and e["event"] == "result"), None)
                 tables.append({"table": table, "status": statuses.get(table),
                                "pairing": json.loads(p.to_json()) if p else None,
-                               "result": m.result.text() if m and m.result else None})
+                               "result": m.result.text() if m and m.result else None,
+                               "result_id": source,
+                               "confirmed": source in self.confirmed if source else None})
             groups = {g: [{"place": r.place, "player": r.player, "played": r.played,
                            "won": r.won, "drawn": r.drawn, "lost": r.lost,
                            "goals": f"{r.goals_for}:{r.goals_against}", "points": r.points}
