@@ -5,6 +5,8 @@ by themselves into the tournament's journal, once, and a desk restarted finds th
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -98,6 +100,12 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         assert card["result_id"] == first["1"].id and card["confirmed"] is False
         director.confirm(first["1"].id)  # the director has checked it
         assert director.snapshot()["tables"][0]["confirmed"] is True
+        ctl = subprocess.run([sys.executable, "-m", "timekeeper", "ctl", "result", "confirm",
+                              "--control", str(tmp_path / "box2" / "c.sock")],
+                             capture_output=True, text=True, timeout=30)
+        assert ctl.returncode == 0 and json.loads(ctl.stdout)["confirmed"] is True, ctl
+        wait_for(lambda: first["2"].id in director.confirmed, "table 2's operator confirmed",
+                 HALL_WAIT)
 
         # the same result again (a box that sends it twice): applied once
         kept = json.loads((tmp_path / "box1" / "hall-match.json").read_text())["result"]
@@ -124,7 +132,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
     try:
         again = Director(desk, file)
         assert set(again.called) == {"1", "2"} and len(again.t.results) == 2
-        assert again.confirmed == {first["1"].id}
+        assert again.confirmed == {first["1"].id, first["2"].id}
         wait_for(lambda: set(again.latest) == {"1", "2"}, "the retained results", HALL_WAIT)
         assert len([e for e in again.t.events if e["event"] == "result"]) == 2
     finally:

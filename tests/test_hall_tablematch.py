@@ -81,6 +81,13 @@ def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Pat
     sent = results(link)
     assert len(sent) == 1 and sent[0]["score"] == [2, 1] and sent[0]["pairing"]["id"] == "p1"
     assert sent[0]["goals"] == [{"team": "home", "period": 1, "play_time": 3.5, "player": "9"}]
+    assert sent[0]["confirmed"] is False
+    assert match.ctl(["nonsense"])["ok"] is False
+    answer = match.ctl(["confirm"])  # `ctl result confirm`: the operator has checked it
+    assert answer["ok"] and answer["match_result"]["confirmed"] is True
+    assert answer["status"]["state"] == "idle"  # (every ctl answer carries the status)
+    assert results(link)[-1]["confirmed"] is True and len(results(link)) == 2
+    sent = results(link)[-1:]
     # the box restarts (or was offline at the end): its journal sends the result again
     again = Link(Box())
     MatchLink(again, tmp_path).connected(again.client)

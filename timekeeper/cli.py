@@ -18,10 +18,12 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.sound.devices import AUDIO_KINDS
 
 log = logging.getLogger("timekeeper")
-# what `ctl` may send: the socket's own requests (status, link) and every action the socket
+# what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
+# result, `result confirm`) and every action the socket
 # takes, but GO, the START/NEXT button's (at a prompt one says start or next)
 CTL_COMMANDS = ("status", *(action.value for action in Action
-                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link")
+                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link",
+                "result")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,7 +334,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     try:  # refused here, before the socket, if it cannot mean anything
         if args.command == "status" and args.args:
             raise ValueError("status takes no argument")
-        if args.command != "status":
+        if args.command not in ("status", "result"):
             Command.parse(line)
     except ValueError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
@@ -351,7 +353,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         what = "not applied" if result in ("dropped", "busy") else result
         print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
         return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
-    print(json.dumps(answer["status"]))
+    print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"]))
     return 0
 
 

@@ -153,6 +153,7 @@ def _run_live(args: argparse.Namespace) -> int:
         devices.callback(server.start().close)
         if (hall := _hall(args, cfg, runner, chosen.key, folder)) is not None:
             devices.callback(hall.close)
+            server.handlers["result"] = hall.extensions[0].ctl  # ctl result [confirm]
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)

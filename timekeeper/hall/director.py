@@ -181,6 +181,8 @@ class Director:
         with self._lock:
             self.latest[r.table] = r
             self._reload()
+            if r.confirmed and r.id in self.applied() and r.id not in self.confirmed:
+                self.confirm(r.id)  # (by the table's operator)
             if r.id in self.applied() or r.id in self.refused:
                 return "known"
             if r.id not in self.issued:
@@ -208,6 +210,8 @@ class Director:
         written = self.journal.append(event, after=len(self.t.events))
         self.t.apply(written)
         self.pending.pop(r.id, None)
+        if r.confirmed:
+            self.confirm(r.id)
         self._say(f"table {r.table}: {m.id} {m.sides} {r.score_text}"
                   f"{'' if r.decided == 'regulation' else ' ' + r.decided}")
         return "applied"

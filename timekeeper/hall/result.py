@@ -20,7 +20,8 @@ MAX_DEPTH = 3  # {"goals": [{"team": …}]}: nothing deeper is ever sent
 MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout")
-FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished")
+FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished",
+          "confirmed")
 
 
 def result_topic(hall: str, table: str) -> str:
@@ -36,6 +37,7 @@ class MatchResult:
     goals: tuple[dict, ...]  # {"team", "period", "play_time", "player"}
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
+    confirmed: bool = False  # the table's operator has confirmed it (`ctl result confirm`)
 
     @property
     def id(self) -> str:
@@ -124,8 +126,10 @@ def parse_result(payload: bytes) -> MatchResult:
     if isinstance(finished, bool) or not isinstance(finished, int | float) or \
             not math.isfinite(finished):
         raise BadMessage("finished must be a number")
+    if not isinstance(data["confirmed"], bool):
+        raise BadMessage("confirmed must be true or false")
     return MatchResult(pairing, table, (score[0], score[1]), data["decided"], tuple(goals),
-                       tuple(penalties), float(finished))
+                       tuple(penalties), float(finished), data["confirmed"])
 
 
 def _goal(g: object) -> bool:

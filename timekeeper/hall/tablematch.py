@@ -9,6 +9,7 @@ table's status for the desk (`pairing_note`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -129,6 +130,24 @@ class MatchLink(RunnerListener):
     def _publish_result(self) -> None:
         assert self.result is not None
         self.link.client.publish(self.result_topic, self.result.to_json(), qos=1, retain=True)
+
+    def ctl(self, args: list[str]) -> dict:
+        """`ctl result`: this table's last result; `ctl result confirm`: the operator has
+        checked it with the players, and the desk is told (the result sent again, confirmed)."""
+        with self._lock:
+            if args not in ([], ["confirm"]):
+                return {"ok": False, "result": "refused",
+                        "error": "result takes nothing, or confirm"}
+            if self.result is None:
+                return {"ok": False, "result": "refused", "error": "no result yet: the "
+                        "table's match is not finished (or the desk sent it no pairing)"}
+            if args == ["confirm"] and not self.result.confirmed:
+                self.result = dataclasses.replace(self.result, confirmed=True)
+                self._save()
+                self._publish_result()
+                log.info("hall: result %s confirmed by the operator", self.result.id)
+            return {"ok": True, "match_result": json.loads(self.result.to_json()),
+                    "status": self.box.status().to_dict()}
 
     def status_fields(self) -> dict:
         p = self.pairing
