@@ -63,6 +63,8 @@ if [ -n "$extras" ]; then
     [ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)
     # the hall's tests start a real MQTT broker of their own
     [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || need_apt+=(mosquitto)
+    # the desk's calls ("Round 3. Table 1: …") are spoken by espeak-ng, rendered in the tests
+    command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
 fi
 if [ -n "$bench" ]; then  # the timing bench also records that server (parec) and asks it (pactl)
     command -v parec >/dev/null && command -v pactl >/dev/null || need_apt+=(pulseaudio-utils)

@@ -32,7 +32,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 HERE = Path(__file__).resolve().parent
 PROFILE = HERE / "profiles" / "quick15.yaml"  # pre-start 2 s, 15 s, marks every 5 s
-OFFSET_ENV = "TIMEKEEPER_TEST_CLOCK_OFFSET"
+SKEWED = HERE.parent / "tests" / "skewedbox.py"  # a box whose clock is off by OFFSET s
 TICK = os.sysconf("SC_CLK_TCK")
 TIMED = ("prestart", "start", "minute", "end")
 
@@ -88,14 +88,17 @@ class Box:
 
 
 def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str = "stream",
-              fresh: bool = True) -> Box:
+              fresh: bool = True, skew: float | None = None) -> Box:
+    """A box on this machine (`--sync local`), or one whose clock is `skew` s off."""
     folder = root / f"box{table}"
     folder.mkdir(exist_ok=True)
-    cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(PROFILE), "--no-gpio",
-           "--no-keyboard", "--state-dir", str(folder), "--control", str(folder / "c.sock"),
-           "--events", str(folder / "events.jsonl"), "--audio", audio, "--hall", url,
+    launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
+    cmd = [sys.executable, *launcher, "run", "--sync", "local", "--profile", str(PROFILE),
+           "--no-gpio", "--no-keyboard", "--state-dir", str(folder),
+           "--control", str(folder / "c.sock"), "--events", str(folder / "events.jsonl"),
+           "--audio", audio, "--hall", url,
            "--table", table] + (["--fresh"] if fresh else [])
-    full = dict(os.environ, **{OFFSET_ENV: "0"}) | env
+    full = dict(os.environ) | env
     proc = subprocess.Popen(cmd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=(folder / "log.txt").open("a"))
     return Box(table, folder, proc, env)
@@ -113,8 +116,7 @@ def wait_ready(boxes: list[Box], timeout: float = 120) -> None:
 
 def hall(url: str, *args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                          capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, **{OFFSET_ENV: "0"}))
+                          capture_output=True, text=True, timeout=120)
     return done.stdout + done.stderr
 
 
@@ -122,7 +124,7 @@ def joined(url: str, n: int, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
     count = 0
     while time.monotonic() < deadline:
-        text = hall(url, "status")
+        text = hall(url, "status", "--json")
         try:
             count = sum(1 for s in json.loads(text).values() if s.get("online"))
         except ValueError:
@@ -264,7 +266,7 @@ def skewed_hall(root: Path, broker: Broker) -> dict:
     """Boxes whose clocks are off by an injected offset (test-only setting): below the 2-ms
     limit they start, their offset showing in the spread; above it they refuse."""
     offsets = {"1": 0.0, "2": 0.001, "3": -0.0015, "4": 0.005}
-    boxes = [start_box(t, root, broker.url, {"SDL_AUDIODRIVER": "dummy", OFFSET_ENV: str(o)})
+    boxes = [start_box(t, root, broker.url, {"SDL_AUDIODRIVER": "dummy"}, skew=o)
              for t, o in offsets.items()]
     wait_ready(boxes)
     joined(broker.url, len(boxes))

@@ -13,6 +13,9 @@
 #   sudo scripts/install-pi.sh --hall-desk   set up THIS machine as the hall's desk: a chrony
 #                                            time server for the LAN and a Mosquitto broker
 #                                            (no timekeeper service; docs/hall.md)
+#   sudo scripts/install-pi.sh --hall-user NAME  on the desk: add (or change) the broker user
+#                                            NAME (desk, or a table: 1, 2, …), asking its
+#                                            password; a table also gets the hall's commands
 #
 # What it does: apt packages (venv, ALSA tools, lgpio for the Pi 5), a venv in /opt/timekeeper
 # that can see the system's lgpio, a system user `timekeeper` in the audio and gpio groups,
@@ -27,7 +30,7 @@ ETC=/etc/timekeeper
 USER_NAME=timekeeper
 SYSTEMCTL=${INSTALL_PI_SYSTEMCTL:-systemctl}  # (a stand-in for trying it where systemd is not PID 1)
 
-dry=0 mode=install kiosk=0 hall_desk=""
+dry=0 mode=install kiosk=0 hall_desk="" hall_user=""
 KIOSK_UNIT=/etc/systemd/system/timekeeper-kiosk.service
 KIOSK_USER=timekeeper-kiosk
 args=("$@")
@@ -37,11 +40,13 @@ for ((i = 0; i < ${#args[@]}; i++)); do
         --hall) i=$((i + 1)); hall_desk=${args[$i]:-}
             [ -n "$hall_desk" ] || { echo "install-pi: --hall takes the desk's host name" >&2; exit 2; } ;;
         --hall-desk) mode=hall-desk ;;
+        --hall-user) i=$((i + 1)); hall_user=${args[$i]:-}; mode=hall-user
+            [[ "$hall_user" =~ ^[A-Za-z0-9_-]{1,32}$ ]] || { echo "install-pi: --hall-user takes a user name: desk, or a table (1-32 letters, digits, - or _)" >&2; exit 2; } ;;
         --dry-run) dry=1 ;;
         --uninstall) mode=uninstall ;;
         --purge) mode=purge ;;
         --kiosk) kiosk=1 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "install-pi: unknown option $arg (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -195,24 +200,50 @@ do_hall_box() {
 do_hall_desk() {
     run apt-get update -qq
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chrony mosquitto \
-        mosquitto-clients
+        mosquitto-clients espeak-ng
     run install -d -m 0755 /etc/chrony/conf.d
     run install -m 0644 systemd/chrony-hall-desk.conf /etc/chrony/conf.d/timekeeper-hall.conf
     run install -m 0644 systemd/mosquitto-hall.conf /etc/mosquitto/conf.d/timekeeper-hall.conf
     if [ ! -e /etc/mosquitto/timekeeper.acl ]; then
         run install -m 0644 systemd/mosquitto-hall.acl /etc/mosquitto/timekeeper.acl
     fi
-    if [ ! -e /etc/mosquitto/timekeeper.passwd ]; then
-        run install -m 0640 -g mosquitto /dev/null /etc/mosquitto/timekeeper.passwd
-        echo "install-pi: add the desk and each box: sudo mosquitto_passwd /etc/mosquitto/timekeeper.passwd desk"
-        echo "            (and one user per table, named as the table: 1, 2, …; docs/hall.md)"
+    if [ ! -e "$PASSWD" ]; then
+        run install -m 0640 -g mosquitto /dev/null "$PASSWD"
+        echo "install-pi: add the desk and each box: sudo scripts/install-pi.sh --hall-user desk"
+        echo "            (and one user per table, named as the table: --hall-user 1, …; docs/hall.md)"
     fi
+    passwd_group
     run "$SYSTEMCTL" restart chrony mosquitto
     echo "install-pi: the desk serves time and the hall's bus; check: chronyc clients"
 }
 
+# The password file: readable by the broker (group mosquitto), by no one else; set again after
+# every mosquitto_passwd, which writes a new file.
+PASSWD=/etc/mosquitto/timekeeper.passwd
+ACL=/etc/mosquitto/timekeeper.acl
+passwd_group() {
+    run chgrp mosquitto "$PASSWD"
+    run chmod 0640 "$PASSWD"
+}
+
+# One broker user. A table's user also reads the hall's commands (timekeeper/HALL/all/command):
+# a line of its own in the ACL, since a pattern without %u or %c draws a warning.
+do_hall_user() {
+    [ "$dry" -eq 1 ] || [ -e "$PASSWD" ] || { echo "install-pi: run --hall-desk first" >&2; exit 1; }
+    run mosquitto_passwd "$PASSWD" "$hall_user"
+    passwd_group
+    if [ "$hall_user" != desk ] && ! grep -qsx "user $hall_user" "$ACL"; then
+        echo "+ (adding user $hall_user to $ACL: reads the hall's commands)"
+        if [ "$dry" -eq 0 ]; then
+            printf '\nuser %s\ntopic read timekeeper/+/all/command\n' "$hall_user" >> "$ACL"
+        fi
+    fi
+    run "$SYSTEMCTL" reload-or-restart mosquitto
+}
+
 case "$mode" in
     hall-desk) do_hall_desk ;;
+    hall-user) do_hall_user ;;
     install) do_install; if [ "$kiosk" -eq 1 ]; then do_kiosk; fi ;;
     uninstall|purge) do_uninstall ;;
 esac

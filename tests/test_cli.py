@@ -313,7 +313,7 @@ def test_ctl_offers_every_action_the_socket_takes_and_stays_light() -> None:
     from timekeeper.rules.commands import Action
 
     offered = set(cli.CTL_COMMANDS)
-    assert offered == {a.value for a in Action} - {"go", "quit"} | {"status", "link"}
+    assert offered == {a.value for a in Action} - {"go", "quit"} | {"status", "link", "result"}
     code = "import sys, timekeeper.cli; print(sorted({'numpy', 'pygame'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=TIMEOUT)

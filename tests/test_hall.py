@@ -26,6 +26,7 @@ from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
 
 NOW = 1_800_000_000.0
+SKEWED = Path(__file__).resolve().parent / "skewedbox.py"
 
 LENGTH = 2  # seconds: a hall match is played in real time by real boxes
 HALL_WAIT = 20  # seconds: real boxes, a real broker, on a machine that may be busy
@@ -150,16 +151,18 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
     prof = write_profile("hall", HALL_PROFILE)
     procs: dict[str, subprocess.Popen] = {}
 
-    def start(*tables: str, **env: str) -> None:
-        """Start the boxes of `tables` together, and wait until each one's socket is up."""
+    def start(*tables: str, skew: float | None = None, **env: str) -> None:
+        """Start the boxes of `tables` together (on this machine: `--sync local`; with `skew`,
+        a box whose clock is that far off, tests/skewedbox.py), and wait until each one's
+        socket is up."""
         for table in tables:
             folder = tmp_path / f"box{table}"
             folder.mkdir()
-            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1",
-                           **{timesync.TEST_OFFSET_ENV: "0"}) | env
+            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
+            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
             with open(folder / "out.log", "w") as out:
                 procs[table] = subprocess.Popen(
-                    [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof),
+                    [sys.executable, *launcher, "run", "--sync", "local", "--profile", str(prof),
                      "--no-gpio", "--no-keyboard", "--fresh", "--state-dir", str(folder),
                      "--control", str(folder / "c.sock"), "--events",
                      str(folder / "events.jsonl"), "--hall", broker["url"], "--table", table],
@@ -209,14 +212,13 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
 
 def hall(url: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                          capture_output=True, text=True, timeout=30,
-                          env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
+                          capture_output=True, text=True, timeout=30)
 
 
 def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(boxes) -> None:
     url = boxes["broker"]["url"]
     boxes["start"]("1", "2")
-    boxes["start"]("3", **{timesync.TEST_OFFSET_ENV: "0.005"})  # 5 ms off: not synced
+    boxes["start"]("3", skew=0.005)  # 5 ms off: not synced
     wait_for(lambda: len(boxes["tables"]()) == 3, "boxes joined", HALL_WAIT)
     done = hall(url, "start", "--in", "2s")
     assert "table 1: ok" in done.stdout and "table 2: ok" in done.stdout, done.stdout
@@ -230,7 +232,7 @@ def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(b
     assert abs(firsts[0]["due"] - firsts[1]["due"]) < 0.002
     assert abs(ends[0][0]["due"] - ends[1][0]["due"]) < 0.002
     assert boxes["events"]("3") == []  # the skewed box did not start silently
-    status = json.loads(hall(url, "status").stdout)  # (the desk's command line)
+    status = json.loads(hall(url, "status", "--json").stdout)  # (the desk's command line)
     assert status["3"]["synced"] is False and "NOT SYNCED" in status["3"]["error"]
 
 
@@ -270,7 +272,8 @@ def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     start = next(e for e in boxes["events"]("1") if e["cue"] == "start")
     assert abs(end[0]["due"] - start["due"] - LENGTH) < 1e-6  # its cues, unchanged
     broker["up"]()
-    status = wait_for(lambda: (s := json.loads(hall(url, "status").stdout or "{}").get("1"))
+    status = wait_for(lambda: (s := json.loads(hall(url, "status", "--json").stdout or "{}")
+                               .get("1"))
                       and s["status"]["state"] == "finished" and s,
                       "the box republished its status after the outage", 30)
     assert status["online"] and status["status"]["state"] == "finished"
@@ -287,11 +290,14 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     passwd.touch()
     for user in ("desk", "1", "2"):
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
+    acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1` leaves it
+    acl.write_text((root / "systemd" / "mosquitto-hall.acl").read_text() +
+                   "\nuser 1\ntopic read timekeeper/+/all/command\n")
     port = free_port()
     conf = tmp_path / "m.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
                     f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
-                    f"acl_file {root / 'systemd' / 'mosquitto-hall.acl'}\n")
+                    f"acl_file {acl}\n")
     broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
@@ -345,7 +351,7 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
     assert cfg.hall == config.HallConfig("mqtt://desk:1883", "bigcup", "7")
     assert cfg.audio_trim == -0.0125
     for text, field in (("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
-                        ("hall: {broker: desk}\n", "hall.table"),
+                        ("hall: {broker: desk, sync: local}\n", "hall.sync"),
                         ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
                         ("audio: {trim_ms: 900}\n", "audio.trim_ms")):
         file.write_text(text)
@@ -392,13 +398,13 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
 
     url = boxes["broker"]["url"]
     boxes["start"]("1")
-    boxes["start"]("2", **{timesync.TEST_OFFSET_ENV: "0.005"})  # NOT SYNCED
+    boxes["start"]("2", skew=0.005)  # NOT SYNCED
     port = free_port()
     state = tmp_path / "desk"
     server = subprocess.Popen(
         [sys.executable, "-m", "timekeeper", "hall", "serve", "--broker", url, "--listen",
          str(port), "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
+        text=True)
     base = f"http://127.0.0.1:{port}"
     try:
         def tables() -> dict:

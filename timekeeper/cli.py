@@ -20,10 +20,12 @@ from timekeeper.show.language import LANGUAGES
 from timekeeper.sound.devices import AUDIO_KINDS
 
 log = logging.getLogger("timekeeper")
-# what `ctl` may send: the socket's own requests (status, link) and every action the socket
+# what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
+# result, `result confirm`) and every action the socket
 # takes, but GO, the START/NEXT button's (at a prompt one says start or next)
 CTL_COMMANDS = ("status", *(action.value for action in Action
-                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link")
+                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link",
+                "result")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +103,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--hall-name", metavar="NAME", help="the hall's name (default: the "
                                                          "config's, else hall)")
     run.add_argument("--table", metavar="T", help="this box's table in the hall")
+    run.add_argument("--sync", choices=("chrony", "local"),
+                     help="how this box's clock agrees with the hall's: chrony (default), or "
+                          "local for a practice hall on one machine (a loopback broker only)")
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
@@ -156,9 +161,20 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status", "serve"))
-    hall.add_argument("seconds", nargs="?", type=float, help="add: seconds (negative takes "
-                                                             "time back)")
+                                         "status", "serve", "round", "announce"))
+    hall.add_argument("seconds", nargs="?", metavar="N", help="add: seconds (negative takes "
+                                                             "time back); round: the round; "
+                                                             "announce: the line to speak")
+    hall.add_argument("--say", action="store_true", help="round: speak the round's call "
+                                                         "through the desk's speaker")
+    hall.add_argument("--language", metavar="XX", help="the overview's and the calls' "
+                      f"language, one of {', '.join(LANGUAGES)} (default: the config's "
+                      "language, else en; a page may ask for another: /hall?lang=de)")
+    hall.add_argument("--voice", type=Path, metavar="MODEL", help="a Piper voice model "
+                                                                  "(default: espeak-ng)")
+    hall.add_argument("--tournament", type=Path, metavar="FILE",
+                      help="serve, round: the tournament the desk runs (its journal beside "
+                           "it; docs/tournament.md)")
     hall.add_argument("--profile", help="start: the hall's profile (a table on another "
                                         "refuses)")
     when = hall.add_mutually_exclusive_group()
@@ -169,15 +185,20 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
     hall.add_argument("--hall", dest="hall_name", help="the hall's name (default: the "
                                                        "config's, else hall)")
-    hall.add_argument("--config", type=Path, help="box config with a hall: section")
+    hall.add_argument("--user", help="the desk's broker user (default: the config's "
+                                     "hall.user)")
+    hall.add_argument("--password-file", type=Path, metavar="FILE",
+                      help="a file whose first line is that user's password (default: the "
+                           "config's hall.password_file)")
+    hall.add_argument("--json", action="store_true", help="status: every table's status as "
+                                                          "the raw JSON")
+    hall.add_argument("--config", type=Path, help="a config with a hall: section (the desk's, "
+                                                  "or a box's)")
     hall.add_argument("--listen", default="8090", metavar="[HOST:]PORT",
                       help="serve: where the overview page listens (default 8090, this "
                            "machine only; 0.0.0.0:8090 for the LAN)")
     hall.add_argument("--state-dir", type=Path, help="serve: where the desk's token is kept "
                                                       "(default: the journal's folder)")
-    hall.add_argument("--language", metavar="XX", help="serve: the overview's language, one of "
-                      f"{', '.join(LANGUAGES)} (default: the config's language, else en; a "
-                      "page may ask for another: /hall?lang=de)")
     hall.set_defaults(func=cmd_hall)
 
     ctl = sub.add_parser("ctl", help="control a running timekeeper",
@@ -316,7 +337,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     try:  # refused here, before the socket, if it cannot mean anything
         if args.command == "status" and args.args:
             raise ValueError("status takes no argument")
-        if args.command != "status":
+        if args.command not in ("status", "result"):
             Command.parse(line)
     except ValueError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
@@ -335,7 +356,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         what = "not applied" if result in ("dropped", "busy") else result
         print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
         return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
-    print(json.dumps(answer["status"]))
+    print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"]))
     return 0
 
 
@@ -405,21 +426,126 @@ def cmd_hall(args: argparse.Namespace) -> int:
         raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
                           "config with a hall: section", field="--broker")
     hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
+    if cfg is None and not args.user:  # the account may still be the config's
+        cfg = box_config.load(None)
+    account = cfg.hall if cfg and cfg.hall else None
+    user = args.user or (account.user if account else None)
+    password_file = args.password_file or (account.password_file if account else None)
+    password = None if args.password_file or args.user else \
+        (account.password if account else None)
+    try:
+        broker = _desk_broker(broker, user, password, password_file)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--password-file") from None
+    args.language = args.language or (cfg.language if cfg else language.DEFAULT)
+    try:
+        language.check(args.language)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--language") from None
     if args.action == "serve":
-        lang = args.language or (cfg.language if cfg else "en")
+        return _hall_serve(args, broker, hall)
+    if args.action == "round":
+        return _hall_round(args, broker, hall)
+    if args.action == "announce":
+        return _hall_announce(args, broker, hall, args.seconds or "")
+    seconds = None
+    if args.seconds is not None:
         try:
-            language.check(lang)
-        except ValueError as exc:
-            raise ConfigError(str(exc), field="--language") from None
-        return _hall_serve(args, broker, hall, lang)
+            seconds = float(args.seconds)
+        except ValueError:
+            raise ConfigError(f"hall add takes SECONDS, not {args.seconds!r}",
+                              field="SECONDS") from None
     return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
-                       args.seconds)
+                       seconds, as_json=args.json)
 
 
-def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str, lang: str) -> int:
+def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
+    """`hall round N --tournament FILE`: push each of the round's tables its pairing."""
+    from timekeeper.hall.desk import Desk, DeskError
+    from timekeeper.hall.director import Director
+
+    if args.tournament is None:
+        raise ConfigError("hall round needs the tournament: --tournament FILE",
+                          field="--tournament")
+    try:
+        number = int(args.seconds or "")
+    except ValueError:
+        raise ConfigError(f"hall round takes the round's number, not {args.seconds!r}",
+                          field="N") from None
+    try:
+        desk = Desk(broker, hall)
+    except DeskError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    try:
+        director = Director(desk, args.tournament)
+        print(f"hall {hall}: round {number} of {director.t.spec.title}")
+        for table, what in director.call_round(number):
+            print(f"  table {table}: {what}")
+        if args.say:
+            from timekeeper.hall import calls
+
+            called = [(t, p.home, p.away) for t, p in director.called.items()
+                      if p.round == number]
+            return _speak(args, desk, calls.round_call(number, called,
+                                                       language=args.language))
+    finally:
+        desk.close()
+    return 0
+
+
+def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
+    """`hall announce "TEXT"`: spoken whole, never over a table's start signal."""
+    from timekeeper.hall.desk import Desk, DeskError
+
+    try:
+        desk = Desk(broker, hall)
+    except DeskError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return _speak(args, desk, text)
+    finally:
+        desk.close()
+
+
+def _speak(args: argparse.Namespace, desk, text: str) -> int:
+    import time
+
+    from timekeeper.box.journal import state_dir
+    from timekeeper.hall import calls
+
+    try:
+        wav = calls.Voice(args.language, args.voice).render(
+            text, state_dir(args.state_dir) / "hall" / "calls")
+    except calls.CallError as exc:
+        raise ConfigError(str(exc), field="--language / --voice") from None
+    seconds = calls.length(wav)
+    now = time.time()
+    begin = calls.place(seconds, now, calls.signals_of(desk.read_statuses(0.5), now))
+    if begin > now:
+        print(f"(after the start signal: in {begin - now:.0f} s)")
+        time.sleep(begin - now)
+    calls.play(wav)
+    print(f"spoken ({seconds:.1f} s): {text}")
+    return 0
+
+
+def _desk_broker(url: str, user: str | None, password: str | None,
+                 password_file: Path | None):
+    from timekeeper.hall.account import with_account
+    from timekeeper.hall.link import Broker
+
+    try:
+        broker = Broker.parse(url)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--broker") from None
+    return with_account(broker, user, password, password_file)
+
+
+def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
     from timekeeper.box.journal import state_dir
     from timekeeper.hall.desk import Desk, DeskError
-    from timekeeper.hall.link import Broker
     from timekeeper.hall.overview import serve
     from timekeeper.web.listen import parse_listen
 
@@ -428,14 +554,24 @@ def _hall_serve(args: argparse.Namespace, broker_url: str, hall: str, lang: str)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--listen") from None
     try:
-        desk = Desk(Broker.parse(broker_url), hall)
+        desk = Desk(broker, hall)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--broker") from None
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
+    director = None
+    if args.tournament is not None:
+        from timekeeper.hall.director import Director
+
+        try:
+            director = Director(desk, args.tournament)
+        except Exception:
+            desk.close()
+            raise
     try:
-        return serve(desk, host, port, state_dir(args.state_dir) / "hall", lang=lang)
+        return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director,
+                     lang=args.language)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           field="--listen") from None

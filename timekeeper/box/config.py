@@ -16,6 +16,7 @@ from pathlib import Path
 
 from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
+from timekeeper.hall import timesync
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.show import language
@@ -27,7 +28,7 @@ TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "au
             "web", "hall", "names", "language")
 NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
-HALL_KEYS = ("broker", "hall", "table", "user", "password")
+HALL_KEYS = ("broker", "hall", "table", "user", "password", "password_file", "sync")
 AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
               "volume")
 
@@ -35,13 +36,15 @@ AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "att
 @dataclass(frozen=True)
 class HallConfig:
     """Joining a hall (docs/hall.md): the desk's MQTT broker, the hall's and this table's
-    names, and the box's own broker account."""
+    names, the broker account (a box's, or the desk's), and how the clocks agree."""
 
     broker: str  # mqtt://HOST[:PORT]
     hall: str = "hall"
-    table: str = ""
+    table: str = ""  # a box's table ("" on the desk, which has none)
     user: str | None = None
     password: str | None = None
+    password_file: Path | None = None  # the password in a file of its own (kept 0600)
+    sync: str = "chrony"  # or "local": a practice hall on one machine (a loopback broker)
 
 
 @dataclass(frozen=True)
@@ -141,18 +144,26 @@ def _hall(r: Reader, doc: Doc) -> HallConfig | None:
     if not re.fullmatch(r"(mqtt://)?[\w.-]+(:\d{1,5})?", broker):
         raise doc.error(("hall", "broker"), f"must be mqtt://HOST[:PORT], not {broker!r}")
     names = {}
-    for key, default in (("hall", "hall"), ("table", None)):
+    for key, default in (("hall", "hall"), ("table", "")):
         value = r.get(("hall", key), default)
-        if value is None:
-            raise doc.error(("hall", key), "missing: this box's table name or number")
+        if value == "" and key == "table":
+            names[key] = ""
+            continue
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
         if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", text):
             raise doc.error(("hall", key), f"must be 1-32 letters, digits, - or _, not "
                                            f"{value!r}")
         names[key] = text
+    sync = r.text(("hall", "sync"), "chrony")
+    host = broker.removeprefix("mqtt://").rsplit(":", 1)[0]
+    try:
+        timesync.checker(sync, host)
+    except ValueError as exc:
+        raise doc.error(("hall", "sync"), str(exc)) from None
     return HallConfig(broker, names["hall"], names["table"],
                       _optional_text(r, ("hall", "user")),
-                      _optional_text(r, ("hall", "password")))
+                      _optional_text(r, ("hall", "password")),
+                      _optional_path(r, ("hall", "password_file"), doc.file), sync)
 
 
 def _names(r: Reader) -> tuple[str, str]:

@@ -152,8 +152,9 @@ def _run_live(args: argparse.Namespace) -> int:
             return 1
         server.handlers["link"] = _link_handler(web)
         devices.callback(server.start().close)
-        if (hall := _hall(args, cfg, runner, chosen.key)) is not None:
+        if (hall := _hall(args, cfg, runner, chosen.key, folder)) is not None:
             devices.callback(hall.close)
+            server.handlers["result"] = hall.extensions[0].ctl  # ctl result [confirm]
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)
@@ -225,11 +226,14 @@ def _link_handler(web):
     return lambda words: web.link(renew=words == ["new"])
 
 
-def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str):
+def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
+          folder: Path):
     """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
+    from timekeeper.hall import timesync
+    from timekeeper.hall.account import with_account
     from timekeeper.hall.link import Broker, HallLink
 
     table = args.table or (cfg.hall.table if cfg.hall else "")
@@ -241,13 +245,24 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--hall") from None
     hall_name = args.hall_name or (cfg.hall.hall if cfg.hall else "hall")
-    if cfg.hall and cfg.hall.user and broker.user is None:
-        broker = Broker(broker.host, broker.port, cfg.hall.user, cfg.hall.password)
+    sync = getattr(args, "sync", None) or (cfg.hall.sync if cfg.hall else "chrony")
     try:
-        link = HallLink(runner, broker, hall_name, str(table), profile_key)
+        if cfg.hall:
+            broker = with_account(broker, cfg.hall.user, cfg.hall.password,
+                                  cfg.hall.password_file)
+        sync_check = timesync.checker(sync, broker.host)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="--sync" if "sync" in str(exc) else
+                          "hall.password_file") from None
+    try:
+        link = HallLink(runner, broker, hall_name, str(table), profile_key,
+                        sync_check=sync_check)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners.append(link)
+    from timekeeper.hall.tablematch import MatchLink
+
+    runner.listeners.append(MatchLink(link, folder))  # the desk's pairings, the results home
     return link.start()
 
 

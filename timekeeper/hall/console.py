@@ -40,11 +40,13 @@ def instant(at_text: str | None, in_text: str | None, kind: str,
     return now + DEFAULT_LEAD if kind in TIMED else None
 
 
-def run(action: str, broker_url: str, hall: str, table: str | None = None,
+def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
         profile: str | None = None, at_text: str | None = None, in_text: str | None = None,
-        seconds: float | None = None, out: Callable[[str], None] = print) -> int:
+        seconds: float | None = None, out: Callable[[str], None] = print,
+        as_json: bool = False) -> int:
     try:
-        broker = Broker.parse(broker_url)
+        if isinstance(broker, str):
+            broker = Broker.parse(broker)
         if action == "add" and seconds is None:
             raise DeskError("hall add takes SECONDS, e.g. hall add 30")
         at = instant(at_text, in_text, action)
@@ -55,7 +57,7 @@ def run(action: str, broker_url: str, hall: str, table: str | None = None,
     try:
         if action == "status":
             statuses = desk.read_statuses()
-            out(json.dumps(statuses, indent=1))
+            out(json.dumps(statuses, indent=1) if as_json else status_table(hall, statuses))
             return 0
         command = new_command(action, at, profile, seconds)
         when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
@@ -76,3 +78,40 @@ def run(action: str, broker_url: str, hall: str, table: str | None = None,
             failed += 1
             out(f"  table {name}: REFUSED  {answer.get('error', '')}")
     return 0 if failed == 0 else 1
+
+
+STATUS_COLUMNS = ("table", "state", "part", "left", "score", "sync")
+
+
+def status_table(hall: str, statuses: dict[str, dict]) -> str:
+    """`hall status`: one line per table — state, part, time left, score, sync (and what
+    else the desk must know: off the hall's time, the last refusal)."""
+    if not statuses:
+        return f"hall {hall}: no table has reported (none online in this hall?)"
+    rows = [STATUS_COLUMNS] + [status_row(name, status) for name, status in statuses.items()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(STATUS_COLUMNS) - 1)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) +
+             "  " + row[-1] for row in rows]
+    online = sum(1 for s in statuses.values() if s.get("online"))
+    return "\n".join([f"hall {hall}: {online} of {len(statuses)} tables online", *lines])
+
+
+def status_row(name: str, status: dict) -> tuple[str, ...]:
+    if not status.get("online", False):
+        return (name, "OFFLINE", "", "", "", "")
+    s = status.get("status") or {}
+    score = s.get("score") or {}
+    left = ""
+    if s.get("remaining") is not None:
+        whole = int(max(0.0, s["remaining"]) + 0.999)
+        left = f"{whole // 60}:{whole % 60:02d}"
+    sync = "synced" if status.get("synced", True) else status.get("sync", "NOT SYNCED")
+    notes = []
+    if status.get("synced", True) and status.get("in_step") is False and \
+            s.get("state") not in ("idle", "finished", None):
+        notes.append("off the hall's time")
+    if status.get("error"):
+        notes.append(f"last command refused: {status['error']}")
+    return (name, str(s.get("state", "?")).upper(), str(s.get("part") or ""), left,
+            f"{score.get('home', 0)}:{score.get('away', 0)}",
+            "; ".join([sync, *notes]))

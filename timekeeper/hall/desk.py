@@ -39,6 +39,7 @@ class Desk:
         self.status_topic, self.reply_topic, self.all_topic = hall_topics(hall)
         self.statuses: dict[str, dict] = {}
         self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
+        self.extensions: list[Any] = []  # more of the hall's topics (director.Director)
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._changed = threading.Condition(self._lock)
@@ -64,9 +65,21 @@ class Desk:
         if getattr(reason_code, "is_failure", False):
             return
         client.subscribe([(self.status_topic, 1), (self.reply_topic, 1)])
+        for extension in list(self.extensions):
+            extension.connected(client)
         self._connected.set()
 
+    def add_extension(self, extension: Any) -> None:
+        """Another reader of the hall's topics (`owns(topic)`, `handle(topic, payload)`,
+        `connected(client)` on every (re)connect)."""
+        self.extensions.append(extension)
+        if self._connected.is_set():
+            extension.connected(self.client)
+
     def _on_message(self, client, userdata, message) -> None:
+        for extension in self.extensions:
+            if extension.owns(message.topic):
+                return extension.handle(message.topic, message.payload)
         if len(message.payload) > 64 * MAX_PAYLOAD:
             return
         try:

@@ -108,6 +108,7 @@ class HallLink(RunnerListener):
         self.in_step = False  # the table's clock follows the hall's last start/resume
         self.last_error = ""  # why the last hall command was refused, for the desk
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self.extensions: list[Any] = []  # more topics of this table's (tablematch.MatchLink)
         self._lock = threading.Lock()
         self._latest: Status | None = None  # handed over by the runner, not yet published
         self._news = threading.Event()  # publish now (a change, an error, a reconnect)
@@ -184,6 +185,8 @@ class HallLink(RunnerListener):
                    "synced": self.sync.synced, "sync": self.sync.text,
                    "offset": self.sync.offset, "error": self.last_error,
                    "sent": timesync.wall_now(), "status": status.to_dict()}
+        for extension in self.extensions:
+            payload.update(extension.status_fields())
         self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
 
     # ------------------------------------------------------------------ the bus's side
@@ -193,17 +196,24 @@ class HallLink(RunnerListener):
             log.warning("hall broker %s refused us: %s", self.broker.host, reason_code)
             return
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
+        for extension in self.extensions:
+            extension.connected(client)
         log.info("hall: connected to %s:%d", self.broker.host, self.broker.port)
         self.sync = self.sync_check()
         self.publish_status()  # after a broker outage: where this table stands
 
     def _message(self, client, userdata, message) -> None:
         try:
-            self._handle(message.payload)
+            for extension in self.extensions:
+                if extension.owns(message.topic):
+                    return extension.handle(message.payload)
+            self._handle(message.payload, alone=message.topic == self.topics.command)
         except Exception:  # never: but a bug here must not kill paho's network thread
             log.exception("hall: a message could not be handled")
 
-    def _handle(self, payload: bytes) -> None:
+    def _handle(self, payload: bytes, alone: bool = False) -> None:
+        """`alone`: sent to this table only (a late table started on its own: off the
+        hall's time)."""
         if len(payload) > MAX_PAYLOAD:
             return self._refuse(None, f"payload of {len(payload)} bytes refused")
         try:
@@ -218,7 +228,7 @@ class HallLink(RunnerListener):
             while len(self._seen) > SEEN_IDS:
                 self._seen.popitem(last=False)
         try:
-            future = self._apply(command)
+            future = self._apply(command, alone)
         except _HallRefusal as exc:
             return self._refuse(command.id, str(exc))
         # answered when the runner has applied it (a start at T: at T), never waited for here:
@@ -240,7 +250,7 @@ class HallLink(RunnerListener):
         self.publish_status()  # (last_error cleared; the runner has handed the change over)
         return None
 
-    def _apply(self, command: HallCommand) -> Future:
+    def _apply(self, command: HallCommand, alone: bool = False) -> Future:
         kind, clock = command.kind, self.box.clock
         if kind in ("start", "resume", "next"):
             self.sync = self.sync_check()
@@ -261,7 +271,9 @@ class HallLink(RunnerListener):
         seconds = command.seconds if kind == "add" else None
         future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)
         if kind in ("start", "resume", "next"):
-            self.in_step = True  # (a local command in the meantime takes it off again)
+            # (a local command in the meantime takes it off again; so does a command for
+            # this table alone: a late table started on its own is on its own time)
+            self.in_step = not alone
         elif kind == "reset":
             self.in_step = False
         return future

@@ -126,14 +126,20 @@ def _error(status: int, reason: str) -> web.Response:
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-def serve(desk: Desk, host: str, port: int, state: Path, out=print,
+def serve(desk: Desk, host: str, port: int, state: Path, out=print, director=None,
           lang: str = language.DEFAULT) -> int:
     """Serve the overview until interrupted, in language `lang` unless a page asks for another
-    (`/hall?lang=de`); prints the links (the desk's with its token)."""
+    (`/hall?lang=de`); prints the links (the desk's with its token); with a `director`
+    (hall serve --tournament), the board too (hall/board.py)."""
     tokens = TokenStore(state)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
-    web.run_app(Overview(desk, tokens, lang).app(), host=host, port=port, print=None,
-                handle_signals=True)
+    app = Overview(desk, tokens, lang).app()
+    if director is not None:
+        from timekeeper.hall.board import add_board
+
+        add_board(app, director, tokens)
+        out(f"the board (the hall's big screen): http://{shown}:{port}/board")
+    web.run_app(app, host=host, port=port, print=None, handle_signals=True)
     return 0

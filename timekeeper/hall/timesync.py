@@ -3,54 +3,42 @@ mapped once, on receipt, to the box's monotonic clock (the runner's), on which e
 else is timed. A box whose clock is not synced does not take part: it says why.
 
 chrony is asked with `chronyc -c tracking` (its CSV form): the leap status says whether it
-is synchronised, the system-time field how far the clock is from the server it follows."""
+is synchronised, the system-time field how far the clock is from the server it follows.
+
+A practice hall on one machine (`hall.sync: local`): boxes on the machine that runs the broker
+share its one clock, so there is nothing to sync; that is only true of a loopback broker, and
+any other address is refused with the reason."""
 
 from __future__ import annotations
 
-import os
+import ipaddress
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 MAX_OFFSET = 0.002  # s: a box further than this from the hall's time does not start
-# Test-only: a box that pretends its wall clock is off by this many seconds (and is otherwise
-# synced, without asking chrony), to show that skewed boxes are refused or spread as expected.
-TEST_OFFSET_ENV = "TIMEKEEPER_TEST_CLOCK_OFFSET"
+SYNC_MODES = ("chrony", "local")  # hall.sync / --sync: the hall's time server, or one machine
 
 
 @dataclass(frozen=True)
 class Sync:
     synced: bool
     offset: float | None  # s, the box's clock minus the hall's time, where known
-    why: str = ""  # why it is not synced
+    why: str = ""  # why it is not synced ("local" when synced by sharing one machine)
 
     @property
     def text(self) -> str:
+        if self.synced and self.why == "local":
+            return "synced (local: one machine, one clock)"
         if self.synced:
             return f"synced ({(self.offset or 0) * 1e3:+.3f} ms)"
         return f"NOT SYNCED: {self.why}"
 
 
-def test_offset() -> float | None:
-    value = os.environ.get(TEST_OFFSET_ENV)
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        return None
-
-
 def check(limit: float = MAX_OFFSET, run: Callable[..., subprocess.CompletedProcess] =
           subprocess.run) -> Sync:
     """Is this box's wall clock synced to the hall's time server, within `limit`?"""
-    injected = test_offset()
-    if injected is not None:
-        if abs(injected) > limit:
-            return Sync(False, injected, f"clock {injected * 1e3:+.1f} ms off the hall's time "
-                                         f"(limit {limit * 1e3:g} ms)")
-        return Sync(True, injected)
     try:
         done = run(["chronyc", "-c", "tracking"], capture_output=True, text=True, timeout=2)
     except FileNotFoundError:
@@ -85,11 +73,10 @@ def to_clock(at_wall: float, clock: Callable[[], float],
     """The instant `at_wall` (wall-clock seconds) on `clock` (the runner's monotonic clock).
     The wall clock is read between two readings of `clock`; of a few tries the tightest pair
     is kept, so a preemption between the readings does not shift the mapping."""
-    shift = test_offset() or 0.0
     best: tuple[float, float, float] | None = None
     for _ in range(5):
         before = clock()
-        now_wall = wall() + shift
+        now_wall = wall()
         after = clock()
         if best is None or after - before < best[0]:
             best = (after - before, (before + after) / 2, now_wall)
@@ -99,5 +86,36 @@ def to_clock(at_wall: float, clock: Callable[[], float],
 
 
 def wall_now(wall: Callable[[], float] = time.time) -> float:
-    """This box's reading of the hall's time (the test-only offset included)."""
-    return wall() + (test_offset() or 0.0)
+    """This box's reading of the hall's time."""
+    return wall()
+
+
+LOCAL = Sync(True, 0.0, "local")
+
+
+def local_check() -> Sync:
+    """`sync: local`: the broker runs on this machine, and so does every box: one clock."""
+    return LOCAL
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost.localdomain", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def checker(mode: str, broker_host: str) -> Callable[[], Sync]:
+    """The sync check for `hall.sync` (chrony, or local); ValueError says why local is refused:
+    boxes on other machines have clocks of their own."""
+    if mode not in SYNC_MODES:
+        raise ValueError(f"sync is one of {', '.join(SYNC_MODES)} (got {mode!r})")
+    if mode == "chrony":
+        return check
+    if not is_loopback(broker_host):
+        raise ValueError(f"sync local is for a practice hall on one machine: the broker must "
+                         f"be on this machine (localhost, 127.0.0.1 or ::1), not {broker_host!r}; "
+                         "boxes on other machines follow the desk's time with chrony")
+    return local_check

@@ -1,0 +1,149 @@
+"""The director's first hour: the desk logs in to its own broker (a user and a password
+file, or the config's), a practice hall on one machine (`sync: local`, loopback only), the
+shipped Mosquitto config without warnings, and `hall status` as a table."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import free_port, wait_for
+
+from timekeeper.box import config as box_config
+from timekeeper.hall import timesync
+from timekeeper.hall.account import read_password, with_account
+from timekeeper.hall.console import status_table
+from timekeeper.hall.link import Broker
+from timekeeper.rules.yamldoc import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.0.1.1", "::1", "[::1]"])
+def test_sync_local_is_accepted_for_a_loopback_broker(host: str) -> None:
+    assert timesync.checker("local", host)() == timesync.LOCAL
+    assert "one machine" in timesync.LOCAL.text
+
+
+@pytest.mark.parametrize("host", ["desk", "192.168.1.10", "desk.local", "10.0.0.1"])
+def test_sync_local_is_refused_for_a_broker_elsewhere_with_the_reason(host: str) -> None:
+    with pytest.raises(ValueError, match="broker must be on this machine") as refused:
+        timesync.checker("local", host)
+    assert host in str(refused.value) and "chrony" in str(refused.value)
+
+
+def test_the_config_reads_the_account_and_sync_and_refuses_local_elsewhere(tmp_path) -> None:
+    secret = tmp_path / "desk.pass"
+    secret.write_text("s3cret\n")
+    good = tmp_path / "desk.yaml"
+    good.write_text("hall:\n  broker: mqtt://localhost:1883\n  hall: cup\n  user: desk\n"
+                    "  password_file: desk.pass\n  sync: local\n")
+    hall = box_config.load(good).hall
+    assert hall.user == "desk" and hall.password_file == secret and hall.sync == "local"
+    assert hall.table == ""  # the desk has no table
+    broker = with_account(Broker.parse(hall.broker), hall.user, hall.password, hall.password_file)
+    assert (broker.user, broker.password) == ("desk", "s3cret")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("hall:\n  broker: mqtt://desk:1883\n  table: 3\n  sync: local\n")
+    with pytest.raises(ConfigError, match="sync") as refused:
+        box_config.load(bad)
+    assert "bad.yaml" in str(refused.value) and "must be on this machine" in str(refused.value)
+
+
+def test_a_password_file_is_one_line_and_a_url_account_wins(tmp_path) -> None:
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty"):
+        read_password(empty)
+    with pytest.raises(ValueError, match="cannot read"):
+        read_password(tmp_path / "missing")
+    named = Broker.parse("mqtt://other:pw@localhost")
+    assert with_account(named, "desk", "x") == named
+
+
+def test_hall_status_is_a_table_one_line_per_table() -> None:
+    statuses = {
+        "1": {"online": True, "synced": True, "in_step": True,
+              "status": {"state": "running", "part": "1st half", "remaining": 65.2,
+                         "score": {"home": 2, "away": 1}}},
+        "2": {"online": True, "synced": False, "sync": "NOT SYNCED: chrony is not running",
+              "status": {"state": "idle", "score": {"home": 0, "away": 0}}},
+        "3": {"online": False},
+        "4": {"online": True, "synced": True, "in_step": False,
+              "status": {"state": "running", "part": "1st half", "remaining": 30,
+                         "score": {"home": 0, "away": 0}}},
+    }
+    lines = status_table("cup", statuses).splitlines()
+    assert lines[0] == "hall cup: 3 of 4 tables online"
+    assert lines[1].split() == ["table", "state", "part", "left", "score", "sync"]
+    assert lines[2].split()[:5] == ["1", "RUNNING", "1st", "half", "1:06"]
+    assert "2:1" in lines[2] and lines[2].endswith("synced")
+    assert "NOT SYNCED: chrony is not running" in lines[3]
+    assert lines[4].split() == ["3", "OFFLINE"]
+    assert lines[5].endswith("synced; off the hall's time")  # a late table started alone
+
+
+def shipped_broker(tmp_path: Path, port: int) -> Path:
+    """The shipped Mosquitto config and ACL, on a port and folder of the test's own."""
+    folder = tmp_path / "mq"
+    folder.mkdir()
+    conf = (ROOT / "systemd" / "mosquitto-hall.conf").read_text()
+    conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1").replace(
+        "/etc/mosquitto/", f"{folder}/")
+    acl = (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
+    (folder / "timekeeper.acl").write_text(acl + "\nuser 1\ntopic read timekeeper/+/all/command\n")
+    passwd = folder / "timekeeper.passwd"
+    for user, secret in (("desk", "desk-secret"), ("1", "box-1-secret")):
+        subprocess.run(["mosquitto_passwd", "-b", *([] if passwd.exists() else ["-c"]),
+                        str(passwd), user, secret], check=True, capture_output=True)
+    # (started as root, Mosquitto would become user mosquitto, who cannot read tmp_path)
+    runs_as = "user root\n" if os.geteuid() == 0 else ""
+    (folder / "mosquitto.conf").write_text(conf + "persistence false\n" + runs_as)
+    return folder
+
+
+def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
+        tmp_path: Path) -> None:
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(exe).exists():
+        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
+    port = free_port()
+    folder = shipped_broker(tmp_path, port)
+    log = folder / "log.txt"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([exe, "-v", "-c", str(folder / "mosquitto.conf")], stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "running" in log.read_text() or proc.poll() is not None,
+                 "mosquitto to start", 10)
+        said = [line for line in log.read_text().splitlines()
+                if "should not be run as root" not in line]  # (the test's own setup)
+        assert not [line for line in said if any(word in line for word in (
+            "Warning", "Note", "Error", "recommended"))], said
+        secret = tmp_path / "desk.pass"
+        secret.write_text("desk-secret\n")
+        url = f"mqtt://127.0.0.1:{port}"
+
+        def hall(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "timekeeper", "hall", "status",
+                                   "--broker", url, *args], capture_output=True, text=True,
+                                  timeout=30)
+
+        refused = hall()
+        assert refused.returncode == 1 and "did not let us in" in refused.stdout
+        done = hall("--user", "desk", "--password-file", str(secret))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "no table has reported" in done.stdout
+        config = tmp_path / "desk.yaml"
+        config.write_text(f"hall:\n  broker: {url}\n  user: desk\n  password_file: desk.pass\n")
+        by_config = subprocess.run([sys.executable, "-m", "timekeeper", "hall", "status",
+                                    "--config", str(config), "--json"], capture_output=True,
+                                   text=True, timeout=30)
+        assert by_config.returncode == 0 and by_config.stdout.strip() == "{}", by_config
+    finally:
+        proc.kill()
+        proc.wait(5)

@@ -1,0 +1,201 @@
+"""The desk runs the evening over a real Mosquitto with real boxes: a round called pushes
+each table its pairing (the names on the box, a profile mismatch said), the results come home
+by themselves into the tournament's journal, once, and a desk restarted finds them all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import wait_for
+from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (the real broker and boxes)
+
+from timekeeper.hall.desk import Desk, new_command
+from timekeeper.hall.director import Director
+from timekeeper.hall.link import Broker
+from timekeeper.hall.messages import BadMessage
+from timekeeper.hall.pairing import Pairing, parse_pairing
+from timekeeper.hall.result import MatchResult, from_status, parse_result
+
+NAMES = ("Adam", "Běla", "Cyril", "Dana")
+
+
+def drawn_cup(folder: Path) -> Path:
+    from timekeeper.tournament import desk as tdesk
+    from timekeeper.tournament import spec
+    from timekeeper.tournament.journal import Journal
+    from timekeeper.tournament.state import Tournament
+
+    file = folder / "cup.yaml"
+    players = "\n".join(f"  - {n}" for n in NAMES)
+    file.write_text(f"title: Test cup\nrules: radegast\ntables: 2\nplayers:\n{players}\n",
+                    encoding="utf-8")
+    s = spec.load(file)
+    t = Tournament(s)
+    Journal(s.journal).append(tdesk.draw(t, 1))
+    return file
+
+
+PAIRING = Pairing("A.1.1.abc", 1, "A.1", "group A", "Adam", "Běla", "radegast", 1.0)
+
+
+def test_a_pairing_and_a_result_survive_the_trip_and_bad_ones_are_refused() -> None:
+    assert parse_pairing(PAIRING.to_json()) == PAIRING
+    status = {"score": {"home": 2, "away": 1}, "period": 1, "periods": 1, "part": "",
+              "goals": [{"team": "home", "period": 1, "play_time": 12.5, "player": "7"}]}
+    result = from_status(PAIRING, "1", status, 2.0)
+    assert parse_result(result.to_json()) == result and result.decided == "regulation"
+    shootout = from_status(PAIRING, "1", {"score": {"home": 1, "away": 1}, "shot": 3,
+                                          "shootout_attempts": [{"team": "away", "goal": True}]},
+                           2.0)
+    assert shootout.score == (1, 2) and shootout.decided == "shootout"
+    for bad in (b"x" * 5000, b"[1]", json.dumps({"pairing": {}}).encode(),
+                result.to_json().replace(b'"score": [2, 1]', b'"score": [2, [[[1]]]]')):
+        with pytest.raises(BadMessage):
+            parse_result(bad)
+    with pytest.raises(BadMessage, match="plain values"):
+        parse_pairing(PAIRING.to_json().replace(b'"Adam"', b'["Adam"]'))
+
+
+def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
+        boxes, tmp_path: Path) -> None:  # noqa: F811
+    from timekeeper.box.controls.socket_client import send
+
+    file = drawn_cup(tmp_path)
+    boxes["start"]("1", "2")
+    url = boxes["broker"]["url"]
+    desk = Desk(Broker.parse(url), "hall")
+    try:
+        wait_for(lambda: len(desk.tables()) == 2, "both boxes joined", HALL_WAIT)
+        director = Director(desk, file)
+        called = dict(director.call_round(1))
+        assert set(called) == {"1", "2"}
+        first = {t: director.called[t] for t in ("1", "2")}
+
+        def named(table: str) -> bool:
+            s = desk.tables().get(table) or {}
+            p = first[table]
+            return (s.get("pairing") or {}).get("id") == p.id and \
+                s["status"]["names"] == {"home": p.home, "away": p.away}
+
+        wait_for(lambda: named("1") and named("2"), "the names on both boxes", HALL_WAIT)
+        note = desk.tables()["1"]["pairing_note"]
+        assert "this table runs profile" in note and "radegast" in note  # the box is told
+        answers = desk.send(new_command("start", at=time.time() + 2.0))
+        assert all(a["ok"] for a in answers.values()), answers
+        wait_for(lambda: desk.tables()["1"]["status"]["state"] == "running", "running", 10)
+        assert desk.tables()["1"]["in_step"] is True  # one hall start: on the hall's time
+        assert send(tmp_path / "box1" / "c.sock", "goal home 7")["ok"]
+        wait_for(lambda: len(director.t.results) == 2, "both results at the desk", HALL_WAIT)
+        one, two = director.t.match(first["1"].match), director.t.match(first["2"].match)
+        assert one.result.text() == "1:0" and two.result.text() == "0:0"
+        rows = {r["player"]: r for r in director.snapshot()["groups"]["A"]}
+        assert rows[first["1"].home]["points"] == director.t.spec.rules.points.win
+        assert director.next_round() == 2
+        card = director.snapshot()["tables"][0]
+        assert card["result_id"] == first["1"].id and card["confirmed"] is False
+        director.confirm(first["1"].id)  # the director has checked it
+        assert director.snapshot()["tables"][0]["confirmed"] is True
+        ctl = subprocess.run([sys.executable, "-m", "timekeeper", "ctl", "result", "confirm",
+                              "--control", str(tmp_path / "box2" / "c.sock")],
+                             capture_output=True, text=True, timeout=30)
+        assert ctl.returncode == 0 and json.loads(ctl.stdout)["confirmed"] is True, ctl
+        wait_for(lambda: first["2"].id in director.confirmed, "table 2's operator confirmed",
+                 HALL_WAIT)
+
+        # the same result again (a box that sends it twice): applied once
+        kept = json.loads((tmp_path / "box1" / "hall-match.json").read_text())["result"]
+        again = parse_result(json.dumps(kept).encode())
+        assert again.goals[0]["player"] == "7" and again.goals[0]["team"] == "home"
+        assert director.receive(again) == "known"
+        results = [e for e in director.t.events if e["event"] == "result"]
+        assert len(results) == 2 and {e["source"] for e in results} == {
+            first["1"].id, first["2"].id}
+
+        # a result for a match the desk did not call: the director's to accept or refuse
+        stray = MatchResult(Pairing("A.5.9.zzz", 3, "A.5", "group A", *director.t.match(
+            "A.5").sides.split(" – "), "radegast", 1.0), "1", (3, 0), "regulation", (), (),
+            time.time())
+        assert director.receive(stray).startswith("pending: a match this desk did not call")
+        assert director.snapshot()["pending"][0]["id"] == "A.5.9.zzz"
+        director.refuse("A.5.9.zzz")
+        assert "A.5" not in director.t.results and director.receive(stray) == "known"
+    finally:
+        desk.close()
+
+    # the desk restarted: the journal and the broker's retained results, applied once
+    desk = Desk(Broker.parse(url), "hall")
+    try:
+        again = Director(desk, file)
+        assert set(again.called) == {"1", "2"} and len(again.t.results) == 2
+        assert again.confirmed == {first["1"].id, first["2"].id}
+        wait_for(lambda: set(again.latest) == {"1", "2"}, "the retained results", HALL_WAIT)
+        assert len([e for e in again.t.events if e["event"] == "result"]) == 2
+    finally:
+        desk.close()
+
+
+def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
+        boxes, tmp_path: Path) -> None:  # noqa: F811
+    """`hall serve --tournament`: /board and /api/board (read-only), the sheets; calling a
+    round from the board needs the desk's token."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from helpers import free_port
+    from webbox import browser, have_browser
+
+    file = drawn_cup(tmp_path)
+    url = boxes["broker"]["url"]
+    boxes["start"]("1")
+    port, state = free_port(), tmp_path / "desk"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "hall", "serve", "--broker", url, "--listen",
+         str(port), "--state-dir", str(state), "--tournament", str(file)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> str:
+        try:
+            with urllib.request.urlopen(base + path, timeout=5) as answer:
+                return answer.read().decode()
+        except OSError:
+            return ""
+
+    try:
+        board = json.loads(wait_for(lambda: get("/api/board"), "the board served", HALL_WAIT))
+        assert board["title"] == "Test cup" and board["next"]["round"] == 1
+        assert [r["player"] for r in board["groups"]["A"]] and len(board["tables"]) == 2
+        assert "<table" in get("/board/sheets/groups.html")
+        token = (state / "hall" / "web-token").read_text().strip()
+        post = urllib.request.Request(f"{base}/api/board/round", method="POST",
+                                      data=json.dumps({"round": 1}).encode())
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=10)
+        assert refused.value.code == 401
+        post.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(post, timeout=20) as answer:
+            assert set(json.loads(answer.read())["tables"]) == {"1", "2"}
+        wait_for(lambda: (json.loads(get("/api/board"))["tables"][0]["status"] or {})
+                 .get("pairing"), "table 1 has its pairing", HALL_WAIT)
+        if have_browser():
+            with browser(1280, 800) as driver:
+                driver.get(f"{base}/board")
+                text = lambda: driver.find_element("tag name", "body").text  # noqa: E731
+                wait_for(lambda: "round 1" in text() and "group A" in text(),
+                         "the board shows the round and the group", HALL_WAIT)
+                pairing = json.loads(get("/api/board"))["tables"][0]["pairing"]
+                assert f"{pairing['home']} – {pairing['away']}" in text()
+                assert "READY" in text() and "OFFLINE" in text()  # table 2 has no box
+                assert not driver.find_element("id", "director").is_displayed()
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=10)
+    assert "Traceback" not in out, out
+    assert "/board" in out

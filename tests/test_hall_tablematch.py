@@ -1,0 +1,116 @@
+"""A box's side of the evening, without a bus: a pairing taken between matches only, the
+result made once when the match ends, kept in the box's journal and sent again after a
+restart or a reconnect."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from concurrent.futures import Future
+from pathlib import Path
+
+from timekeeper.hall.messages import Topics
+from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.tablematch import MatchLink
+from timekeeper.rules import profile
+from timekeeper.rules.engine import Engine
+
+IDLE = Engine(profile.load("radegast")).status(0.0)
+
+
+class Client:
+    def __init__(self) -> None:
+        self.published: list[tuple[str, bytes, bool]] = []
+        self.subscribed: list[str] = []
+
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
+        self.published.append((topic, payload, retain))
+
+    def subscribe(self, topic, qos: int = 0) -> None:
+        self.subscribed.append(topic)
+
+
+class Box:
+    def __init__(self) -> None:
+        self.state, self.commands = IDLE, []
+
+    def status(self):
+        return self.state
+
+    def submit(self, command, at=None) -> Future:
+        self.commands.append(command)
+        done: Future = Future()
+        done.set_result(self.state)
+        return done
+
+
+class Link:
+    def __init__(self, box: Box) -> None:
+        self.box, self.client, self.profile = box, Client(), "radegast"
+        self.topics = Topics("cup", "3")
+        self.extensions: list = []
+        self.statuses = 0
+
+    def publish_status(self) -> None:
+        self.statuses += 1
+
+
+def pairing(ident: str, match: str = "A.1", profile_name: str = "radegast") -> bytes:
+    return Pairing(ident, 1, match, "group A", "Novák", "Svoboda", profile_name, 1.0).to_json()
+
+
+def results(link: Link) -> list[dict]:
+    return [json.loads(p) for t, p, retain in link.client.published
+            if t == "timekeeper/cup/3/result" and retain]
+
+
+def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Path) -> None:
+    box = Box()
+    link = Link(box)
+    match = MatchLink(link, tmp_path, wall=lambda: 5.0)
+    match.handle(pairing("p1"))
+    assert box.commands[-1].names == ("Novák", "Svoboda")  # the names on every screen
+    match.match_changed(dataclasses.replace(IDLE, state="finished"), 0)  # (not played yet)
+    assert results(link) == []
+    match.match_changed(dataclasses.replace(IDLE, state="running"), 0)
+    ended = dataclasses.replace(IDLE, state="finished", score={"home": 2, "away": 1},
+                                goals=[{"team": "home", "period": 1, "play_time": 3.5,
+                                        "player": "9"}])
+    match.match_changed(ended, 0)
+    match.match_changed(ended, 0)  # (the status again: the result is made once)
+    sent = results(link)
+    assert len(sent) == 1 and sent[0]["score"] == [2, 1] and sent[0]["pairing"]["id"] == "p1"
+    assert sent[0]["goals"] == [{"team": "home", "period": 1, "play_time": 3.5, "player": "9"}]
+    assert sent[0]["confirmed"] is False
+    assert match.ctl(["nonsense"])["ok"] is False
+    answer = match.ctl(["confirm"])  # `ctl result confirm`: the operator has checked it
+    assert answer["ok"] and answer["match_result"]["confirmed"] is True
+    assert answer["status"]["state"] == "idle"  # (every ctl answer carries the status)
+    assert results(link)[-1]["confirmed"] is True and len(results(link)) == 2
+    sent = results(link)[-1:]
+    # the box restarts (or was offline at the end): its journal sends the result again
+    again = Link(Box())
+    MatchLink(again, tmp_path).connected(again.client)
+    assert results(again) == sent and again.client.subscribed == ["timekeeper/cup/3/pairing"]
+
+
+def test_a_pairing_waits_for_the_match_under_way_and_a_profile_mismatch_is_said(
+        tmp_path: Path) -> None:
+    box = Box()
+    link = Link(box)
+    match = MatchLink(link, tmp_path)
+    match.handle(pairing("p1"))
+    box.state = dataclasses.replace(IDLE, state="running")
+    match.match_changed(box.state, 0)
+    match.handle(pairing("p2", "A.3", "ithf"))
+    assert match.pairing.id == "p1" and "after the match under way" in match.note
+    box.state = dataclasses.replace(IDLE, state="finished")
+    match.match_changed(box.state, 0)
+    match.handle(pairing("p2", "A.3", "ithf"))  # (retained: delivered again)
+    assert match.pairing.id == "p1"
+    box.state = IDLE
+    match.match_changed(box.state, 0)  # back to idle: the next match is taken now
+    assert match.pairing.id == "p2" and match.result is None
+    assert "runs profile radegast; A.3 is for ithf" in match.status_fields()["pairing_note"]
+    match.handle(b'{"id": "x"}')  # a bad pairing: refused, said, nothing changes
+    assert match.pairing.id == "p2" and "pairing refused" in match.note

@@ -1,0 +1,318 @@
+"""The desk holds the tournament (issue 17's file and journal) and runs the evening over the
+hall's bus: calling a round pushes each table its pairing; each table's result comes home by
+itself and goes into the tournament's journal once, however often it arrives.
+
+What the desk called is kept beside the tournament's journal (`cup.calls.jsonl`, one pairing
+a line), so that a desk restarted mid-round knows its calls again; the tournament's journal
+holds every result applied, each with the id of the result message it came from (`source`),
+so that a result delivered again (the broker's retained copy, a box that sends it twice) is
+applied once. A result for a match the desk did not call, or one the tournament cannot take
+(another score already in, a draw where a winner is needed), waits for the director to accept
+or refuse it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from timekeeper.hall.messages import BadMessage, topic
+from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.result import MatchResult, parse_result
+from timekeeper.tournament import desk as tdesk
+from timekeeper.tournament import spec as tspec
+from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.state import Tournament, TournamentError
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING = 200  # results waiting for the director: more is a flood, the oldest go
+MAX_LOG = 100
+
+
+def calls_path(file: Path) -> Path:
+    """cup.yaml → cup.calls.jsonl, beside it and its journal."""
+    return file.with_name(file.stem + ".calls.jsonl")
+
+
+def load_tournament(file: Path) -> tuple[Tournament, Journal]:
+    s = tspec.load(file)
+    journal = Journal(s.journal)
+    t = Tournament(s)
+    for entry in journal.read():
+        try:
+            t.apply(entry.event)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TournamentError(f"{s.journal}:{entry.line}: an entry the tournament cannot "
+                                  f"read ({exc!r})") from None
+    if not t.drawn:
+        raise TournamentError(f"{file}: not drawn yet: `timekeeper tournament draw -f {file}`")
+    return t, journal
+
+
+class Director:
+    """Joined to a Desk (its connection); thread-safe (the bus's thread, the web's)."""
+
+    def __init__(self, desk, file: Path, wall: Callable[[], float] = time.time) -> None:
+        self.desk, self.file, self.wall = desk, Path(file), wall
+        self.hall = desk.hall
+        self._lock = threading.RLock()
+        self.t, self.journal = load_tournament(self.file)
+        self.calls = calls_path(self.file)
+        self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
+        self.issued: dict[str, Pairing] = {}  # every pairing id this desk called
+        self.pending: dict[str, tuple[MatchResult, str]] = {}  # id -> (result, why it waits)
+        self.refused: set[str] = set()
+        self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
+        self.events: list[str] = []  # what happened, for the board and the log
+        self.confirmed: set[str] = set()  # results the director has looked at and confirmed
+        self._read_calls()
+        desk.add_extension(self)
+
+    # ---------------------------------------------------------------- state on disk
+
+    def _read_calls(self) -> None:
+        if not self.calls.exists():
+            return
+        for line in self.calls.read_text().splitlines():
+            if line.startswith('{"confirmed":'):
+                with contextlib.suppress(ValueError, KeyError):
+                    self.confirmed.add(str(json.loads(line)["confirmed"])[:64])
+                continue
+            try:
+                p = parse_pairing(line.encode())
+            except BadMessage:
+                continue
+            self.issued[p.id] = p
+            table = self._table_of(p)
+            if table is not None:
+                self.called[table] = p
+
+    def _table_of(self, p: Pairing) -> str | None:
+        slot = next((s for s in self.t.slots if s.match == p.match), None)
+        return None if slot is None else slot.table
+
+    def _reload(self) -> None:
+        """The journal again: a result typed meanwhile at `timekeeper tournament result`."""
+        self.t, self.journal = load_tournament(self.file)
+
+    def applied(self) -> set[str]:
+        return {e["source"] for e in self.t.events if e.get("source")}
+
+    def _say(self, text: str) -> None:
+        log.info("desk: %s", text)
+        self.events = [*self.events[-MAX_LOG + 1:], f"{time.strftime('%H:%M:%S')} {text}"]
+
+    # ---------------------------------------------------------------- calling a round
+
+    def call_round(self, number: int, wait: float = 5.0) -> list[tuple[str, str]]:
+        """Push each table of round `number` its pairing (retained); (table, what was done)
+        for each of the round's tables."""
+        with self._lock:
+            self._reload()
+            slots = [s for s in self.t.slots if s.round == number]
+            if not slots:
+                rounds = sorted({s.round for s in self.t.slots})
+                raise TournamentError(f"no round {number} (rounds {rounds[0]}–{rounds[-1]})")
+            out: list[tuple[str, str]] = []
+            sent = []
+            for slot in slots:
+                m = self.t.match(slot.match)
+                if m.result is not None:
+                    out.append((slot.table, f"{m.id} {m.sides}: played already, "
+                                            f"{m.result.text()}"))
+                    continue
+                if m.home is None or m.away is None:
+                    out.append((slot.table, f"{m.id} {m.sides}: not known yet"))
+                    continue
+                p = Pairing(f"{m.id}.{number}.{uuid.uuid4().hex[:8]}", number, m.id, m.stage,
+                            m.home, m.away, _profile_name(self.t.profile_of(m.id)),
+                            round(self.wall(), 3))
+                with open(self.calls, "a") as stream:
+                    stream.write(p.to_json().decode() + "\n")
+                self.issued[p.id], self.called[slot.table] = p, p
+                sent.append(self.desk.client.publish(pairing_topic(self.hall, slot.table),
+                                                     p.to_json(), qos=1, retain=True))
+                out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
+            for info in sent:
+                info.wait_for_publish(wait)
+            self._say(f"round {number} called: {len(sent)} tables")
+            return out
+
+    # ---------------------------------------------------------------- results home
+
+    def owns(self, name: str) -> bool:
+        parts = name.split("/")
+        return len(parts) == 4 and parts[1] == self.hall and parts[3] in ("result", "pairing")
+
+    def connected(self, client) -> None:
+        """On every (re)connect: the results; and the calls again, whose matches wait for
+        their results (a broker restarted without its retained messages)."""
+        client.subscribe([(topic(self.hall, "+", "result"), 1)])
+        with self._lock:
+            for table, p in self.called.items():
+                if p.match in self.t.results:
+                    continue
+                client.publish(pairing_topic(self.hall, table), p.to_json(), qos=1, retain=True)
+
+    def handle(self, name: str, payload: bytes) -> None:
+        if not payload:
+            return
+        try:
+            r = parse_result(payload)
+        except BadMessage as exc:
+            log.warning("desk: a result on %s refused: %s", name, exc)
+            return
+        if r.table != name.split("/")[2]:
+            log.warning("desk: a result on %s says table %s: refused", name, r.table)
+            return
+        try:
+            self.receive(r)
+        except Exception:  # never kill paho's thread; the result stays retained
+            log.exception("desk: a result could not be applied")
+
+    def receive(self, r: MatchResult) -> str:
+        """Apply a result once: 'applied', 'known' (applied before), or 'pending: why'."""
+        with self._lock:
+            self.latest[r.table] = r
+            self._reload()
+            if r.confirmed and r.id in self.applied() and r.id not in self.confirmed:
+                self.confirm(r.id)  # (by the table's operator)
+            if r.id in self.applied() or r.id in self.refused:
+                return "known"
+            if r.id not in self.issued:
+                return self._wait(r, "a match this desk did not call")
+            return self._apply(r)
+
+    def _apply(self, r: MatchResult) -> str:
+        try:
+            m = self.t.match(r.pairing.match)
+        except StopIteration:
+            return self._wait(r, f"no match {r.pairing.match} in this tournament")
+        if (m.home, m.away) != (r.pairing.home, r.pairing.away):
+            return self._wait(r, f"{m.id} is {m.sides} now, the table played "
+                                 f"{r.pairing.sides}")
+        if m.result is not None:
+            if (m.result.home, m.result.away) == r.score:
+                return "known"
+            return self._wait(r, f"{m.id} is {m.result.text()} already")
+        try:
+            event = tdesk.result(self.t, m.slot.round, m.slot.table, r.score_text,
+                                 r.decided, time=_iso(self.wall()))
+        except TournamentError as exc:
+            return self._wait(r, str(exc))
+        event["source"] = r.id
+        written = self.journal.append(event, after=len(self.t.events))
+        self.t.apply(written)
+        self.pending.pop(r.id, None)
+        if r.confirmed:
+            self.confirm(r.id)
+        self._say(f"table {r.table}: {m.id} {m.sides} {r.score_text}"
+                  f"{'' if r.decided == 'regulation' else ' ' + r.decided}")
+        return "applied"
+
+    def _wait(self, r: MatchResult, why: str) -> str:
+        if r.id not in self.pending:
+            self._say(f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
+                      f"for the director: {why}")
+        self.pending[r.id] = (r, why)
+        while len(self.pending) > MAX_PENDING:
+            self.pending.pop(next(iter(self.pending)))
+        return f"pending: {why}"
+
+    def accept(self, result_id: str) -> str:
+        """The director takes a waiting result (a match not called: as if it had been)."""
+        with self._lock:
+            if result_id not in self.pending:
+                raise TournamentError(f"no result {result_id} waits")
+            r, _ = self.pending[result_id]
+            self._reload()
+            self.issued.setdefault(r.id, r.pairing)
+            done = self._apply(r)
+            if done == "known":
+                self.pending.pop(result_id, None)
+            return done
+
+    def refuse(self, result_id: str) -> None:
+        with self._lock:
+            if self.pending.pop(result_id, None) is None:
+                raise TournamentError(f"no result {result_id} waits")
+            self.refused.add(result_id)
+            self._say(f"result {result_id} refused by the director")
+
+    def confirm(self, result_id: str) -> None:
+        """The director confirms a result that came home (it counts already; this says a
+        person has checked it against the table), kept with the calls."""
+        with self._lock:
+            if result_id not in self.applied():
+                raise TournamentError(f"no result {result_id} in the tournament")
+            if result_id in self.confirmed:
+                return
+            with open(self.calls, "a") as stream:
+                stream.write(json.dumps({"confirmed": result_id}) + "\n")
+            self.confirmed.add(result_id)
+            self._say(f"result {result_id} confirmed by the director")
+
+    # ---------------------------------------------------------------- what stands
+
+    def next_round(self) -> int | None:
+        """The lowest round with a match still to play whose tables are free (their called
+        match has its result) and whose players are known and not busy elsewhere."""
+        with self._lock:
+            free = {table for table, p in self.called.items()
+                    if self.t.match(p.match).result is not None} | (
+                set(self.t.spec.tables) - set(self.called))
+            ready = sorted({m.slot.round for table, m, why in self.t.next_up()
+                            if m is not None and why == "ready" and table in free})
+            return ready[0] if ready else None
+
+    def snapshot(self) -> dict:
+        """The board's JSON: the round's pairings by table with each table's live status,
+        the standings, the bracket, the next round, and what waits for the director."""
+        with self._lock:
+            self._reload()
+            t, statuses = self.t, self.desk.tables()
+            tables = []
+            for table in t.spec.tables:
+                p = self.called.get(table)
+                m = t.match(p.match) if p else None
+                source = next((e.get("source") for e in reversed(t.events)
+                               if m and e.get("match") == m.id and e["event"] == "result"), None)
+                tables.append({"table": table, "status": statuses.get(table),
+                               "pairing": json.loads(p.to_json()) if p else None,
+                               "result": m.result.text() if m and m.result else None,
+                               "result_id": source,
+                               "confirmed": source in self.confirmed if source else None})
+            groups = {g: [{"place": r.place, "player": r.player, "played": r.played,
+                           "won": r.won, "drawn": r.drawn, "lost": r.lost,
+                           "goals": f"{r.goals_for}:{r.goals_against}", "points": r.points}
+                          for r in t.standings(g)] for g in t.groups}
+            bracket = [{"id": m.id, "stage": m.stage, "round": m.slot.round,
+                        "table": m.slot.table, "sides": m.sides,
+                        "result": m.result.text() if m.result else None}
+                       for m in t.matches() if m.knockout]
+            number = self.next_round()
+            upcoming = [] if number is None else [
+                {"table": s.table, "match": s.match, "sides": t.match(s.match).sides}
+                for s in t.slots if s.round == number]
+            return {"title": t.spec.title, "hall": self.hall, "now": self.wall(),
+                    "tables": tables, "groups": groups, "bracket": bracket,
+                    "next": {"round": number, "matches": upcoming},
+                    "pending": [{"id": i, "table": r.table, "match": r.pairing.match,
+                                 "sides": r.pairing.sides, "score": r.score_text, "why": why}
+                                for i, (r, why) in self.pending.items()],
+                    "events": self.events[-10:]}
+
+
+def _profile_name(name: str) -> str:
+    """A profile as a box names it: a file's name without its folder and .yaml."""
+    return Path(name).stem if "/" in name or name.endswith((".yaml", ".yml")) else name
+
+
+def _iso(wall: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall))

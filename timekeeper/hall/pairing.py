@@ -1,0 +1,79 @@
+"""The pairing message: the desk tells a table the match it plays next — the round, the
+match's id and stage, the names and the match profile — on `timekeeper/HALL/TABLE/pairing`,
+retained, so that a box that starts (or restarts) late still learns its match.
+
+Everything from the bus is hostile until checked: a pairing is small, flat (no nesting) and
+every field has a type, a length and a range."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass
+
+from timekeeper.hall.messages import BadMessage, topic
+
+MAX_PAIRING = 1024  # bytes: a pairing is about 250
+MAX_TEXT = 48  # characters of a name or a stage
+MAX_ROUND = 999
+_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+_MATCH = re.compile(r"[A-Za-z0-9._-]{1,16}")
+_PROFILE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+FIELDS = ("id", "round", "match", "stage", "home", "away", "profile", "sent")
+
+
+def pairing_topic(hall: str, table: str) -> str:
+    return topic(hall, table, "pairing")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    id: str  # this call of the match (a new one if the round is called again)
+    round: int
+    match: str  # the tournament's match id: A.3, SF1, F …
+    stage: str  # "group A", "semi-final 1" …
+    home: str
+    away: str
+    profile: str  # the match profile the table plays it with
+    sent: float  # the desk's wall clock when called
+
+    def to_json(self) -> bytes:
+        return json.dumps(asdict(self), ensure_ascii=False).encode()
+
+    @property
+    def sides(self) -> str:
+        return f"{self.home} – {self.away}"
+
+
+def parse_pairing(payload: bytes) -> Pairing:
+    """Check and parse one pairing; BadMessage says what is wrong with it."""
+    if len(payload) > MAX_PAIRING:
+        raise BadMessage(f"pairing of {len(payload)} bytes (at most {MAX_PAIRING})")
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BadMessage("a pairing is a JSON object") from None
+    if not isinstance(data, dict) or set(data) != set(FIELDS):
+        raise BadMessage(f"a pairing has exactly the fields {', '.join(FIELDS)}")
+    if any(isinstance(v, dict | list) for v in data.values()):  # depth 1: nothing nested
+        raise BadMessage("a pairing's fields are plain values")
+    if not isinstance(data["id"], str) or not _ID.fullmatch(data["id"]):
+        raise BadMessage("id must be 1-64 letters, digits or ._:-")
+    if not isinstance(data["match"], str) or not _MATCH.fullmatch(data["match"]):
+        raise BadMessage("match must be a match id (1-16 letters, digits, ._-)")
+    if not isinstance(data["profile"], str) or not _PROFILE.fullmatch(data["profile"]):
+        raise BadMessage("profile must be a profile's name")
+    number = data["round"]
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_ROUND:
+        raise BadMessage(f"round must be 1-{MAX_ROUND}")
+    for key in ("stage", "home", "away"):
+        value = data[key]
+        if not isinstance(value, str) or len(value) > MAX_TEXT or \
+                any(ord(c) < 32 for c in value):
+            raise BadMessage(f"{key} must be text of at most {MAX_TEXT} characters")
+    sent = data["sent"]
+    if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
+        raise BadMessage("sent must be a number")
+    return Pairing(data["id"], number, data["match"], data["stage"], data["home"],
+                   data["away"], data["profile"], float(sent))

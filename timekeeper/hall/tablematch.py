@@ -1,0 +1,177 @@
+"""A box's side of the evening: the desk's pairing in (the names on every screen, the profile
+checked), the match's result out when it is finished — retained, with the pairing's id, and
+kept in the box's own small journal (`hall-match.json` in its state folder) until the next
+pairing, so that a box that was offline at the end, or restarted, sends it again.
+
+A pairing that comes during a match waits until the table is back to idle (never switched
+during one); one for another profile is taken, its names shown, and the mismatch said in the
+table's status for the desk (`pairing_note`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from timekeeper.hall.messages import BadMessage
+from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.result import MatchResult, from_status, parse_result, result_topic
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Status
+from timekeeper.sound.listener import RunnerListener
+
+log = logging.getLogger(__name__)
+
+FILE = "hall-match.json"
+BETWEEN = ("idle", "finished")  # no match under way: a new pairing may be taken
+
+
+class MatchLink(RunnerListener):
+    """Joined to a HallLink (its client, its table) and to the runner (as a listener)."""
+
+    def __init__(self, link: Any, folder: Path | None,
+                 wall: Callable[[], float] = time.time) -> None:
+        self.link, self.box, self.wall = link, link.box, wall
+        hall, table = link.topics.hall, link.topics.table
+        self.table = table
+        self.pairing_topic, self.result_topic = pairing_topic(hall, table), \
+            result_topic(hall, table)
+        self.file = None if folder is None else Path(folder) / FILE
+        self.pairing: Pairing | None = None
+        self.played = False  # the pairing's match has begun (its end makes the result)
+        self.result: MatchResult | None = None
+        self.waiting: Pairing | None = None  # came during a match: taken after it
+        self.note = ""
+        self._lock = threading.Lock()
+        self._load()
+        link.extensions.append(self)
+
+    # ---------------------------------------------------------------- the journal
+
+    def _load(self) -> None:
+        if self.file is None or not self.file.exists():
+            return
+        try:
+            data = json.loads(self.file.read_text())
+            self.pairing = parse_pairing(json.dumps(data["pairing"]).encode()) \
+                if data.get("pairing") else None
+            self.played = bool(data.get("played"))
+            self.result = parse_result(json.dumps(data["result"]).encode()) \
+                if data.get("result") else None
+        except (OSError, ValueError, KeyError, BadMessage) as exc:
+            log.warning("hall: %s could not be read (%s); waiting for the desk's pairing",
+                        self.file, exc)
+
+    def _save(self) -> None:
+        if self.file is None:
+            return
+        body = {"pairing": json.loads(self.pairing.to_json()) if self.pairing else None,
+                "played": self.played,
+                "result": json.loads(self.result.to_json()) if self.result else None}
+        temporary = self.file.with_suffix(".tmp")
+        try:
+            with open(temporary, "w") as stream:
+                json.dump(body, stream, ensure_ascii=False)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, self.file)
+        except OSError as exc:  # the match goes on; the result still goes out on the bus
+            log.warning("hall: the result could not be kept in %s (%s)", self.file, exc)
+
+    # ---------------------------------------------------------------- the bus's side
+
+    def connected(self, client) -> None:
+        client.subscribe(self.pairing_topic, 1)
+        if self.result is not None:  # (again: it may not have reached the broker)
+            self._publish_result()
+
+    def owns(self, topic: str) -> bool:
+        return topic == self.pairing_topic
+
+    def handle(self, payload: bytes) -> None:
+        if not payload:
+            return None  # the desk took its pairing back (an empty retained message)
+        try:
+            pairing = parse_pairing(payload)
+        except BadMessage as exc:
+            log.warning("hall: a pairing refused: %s", exc)
+            self.note = f"pairing refused: {exc}"
+            self.link.publish_status()
+            return None
+        with self._lock:
+            if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
+                return None  # (retained: delivered again on every reconnect)
+            if self.box.status().state not in BETWEEN:
+                self.waiting = pairing
+                self.note = (f"next: {pairing.match} {pairing.sides}, after the match under "
+                             "way")
+                log.info("hall: %s", self.note)
+            else:
+                self._take(pairing)
+        self.link.publish_status()
+        return None
+
+    def _take(self, pairing: Pairing) -> None:
+        self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
+        self._save()
+        self.box.submit(Command(Action.NAMES, names=(pairing.home, pairing.away)))
+        self.note = "" if pairing.profile == self.link.profile else (
+            f"this table runs profile {self.link.profile}; {pairing.match} is for "
+            f"{pairing.profile}: restart the box with --profile {pairing.profile}")
+        log.info("hall: round %d, %s %s (%s)%s", pairing.round, pairing.match, pairing.sides,
+                 pairing.stage, f"; {self.note}" if self.note else "")
+
+    def _publish_result(self) -> None:
+        assert self.result is not None
+        self.link.client.publish(self.result_topic, self.result.to_json(), qos=1, retain=True)
+
+    def ctl(self, args: list[str]) -> dict:
+        """`ctl result`: this table's last result; `ctl result confirm`: the operator has
+        checked it with the players, and the desk is told (the result sent again, confirmed)."""
+        with self._lock:
+            if args not in ([], ["confirm"]):
+                return {"ok": False, "result": "refused",
+                        "error": "result takes nothing, or confirm"}
+            if self.result is None:
+                return {"ok": False, "result": "refused", "error": "no result yet: the "
+                        "table's match is not finished (or the desk sent it no pairing)"}
+            if args == ["confirm"] and not self.result.confirmed:
+                self.result = dataclasses.replace(self.result, confirmed=True)
+                self._save()
+                self._publish_result()
+                log.info("hall: result %s confirmed by the operator", self.result.id)
+            return {"ok": True, "match_result": json.loads(self.result.to_json()),
+                    "status": self.box.status().to_dict()}
+
+    def status_fields(self) -> dict:
+        p = self.pairing
+        return {"pairing": None if p is None else {
+                    "id": p.id, "round": p.round, "match": p.match, "stage": p.stage,
+                    "home": p.home, "away": p.away, "profile": p.profile},
+                "pairing_note": self.note,
+                "result": None if self.result is None else self.result.id}
+
+    # ---------------------------------------------------------------- the runner's side
+
+    def match_changed(self, status: Status, now: float) -> None:
+        with self._lock:
+            if self.pairing is None:
+                return
+            if status.state not in BETWEEN and not self.played and self.result is None:
+                self.played = True
+                self._save()
+            elif status.state == "finished" and self.played and self.result is None:
+                self.result = from_status(self.pairing, self.table, status.to_dict(),
+                                          self.wall())
+                self._save()
+                log.info("hall: %s finished %s (%s); sent to the desk", self.pairing.match,
+                         self.result.score_text, self.result.decided)
+                self._publish_result()
+            elif status.state == "idle" and self.waiting is not None:
+                self._take(self.waiting)
