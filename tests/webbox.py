@@ -54,7 +54,7 @@ class WebBox:
         self._wait_ready()
         self.token = (self.folder / "state" / "web-token").read_text().strip()
 
-    def _wait_ready(self, timeout: float = 20.0) -> None:
+    def _wait_ready(self, timeout: float = 60.0) -> None:
         def ready() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"timekeeper run ended: {self.run_log()}")
