@@ -51,7 +51,11 @@ class WebBox:
              "--no-keyboard", "--fresh", "--control", str(self.control), "--state-dir",
              str(self.folder / "state"), "--web", str(self.port), *extra],
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-        self._wait_ready()
+        try:
+            self._wait_ready()
+        except BaseException:  # (never left running behind a test that failed to start it)
+            self.close()
+            raise
         self.token = (self.folder / "state" / "web-token").read_text().strip()
 
     def _wait_ready(self, timeout: float = 60.0) -> None:
