@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -39,21 +38,21 @@ def take(out: Path, state_dir: Path | None = None, hall_shot: Path | None = None
         box.command("penalty", "away", "minor", "8")
         box.command("penalty", "home", "minor+minor", "4")
         box.command("add", "10")
-        time.sleep(1.2)
+        wait_for(lambda: box.status()["play_time"] >= 1.2, "a second of play", 10)
         box.command("toggle")  # stopped: the red clock a hall looks for
         shots.append(display(box, 1920, 1080, out / "display-tv.png"))
         box.command("toggle")
         shots.append(display(box, 390, 844, out / "display-phone.png"))
         with browser(390, 844, height_of_page=True) as driver:
             driver.get(box.link())
-            time.sleep(1.0)
+            drawn(driver, "/\\d:\\d\\d/.test(document.getElementById('clock').textContent)")
             shots.append(out / "control-phone.png")
             driver.save_screenshot(str(shots[-1]))
         with browser(900, 80) as driver:
             driver.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride",
                                    {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
             driver.get(f"{box.url}/overlay")
-            time.sleep(1.0)
+            drawn(driver, "/\\d:\\d\\d/.test(window.tkOverlay.clock())")
             shots.append(out / "overlay.png")
             driver.save_screenshot(str(shots[-1]))
     shots.append(final(out / "display-final.png"))
@@ -135,9 +134,15 @@ def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
     with browser(width, height) as driver:
         driver.get(f"{box.url}/?table=Table 1")
         box.wait_text(driver, "Table 1")
-        time.sleep(1.0)
+        drawn(driver, "window.tkDisplay.online()")
         driver.save_screenshot(str(shot))
     return shot
+
+
+def drawn(driver, condition: str) -> None:
+    """Wait until the page has its status (`condition`, in JavaScript) and its fonts."""
+    wait_for(lambda: driver.execute_script(
+        f"return document.fonts.status === 'loaded' && ({condition})"), condition, 10)
 
 
 def main() -> int:

@@ -262,9 +262,12 @@ def test_run_a_live_match_controlled_over_the_socket(
     entries = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
     names = [e["cue"] for e in entries]
     # the pause normally lands well inside the first second of play, before the first mark
-    early = ["minute"] if entries[names.index("pause")]["play_time"] >= 1.0 else []
+    # (4 s left); on a busy machine that mark may come first, and then sounds again after
+    # the added 3 s took the clock back above it (marks are re-armed by the time left)
+    early = names[2:names.index("pause")]
+    assert early in ([], ["minute"]), names
     assert names == ["prestart", "start", *early, "pause", "time_added", "resume",
-                     *["minute"] * (2 - len(early)), "last30", "end"]
+                     "minute", "minute", "last30", "end"]
     for e in entries:
         assert {"cue", "due", "played", "period", "play_time"} <= e.keys()
         assert e["due"] <= e["played"], f"{e['cue']} played before it was due"

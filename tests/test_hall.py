@@ -446,3 +446,23 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
         out, _ = server.communicate(timeout=10)
     assert "Traceback" not in out, out
     assert f"/hall#token={token}" in out
+
+
+def test_the_desk_reads_every_retained_status_once_the_broker_handed_them_over(broker) -> None:
+    """`hall status` returns once the broker has handed over the retained statuses (our own
+    echo comes back behind them), not after a fixed pause; and none is missing."""
+    import paho.mqtt.publish as publish
+
+    from timekeeper.hall.desk import Desk
+    from timekeeper.hall.link import Broker
+
+    retained = [{"topic": f"timekeeper/hall/{t}/status", "retain": True, "qos": 1,
+                 "payload": json.dumps({"table": str(t), "online": True})} for t in range(1, 41)]
+    publish.multiple(retained, hostname="127.0.0.1", port=broker["port"])
+    desk = Desk(Broker.parse(broker["url"]), "hall")
+    try:
+        tables = desk.read_statuses(wait=HALL_WAIT)
+        assert desk._settled, "the echo never came back: the wait ran out"
+        assert list(tables) == [str(t) for t in range(1, 41)]
+    finally:
+        desk.close()

@@ -359,3 +359,22 @@ def test_ctl_link_says_how_to_turn_the_pages_on_when_they_are_off() -> None:
 
     answer = _link_handler(None)([])
     assert not answer["ok"] and "--web" in answer["error"] and "web.listen" in answer["error"]
+
+
+def test_the_pusher_ends_when_its_last_change_and_the_stop_come_together(tmp_path) -> None:
+    """At shutdown the runner's last change and the stop reach the loop in one go: Python
+    3.11's wait_for then swallows the pusher's cancel, and the box waited 5 s for it."""
+    runner = Runner(Engine(profile.load("hokejbal")), [])
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
+
+    async def shutdown() -> bool:
+        server._changed, server._stop = asyncio.Event(), asyncio.Event()
+        pusher = asyncio.create_task(server._push())
+        await asyncio.sleep(0)  # (the pusher waits for a change)
+        asyncio.get_running_loop().call_soon(lambda: (server._changed.set(), server._stop.set()))
+        await server._stop.wait()  # as _main does
+        pusher.cancel()
+        done, _ = await asyncio.wait({pusher}, timeout=30)  # (hung for ever before)
+        return pusher in done
+
+    assert asyncio.run(shutdown())

@@ -7,6 +7,7 @@ through Debian's chromedriver (never a downloaded browser)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -17,9 +18,11 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from helpers import free_port, wait_for
 
@@ -55,7 +58,7 @@ class WebBox:
             raise
         self.token = (self.folder / "state" / "web-token").read_text().strip()
 
-    def _wait_ready(self, timeout: float = 20.0) -> None:
+    def _wait_ready(self, timeout: float = 60.0) -> None:
         def ready() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"timekeeper run ended: {self.run_log()}")
@@ -127,41 +130,97 @@ class WebBox:
         self.close()
 
 
+class _Chromium:
+    """One headless Chromium with its chromedriver, lent out again and again: starting one
+    costs seconds (more on a busy machine), so each process keeps the ones it started (one
+    per xdist worker, two while a test holds two pages) and quits them at exit. Between
+    loans it is wiped: every window but the first closed, an open dialog dismissed, the
+    storage and cookies of each origin it visited cleared, the emulated screen reset."""
+
+    idle: ClassVar[list[_Chromium]] = []
+
+    def __init__(self) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        self.profile = tempfile.mkdtemp(prefix="tk-chromium-")
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                     "--disable-dev-shm-usage", "--disable-extensions", "--mute-audio",
+                     f"--user-data-dir={self.profile}", "--window-size=1920,1080"):
+            options.add_argument(flag)
+        self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        self.first = self.driver.current_window_handle
+        self.origins: set[str] = set()
+        atexit.register(self.quit)
+
+    @classmethod
+    def lend(cls) -> _Chromium:
+        return cls.idle.pop() if cls.idle else cls()
+
+    def give_back(self) -> None:
+        """Wiped and kept for the next loan; one that cannot be wiped is quit."""
+        from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+
+        driver = self.driver
+        try:
+            for handle in driver.window_handles:
+                if handle != self.first:
+                    driver.switch_to.window(handle)
+                    driver.close()
+            driver.switch_to.window(self.first)
+            with contextlib.suppress(NoAlertPresentException):
+                driver.switch_to.alert.dismiss()
+            driver.get("about:blank")
+            for origin in self.origins:
+                driver.execute_cdp_cmd("Storage.clearDataForOrigin",
+                                       {"origin": origin, "storageTypes": "all"})
+            self.origins.clear()
+            driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+            driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+            driver.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride", {})
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        except WebDriverException:
+            self.quit()
+            return
+        self.idle.append(self)
+
+    def quit(self) -> None:
+        with contextlib.suppress(Exception):
+            self.driver.quit()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
-    """Headless Chromium at a window of width × height (`height_of_page`: grown to the
-    page's height before a screenshot is taken)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="tk-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                 "--disable-dev-shm-usage", "--disable-extensions", "--mute-audio",
-                 f"--user-data-dir={profile}", f"--window-size={width},{height}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    """Headless Chromium showing a viewport of width × height (`height_of_page`: grown to the
+    page's height before a screenshot is taken); a fresh one to the page, if not to the OS
+    (see _Chromium)."""
+    chromium = _Chromium.lend()
+    driver = chromium.driver
+    visit = driver.get
 
     def size(h: int) -> None:  # the page's own viewport, exactly (a window has borders)
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": h, "deviceScaleFactor": 1, "mobile": False})
 
+    def get(url: str) -> None:  # (each origin visited: its storage is wiped afterwards)
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("http", "https"):
+            chromium.origins.add(f"{parts.scheme}://{parts.netloc}")
+        visit(url)
+        if height_of_page:
+            time.sleep(0.5)
+            size(max(height, int(driver.execute_script(
+                "return document.documentElement.scrollHeight"))))
+
     try:
         size(height)
-        if height_of_page:
-            original = driver.get
-
-            def get_and_grow(url: str) -> None:
-                original(url)
-                time.sleep(0.5)
-                size(max(height, int(driver.execute_script(
-                    "return document.documentElement.scrollHeight"))))
-
-            driver.get = get_and_grow
+        driver.get = get
         yield driver
     finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+        del driver.get  # (the instance's own: the class's method again)
+        chromium.give_back()

@@ -14,7 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.messages import MAX_PAYLOAD, HallCommand, Topics, check_name, hall_topics
+from timekeeper.hall.messages import (
+    MAX_PAYLOAD,
+    HallCommand,
+    Topics,
+    check_name,
+    hall_topics,
+    topic,
+)
 
 DEFAULT_LEAD = 3.0  # s between sending a start and the instant it takes effect
 MIN_LEAD = 2.0  # s: less does not cover delivery to a busy hall's boxes
@@ -37,13 +44,16 @@ class Desk:
     def __init__(self, broker: Broker, hall: str, connect_timeout: float = 3.0) -> None:
         self.broker, self.hall = broker, check_name("hall", hall)
         self.status_topic, self.reply_topic, self.all_topic = hall_topics(hall)
+        desk_id = uuid.uuid4().hex[:8]
+        self.echo_topic = topic(hall, "desk", desk_id)  # (our own: see _settle)
+        self._settled = False
         self.statuses: dict[str, dict] = {}
         self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
         self.extensions: list[Any] = []  # more of the hall's topics (director.Director)
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._changed = threading.Condition(self._lock)
-        self.client = make_client(f"timekeeper-desk-{uuid.uuid4().hex[:8]}", broker)
+        self.client = make_client(f"timekeeper-desk-{desk_id}", broker)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         try:
@@ -64,7 +74,7 @@ class Desk:
     def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if getattr(reason_code, "is_failure", False):
             return
-        client.subscribe([(self.status_topic, 1), (self.reply_topic, 1)])
+        client.subscribe([(self.status_topic, 1), (self.reply_topic, 1), (self.echo_topic, 1)])
         for extension in list(self.extensions):
             extension.connected(client)
         self._connected.set()
@@ -81,6 +91,11 @@ class Desk:
             if extension.owns(message.topic):
                 return extension.handle(message.topic, message.payload)
         if len(message.payload) > 64 * MAX_PAYLOAD:
+            return
+        if message.topic == self.echo_topic:
+            with self._changed:
+                self._settled = True
+                self._changed.notify_all()
             return
         try:
             body = json.loads(message.payload)
@@ -103,8 +118,21 @@ class Desk:
 
     def read_statuses(self, wait: float = 1.0) -> dict[str, dict]:
         """Every table's retained status (the broker hands them over at once on subscribe)."""
-        time.sleep(wait)
+        self._settle(wait)
         return self.tables()
+
+    def _settle(self, wait: float) -> None:
+        """Wait (at most `wait` s) until the broker has handed over every retained status: it
+        sends them on subscribe, before it passes on anything published after that, so our
+        own message on our own topic comes back behind them. Once is enough: after that
+        the statuses are kept up to date as they come."""
+        if self._settled:
+            return
+        self.client.publish(self.echo_topic, b"{}", qos=1)
+        until = time.monotonic() + wait
+        with self._changed:
+            while not self._settled and (left := until - time.monotonic()) > 0:
+                self._changed.wait(left)
 
     def send(self, command: HallCommand, table: str | None = None,
              wait: float = 2.0) -> dict[str, dict]:
@@ -112,7 +140,7 @@ class Desk:
         (or `wait` s after its instant); returns table -> reply."""
         topic = self.all_topic if table is None else \
             Topics(self.hall, check_name("table", table)).command
-        time.sleep(0.3)  # the retained statuses: which tables are online
+        self._settle(1.0)  # the retained statuses: which tables are online
         with self._lock:
             online = {t for t, s in self.statuses.items() if s.get("online")}
             if table is not None:

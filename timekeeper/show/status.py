@@ -49,7 +49,11 @@ NAME_ROOM = 8
 
 def columns(text: str) -> int:
     """The terminal columns `text` takes: a wide (East Asian) character takes two, a
-    combining mark none (names come composed, NFC, so `á` is one character anyway)."""
+    combining mark none (names come composed, NFC, so `á` is one character anyway).
+    ASCII, most lines, is one column a character: counted at once (the line is redrawn
+    every tick, and a Pi's CPU is small)."""
+    if text.isascii():
+        return len(text)
     return sum(0 if unicodedata.combining(c) else
                2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 

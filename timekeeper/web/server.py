@@ -379,9 +379,13 @@ class WebServer(RunnerListener):
                           separators=(",", ":"))
 
     async def _push(self) -> None:
-        """A change at once, else a heartbeat each second: one JSON text for all pages."""
-        assert self._changed is not None
-        while True:
+        """A change at once, else a heartbeat each second: one JSON text for all pages.
+
+        Ends when `_stop` is set, not only when cancelled: Python 3.11's `wait_for` swallows
+        a cancel that comes as the wait ends (the runner's last change and the stop arrive
+        together at shutdown), and the box then waited 5 s for this loop."""
+        assert self._changed is not None and self._stop is not None
+        while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._changed.wait(), HEARTBEAT)
                 self._changed.clear()
