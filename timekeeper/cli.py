@@ -154,7 +154,7 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status", "serve"))
+                                         "cancel", "status", "serve"))
     hall.add_argument("seconds", nargs="?", type=float, help="add: seconds (negative takes "
                                                              "time back)")
     hall.add_argument("--profile", help="start: the hall's profile (a table on another "

@@ -5,10 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import sys
 import time
 from collections.abc import Callable
 
-from timekeeper.hall.desk import DEFAULT_LEAD, MIN_LEAD, Desk, DeskError, new_command, summary
+from timekeeper.hall.desk import (
+    ANONYMOUS_WARNING,
+    DEFAULT_LEAD,
+    MIN_LEAD,
+    Desk,
+    DeskError,
+    anonymous_allowed,
+    new_command,
+    summary,
+)
 from timekeeper.hall.link import Broker
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
@@ -56,6 +66,8 @@ def run(action: str, broker_url: str, hall: str, table: str | None = None,
         if action == "status":
             statuses = desk.read_statuses()
             out(json.dumps(statuses, indent=1))
+            if anonymous_allowed(broker):  # (stderr: stdout is the statuses' JSON)
+                print(ANONYMOUS_WARNING, file=sys.stderr)
             return 0
         command = new_command(action, at, profile, seconds)
         when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
@@ -68,6 +80,8 @@ def run(action: str, broker_url: str, hall: str, table: str | None = None,
         out("no table answered (none online in this hall?)")
         return 1
     failed = 0
+    silent = [name for name, answer in answers.items()
+              if str(answer.get("error", "")).startswith("no answer")]
     for name, answer in answers.items():
         if answer.get("ok"):
             shown = summary({"online": True, "synced": True, "status": answer.get("status")})
@@ -75,4 +89,6 @@ def run(action: str, broker_url: str, hall: str, table: str | None = None,
         else:
             failed += 1
             out(f"  table {name}: REFUSED  {answer.get('error', '')}")
+    if silent:
+        out(f"did not answer: table{'s' if len(silent) > 1 else ''} {', '.join(silent)}")
     return 0 if failed == 0 else 1

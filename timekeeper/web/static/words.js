@@ -65,6 +65,7 @@ const WORDS = {
   timeoutButton: "TIME-OUT {team}",
   timeoutConfirm: "TAP AGAIN: {team}'S ONLY TIME-OUT",
   timeoutRunning: "time-out {team}: {time}",
+  hallPending: "from the hall: {command} in {seconds} s (reset calls it off)",
   releaseMinor: "release {team} minor", removeLatest: "remove {team}'s latest",
   penaltyShotButton: "penalty shot {team}",
   shootoutHead: "Shoot-out",
