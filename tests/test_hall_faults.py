@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from helpers import free_port, wait_for
 from test_hall import HALL_PROFILE, HALL_WAIT, boxes, broker, hall, listening  # noqa: F401
+from test_hall_overview import overview  # noqa: F401 (a fixture)
+from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
@@ -241,3 +243,26 @@ def test_deep_json_on_the_bus_is_a_bad_message_not_a_recursion_error(payload: by
         parse_command(payload[:2000], time.time())
     with pytest.raises(tablestatus.BadStatus, match="nested deeper"):
         tablestatus.parse(payload)
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_overview_page_marks_a_bad_table_and_draws_the_others(overview) -> None:
+    """A table whose status the page cannot read (`"state": 5`, a list for a score) is
+    marked BAD on its own tile; the others are drawn, with what they hold pending."""
+    url, _, desk = overview
+    desk.statuses["3"] = {"table": "3", "online": True, "synced": True, "status": {"state": 5}}
+    desk.statuses["4"] = {"table": "4", "online": True, "synced": True,
+                          "status": {"state": "idle", "score": [1, 2]}}
+    desk.statuses["5"] = {"table": "5", "online": None, "bad": "status.state must be text"}
+    desk.statuses["6"] = {"table": "6", "online": True, "synced": True, "sent": time.time(),
+                          "status": {"state": "idle", "scheduled": [
+                              {"command": "start", "in": 42.0}]}}
+    with browser(1280, 800) as page:
+        page.get(f"{url}/hall")
+        tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
+        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 6 and t,
+                         "every table drawn", 10)
+        assert "RUNNING" in texts[0] and "PRE-START" in texts[1]
+        assert all("BAD STATUS" in t for t in texts[2:5]), texts
+        assert "state is not text" in texts[2] and "score" in texts[3]
+        assert "pending: start in 42 s" in texts[5]
