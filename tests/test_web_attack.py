@@ -88,6 +88,8 @@ def test_half_open_connections_are_capped_per_address_and_in_all_and_time_out(bo
     assert server.doors.open["127.0.0.1"] == guard.MAX_PER_ADDRESS
     others = [raw(server, head, f"127.0.0.{n}") for n in range(2, 40)]  # many addresses
     wait_for(lambda: sum(server.doors.open.values()) == server.doors.total, "the cap in all")
+    assert status_from(server, "127.0.0.201") == 200  # at the cap: an idle one makes room
+    assert server.doors.evicted >= 1
     wait_for(lambda: all(closed(s) for s in mine + others), "every half-open one timed out",
              HEAD * 20)
     assert status_from(server, "127.0.0.200") == 200  # the box answers again at once

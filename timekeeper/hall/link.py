@@ -252,6 +252,8 @@ class HallLink(RunnerListener):
         # answered when the runner has applied it (a start at T: at T), never waited for here:
         # this is paho's network thread, which must keep the connection alive meanwhile
         future.add_done_callback(lambda done: self._applied(command, done))
+        if not future.done():
+            self.publish_status()  # held for its instant: the desk sees it pending now
         return None
 
     def _applied(self, command: HallCommand, future: Future) -> None:

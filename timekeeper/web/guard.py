@@ -66,32 +66,59 @@ class LogBudget:
 
 
 class Doors:
-    """Open connections per address and in all; accept errors said once, not per try."""
+    """Open connections per address and in all; accept errors said once, not per try.
+
+    At the cap in all, the oldest connection that is not in a request (one still dribbling
+    its head, or idle between requests) is closed to let the new one in: a slowloris from
+    many addresses costs a display its slot only while it is making one, never for good."""
 
     def __init__(self, budget: LogBudget, total: int = MAX_CONNECTIONS,
                  per_address: int = MAX_PER_ADDRESS) -> None:
         self.budget, self.total, self.per_address = budget, total, per_address
         self.open: Counter[str] = Counter()
-        self.turned_away = 0
+        self.handlers: dict[RequestHandler, None] = {}  # admitted, oldest first
+        self.turned_away = self.evicted = 0
+        self._said_minute = -1
         self.accept_failing = False
         self._failed_at, self._failed_tries = float("-inf"), 0
 
-    def admit(self, who: str) -> bool:
+    def admit(self, who: str, handler: RequestHandler | None = None) -> bool:
         now = time.monotonic()
         if self.accept_failing and now - self._failed_at > ACCEPT_CALM:
             self.accept_failing = False
             log.warning("web: accepting connections again (%d accept tries failed)",
                         self._failed_tries)
+        if sum(self.open.values()) >= self.total and self.open[who] < self.per_address:
+            self._evict_one()
         if sum(self.open.values()) >= self.total or self.open[who] >= self.per_address:
             self.turned_away += 1
-            if self.budget.allow(who):
-                log.warning("web: connection from %s turned away (%d open from it, %d in "
-                            "all)", who, self.open[who], sum(self.open.values()))
+            minute = int(now // 60)
+            if minute != self._said_minute:  # (once a minute in all, whoever it is)
+                self._said_minute = minute
+                log.warning("web: connections turned away: %d from %s open, %d in all (caps "
+                            "%d and %d); %d turned away so far", self.open[who], who,
+                            sum(self.open.values()), self.per_address, self.total,
+                            self.turned_away)
             return False
         self.open[who] += 1
+        if handler is not None:
+            self.handlers[handler] = None
         return True
 
-    def release(self, who: str) -> None:
+    def _evict_one(self) -> None:
+        for handler in self.handlers:
+            # (aiohttp's own flag: a request being answered — a live page's is, for good)
+            if not getattr(handler, "_request_in_progress", True):
+                self.evicted += 1
+                who, handler._who = handler._who, None  # type: ignore[attr-defined]
+                self.release(who, handler)  # (now: its connection_lost comes later)
+                handler.force_close()
+                if handler.transport is not None:
+                    handler.transport.abort()
+                return
+
+    def release(self, who: str, handler: RequestHandler | None = None) -> None:
+        self.handlers.pop(handler, None)
         self.open[who] -= 1
         if self.open[who] <= 0:
             del self.open[who]
@@ -118,22 +145,25 @@ def handler_class(doors: Doors, budget: LogBudget) -> type[RequestHandler]:
     before it is read; a bad request is answered as JSON and logged within the budget."""
 
     class GuardedHandler(RequestHandler):
-        _who: str | None = None
+        _who: str | None = None  # its address, while it counts against the caps
+        _refused = False
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             peer = transport.get_extra_info("peername")
             who = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
-            if not doors.admit(who):
+            self._who = who
+            if not doors.admit(who, self):
+                self._who, self._refused = None, True
                 transport.abort()  # (its descriptor is free at once; aiohttp never saw it)
                 return
-            self._who = who
             super().connection_made(transport)
 
         def connection_lost(self, exc: BaseException | None) -> None:
-            if self._who is None:
+            if self._refused:
                 return
-            doors.release(self._who)
-            self._who = None
+            if self._who is not None:
+                doors.release(self._who, self)
+                self._who = None
             super().connection_lost(exc)
 
         def handle_error(self, request: Any, status: int = 500,
