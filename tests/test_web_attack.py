@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import socket
 import threading
 import urllib.request
@@ -15,6 +16,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from helpers import free_port, wait_for
+from webbox import browser, have_browser
 
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
@@ -260,3 +262,16 @@ def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
     out = "".join(seen)
     assert said("cannot accept connections") == 1, out[-3000:]
     assert "Traceback" not in out, out[-3000:]
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_operator_page_shows_a_pending_hall_command_until_called_off(box) -> None:
+    runner, server = box
+    runner.submit(Command(Action.START), at=runner.clock() + 600)  # (as a hall start comes)
+    with browser(800, 1000) as page:
+        page.get(f"http://127.0.0.1:{server.port}/control#token={server.tokens.token}")
+        shown = wait_for(lambda: page.find_element("id", "pending").text, "pending shown", 15)
+        assert re.fullmatch(r"from the hall: start in \d+ s \(reset calls it off\)", shown), shown
+        runner.cancel_scheduled("a test")
+        wait_for(lambda: not page.find_element("id", "pending").is_displayed(),
+                 "pending gone", 15)
