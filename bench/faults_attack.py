@@ -65,7 +65,7 @@ class Watch:
 
     def __init__(self, box: Box) -> None:
         self.box = box
-        self.play, self.at = played(box)
+        self.play, self.at, self.rtt = played(box)
         self.log0 = box.err.stat().st_size
         self.rss0 = rss(box.proc.pid)[0]
         self.t0 = time.monotonic()
@@ -73,9 +73,10 @@ class Watch:
     def done(self, port: int | None = None) -> str:
         ctl = timed(self.box.status)
         web = timed(lambda: api_status(port)) if port else None
-        play, at = played(self.box)
+        play, at, rtt = played(self.box)
         drift = (play - self.play) - (at - self.at)
-        clock = f"clock exact within {abs(drift) * 1000:.0f} ms (± a ctl round trip)" \
+        clock = f"clock drift {drift * 1000:+.0f} ms (measured to ±" \
+            f"{(self.rtt + rtt) / 2 * 1000:.0f} ms: half a ctl round trip each end)" \
             if play > self.play else \
             f"clock not started ({self.box.status()['state']})"
         now, peak = rss(self.box.proc.pid)
@@ -87,8 +88,9 @@ class Watch:
                 f"in {took:.0f} s")
 
 
-def played(box: Box) -> tuple[float, float]:
-    """(play time, the monotonic time it was true at), from the quickest of 5 round trips."""
+def played(box: Box) -> tuple[float, float, float]:
+    """(play time, the monotonic time it was true at, the round trip), from the quickest of 5
+    round trips."""
     best = None
     for _ in range(5):
         before = time.monotonic()
@@ -96,7 +98,7 @@ def played(box: Box) -> tuple[float, float]:
         after = time.monotonic()
         if best is None or after - before < best[2]:
             best = (play, (before + after) / 2, after - before)
-    return best[0], best[1]
+    return best
 
 
 def _ms(seconds: float | None) -> str:
@@ -116,35 +118,33 @@ def web_box() -> tuple[Box, int]:
 # ----------------------------------------------------------------------------- the web
 
 
-def slowloris(hold: float, sockets: int = 400) -> dict:
+def slowloris(box: Box, port: int, hold: float, sockets: int = 400) -> dict:
     """400 half-open connections (a request head never finished) from 50 addresses, held
     for `hold` s against a box under LimitNOFILE=256."""
-    box, port = web_box()
-    try:
-        watch = Watch(box)
-        held = []
-        for n in range(sockets):
-            try:
-                s = socket.create_connection(("127.0.0.1", port), timeout=2,
-                                             source_address=(f"127.0.0.{2 + n % 50}", 0))
-                s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\n")
-                held.append(s)
-            except OSError:
-                pass
-        during = timed(lambda: api_status(port))
-        ctl_during = timed(box.status)
-        time.sleep(hold)
-        dropped = sum(_closed(s) for s in held)
-        for s in held:
-            s.close()
-        fds = len(os.listdir(f"/proc/{box.proc.pid}/fd"))
-        did = watch.done(port)
-        return row(f"slowloris: {sockets} half-open connections, LimitNOFILE={NOFILE}, "
-                   f"{hold:g} s", f"{did}; during: ctl {_ms(ctl_during)}, /api/status "
-                   f"{_ms(during)}; {dropped}/{len(held)} closed by the box; {fds} fds after",
-                   "0")
-    finally:
-        box.close()
+    watch = Watch(box)
+    held = []
+    for n in range(sockets):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=2,
+                                         source_address=(f"127.0.0.{2 + n % 50}", 0))
+            s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\n")
+            held.append(s)
+        except OSError:
+            pass
+    fds_during = len(os.listdir(f"/proc/{box.proc.pid}/fd"))
+    during = timed(lambda: api_status(port))
+    ctl_during = timed(box.status)
+    time.sleep(hold)
+    dropped = sum(_closed(s) for s in held)
+    for s in held:
+        s.close()
+    fds = len(os.listdir(f"/proc/{box.proc.pid}/fd"))
+    did = watch.done(port)
+    return row(f"slowloris: {sockets} half-open connections, LimitNOFILE={NOFILE}, "
+               f"{hold:g} s", f"{did}; during: ctl {_ms(ctl_during)}, /api/status "
+               f"{_ms(during)}; {dropped}/{len(held)} closed by the box; box fds {fds_during} "
+               f"during, {fds} after",
+               "0")
 
 
 def _closed(s: socket.socket) -> bool:
@@ -172,11 +172,10 @@ async def _still_open(ws) -> bool:
         return False
 
 
-def ping_flood(seconds: float, pages: int = 195) -> dict:
+def ping_flood(box: Box, port: int, seconds: float, pages: int = 195) -> dict:
     """195 /api/live pages from one address sending pings and never reading."""
     import aiohttp
 
-    box, port = web_box()
 
     async def flood() -> tuple[int, int]:
         opened = refused = 0
@@ -202,41 +201,34 @@ def ping_flood(seconds: float, pages: int = 195) -> dict:
                 await ws.close()
             return opened, refused, alive
 
-    try:
-        watch = Watch(box)
-        opened, refused, alive = asyncio.run(flood())
-        return row(f"ping flood: {pages} live pages from one address, pings never read, "
-                   f"{seconds:g} s", f"{watch.done(port)}; {opened} opened ({refused} refused: "
-                   f"the cap per address), {opened - alive} closed by the box for flooding",
-                   "0")
-    finally:
-        box.close()
+    watch = Watch(box)
+    opened, refused, alive = asyncio.run(flood())
+    return row(f"ping flood: {pages} live pages from one address, pings never read, "
+               f"{seconds:g} s", f"{watch.done(port)}; {opened} opened ({refused} refused: "
+               f"the cap per address), {opened - alive} closed by the box for flooding",
+               "0")
 
 
-def log_flood(seconds: float) -> dict:
+def log_flood(box: Box, port: int, seconds: float) -> dict:
     """Malformed HTTP, 5,000-character /static/ names and non-ASCII tokens, as fast as one
     address can send them: what reaches the log, a minute."""
-    box, port = web_box()
     bad = [b"\x16\x03\x01 not http\r\n\r\n",
            f"GET /static/{'x' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
            f"GET /static/{'y' * 1800} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
            "POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer žžž\r\n"
            "Content-Length: 2\r\n\r\n{}".encode()]
-    try:
-        watch = Watch(box)
-        sent, until = 0, time.monotonic() + seconds
-        while time.monotonic() < until:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
-                    s.sendall(bad[sent % len(bad)])
-                    s.recv(256)
-            except OSError:
-                pass
-            sent += 1
-        return row(f"log flood: {sent:,} bad requests from one address in {seconds:g} s",
-                   watch.done(port), "0")
-    finally:
-        box.close()
+    watch = Watch(box)
+    sent, until = 0, time.monotonic() + seconds
+    while time.monotonic() < until:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+                s.sendall(bad[sent % len(bad)])
+                s.recv(256)
+        except OSError:
+            pass
+        sent += 1
+    return row(f"log flood: {sent:,} bad requests from one address in {seconds:g} s",
+               watch.done(port), "0")
 
 
 # ----------------------------------------------------------------------------- the hall
@@ -289,66 +281,72 @@ class Hall:
         self.broker.wait(5)
 
 
-def scheduled_reset(lead: float) -> dict:
+def scheduled_reset(hall: Hall, lead: float) -> dict:
     """`hall start --in LEAD`, then `hall reset`: the start must never happen."""
-    hall = Hall()
-    try:
-        hall.desk_sees(lambda t: t.get("1", {}).get("online"))
-        watch = Watch(hall.box)
-        start = subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", "start", "--in",
-                                  f"{lead:g}s", "--broker", hall.url], text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 env=dict(os.environ, **{OFFSET_ENV: "0"}))
-        instant = time.time() + lead
-        shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
-        reset = hall.hall("reset")
-        answer, _ = start.communicate(timeout=lead + 30)
-        pending = hall.box.status()["scheduled"]
-        while time.time() < instant + 1:
-            time.sleep(0.2)
-        state = hall.box.status()["state"]
-        return row(f"a hall start {lead:g} s ahead, then a reset",
-                   f"{state} at its instant (shown pending: {shown['scheduled'][0]['command']};"
-                   f" after the reset: {len(pending)} pending); start answered "
-                   f"{'called off' if 'called off' in answer else answer.strip()[-60:]!r}, "
-                   f"exit {start.returncode}; reset exit {reset.returncode}; "
-                   f"{watch.done()}", "-")
-    finally:
-        hall.close()
+    hall.desk_sees(lambda t: t.get("1", {}).get("online"))
+    watch = Watch(hall.box)
+    start = subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", "start", "--in",
+                              f"{lead:g}s", "--broker", hall.url], text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             env=dict(os.environ, **{OFFSET_ENV: "0"}))
+    instant = time.time() + lead
+    shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
+    from timekeeper.hall.desk import new_command
+
+    reset = hall.desk.send(new_command("reset"))["1"]
+    answer, _ = start.communicate(timeout=lead + 30)
+    pending = hall.box.status()["scheduled"]
+    while time.time() < instant + 1:
+        time.sleep(0.2)
+    state = hall.box.status()["state"]
+    never = "called off" in answer and state == "idle"
+    return row(f"a hall start {lead:g} s ahead, then a reset",
+               f"{'never started' if never else 'STARTED'} ({state} at its instant); shown "
+               f"pending: {shown['scheduled'][0]['command']}; after the reset "
+               f"{'ok' if reset.get('ok') else 'REFUSED'}: {len(pending)} pending; the start "
+               f"answered {'called off' if 'called off' in answer else 'ok'}, exit "
+               f"{start.returncode}; {watch.done()}", "-")
 
 
-def poisoned_status() -> dict:
+def poisoned_status(hall: Hall) -> dict:
     """A retained 1000-deep status and a `"state": 5` on the bus: the desk goes on."""
     import paho.mqtt.publish as publish
 
-    hall = Hall()
-    try:
-        hall.desk_sees(lambda t: t.get("1", {}).get("online"))
-        hall.box.cmd("start")
-        watch = Watch(hall.box)
-        for table, payload in (("8", b"[" * 1000 + b"]" * 1000),
-                               ("9", json.dumps({"online": True, "status": {"state": 5}}))):
-            publish.single(f"timekeeper/hall/{table}/status", payload, qos=1, retain=True,
-                           hostname="127.0.0.1", port=hall.port)
-        t0 = time.monotonic()
-        stop = hall.hall("cancel")  # (a hall command that leaves the match's clock alone)
-        took = time.monotonic() - t0
-        status = hall.hall("status")
-        tables = json.loads(status.stdout)
-        bad = sorted(t for t, s in tables.items() if s.get("bad"))
-        traceback = "Traceback" in stop.stdout + stop.stderr + status.stderr
-        return row("a poisoned retained status (1000-deep JSON; state 5)",
-                   f"hall cancel answered in {took:.1f} s, exit {stop.returncode}, table 1 "
-                   f"{'answered' if 'table 1: REFUSED  no answer' not in stop.stdout else 'SILENT'}"
-                   f"; BAD tables {', '.join(bad)}; traceback {'YES' if traceback else 'none'}; "
-                   f"{watch.done()}", "-")
-    finally:
-        hall.close()
+    hall.desk_sees(lambda t: t.get("1", {}).get("online"))
+    hall.box.cmd("start")
+    watch = Watch(hall.box)
+    for table, payload in (("8", b"[" * 1000 + b"]" * 1000),
+                           ("9", json.dumps({"online": True, "status": {"state": 5}}))):
+        publish.single(f"timekeeper/hall/{table}/status", payload, qos=1, retain=True,
+                       hostname="127.0.0.1", port=hall.port)
+    t0 = time.monotonic()
+    stop = hall.hall("cancel")  # (a hall command that leaves the match's clock alone)
+    took = time.monotonic() - t0
+    status = hall.hall("status")
+    tables = json.loads(status.stdout)
+    bad = sorted(t for t, s in tables.items() if s.get("bad"))
+    traceback = "Traceback" in stop.stdout + stop.stderr + status.stderr
+    return row("a poisoned retained status (1000-deep JSON; state 5)",
+               f"hall cancel answered in {took:.1f} s, exit {stop.returncode}, table 1 "
+               f"{'answered' if 'table 1: REFUSED  no answer' not in stop.stdout else 'SILENT'}"
+               f"; BAD tables {', '.join(bad)}; traceback {'YES' if traceback else 'none'}; "
+               f"{watch.done()}", "-")
 
 
 def attack_rows(quick: bool) -> list[dict]:
-    """The quick run (CI) holds the slowloris shorter than the head timeout (10 s): its
-    connections are then closed by the caps, not yet by the timeout."""
-    return [slowloris(3.0 if quick else 30.0), ping_flood(2.0 if quick else 7.0),
-            log_flood(2.0 if quick else 60.0), scheduled_reset(3.0 if quick else 20.0),
-            poisoned_status()]
+    """One web box for the web's rows and one hall for the hall's (fewer starts: CI's quick
+    run stays short). The quick run holds the slowloris shorter than the head timeout (10 s):
+    its connections are then closed by the caps, not yet by the timeout."""
+    box, port = web_box()
+    try:
+        rows = [slowloris(box, port, 3.0 if quick else 30.0),
+                ping_flood(box, port, 2.0 if quick else 7.0),
+                log_flood(box, port, 2.0 if quick else 60.0)]
+    finally:
+        box.close()
+    hall = Hall()
+    try:
+        rows += [scheduled_reset(hall, 8.0 if quick else 20.0), poisoned_status(hall)]
+    finally:
+        hall.close()
+    return rows

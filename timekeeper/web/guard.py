@@ -170,9 +170,10 @@ def handler_class(doors: Doors, budget: LogBudget) -> type[RequestHandler]:
                          exc: BaseException | None = None,
                          message: str | None = None) -> web.StreamResponse:
             who = self._who or "?"
-            if budget.allow(who):
+            if budget.allow(who):  # (the kind of fault only: a parser's message may
+                # quote the request, a header with a token in it too)
                 log.warning("web: bad request from %s: %d %s", who, status,
-                            shown(message or (type(exc).__name__ if exc else "")))
+                            type(exc).__name__ if exc else "")
             if request.writer.output_size > 0:
                 raise ConnectionError("the answer had begun: the connection is dropped")
             reason = "the request was not HTTP the box understands" if status < 500 else \
