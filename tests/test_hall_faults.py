@@ -133,13 +133,21 @@ def test_an_anonymous_broker_is_warned_of_loudly(boxes) -> None:
 
 
 def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
+    from timekeeper.hall.desk import Desk
+    from timekeeper.hall.link import Broker
+
     mosquitto = boxes["broker"]
     boxes["start"]("1")
     wait_for(lambda: boxes["tables"]().get("1"), "box 1 joined", HALL_WAIT)
+    desk = Desk(Broker.parse(mosquitto["url"]), "hall")  # (the overview's `on_bus`)
+    assert desk.on_bus
     mosquitto["down"]()
     wait_for(lambda: "lost the broker" in boxes["output"]("1"), "the loss said", HALL_WAIT)
+    wait_for(lambda: desk.on_bus is False, "the desk knows it lost the broker", HALL_WAIT)
     mosquitto["up"]()
     wait_for(lambda: "the broker is back" in boxes["output"]("1"), "its return said", 30)
+    wait_for(lambda: desk.on_bus, "the desk back on the bus", 30)
+    desk.close()
     out = boxes["log"]("1")
     assert out.count("lost the broker") == 1 and out.count("the broker is back") == 1, out
 

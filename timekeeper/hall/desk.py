@@ -43,11 +43,13 @@ class Desk:
         self.statuses: dict[str, dict] = {}
         self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
         self._awaited: str | None = None  # that command's id
+        self.on_bus = False  # connected to the broker now
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._changed = threading.Condition(self._lock)
         self.client = make_client(f"timekeeper-desk-{uuid.uuid4().hex[:8]}", broker)
         self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         try:
             self.client.connect(broker.host, broker.port, keepalive=10)
@@ -68,7 +70,11 @@ class Desk:
         if getattr(reason_code, "is_failure", False):
             return
         client.subscribe([(self.status_topic, 1), (self.reply_topic, 1)])
+        self.on_bus = True
         self._connected.set()
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        self.on_bus = False  # (the overview says so: its tables are then stale)
 
     def _on_message(self, client, userdata, message) -> None:
         """Every message is checked before it is believed; a bad one is refused alone (a

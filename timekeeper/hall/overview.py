@@ -56,7 +56,8 @@ class Overview:
         if not self._reads.allow(request.remote or "?"):
             return _error(429, "too many requests")
         return web.json_response({"hall": self.desk.hall, "now": time.time(),
-                                  "tables": self.desk.tables(), "warnings": self.warnings})
+                                  "tables": self.desk.tables(), "warnings": self.warnings,
+                                  "on_bus": getattr(self.desk, "on_bus", True)})
 
     async def _command(self, request: web.Request) -> web.Response:
         if not self._commands.allow(request.remote or "?"):
