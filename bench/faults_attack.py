@@ -65,7 +65,7 @@ class Watch:
 
     def __init__(self, box: Box) -> None:
         self.box = box
-        self.play, self.at, self.rtt = played(box)
+        self.play = box.status()["play_time"]
         self.log0 = box.err.stat().st_size
         self.rss0 = rss(box.proc.pid)[0]
         self.t0 = time.monotonic()
@@ -73,11 +73,8 @@ class Watch:
     def done(self, port: int | None = None) -> str:
         ctl = timed(self.box.status)
         web = timed(lambda: api_status(port)) if port else None
-        play, at, rtt = played(self.box)
-        drift = (play - self.play) - (at - self.at)
-        clock = f"clock drift {drift * 1000:+.0f} ms (measured to ±" \
-            f"{(self.rtt + rtt) / 2 * 1000:.0f} ms: half a ctl round trip each end)" \
-            if play > self.play else \
+        play = self.box.status()["play_time"]
+        clock = self._cues() if play > self.play else \
             f"clock not started ({self.box.status()['state']})"
         now, peak = rss(self.box.proc.pid)
         logged = self.box.err.stat().st_size - self.log0
@@ -88,17 +85,21 @@ class Watch:
                 f"in {took:.0f} s")
 
 
-def played(box: Box) -> tuple[float, float, float]:
-    """(play time, the monotonic time it was true at, the round trip), from the quickest of 5
-    round trips."""
-    best = None
-    for _ in range(5):
-        before = time.monotonic()
-        play = box.status()["play_time"]
-        after = time.monotonic()
-        if best is None or after - before < best[2]:
-            best = (play, (before + after) / 2, after - before)
-    return best
+    def _cues(self) -> str:
+        """The clock, from the events log as flood() reads it: each mark's play time against
+        its moment on the box's monotonic clock (ours too) keeps one mapping; none late."""
+        events = self.box.dir / "events.jsonl"
+        t1 = time.monotonic()
+        cues = [c for c in map(json.loads, events.read_text().splitlines())
+                if self.t0 <= c["due"] <= t1 and c["cue"] == "minute"] \
+            if events.exists() else []
+        if not cues:
+            return "NO CUES LOGGED"
+        drift = max(abs((c["play_time"] - cues[0]["play_time"]) - (c["due"] - cues[0]["due"]))
+                    for c in cues)
+        late = max(c["played"] - c["due"] for c in cues)
+        return (f"clock exact to {drift * 1000:.1f} ms over {len(cues)} cues, latest "
+                f"{late * 1000:.1f} ms")
 
 
 def _ms(seconds: float | None) -> str:
@@ -108,6 +109,7 @@ def _ms(seconds: float | None) -> str:
 def web_box() -> tuple[Box, int]:
     port = free_port()
     box = Box("--web", f"127.0.0.1:{port}")
+    box.args += ["--events", str(box.dir / "events.jsonl")]
     box.start("--fresh")
     hard = resource.prlimit(box.proc.pid, resource.RLIMIT_NOFILE)[1]
     resource.prlimit(box.proc.pid, resource.RLIMIT_NOFILE, (NOFILE, min(hard, NOFILE)))
@@ -247,6 +249,7 @@ class Hall:
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.box = Box("--hall", self.url, "--table", "1")
+        self.box.args += ["--events", str(self.box.dir / "events.jsonl")]
         self.box.env[OFFSET_ENV] = "0"
         self.box.start("--fresh")
         self.desk = None
