@@ -2,7 +2,7 @@
 time lost, and how many commands were answered.
 
     python bench/faults.py            # the probe's figures: 20 kill -9s, a 20-s flood, 100 MB lines
-    python bench/faults.py --quick    # a smoke run (CI, well under a minute)
+    python bench/faults.py --quick    # a smoke run (CI, about two minutes)
 
 Each scenario starts a real `timekeeper run` (SDL's dummy audio, mock GPIO) in a folder of its
 own. The full disk mounts a 64 KiB tmpfs (root only; skipped otherwise). The frozen sound
@@ -388,6 +388,9 @@ def main() -> None:
     rows.append(bad_journals())
     rows.append(quit_over_socket())
     rows += frozen_server(5.0 if args.quick else 20.0)
+    from faults_attack import attack_rows  # (the web server and the hall's bus: issue 18)
+
+    rows += attack_rows(args.quick)
     widths = {k: max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in rows[0]}
     head = {"fault": "fault", "match": "what the match did", "lost": "play time lost",
             "answered": "commands answered"}

@@ -56,7 +56,8 @@ def command(**fields) -> bytes:
     (command(at=None), "needs at"),
     (command(at=NOW + 10**6), "allowed: up to"),
     (command(kind="add", at=None), "add needs seconds"),
-    (command(kind="add", at=None, seconds=float("inf")), "seconds must be a number"),
+    (command(kind="add", at=None, seconds=float("inf")), "Infinity is not a number"),
+    (b'{"id": "c1", "kind": "add", "sent": 1e400}', "sent must be a number"),
     (command(kind="add", at=None, seconds=1e6), "add needs seconds"),
     (command(extra=1), "unknown field"),
 ])

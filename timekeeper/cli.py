@@ -161,7 +161,8 @@ def parser() -> argparse.ArgumentParser:
     hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
                                        "at one instant; see every table (docs/hall.md)")
     hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "status", "serve", "round", "announce"))
+                                         "cancel", "status", "serve", "round",
+                                         "announce"))
     hall.add_argument("seconds", nargs="?", metavar="N", help="add: seconds (negative takes "
                                                              "time back); round: the round; "
                                                              "announce: the line to speak")

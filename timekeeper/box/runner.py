@@ -34,6 +34,7 @@ from timekeeper.sound.output import Output
 log = logging.getLogger(__name__)
 
 MAX_WAIT = 3600.0  # s: a wait is computed anew anyway, and huge ones overflow the OS timeout
+MAX_SCHEDULED = 4  # commands held for an instant ahead (the hall's): a few, never a queue
 
 
 class Timed(Protocol):
@@ -90,15 +91,37 @@ class Runner:
         With `at` (on this runner's clock) it is applied at that very instant instead: a hall
         start, whose cues must sound at the same instant on every box. The runner looks ahead
         by its lead for it as for any deadline, so its cues are placed to the sample; an `at`
-        already past is applied at once."""
+        already past is applied at once. At most MAX_SCHEDULED wait at once: one more is
+        refused (Refused says which are waiting); `cancel_scheduled()` and a reset clear them,
+        and the status lists them (`scheduled`)."""
         future: Future = Future()
         if at is None:
             self._queue.put((command, future, self.clock()))
-        else:
-            with self._lock:
-                heapq.heappush(self._scheduled, (at, next(self._order), command, future))
-            self._queue.put((None, None, None))  # wake the loop: its wait is computed anew
+            return future
+        with self._lock:
+            if len(self._scheduled) >= MAX_SCHEDULED:
+                waiting = ", ".join(w["command"] for w in self._waiting(self.clock()))
+                future.set_exception(Refused(
+                    f"this table already holds {MAX_SCHEDULED} scheduled commands ({waiting});"
+                    f" a reset or `hall cancel` clears them"))
+                return future
+            heapq.heappush(self._scheduled, (at, next(self._order), command, future))
+        self._queue.put((None, None, None))  # wake the loop: its wait is computed anew
         return future
+
+    def cancel_scheduled(self, why: str) -> list[str]:
+        """Call off every command held for an instant ahead (any thread): each one's future
+        gets Refused(`why`); returns what was called off (for the log and the reply)."""
+        with self._lock:
+            called_off, self._scheduled = sorted(self._scheduled), []
+        for *_, future in called_off:
+            if future.set_running_or_notify_cancel():
+                future.set_exception(Refused(f"called off: {why}"))
+        if called_off:
+            log.info("scheduled %s called off: %s",
+                     ", ".join(str(c) for _, _, c, _ in called_off), why)
+            self._queue.put((None, None, None))  # (its wait is computed anew)
+        return [str(command) for _, _, command, _ in called_off]
 
     def status(self) -> Status:
         """The match now, with the box's mute: what every screen, reply and the hall get."""
@@ -106,7 +129,12 @@ class Runner:
             return self._status(max(self.clock(), self._settled))
 
     def _status(self, now: float) -> Status:  # (under the lock)
-        return dataclasses.replace(self.engine.status(now), muted=self.muted)
+        return dataclasses.replace(self.engine.status(now), muted=self.muted,
+                                   scheduled=self._waiting(now))
+
+    def _waiting(self, now: float) -> list[dict]:  # (under the lock)
+        return [{"command": str(command), "in": round(max(0.0, at - now), 3)}
+                for at, _, command, _ in sorted(self._scheduled)]
 
     # ------------------------------------------------------------------ the loop
 
@@ -177,6 +205,10 @@ class Runner:
             log.info("%s refused: %s", command, refusal)
         elif command is not None:  # the record a scorekeeper can look back on
             log.info("operator: %s%s", command, " (scheduled)" if scheduled else "")
+            if command.action is Action.RESET and self._scheduled:
+                self.cancel_scheduled(f"the {'scheduled ' if scheduled else ''}reset")
+                with self._lock:
+                    status = self._status(now)
             self._tell("command_applied", command, scheduled, status)
             changed = True
         if status.state != self._last_state:

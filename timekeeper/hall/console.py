@@ -5,10 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import sys
 import time
 from collections.abc import Callable
 
-from timekeeper.hall.desk import DEFAULT_LEAD, MIN_LEAD, Desk, DeskError, new_command, summary
+from timekeeper.hall.desk import (
+    ANONYMOUS_WARNING,
+    DEFAULT_LEAD,
+    MIN_LEAD,
+    Desk,
+    DeskError,
+    anonymous_allowed,
+    new_command,
+    summary,
+)
 from timekeeper.hall.link import Broker
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
@@ -58,6 +68,8 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
         if action == "status":
             statuses = desk.read_statuses()
             out(json.dumps(statuses, indent=1) if as_json else status_table(hall, statuses))
+            if anonymous_allowed(broker):  # (stderr: stdout is the table or the JSON)
+                print(ANONYMOUS_WARNING, file=sys.stderr)
             return 0
         command = new_command(action, at, profile, seconds)
         when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
@@ -70,6 +82,8 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
         out("no table answered (none online in this hall?)")
         return 1
     failed = 0
+    silent = [name for name, answer in answers.items()
+              if str(answer.get("error", "")).startswith("no answer")]
     for name, answer in answers.items():
         if answer.get("ok"):
             shown = summary({"online": True, "synced": True, "status": answer.get("status")})
@@ -77,6 +91,8 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
         else:
             failed += 1
             out(f"  table {name}: REFUSED  {answer.get('error', '')}")
+    if silent:
+        out(f"did not answer: table{'s' if len(silent) > 1 else ''} {', '.join(silent)}")
     return 0 if failed == 0 else 1
 
 
@@ -97,6 +113,8 @@ def status_table(hall: str, statuses: dict[str, dict]) -> str:
 
 
 def status_row(name: str, status: dict) -> tuple[str, ...]:
+    if status.get("bad"):
+        return (name, "BAD STATUS", "", "", "", str(status["bad"]))
     if not status.get("online", False):
         return (name, "OFFLINE", "", "", "", "")
     s = status.get("status") or {}
@@ -112,6 +130,8 @@ def status_row(name: str, status: dict) -> tuple[str, ...]:
         notes.append("off the hall's time")
     if status.get("error"):
         notes.append(f"last command refused: {status['error']}")
+    for waiting in s.get("scheduled") or []:
+        notes.append(f"pending: {waiting['command']} in {waiting['in']:.0f} s")
     return (name, str(s.get("state", "?")).upper(), str(s.get("part") or ""), left,
             f"{score.get('home', 0)}:{score.get('away', 0)}",
             "; ".join([sync, *notes]))

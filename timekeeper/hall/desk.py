@@ -6,22 +6,18 @@ synced wall clock, at least a lead ahead, so that delivery to every box is done 
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from timekeeper.hall import tablestatus
 from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.messages import (
-    MAX_PAYLOAD,
-    HallCommand,
-    Topics,
-    check_name,
-    hall_topics,
-    topic,
-)
+from timekeeper.hall.messages import HallCommand, Topics, check_name, hall_topics, topic
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LEAD = 3.0  # s between sending a start and the instant it takes effect
 MIN_LEAD = 2.0  # s: less does not cover delivery to a busy hall's boxes
@@ -50,11 +46,14 @@ class Desk:
         self.statuses: dict[str, dict] = {}
         self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
         self.extensions: list[Any] = []  # more of the hall's topics (director.Director)
+        self._awaited: str | None = None  # that command's id
+        self.on_bus = False  # connected to the broker now
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._changed = threading.Condition(self._lock)
         self.client = make_client(f"timekeeper-desk-{desk_id}", broker)
         self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         try:
             self.client.connect(broker.host, broker.port, keepalive=10)
@@ -77,7 +76,11 @@ class Desk:
         client.subscribe([(self.status_topic, 1), (self.reply_topic, 1), (self.echo_topic, 1)])
         for extension in list(self.extensions):
             extension.connected(client)
+        self.on_bus = True
         self._connected.set()
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        self.on_bus = False  # (the overview says so: its tables are then stale)
 
     def add_extension(self, extension: Any) -> None:
         """Another reader of the hall's topics (`owns(topic)`, `handle(topic, payload)`,
@@ -87,28 +90,42 @@ class Desk:
             extension.connected(self.client)
 
     def _on_message(self, client, userdata, message) -> None:
-        for extension in self.extensions:
-            if extension.owns(message.topic):
-                return extension.handle(message.topic, message.payload)
-        if len(message.payload) > 64 * MAX_PAYLOAD:
-            return
-        if message.topic == self.echo_topic:
-            with self._changed:
-                self._settled = True
-                self._changed.notify_all()
-            return
+        """Every message is checked before it is believed; a bad one is refused alone (a
+        bad status shows its table as BAD), and paho's thread goes on whatever happens."""
         try:
-            body = json.loads(message.payload)
+            for extension in self.extensions:
+                if extension.owns(message.topic):
+                    return extension.handle(message.topic, message.payload)
+            if message.topic == self.echo_topic:
+                with self._changed:
+                    self._settled = True
+                    self._changed.notify_all()
+                return
+            self._take(message.topic, message.payload)
+        except Exception:  # never: but a bug here must not kill paho's network thread
+            log.exception("desk: a message on %s could not be handled", message.topic[:80])
+
+    def _take(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        try:
+            check_name("table", parts[2] if len(parts) == 4 else "")
         except ValueError:
             return
-        if not isinstance(body, dict):
-            return
-        table = message.topic.split("/")[2]
+        table, leaf = parts[2], parts[3]
+        try:
+            body = tablestatus.parse(payload)
+            body = tablestatus.check_status(body) if leaf == "status" else \
+                tablestatus.check_reply(body)
+        except tablestatus.BadStatus as exc:
+            log.warning("desk: table %s's %s refused: %s", table, leaf, exc)
+            if leaf != "status":
+                return
+            body = {"table": table, "online": None, "bad": str(exc)}
         with self._changed:
-            if message.topic.endswith("/status"):
+            if leaf == "status":
                 self.statuses[table] = body
-            elif message.topic.endswith("/reply"):
-                self.replies[table] = body
+            elif leaf == "reply" and body.get("id") == self._awaited:
+                self.replies[table] = body  # (another desk's later answer never hides it)
             self._changed.notify_all()
 
     def tables(self) -> dict[str, dict]:
@@ -137,15 +154,15 @@ class Desk:
     def send(self, command: HallCommand, table: str | None = None,
              wait: float = 2.0) -> dict[str, dict]:
         """Publish `command` to every table (or one); wait until every online table answered
-        (or `wait` s after its instant); returns table -> reply."""
+        (or `wait` s after its instant); returns table -> reply, with every table the desk
+        knows of that did not answer (offline, a bad status, silent) and why."""
         topic = self.all_topic if table is None else \
             Topics(self.hall, check_name("table", table)).command
         self._settle(1.0)  # the retained statuses: which tables are online
         with self._lock:
-            online = {t for t, s in self.statuses.items() if s.get("online")}
-            if table is not None:
-                online &= {table}
-            self.replies = {}
+            known = set(self.statuses) if table is None else {table}
+            online = {t for t in known if self.statuses.get(t, {}).get("online")}
+            self.replies, self._awaited = {}, command.id
         self.client.publish(topic, command.to_json(), qos=1)
         until = time.monotonic() + wait + max(0.0, (command.at or 0) - time.time())
         with self._changed:
@@ -155,9 +172,50 @@ class Desk:
                     break
                 self._changed.wait(max(0.0, until - time.monotonic()))
             answers = {t: r for t, r in self.replies.items() if r.get("id") == command.id}
-        for missing in sorted(online - set(answers), key=_table_key):
-            answers[missing] = {"table": missing, "ok": False, "error": "no answer"}
+        for missing in sorted(known - set(answers), key=_table_key):
+            answers[missing] = {"table": missing, "ok": False,
+                                "error": self._silence(missing, missing in online)}
         return dict(sorted(answers.items(), key=lambda kv: _table_key(kv[0])))
+
+
+    def _silence(self, table: str, online: bool) -> str:
+        """Why a table did not answer, as far as the desk can tell."""
+        with self._lock:
+            status = self.statuses.get(table)
+        if status is None:
+            return "no answer (the desk has no status from this table)"
+        if status.get("bad"):
+            return f"no answer (its status is bad: {status['bad']})"
+        if not online:
+            return "no answer: OFFLINE (its last status says it left the bus)"
+        return "no answer"
+
+
+def anonymous_allowed(broker: Broker, timeout: float = 3.0) -> bool:
+    """Whether the broker lets a client in with no user name: then anyone on the hall's
+    network can forge a table's status or start the hall (the shipped config refuses)."""
+    import paho.mqtt.client as mqtt
+
+    admitted = threading.Event()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                         client_id=f"timekeeper-probe-{uuid.uuid4().hex[:8]}")
+    client.on_connect = lambda _c, _u, _f, code, _p=None: \
+        None if getattr(code, "is_failure", False) else admitted.set()
+    try:
+        client.connect(broker.host, broker.port, keepalive=5)
+    except OSError:
+        return False
+    client.loop_start()
+    try:
+        return admitted.wait(timeout)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+ANONYMOUS_WARNING = ("WARNING: the hall's broker lets anonymous clients in: anyone on the "
+                     "hall's network can forge a table's status or start the hall. Use "
+                     "systemd/mosquitto-hall.conf (allow_anonymous false, a user per box).")
 
 
 def _table_key(name: str) -> tuple[int, Any]:
@@ -166,6 +224,8 @@ def _table_key(name: str) -> tuple[int, Any]:
 
 def summary(status: dict) -> str:
     """One line per table for `hall status` and the replies: state, part, time left."""
+    if status.get("bad"):
+        return f"BAD STATUS: {status['bad']}"
     if not status.get("online", False):
         return "OFFLINE"
     s = status.get("status") or {}
@@ -180,6 +240,8 @@ def summary(status: dict) -> str:
         words.append(status.get("sync", "NOT SYNCED"))
     elif status.get("in_step") is False and s.get("state") not in ("idle", "finished"):
         words.append("off the hall's time")
+    for waiting in s.get("scheduled") or []:
+        words.append(f"PENDING {waiting['command']} in {waiting['in']:.0f} s")
     if status.get("error"):
         words.append(f"last command refused: {status['error']}")
     return "  ".join(w for w in words if w)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from urllib.parse import unquote, urlsplit
 from timekeeper.hall import timesync
 from timekeeper.hall.deskprompts import desk_prompt
 from timekeeper.hall.messages import (
+    MAX_AGE,
     MAX_PAYLOAD,
     BadMessage,
     HallCommand,
@@ -42,7 +44,11 @@ from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
-SEEN_IDS = 1000  # command ids remembered (at most once each)
+# command ids are remembered while a copy could still pass the stale check (sent at most
+# MAX_AGE ago, with room for a clock step): by time, not by count; a flood that fills the
+# memory meanwhile is refused, never let through by forgetting
+REMEMBER = 3 * MAX_AGE
+MAX_SEEN = 5000
 STATUS_EVERY = 5.0  # s: a status is published at least this often (and on every change)
 STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second (a burst sends its last)
 # commands that move this table's clock: given locally, the table is off the hall's time
@@ -56,6 +62,8 @@ class Box(Protocol):
     clock: Callable[[], float]
 
     def submit(self, command: Command, at: float | None = None) -> Future: ...
+
+    def cancel_scheduled(self, why: str) -> list[str]: ...
 
     def status(self) -> Status: ...
 
@@ -107,7 +115,8 @@ class HallLink(RunnerListener):
         self.sync = timesync.Sync(False, None, "not checked yet")
         self.in_step = False  # the table's clock follows the hall's last start/resume
         self.last_error = ""  # why the last hall command was refused, for the desk
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._seen: OrderedDict[str, float] = OrderedDict()  # id -> its `sent`
+        self._lost = False  # the broker was lost (said once; its return is said too)
         self.extensions: list[Any] = []  # more topics of this table's (tablematch.MatchLink)
         self._lock = threading.Lock()
         self._latest: Status | None = None  # handed over by the runner, not yet published
@@ -115,11 +124,15 @@ class HallLink(RunnerListener):
         self._closed = threading.Event()
         self._sender = threading.Thread(target=self._send_statuses, name="hall-status",
                                         daemon=True)
-        self.client = client_factory(f"timekeeper-{hall}-{table}", broker)
+        # a fresh, unguessable client id each start: another box's credentials cannot
+        # take this box's connection over by reusing its id (the broker drops the older)
+        self.client = client_factory(f"timekeeper-{hall}-{table}-{secrets.token_hex(6)}",
+                                     broker)
         self.client.will_set(self.topics.status, json.dumps({"table": table,
                                                              "online": False}),
                              qos=1, retain=True)
         self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
 
     # ------------------------------------------------------------------ lifecycle
@@ -150,9 +163,13 @@ class HallLink(RunnerListener):
     def command_applied(self, command: Command, scheduled: bool, status: Status) -> None:
         """A local command that moves the clock (keys, buttons, ctl, the phone) takes the
         table off the hall's time (told before `match_changed`, which publishes it)."""
-        if not scheduled and command.action in CLOCK_ACTIONS and self.in_step:
-            self.in_step = False
-            log.info("hall: this table is now off the hall's time (%s given here)", command)
+        if not scheduled and command.action in CLOCK_ACTIONS:
+            # the table's operator decides: what the hall scheduled here is called off
+            self.box.cancel_scheduled(f"{command} given at the table")
+            if self.in_step:
+                self.in_step = False
+                log.info("hall: this table is now off the hall's time (%s given here)",
+                         command)
 
     def match_changed(self, status: Status, now: float) -> None:
         """Every change publishes the status (a burst: its last, STATUS_MIN_GAP apart)."""
@@ -174,16 +191,17 @@ class HallLink(RunnerListener):
             if self._closed.is_set():
                 return
             status, self._latest = self._latest, None  # (a change meanwhile sets news again)
+            error = self.last_error  # (read first: the status is never older than it)
             try:
-                self._publish(status or self.box.status())
+                self._publish(status or self.box.status(), error)
             except Exception:  # the link must never take the box down
                 log.debug("hall status not published", exc_info=True)
             self._closed.wait(STATUS_MIN_GAP)
 
-    def _publish(self, status: Status) -> None:
+    def _publish(self, status: Status, error: str) -> None:
         payload = {"table": self.topics.table, "online": True, "in_step": self.in_step,
                    "synced": self.sync.synced, "sync": self.sync.text,
-                   "offset": self.sync.offset, "error": self.last_error,
+                   "offset": self.sync.offset, "error": error,
                    "sent": timesync.wall_now(), "status": status.to_dict()}
         for extension in self.extensions:
             payload.update(extension.status_fields())
@@ -198,9 +216,19 @@ class HallLink(RunnerListener):
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
         for extension in self.extensions:
             extension.connected(client)
-        log.info("hall: connected to %s:%d", self.broker.host, self.broker.port)
+        log.info("hall: %s %s:%d", "the broker is back:" if self._lost else "connected to",
+                 self.broker.host, self.broker.port)
+        self._lost = False
         self.sync = self.sync_check()
         self.publish_status()  # after a broker outage: where this table stands
+
+    def _disconnected(self, client, userdata, flags, reason_code, properties=None) -> None:
+        """Said once when the broker is lost (paho retries each few seconds, silently); the
+        match goes on, and the return is said by `_connected`."""
+        if not self._lost and not self._closed.is_set():
+            self._lost = True
+            log.warning("hall: lost the broker %s:%d (%s); the match goes on, reconnecting",
+                        self.broker.host, self.broker.port, reason_code)
 
     def _message(self, client, userdata, message) -> None:
         try:
@@ -224,9 +252,9 @@ class HallLink(RunnerListener):
             if command.id in self._seen:
                 log.info("hall: command %s was carried out already; not again", command.id)
                 return None
-            self._seen[command.id] = None
-            while len(self._seen) > SEEN_IDS:
-                self._seen.popitem(last=False)
+            if not self._remember(command):
+                return self._refuse(command.id, "too many hall commands in the last "
+                                                f"{REMEMBER:g} s; not carried out")
         try:
             future = self._apply(command, alone)
         except _HallRefusal as exc:
@@ -234,6 +262,8 @@ class HallLink(RunnerListener):
         # answered when the runner has applied it (a start at T: at T), never waited for here:
         # this is paho's network thread, which must keep the connection alive meanwhile
         future.add_done_callback(lambda done: self._applied(command, done))
+        if not future.done():
+            self.publish_status()  # held for its instant: the desk sees it pending now
         return None
 
     def _applied(self, command: HallCommand, future: Future) -> None:
@@ -250,8 +280,29 @@ class HallLink(RunnerListener):
         self.publish_status()  # (last_error cleared; the runner has handed the change over)
         return None
 
+    def _remember(self, command: HallCommand) -> bool:  # (under the lock)
+        """Remember the id until a copy would be stale anyway; False: memory full."""
+        cutoff = timesync.wall_now() - REMEMBER
+        if len(self._seen) >= MAX_SEEN:
+            self._seen = OrderedDict((i, s) for i, s in self._seen.items() if s >= cutoff)
+        if len(self._seen) >= MAX_SEEN:
+            return False
+        self._seen[command.id] = command.sent
+        while self._seen and next(iter(self._seen.values())) < cutoff:
+            self._seen.popitem(last=False)
+        return True
+
     def _apply(self, command: HallCommand, alone: bool = False) -> Future:
         kind, clock = command.kind, self.box.clock
+        if kind == "cancel" or (kind in ("stop", "reset") and command.at is None):
+            # the desk's later word calls off what it scheduled earlier on this table
+            called_off = self.box.cancel_scheduled(f"hall {kind} {command.id}")
+            if kind == "cancel":
+                future: Future = Future()
+                future.set_result(self.box.status())
+                if called_off:
+                    self.publish_status()
+                return future
         if kind in ("start", "resume", "next"):
             self.sync = self.sync_check()
             if not self.sync.synced:

@@ -15,11 +15,14 @@ import math
 import re
 from dataclasses import asdict, dataclass
 
+from timekeeper.web import safejson
+
 MAX_PAYLOAD = 2048  # bytes: a command is a few hundred; the broker's limit is set to match
 MAX_AGE = 30.0  # s: a command sent longer ago than this is stale (a broker outage), refused
 MAX_LEAD = 3600.0  # s: an `at` further ahead than this is a mistake
 MAX_ADD = 600.0  # s: hall-wide added time, either way
-KINDS = ("start", "stop", "resume", "add", "next", "reset")
+# cancel: call off what a table holds for an instant ahead (stop and reset do too)
+KINDS = ("start", "stop", "resume", "add", "next", "reset", "cancel")
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
@@ -46,9 +49,9 @@ def parse_command(payload: bytes, now_wall: float) -> HallCommand:
     if len(payload) > MAX_PAYLOAD:
         raise BadMessage(f"payload of {len(payload)} bytes (at most {MAX_PAYLOAD})")
     try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BadMessage("not a JSON object") from None
+        data = safejson.loads(payload, MAX_PAYLOAD, max_depth=2)
+    except safejson.BadJSON as exc:
+        raise BadMessage(f"not a JSON object ({exc})") from None
     if not isinstance(data, dict):
         raise BadMessage("not a JSON object")
     unknown = set(data) - {"id", "kind", "sent", "at", "profile", "seconds"}

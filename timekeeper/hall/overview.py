@@ -15,9 +15,10 @@ from pathlib import Path
 from aiohttp import web
 
 from timekeeper.hall.console import instant
-from timekeeper.hall.desk import Desk, DeskError, new_command
+from timekeeper.hall.desk import ANONYMOUS_WARNING, Desk, DeskError, anonymous_allowed, new_command
 from timekeeper.hall.messages import KINDS, MAX_ADD
 from timekeeper.show import language
+from timekeeper.web import safejson
 from timekeeper.web.ratelimit import RateLimits
 from timekeeper.web.token import TokenStore
 
@@ -30,8 +31,10 @@ READS_PER_SECOND, READ_BURST = 20.0, 60
 
 
 class Overview:
-    def __init__(self, desk: Desk, tokens: TokenStore, lang: str = language.DEFAULT) -> None:
+    def __init__(self, desk: Desk, tokens: TokenStore, lang: str = language.DEFAULT,
+                 warnings: list[str] | None = None) -> None:
         self.desk, self.tokens, self.lang = desk, tokens, language.check(lang)
+        self.warnings = warnings or []  # shown on the page (an anonymous broker)
         self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
         self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
 
@@ -69,7 +72,8 @@ class Overview:
         if not self._reads.allow(request.remote or "?"):
             return _error(429, "too many requests")
         return web.json_response({"hall": self.desk.hall, "now": time.time(),
-                                  "tables": self.desk.tables()})
+                                  "tables": self.desk.tables(), "warnings": self.warnings,
+                                  "on_bus": getattr(self.desk, "on_bus", True)})
 
     async def _command(self, request: web.Request) -> web.Response:
         if not self._commands.allow(request.remote or "?"):
@@ -79,9 +83,11 @@ class Overview:
             return _error(401, "commands need the desk's token (the link `hall serve` "
                                "printed)")
         try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
+            body = safejson.loads(await asyncio.wait_for(request.read(), 5.0), MAX_BODY, 3)
+        except ValueError:
             return _error(400, "the body must be a JSON object")
+        except (TimeoutError, ConnectionError, web.HTTPBadRequest):
+            return _error(408, "the command's body did not arrive whole")
         except web.HTTPRequestEntityTooLarge:
             return _error(413, f"a command is at most {MAX_BODY} bytes")
         if not isinstance(body, dict):
@@ -132,10 +138,14 @@ def serve(desk: Desk, host: str, port: int, state: Path, out=print, director=Non
     (`/hall?lang=de`); prints the links (the desk's with its token); with a `director`
     (hall serve --tournament), the board too (hall/board.py)."""
     tokens = TokenStore(state)
+    warnings = [ANONYMOUS_WARNING] if anonymous_allowed(desk.broker) else []
+    for warning in warnings:
+        out(warning)
+        log.warning("%s", warning)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
-    app = Overview(desk, tokens, lang).app()
+    app = Overview(desk, tokens, lang, warnings).app()
     if director is not None:
         from timekeeper.hall.board import add_board
 

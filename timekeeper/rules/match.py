@@ -93,6 +93,9 @@ class Status:
     # the shoot-out's attempts in order ({"team", "goal"}), where results are entered: the
     # screens show each (✓/✗) and whose turn it is
     shootout_attempts: list[dict] = field(default_factory=list)
+    # the box's, not the match's: hall commands held for an instant ahead, in order
+    # ({"command": "start", "in": seconds}); the engine says none, the live runner fills it in
+    scheduled: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall

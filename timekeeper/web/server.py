@@ -41,6 +41,8 @@ from timekeeper.rules.profiletypes import Profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.sound.listener import RunnerListener
+from timekeeper.web import safejson
+from timekeeper.web.guard import HANDLER_OPTIONS, Doors, LogBudget, handler_class, shown
 from timekeeper.web.listen import url_host
 from timekeeper.web.ratelimit import Bucket, RateLimits
 from timekeeper.web.token import TokenStore
@@ -53,7 +55,11 @@ SEND_TIMEOUT = 2.0  # a page that takes longer to take one message is dropped
 REPLY_TIMEOUT = 5.0  # as the ctl socket waits for the runner
 MAX_BODY = 2048  # bytes of a command request
 MAX_ARGS, MAX_ARG = 4, 32  # a command's words and their length
-MAX_CLIENTS = 200  # live pages at once
+MAX_CLIENTS = 140  # live pages at once (within guard.MAX_CONNECTIONS)
+MAX_LIVE_PER_ADDRESS = 8  # live pages from one address: no one takes every slot
+MAX_BUFFERED = 64 * 1024  # bytes a page has not taken yet: more, and it is dropped
+BODY_TIMEOUT = 5.0  # s: a command's body must arrive this soon
+MAX_PATH = 256  # characters of a request's path (a longer one is refused unread)
 COMMANDS_PER_SECOND, COMMAND_BURST = 5.0, 20  # per client address
 READS_PER_SECOND, READ_BURST = 20.0, 60  # status, pages and files per client address
 SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
@@ -86,8 +92,8 @@ def page_settings(profile: Profile) -> dict:
 class _Client:
     """One live page: the latest message waits in a one-message slot until sent."""
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
-        self.ws = ws
+    def __init__(self, ws: web.WebSocketResponse, who: str) -> None:
+        self.ws, self.who = ws, who
         self.slot: str | None = None
         self.ready = asyncio.Event()
         self.reply: str | None = None
@@ -107,6 +113,11 @@ class _Client:
         self.reply = message  # an answer to the page itself (sent before any status)
         self.ready.set()
 
+    def backlog(self) -> int:
+        """Bytes written to this page that it has not taken yet."""
+        transport = _transport(self.ws)
+        return transport.get_write_buffer_size() if transport is not None else 0
+
     async def pump(self) -> None:
         """The only sender on this page's socket (aiohttp allows one writer at a time); ends
         when the page is gone or took longer than SEND_TIMEOUT for one message."""
@@ -116,6 +127,10 @@ class _Client:
             messages = [m for m in (self.reply, self.slot) if m is not None]
             self.reply = self.slot = None
             for message in messages:
+                if self.backlog() > MAX_BUFFERED:  # it does not read: it gets no more
+                    log.debug("dropping a live page that does not read")
+                    self.stuck = True
+                    return
                 try:
                     await asyncio.wait_for(self.ws.send_str(message), SEND_TIMEOUT)
                 except (TimeoutError, ConnectionError, RuntimeError) as exc:
@@ -128,6 +143,11 @@ class _Client:
                     await asyncio.wait_for(self.ws.close(code=code, message=why),
                                            SEND_TIMEOUT)
                 return
+
+
+def _transport(ws: web.WebSocketResponse) -> asyncio.Transport | None:
+    writer = getattr(ws, "_writer", None)  # (aiohttp keeps the page's transport here)
+    return getattr(writer, "transport", None)
 
 
 def _error(status: int, reason: str) -> web.Response:
@@ -149,6 +169,8 @@ class WebServer(RunnerListener):
         self._changed: asyncio.Event | None = None
         self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
         self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
+        self._log_budget = LogBudget()
+        self.doors = Doors(self._log_budget)
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._started = threading.Event()
         self._failure: BaseException | None = None
@@ -211,11 +233,17 @@ class WebServer(RunnerListener):
 
     async def _main(self) -> None:
         self._changed, self._stop = asyncio.Event(), asyncio.Event()
-        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False,
-                               shutdown_timeout=1.0)
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(self.doors.loop_error)
+        options = HANDLER_OPTIONS | {"access_log": None}
+        runner = web.AppRunner(self.app(), handle_signals=False, shutdown_timeout=1.0,
+                               **options)
         await runner.setup()
-        try:
-            await web.TCPSite(runner, self.host, self.port, backlog=64).start()
+        handler = handler_class(self.doors, self._log_budget)
+        try:  # (aiohttp's TCPSite, with its connection handler behind the doors)
+            listener = await loop.create_server(
+                lambda: handler(runner.server, loop=loop, **options), self.host, self.port,
+                backlog=64)
         except BaseException:
             await runner.cleanup()
             raise
@@ -227,6 +255,7 @@ class WebServer(RunnerListener):
         pusher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pusher
+        listener.close()
         for client in list(self.clients):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.ws.close(), 0.5)
@@ -251,13 +280,21 @@ class WebServer(RunnerListener):
         if request.path != "/api/command" and not self._reads.allow(who):
             return _error(429, "too many requests: slow down")
         try:
+            if len(request.raw_path) > MAX_PATH:
+                raise web.HTTPRequestURITooLong()
             response = await handler(request)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
             response = _error(exc.status, exc.reason)
+        except OSError as exc:  # (a file name the system refuses: too long, not a name)
+            response = _error(404, "not found")
+            if self._log_budget.allow(who):
+                log.info("web: %s from %s: %s", shown(request.path), who, exc.strerror)
         except Exception:
-            log.exception("web: %s %s failed", request.method, request.path)
+            if self._log_budget.allow(who):  # a fault of ours: the traceback, within bounds
+                log.exception("web: %s %s from %s failed", request.method,
+                              shown(request.path), who)
             response = _error(500, "the box could not answer that (see its log)")
         if not response.prepared:
             headers = response.headers
@@ -302,10 +339,13 @@ class WebServer(RunnerListener):
         if request.content_length is not None and request.content_length > MAX_BODY:
             return _error(413, f"a command is at most {MAX_BODY} bytes")
         try:
-            body = json.loads(await request.read())
+            body = safejson.loads(await asyncio.wait_for(request.read(), BODY_TIMEOUT),
+                                  MAX_BODY, max_depth=3)
         except web.HTTPRequestEntityTooLarge:
             return _error(413, f"a command is at most {MAX_BODY} bytes")
-        except (ValueError, UnicodeDecodeError):
+        except (TimeoutError, ConnectionError, web.HTTPBadRequest):
+            return _error(408, "the command's body did not arrive whole")
+        except ValueError:
             return _error(400, 'the body must be JSON, e.g. {"command": "add", "args": ["10"]}')
         try:
             command = _command_of(body)
@@ -319,15 +359,20 @@ class WebServer(RunnerListener):
         except TimeoutError:  # (cancelled: the runner drops it unless it is applying it now)
             return _error(504, "the timekeeper did not answer in time: the command may or "
                                "may not have been applied; the status shows which")
-        log.info("web: %s from %s", command, request.remote)
+        if self._log_budget.allow(request.remote or "?"):
+            log.info("web: %s from %s", command, request.remote)
         return web.json_response({"ok": True, "status": self._payload(status)})
 
     async def _live(self, request: web.Request) -> web.StreamResponse:
+        who = request.remote or "?"
         if len(self.clients) >= MAX_CLIENTS:
             return _error(503, f"at most {MAX_CLIENTS} live pages at once")
-        ws = web.WebSocketResponse(max_msg_size=1024, compress=False, autoping=True)
+        if sum(c.who == who for c in self.clients) >= MAX_LIVE_PER_ADDRESS:
+            return _error(503, f"at most {MAX_LIVE_PER_ADDRESS} live pages from one address")
+        # autoping off: a page's pings are answered here, counted, and only while it reads
+        ws = web.WebSocketResponse(max_msg_size=1024, compress=False, autoping=False)
         await ws.prepare(request)
-        client = _Client(ws)
+        client = _Client(ws, who)
         self.clients.add(client)
         client.offer(self._message("status", self.box.status()))
         pump = asyncio.create_task(client.pump())
@@ -351,14 +396,23 @@ class WebServer(RunnerListener):
         return ws
 
     async def _listen(self, client: _Client) -> None:
-        """A page only ever says who it is: {"token": "..."} (an operator page)."""
+        """A page only ever says who it is: {"token": "..."} (an operator page); a ping is
+        answered while the page takes what it is sent; a flood of either ends it."""
         heard = Bucket(2.0, 10)
         with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
             async for msg in client.ws:
-                if msg.type is not WSMsgType.TEXT or not heard.take():
+                if not heard.take() or client.backlog() > MAX_BUFFERED:
+                    client.stuck = True  # (aborted: a flooding page takes no close either)
+                    return
+                if msg.type is WSMsgType.PING:
+                    await asyncio.wait_for(client.ws.pong(msg.data), SEND_TIMEOUT)
+                    continue
+                if msg.type is WSMsgType.PONG:
+                    continue
+                if msg.type is not WSMsgType.TEXT:
                     return
                 try:
-                    token = json.loads(msg.data).get("token")
+                    token = safejson.loads(msg.data, 1024, max_depth=2).get("token")
                 except (ValueError, AttributeError):
                     return
                 ok = self.tokens.valid(token if isinstance(token, str) else None)

@@ -42,5 +42,8 @@ class TokenStore:
         return token
 
     def valid(self, candidate: str | None) -> bool:
-        """Constant-time comparison (a wrong token reveals nothing of the right one)."""
-        return bool(candidate) and hmac.compare_digest(candidate.encode(), self.token.encode())
+        """Constant-time comparison (a wrong token reveals nothing of the right one); a
+        token is ASCII, so anything else (a header of other bytes) is simply not it."""
+        if not candidate or not candidate.isascii():
+            return False
+        return hmac.compare_digest(candidate.encode(), self.token.encode())

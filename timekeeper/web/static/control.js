@@ -166,6 +166,11 @@
     $("shootout-block").hidden = !shootout;
     if (shootout) drawShootout(s);
     if (s.teams) drawBox(s);
+    // hall commands this table holds for an instant ahead (ctl status: `scheduled`)
+    const pending = (Array.isArray(s.scheduled) ? s.scheduled : []).map(w =>
+      say("hallPending", { command: w.command, seconds: Math.round(w.in) })).join(" · ");
+    $("pending").textContent = pending;
+    $("pending").hidden = !pending;
     $("mute").textContent = s.muted ? say("unmute") : say("mute");
     $("mute").classList.toggle("on", !!s.muted);
     if (!namesEdited && document.activeElement !== $("name-home") &&

@@ -1,0 +1,277 @@
+"""The web server under attack from the hall's Wi-Fi (issue 18): idle and half-open
+connections, floods of connections, pings and bad requests, against the real aiohttp server
+(and, for the descriptor limit, a real box under the unit's LimitNOFILE=256)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import socket
+import threading
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pytest
+from helpers import free_port, wait_for
+from webbox import browser, have_browser
+
+from timekeeper.box.runner import Runner
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine
+from timekeeper.web import guard
+from timekeeper.web import server as web_server
+from timekeeper.web.server import WebServer
+from timekeeper.web.token import TokenStore
+
+HEAD = 2.0  # s: the head/idle timeout in these tests (the box's is guard.HEAD_TIMEOUT)
+
+
+@pytest.fixture
+def box(tmp_path: Path, monkeypatch):
+    """A runner and its web server with a short head timeout: (runner, server)."""
+    monkeypatch.setattr(web_server, "HANDLER_OPTIONS",
+                        guard.HANDLER_OPTIONS | {"keepalive_timeout": HEAD})
+    runner = Runner(Engine(profile.load("hokejbal")), [])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
+    server.doors.total = 40  # (so that the cap in all is reached from a few addresses)
+    server.start()
+    yield runner, server
+    server.close()
+    runner.submit(Command(Action.QUIT)).result(timeout=5)
+    thread.join(5)
+
+
+def raw(server: WebServer, data: bytes, source: str = "127.0.0.1") -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=5,
+                                 source_address=(source, 0))
+    if data:
+        s.sendall(data)
+    return s
+
+
+def answer(s: socket.socket) -> bytes:
+    """All the server sends until it closes (b"": closed without a word)."""
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except ConnectionResetError:
+        pass
+    return got
+
+
+def status_from(server: WebServer, source: str) -> int:
+    s = raw(server, b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source)
+    with s:
+        return int(answer(s).split(b" ", 2)[1])
+
+
+def closed(s: socket.socket) -> bool:
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def test_half_open_connections_are_capped_per_address_and_in_all_and_time_out(box) -> None:
+    _, server = box
+    head = b"GET /api/status HTTP/1.1\r\nHost: x\r\n"  # and never the blank line
+    mine = [raw(server, head) for _ in range(guard.MAX_PER_ADDRESS + 4)]
+    wait_for(lambda: sum(closed(s) for s in mine) >= 4, "the ones over the cap closed", 5)
+    assert server.doors.open["127.0.0.1"] == guard.MAX_PER_ADDRESS
+    others = [raw(server, head, f"127.0.0.{n}") for n in range(2, 40)]  # many addresses
+    wait_for(lambda: sum(server.doors.open.values()) == server.doors.total, "the cap in all")
+    assert status_from(server, "127.0.0.201") == 200  # at the cap: an idle one makes room
+    assert server.doors.evicted >= 1
+    wait_for(lambda: all(closed(s) for s in mine + others), "every half-open one timed out",
+             HEAD * 20)
+    assert status_from(server, "127.0.0.200") == 200  # the box answers again at once
+    assert server.doors.turned_away > 0
+    for s in mine + others:
+        s.close()
+
+
+def test_an_idle_keepalive_connection_is_closed(box) -> None:
+    _, server = box
+    s = raw(server, b"GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = answer(s)  # the answer, then the close after HEAD s of silence
+    assert got.startswith(b"HTTP/1.1 200") and b'"state"' in got
+    s.close()
+
+
+def test_bad_requests_are_json_4xx_and_bounded_in_the_log(box, caplog) -> None:
+    _, server = box
+    caplog.set_level(logging.INFO)
+    long_name = "a" * 1500
+    cases = [b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+             f"GET /static/{long_name} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+             f"GET /static/{'b' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+             "POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer žluťoučký\r\n"
+             "Content-Length: 2\r\n\r\n{}".encode()]
+    for data in cases:
+        with raw(server, data, "127.0.0.3") as s:
+            got = answer(s)
+        head, _, body = got.partition(b"\r\n\r\n")
+        assert head.split(b" ")[1][:1] == b"4", got[:200]
+        assert b"application/json" in head and json.loads(body)["ok"] is False
+    for _ in range(200):  # a flood of malformed requests from one address
+        with raw(server, b"\x16\x03\x01 not http\r\n\r\n", "127.0.0.4") as s:
+            answer(s)
+    text = caplog.text
+    assert "Traceback" not in text and "b" * 100 not in text and "a" * 100 not in text
+    lines = [r for r in caplog.records if "127.0.0.4" in r.getMessage()]
+    assert len(lines) <= guard.LOG_LINES_PER_MINUTE + 1
+
+
+def test_a_dropped_body_and_deep_json_get_4xx_and_no_traceback(box, caplog) -> None:
+    _, server = box
+    token = server.tokens.token
+    with raw(server, f"POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}"
+                     "\r\nContent-Length: 900\r\n\r\n{\"comm".encode()):
+        pass  # gone mid-body
+    deep = b"[" * 1000 + b"]" * 1000
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/api/command", data=deep[:2000], method="POST",
+        headers={"Authorization": f"Bearer {token}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 400 and "JSON" in json.loads(refused.value.read())["error"]
+    assert status_from(server, "127.0.0.1") == 200
+    assert "Traceback" not in caplog.text
+
+
+async def _pages(server: WebServer, n: int, source: str) -> list[int]:
+    """Open n live pages from `source`: the status each got (101: a page)."""
+    connector = aiohttp.TCPConnector(local_addr=(source, 0), limit=0)
+    codes = []
+    async with aiohttp.ClientSession(connector=connector) as session:
+        pages = []
+        for _ in range(n):
+            try:
+                pages.append(await session.ws_connect(f"http://127.0.0.1:{server.port}/api/live"))
+                codes.append(101)
+            except aiohttp.WSServerHandshakeError as exc:
+                codes.append(exc.status)
+        for page in pages:
+            await page.close()
+    return codes
+
+
+def test_one_address_gets_a_fair_share_of_the_live_pages(box) -> None:
+    _, server = box
+    codes = asyncio.run(_pages(server, web_server.MAX_LIVE_PER_ADDRESS + 2, "127.0.0.5"))
+    assert codes.count(101) == web_server.MAX_LIVE_PER_ADDRESS and codes[-1] == 503
+    assert asyncio.run(_pages(server, 1, "127.0.0.6")) == [101]  # another display still can
+
+
+def test_a_ping_flood_that_never_reads_is_closed(box) -> None:
+    _, server = box
+
+    async def flood() -> bool:
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(f"http://127.0.0.1:{server.port}/api/live",
+                                          autoping=False)
+            for _ in range(500):  # pings, never reading a pong
+                try:
+                    await ws.ping(b"x" * 100)
+                except ConnectionError:
+                    break
+                await asyncio.sleep(0.001)
+            return await asyncio.wait_for(_ends(ws), 10)
+
+    async def _ends(ws) -> bool:
+        while True:
+            msg = await ws.receive()
+            if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
+                            aiohttp.WSMsgType.ERROR):
+                return True
+
+    assert asyncio.run(flood())
+    wait_for(lambda: not server.clients, "the flooding page dropped")
+    assert status_from(server, "127.0.0.1") == 200
+
+
+ACCEPT_SCRIPT = """
+import logging, resource, sys, threading, time
+from pathlib import Path
+from timekeeper.box.runner import Runner
+from timekeeper.rules import profile
+from timekeeper.rules.engine import Engine
+from timekeeper.web.server import WebServer
+from timekeeper.web.token import TokenStore
+logging.basicConfig(level=logging.INFO, stream=sys.stdout)
+resource.setrlimit(resource.RLIMIT_NOFILE, (80, 80))
+runner = Runner(Engine(profile.load("hokejbal")), [])
+threading.Thread(target=runner.run, daemon=True).start()
+server = WebServer(runner, "127.0.0.1", int(sys.argv[1]), TokenStore(Path(sys.argv[2])))
+server.doors.total = server.doors.per_address = 10_000  # (no caps: the limit is hit)
+server.start()
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
+    """Without the caps, a descriptor limit is reached: asyncio's accept loop fails each try;
+    the box says so once, and again when it accepts connections again."""
+    import subprocess
+    import sys
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", ACCEPT_SCRIPT, str(port), str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(proc.stdout.readline, "")),
+                              daemon=True)
+    reader.start()
+
+    def said(words: str) -> int:
+        return sum(words in line for line in list(seen))
+
+    def served() -> bool:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2) as a:
+            return a.status == 200
+
+    try:
+        wait_for(lambda: said("ready"), "the server up", 20)
+        held = []
+        for _ in range(120):
+            try:
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+            except OSError:
+                break
+        wait_for(lambda: said("cannot accept connections"), "the limit hit", 10)
+        threading.Event().wait(2.5)  # an observation window: asyncio's retries, each second
+        for s in held:
+            s.close()
+        wait_for(lambda: served() and said("accepting connections again"), "served again",
+                 20, interval=0.5)
+    finally:
+        proc.communicate("quit\n", timeout=10)
+        reader.join(5)
+    out = "".join(seen)
+    assert said("cannot accept connections") == 1, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_operator_page_shows_a_pending_hall_command_until_called_off(box) -> None:
+    runner, server = box
+    runner.submit(Command(Action.START), at=runner.clock() + 600)  # (as a hall start comes)
+    with browser(800, 1000) as page:
+        page.get(f"http://127.0.0.1:{server.port}/control#token={server.tokens.token}")
+        shown = wait_for(lambda: page.find_element("id", "pending").text, "pending shown", 15)
+        assert re.fullmatch(r"from the hall: start in \d+ s \(reset calls it off\)", shown), shown
+        runner.cancel_scheduled("a test")
+        wait_for(lambda: not page.find_element("id", "pending").is_displayed(),
+                 "pending gone", 15)
