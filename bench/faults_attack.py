@@ -21,7 +21,6 @@ from pathlib import Path
 from faults import Box, row
 
 NOFILE = 256  # systemd/timekeeper.service: LimitNOFILE=256
-OFFSET_ENV = "TIMEKEEPER_TEST_CLOCK_OFFSET"  # (as bench/hall.py: these boxes count as synced)
 
 
 def free_port() -> int:
@@ -244,20 +243,18 @@ class Hall:
         self.port = free_port()
         conf = self.dir / "m.conf"
         conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                        "message_size_limit 4096\npersistence false\n")
+                        "max_packet_size 4096\npersistence false\n")
         self.broker = subprocess.Popen(["mosquitto", "-c", str(conf)],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"mqtt://127.0.0.1:{self.port}"
-        self.box = Box("--hall", self.url, "--table", "1")
+        self.box = Box("--hall", self.url, "--table", "1", "--sync", "local")
         self.box.args += ["--events", str(self.box.dir / "events.jsonl")]
-        self.box.env[OFFSET_ENV] = "0"
         self.box.start("--fresh")
         self.desk = None
 
     def hall(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker",
-                               self.url], capture_output=True, text=True, timeout=60,
-                              env=dict(os.environ, **{OFFSET_ENV: "0"}))
+                               self.url], capture_output=True, text=True, timeout=60)
 
     def desk_sees(self, what, timeout: float = 20.0) -> dict:
         from timekeeper.hall.desk import Desk
@@ -290,8 +287,7 @@ def scheduled_reset(hall: Hall, lead: float) -> dict:
     watch = Watch(hall.box)
     start = subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", "start", "--in",
                               f"{lead:g}s", "--broker", hall.url], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             env=dict(os.environ, **{OFFSET_ENV: "0"}))
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     instant = time.time() + lead
     shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
     from timekeeper.hall.desk import new_command

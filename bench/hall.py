@@ -51,7 +51,7 @@ class Broker:
         self.exe, self.port = exe, free_port()
         self.conf = folder / "mosquitto.conf"
         self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                             "message_size_limit 4096\npersistence false\nmax_connections 500\n")
+                             "max_packet_size 4096\npersistence false\nmax_connections 500\n")
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
 

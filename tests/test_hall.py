@@ -120,7 +120,7 @@ def broker(tmp_path: Path) -> Iterator[dict]:
     port = free_port()
     conf = tmp_path / "mosquitto.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-                    "message_size_limit 4096\npersistence false\n")
+                    "max_packet_size 4096\npersistence false\n")
     info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
 
     def up() -> None:

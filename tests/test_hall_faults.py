@@ -22,14 +22,12 @@ from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
-from timekeeper.hall import timesync
 from timekeeper.hall.desk import summary
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, **{timesync.TEST_OFFSET_ENV: "0"}))
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def pending(boxes, table: str = "1") -> list[dict]:
@@ -182,9 +180,8 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
                 [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof), "--no-gpio",
                  "--no-keyboard", "--fresh", "--state-dir", str(folder), "--control",
                  str(folder / "c.sock"), "--hall", f"mqtt://1:pw-1@127.0.0.1:{port}",
-                 "--table", "1"], stdout=out, stderr=subprocess.STDOUT,
-                env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1",
-                         **{timesync.TEST_OFFSET_ENV: "0"}))
+                 "--table", "1", "--sync", "local"], stdout=out, stderr=subprocess.STDOUT,
+                env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"))
         url = f"mqtt://desk:pw-desk@127.0.0.1:{port}"
         wait_for(lambda: "connected to" in (folder / "out.log").read_text(), "box 1 on", 30)
         for n in range(28):  # the takeover attempts, with the predictable ids
