@@ -321,7 +321,7 @@ def poisoned_status(hall: Hall) -> dict:
     t0 = time.monotonic()
     stop = hall.hall("cancel")  # (a hall command that leaves the match's clock alone)
     took = time.monotonic() - t0
-    status = hall.hall("status")
+    status = hall.hall("status", "--json")
     tables = json.loads(status.stdout)
     bad = sorted(t for t, s in tables.items() if s.get("bad"))
     traceback = "Traceback" in stop.stdout + stop.stderr + status.stderr

@@ -108,7 +108,7 @@ def test_a_poisoned_retained_status_is_refused_alone_and_the_desk_goes_on(boxes)
     assert "table 8: REFUSED  no answer (its status is bad" in stop.stdout, stop.stdout
     assert "did not answer: tables 8, 9" in stop.stdout and stop.returncode == 1
     assert "Traceback" not in stop.stdout + stop.stderr
-    status = json.loads(hall(url, "status").stdout)
+    status = json.loads(hall(url, "status", "--json").stdout)
     assert status["1"]["online"] and "bad" in status["9"]
 
 
@@ -125,7 +125,7 @@ def test_tables_that_do_not_answer_are_named_and_the_desk_exits_non_zero(boxes) 
 
 
 def test_an_anonymous_broker_is_warned_of_loudly(boxes) -> None:
-    status = hall(boxes["broker"]["url"], "status")
+    status = hall(boxes["broker"]["url"], "status", "--json")
     assert status.returncode == 0 and json.loads(status.stdout) == {}
     assert "WARNING: the hall's broker lets anonymous clients in" in status.stderr
 
@@ -162,11 +162,14 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
     passwd.touch()
     for user in ("desk", "1", "2"):
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
+    acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1 … 2` leaves it
+    acl.write_text((root / "systemd" / "mosquitto-hall.acl").read_text() + "".join(
+        f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in ("1", "2")))
     port = free_port()
     conf = tmp_path / "m.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
                     f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-                    f"acl_file {root / 'systemd' / 'mosquitto-hall.acl'}\n")
+                    f"acl_file {acl}\n")
     server = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     prof = write_profile("hall", HALL_PROFILE)
