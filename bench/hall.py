@@ -217,15 +217,34 @@ def dummy_hall(n: int, root: Path, broker: Broker) -> dict:
             "broker_mem": bmem[0] if bmem else float("nan")}
 
 
-def recorded_hall(n: int, root: Path, broker: Broker) -> dict:
-    """n boxes through a private PulseAudio server, a null sink and a recorder each: the
-    spread between boxes of the start and end signals as recorded."""
+def load_start(kind: str) -> list[subprocess.Popen]:
+    """Keep both cores busy (`stress`: Debian's stress-ng --cpu 2), or nothing (`quiet`)."""
+    if kind == "quiet":
+        return []
+    exe = shutil.which("stress-ng")
+    if exe is None:
+        raise SystemExit("bench: stress-ng is missing; run ./bootstrap.sh --bench")
+    return [subprocess.Popen([exe, "--cpu", "2", "--quiet"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)]
+
+
+def load_stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> dict:
+    """n boxes through a private PulseAudio server, a null sink and a recorder each (the
+    hall as heard: each box has its own speaker): every cue of every box found in its
+    recording and compared with its due time, and the spread between boxes of each."""
     from audiolab import RATE, PulseServer, Recorder, find_onset
 
     from timekeeper.sound.pack import default_pack_dir, load_pack
 
     pack = load_pack(default_pack_dir())
     sinks = tuple(f"box{i + 1}" for i in range(n))
+    loadavg = float(Path("/proc/loadavg").read_text().split()[0])
     with PulseServer(sinks) as env:
         recorders = [Recorder(env, sink) for sink in sinks]
         time.sleep(0.5)
@@ -233,30 +252,48 @@ def recorded_hall(n: int, root: Path, broker: Broker) -> dict:
                  for i in range(n)]
         wait_ready(boxes)
         count = joined(broker.url, n)
-        hall(broker.url, "start", "--in", "4s")
-        wait_end(boxes)
-        time.sleep(2.5)  # the end signal plays out
+        stress = load_start(load)
+        try:
+            time.sleep(1.0 if stress else 0.0)  # the boxes feel the load before the start
+            hall(broker.url, "start", "--in", "4s")
+            wait_end(boxes)
+            time.sleep(2.5)  # the end signal plays out
+            loadavg = max(loadavg, float(Path("/proc/loadavg").read_text().split()[0]))
+        finally:
+            load_stop(stress)
         stop(boxes)
         recordings = [r.stop() for r in recorders]
-    onsets: dict[str, list[float]] = {c: [] for c in ("prestart", "start", "end")}
-    errors: list[float] = []  # onset − due, every cue of every box (ms)
-    missing = 0
+    heard: dict[tuple[str, int], list[float]] = {}  # (cue, n-th) → onset − due per box (ms)
+    missing: list[str] = []
     for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
+        seen: dict[str, int] = {}
         for cue in box.events():
-            if cue["cue"] not in onsets:
+            name = cue["cue"]
+            if name not in pack.sounds or cue.get("stop"):
                 continue
-            ref = pack.sounds[cue["cue"]].samples
+            nth = seen[name] = seen.get(name, -1) + 1
+            ref = pack.sounds[name].samples
             origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
             onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
             if onset is None:
-                missing += 1
+                missing.append(f"box {box.table} {name}")
                 continue
-            onsets[cue["cue"]].append(origin + onset / RATE)
-            errors.append((origin + onset / RATE - cue["due"]) * 1000)
-    return {"boxes": n, "joined": count, "missing": missing,
-            "worst": max((abs(e) for e in errors), default=float("nan")),
+            heard.setdefault((name, nth), []).append(
+                (origin + onset / RATE - cue["due"]) * 1000)
+    errors = [e for v in heard.values() for e in v]
+    for (name, nth), v in heard.items():
+        print(f"    {name} {nth}: " + " ".join(f"{e:+.2f}" for e in v), file=sys.stderr)
+
+    def spread(name: str) -> float:
+        spreads = [max(v) - min(v) for (c, _), v in heard.items() if c == name and len(v) > 1]
+        return max(spreads, default=float("nan"))
+
+    first = heard.get(("prestart", 0), [])
+    return {"boxes": n, "joined": count, "load": load, "loadavg": loadavg,
+            "missing": missing, "worst": max(map(abs, errors), default=float("nan")),
             "median": statistics.median(errors) if errors else float("nan"),
-            "spread": {c: spread_ms(v) for c, v in onsets.items()},
+            "first_worst": max(map(abs, first), default=float("nan")),
+            "spread": {c: spread(c) for c in ("prestart", "start", "minute", "end")},
             "logged": logged_spread(boxes)}
 
 
@@ -339,20 +376,59 @@ def fmt(x: float, digits: int = 2) -> str:
     return "—" if x != x else f"{x:.{digits}f}"
 
 
+def recorded_table(results: list[dict]) -> list[str]:
+    """One line per recorded run: the hall as heard (ms)."""
+    head = ("| run | load (1-min avg) | boxes | worst \\|onset − due\\| | first cue: worst / "
+            "spread | start signal spread | marks spread | end spread | median | not found |")
+    lines = [head, "|" + "---|" * 10]
+    for i, r in enumerate(results, 1):
+        sp = r["spread"]
+        lines.append(
+            f"| {i} | {r['load']} ({r['loadavg']:.1f}) | {r['boxes']} | {fmt(r['worst'])} | "
+            f"{fmt(r['first_worst'])} / {fmt(sp['prestart'])} | {fmt(sp['start'])} | "
+            f"{fmt(sp['minute'])} | {fmt(sp['end'])} | {fmt(r['median'])} | "
+            f"{', '.join(r['missing']) or 0} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="4 dummy boxes and one fault (CI)")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI: 4 recorded boxes once, 4 dummy boxes, one broker fault")
     ap.add_argument("--boxes", type=int, default=50, help="dummy boxes (default %(default)s)")
-    ap.add_argument("--recorded", type=int, default=8, help="recorded boxes (default 8)")
+    ap.add_argument("--recorded", type=int, default=4, help="recorded boxes (default 4)")
+    ap.add_argument("--runs", type=int, default=5, help="recorded runs per load (default 5)")
+    ap.add_argument("--big", type=int, default=8,
+                    help="boxes of one more recorded run per load (default 8; 0: none)")
+    ap.add_argument("--load", choices=("quiet", "stress", "both"), default="both",
+                    help="recorded runs quiet, under stress-ng --cpu 2, or both (default)")
+    ap.add_argument("--keep", type=Path, help="keep the boxes' folders (logs, events) here")
+    ap.add_argument("--recorded-only", action="store_true",
+                    help="only the recorded runs (no dummy boxes, skew or faults)")
     args = ap.parse_args()
     print(f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
           f"{os.cpu_count()} cpus, Mosquitto on localhost\n")
     rows: list[tuple[str, str, str]] = []
+    recorded: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) if args.keep is None else args.keep
+        root.mkdir(parents=True, exist_ok=True)
         broker = Broker(root)
         broker.up()
         try:
+            loads = ["quiet"] if args.quick else (
+                ["quiet", "stress"] if args.load == "both" else [args.load])
+            plan = [args.recorded] if args.quick else (
+                [args.recorded] * args.runs + ([args.big] if args.big else []))
+            for load in loads:
+                for n in plan:
+                    print(f"  {n} recorded boxes, {load} …", file=sys.stderr)
+                    folder = root / f"rec{len(recorded)}"
+                    folder.mkdir()
+                    recorded.append(recorded_hall(n, folder, broker, load))
+                    print("  " + recorded_table(recorded)[-1], file=sys.stderr)
+            if args.recorded_only:
+                return
             n = 4 if args.quick else args.boxes
             print(f"  {n} dummy boxes …", file=sys.stderr)
             (root / "dummy").mkdir()
@@ -371,22 +447,6 @@ def main() -> None:
                  f"{fmt(d['broker_cpu'])} / {fmt(d['broker_mem'], 1)}"),
             ]
             if not args.quick:
-                print(f"  {args.recorded} recorded boxes …", file=sys.stderr)
-                (root / "rec").mkdir()
-                r = recorded_hall(args.recorded, root / "rec", broker)
-                rows += [
-                    (f"{args.recorded} recorded boxes: spread of the start signal (ms)", "≤ 2",
-                     fmt(r["spread"]["start"], 3)),
-                    (f"{args.recorded} recorded boxes: spread of the end signal (ms)", "≤ 2",
-                     fmt(r["spread"]["end"], 3)),
-                    (f"{args.recorded} recorded boxes: spread of the pre-start (ms)", "",
-                     fmt(r["spread"]["prestart"], 3)),
-                    ("recorded: every box's cues, max abs(onset − due) (ms)", "",
-                     fmt(r["worst"], 3)),
-                    ("recorded: median onset − due (ms; capture latency in it)", "",
-                     fmt(r["median"], 3)),
-                    ("recorded: cues not found in a recording", "0", str(r["missing"])),
-                ]
                 print("  skewed clocks …", file=sys.stderr)
                 (root / "skew").mkdir()
                 s = skewed_hall(root / "skew", broker)
@@ -419,6 +479,12 @@ def main() -> None:
             ]
         finally:
             broker.down()
+            if recorded:
+                print("The hall as heard (ms; every cue of every box against its due time; "
+                      "goal: every figure ≤ 2)\n")
+                print("\n".join(recorded_table(recorded)) + "\n")
+    if not rows:
+        return
     width = max(len(r[0]) for r in rows)
     print(f"| {'figure':<{width}} | {'goal':>6} | {'measured':>12} |")
     print(f"|{'-' * (width + 2)}|{'-' * 8}|{'-' * 14}|")
