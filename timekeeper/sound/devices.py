@@ -36,9 +36,11 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
 
         output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
     elif kind == "stream" and (push := _push_sink(driver, latency, device)) is not None:
-        from timekeeper.sound.pushstream import PushAudio
+        from timekeeper.sound.mixing import RATE
+        from timekeeper.sound.pushstream import PERIOD, PushAudio
 
-        output = PushAudio(pack, push)
+        period = chunk or PERIOD
+        output = PushAudio(pack, push, period=period, target=2 * period / RATE)
     elif kind == "stream":
         from timekeeper.sound.stream import DEFAULT_CHUNK, StreamAudio
 

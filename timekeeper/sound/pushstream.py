@@ -41,6 +41,7 @@ TARGET = 0.080  # s of latency asked of the device: 2 periods, as snapclient kee
 MARGIN = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
 READ_GAP = 0.0005  # s: a delay figure whose reading took longer than this is not trusted
 KEEP = 9  # delay figures the clock takes the median of (≈ 0.36 s at 40-ms periods)
+REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
 START_TIMEOUT = 3.0  # s for the first block to be taken
 RT_PRIORITY = 10  # SCHED_FIFO priority of the writer thread where the box may have one
 
@@ -221,8 +222,10 @@ class PushAudio(Output):
         sink = self._sink
         try:
             reports = hasattr(sink, "timing")
+            every = max(1, round(REPORT_EVERY * RATE / self.period))
             while not self._closed:
-                if reports and (report := sink.timing(self.clock)) is not None:
+                if (reports and (self.writes % every == 0 or not self.frames.reported)
+                        and (report := sink.timing(self.clock)) is not None):
                     self.frames.observe_report(*report)
                 if not reports or self.frames.origin is None:
                     before = self.clock()
