@@ -87,6 +87,10 @@ class Box:
         return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+SDL_LATENCY = "32"  # ms: the SDL stream's old constant (0.75 of a 2048-frame chunk)
+BOX_ARGS: list[str] = []  # --sdl: ["--audio-latency", SDL_LATENCY] keeps boxes on SDL
+
+
 def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str = "stream",
               fresh: bool = True) -> Box:
     folder = root / f"box{table}"
@@ -94,7 +98,7 @@ def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str 
     cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(PROFILE), "--no-gpio",
            "--no-keyboard", "--state-dir", str(folder), "--control", str(folder / "c.sock"),
            "--events", str(folder / "events.jsonl"), "--audio", audio, "--hall", url,
-           "--table", table] + (["--fresh"] if fresh else [])
+           "--table", table] + (["--fresh"] if fresh else []) + BOX_ARGS
     full = dict(os.environ, **{OFFSET_ENV: "0"}) | env
     proc = subprocess.Popen(cmd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=(folder / "log.txt").open("a"))
@@ -402,10 +406,15 @@ def main() -> None:
                     help="boxes of one more recorded run per load (default 8; 0: none)")
     ap.add_argument("--load", choices=("quiet", "stress", "both"), default="both",
                     help="recorded runs quiet, under stress-ng --cpu 2, or both (default)")
+    ap.add_argument("--sdl", action="store_true",
+                    help="the boxes on the SDL stream of before (a callback fit and a constant "
+                         f"{SDL_LATENCY}-ms latency), to compare")
     ap.add_argument("--keep", type=Path, help="keep the boxes' folders (logs, events) here")
     ap.add_argument("--recorded-only", action="store_true",
                     help="only the recorded runs (no dummy boxes, skew or faults)")
     args = ap.parse_args()
+    if args.sdl:
+        BOX_ARGS[:] = ["--audio-latency", SDL_LATENCY]
     print(f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
           f"{os.cpu_count()} cpus, Mosquitto on localhost\n")
     rows: list[tuple[str, str, str]] = []
