@@ -181,7 +181,9 @@ def test_a_device_that_stops_taking_blocks_is_a_stall(pack) -> None:
     audio = open_push(pack, sink, clock=lambda: now[0])
     try:
         assert audio.fault() is None
-        now[0] += 1.0  # a second without a block taken: a frozen server
+        now[0] += 1.0  # a second without a block taken: a busy server, not yet a fault
+        assert audio.fault() is None
+        now[0] += 1.5  # 2.5 s: a frozen server
         assert "stalled" in (audio.fault() or "")
         audio.close()
         assert audio.fault() is None  # closed on purpose is not a fault

@@ -32,7 +32,7 @@ from timekeeper.rules.profile import Profile
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError, Output
 from timekeeper.sound.pack import SoundPack
-from timekeeper.sound.stream import STALL, Voices
+from timekeeper.sound.stream import Voices
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,11 @@ TARGET = 0.080  # s of latency asked of the device: 2 periods, as snapclient kee
 MARGIN = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
 READ_GAP = 0.0005  # s: a delay figure whose reading took longer than this is not trusted
 KEEP = 9  # delay figures the clock takes the median of (≈ 0.36 s at 40-ms periods)
+# s without a block taken before the stream is a fault and is reopened. Not SDL's 0.5 s: a
+# server that is merely busy (8 boxes starting at once at load 26 here) went 0.7-1.3 s
+# without asking for data, and reopening it then only added work (opening took over 2 s);
+# a frozen server is still noticed within STALL + the guard's 1-s check.
+STALL = 2.0
 REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
 START_TIMEOUT = 3.0  # s for the first block to be taken
 RT_PRIORITY = 10  # SCHED_FIFO priority of the writer thread where the box may have one
