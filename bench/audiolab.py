@@ -40,7 +40,10 @@ class PulseServer:
         env = dict(os.environ, XDG_RUNTIME_DIR=str(self.dir), HOME=str(self.dir),
                    PULSE_RUNTIME_PATH=str(self.dir))
         self.proc = subprocess.Popen(
+            # --no-cpu-limit: at load 20+ with 8 boxes PulseAudio's own CPU limiter ended the
+            # server mid-run (every box: "Connection refused"); the bench measures the boxes
             ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+             "--no-cpu-limit",
              "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
              *(f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
                "format=float32le" for sink in self.sinks),

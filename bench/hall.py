@@ -1,14 +1,21 @@
 """Hall bench: many boxes on this machine, each its own `timekeeper run` process, joined to a
 real Mosquitto on localhost and started by one `timekeeper hall start`.
 
-    python bench/hall.py            # 8 recorded boxes, 50 dummy boxes, skewed clocks, faults
-    python bench/hall.py --quick    # CI: 4 dummy boxes and one fault (about 40 s)
-    python bench/hall.py --boxes 30 # another number of dummy boxes
+    python bench/hall.py                  # recorded: 5 runs of 4 boxes + 1 of 8, quiet and
+                                          # under stress-ng --cpu 2; then 50 dummy boxes,
+                                          # skewed clocks, faults
+    python bench/hall.py --quick          # CI: 4 recorded boxes once, 4 dummy, a broker fault
+    python bench/hall.py --recorded-only --load stress   # only the hall as heard, under load
+    python bench/hall.py --recorded-only --sdl            # the same on the SDL stream of before
 
-Recorded boxes play through a private PulseAudio server, each into its own null sink, and
-parec records every sink's monitor: the spread of the start and end signals between boxes is
-read from the recordings. Dummy boxes (SDL's dummy driver) give the spread of their logged
-instants. All boxes share this machine's monotonic clock, so their instants compare directly.
+Recorded boxes play through a private PulseAudio server, each into its own null sink (each
+box has its own speaker, as in a hall), and a recorder of its own (bench/audiolab.py) records
+every sink's monitor: every cue of every box is found in its recording and compared with its
+due time; per run the worst error, and the spread between boxes of the first cue after the
+hall start (the pre-start), the start signal, the marks and the end. Dummy boxes (SDL's dummy
+driver) give the spread of their logged instants. All boxes share this machine's monotonic
+clock, so their instants compare directly. The 1-minute load average is printed with each
+run: other jobs on the machine make "quiet" only as quiet as they let it be.
 Benchmarks are not tests: nothing here passes or fails, it measures and prints."""
 
 from __future__ import annotations
@@ -285,7 +292,7 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> di
             heard.setdefault((name, nth), []).append(
                 (origin + onset / RATE - cue["due"]) * 1000)
     errors = [e for v in heard.values() for e in v]
-    for (name, nth), v in heard.items():
+    for (name, nth), v in heard.items():  # (on stderr: every cue, box by box)
         print(f"    {name} {nth}: " + " ".join(f"{e:+.2f}" for e in v), file=sys.stderr)
 
     def spread(name: str) -> float:
