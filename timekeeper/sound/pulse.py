@@ -18,6 +18,7 @@ from timekeeper.sound.output import AudioError
 
 _PLAYBACK = 1  # PA_STREAM_PLAYBACK
 _FLOAT32LE = 5  # PA_SAMPLE_FLOAT32LE: the pack's own format, nothing converted
+_READY = 2  # PA_STREAM_READY
 _DEFAULT = 0xFFFFFFFF  # (uint32_t) -1: the server's choice
 
 
@@ -76,6 +77,12 @@ def _library():
         lib.strerror = pulse.pa_strerror
         for name in ("pa_threaded_mainloop_lock", "pa_threaded_mainloop_unlock"):
             getattr(pulse, name).argtypes, getattr(pulse, name).restype = [ctypes.c_void_p], None
+        pulse.pa_threaded_mainloop_wait.argtypes = [ctypes.c_void_p]
+        pulse.pa_threaded_mainloop_wait.restype = None
+        pulse.pa_stream_writable_size.argtypes = [ctypes.c_void_p]
+        pulse.pa_stream_writable_size.restype = ctypes.c_size_t
+        pulse.pa_stream_get_state.argtypes = [ctypes.c_void_p]
+        pulse.pa_stream_get_state.restype = ctypes.c_int
         pulse.pa_stream_get_timing_info.argtypes = [ctypes.c_void_p]
         pulse.pa_stream_get_timing_info.restype = ctypes.POINTER(_TimingInfo)
         lib.pulse = pulse
@@ -157,6 +164,20 @@ class PulseSink:
         if usec == 0xFFFFFFFFFFFFFFFF:
             raise AudioError(f"PulseAudio stream: {self._why(self._error)}")
         return usec / 1e6
+
+    def wait_room(self, frames: int) -> None:
+        """Block until the server has room for `frames` (the GIL is let go meanwhile), so that
+        the block is mixed only then: cues handed over late still find their frame unmixed
+        (one period more of slack than mixing first and waiting in the write)."""
+        pulse = self._lib.pulse
+        pulse.pa_threaded_mainloop_lock(self._mainloop)
+        try:  # pa_simple's own request and state callbacks signal the mainloop
+            while pulse.pa_stream_writable_size(self._stream) < frames * 4:
+                if pulse.pa_stream_get_state(self._stream) != _READY:
+                    raise AudioError("PulseAudio stream: the stream is gone")
+                pulse.pa_threaded_mainloop_wait(self._mainloop)
+        finally:
+            pulse.pa_threaded_mainloop_unlock(self._mainloop)
 
     def write(self, block) -> None:
         """Write a float32 numpy array; blocks until the server has room for it (the GIL is

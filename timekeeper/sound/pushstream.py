@@ -226,7 +226,7 @@ class PushAudio(Output):
         block = np.zeros(self.period, np.float32)
         sink = self._sink
         try:
-            reports = hasattr(sink, "timing")
+            reports, waits = hasattr(sink, "timing"), hasattr(sink, "wait_room")
             every = max(1, round(REPORT_EVERY * RATE / self.period))
             while not self._closed:
                 if (reports and (self.writes % every == 0 or not self.frames.reported)
@@ -237,6 +237,8 @@ class PushAudio(Output):
                     delay = sink.delay()
                     after = self.clock()
                     self.frames.observe(self.voices.next_frame, before, after, delay)
+                if waits:
+                    sink.wait_room(self.period)
                 sink.write(block if self._mix(block) else silence)
                 self.last_write = self.clock()
                 self.writes += 1
