@@ -7,11 +7,13 @@ only warns there, as long as it is started without --system and without autospaw
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -38,7 +40,10 @@ class PulseServer:
         env = dict(os.environ, XDG_RUNTIME_DIR=str(self.dir), HOME=str(self.dir),
                    PULSE_RUNTIME_PATH=str(self.dir))
         self.proc = subprocess.Popen(
+            # --no-cpu-limit: at load 20+ with 8 boxes PulseAudio's own CPU limiter ended the
+            # server mid-run (every box: "Connection refused"); the bench measures the boxes
             ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+             "--no-cpu-limit",
              "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
              *(f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
                "format=float32le" for sink in self.sinks),
@@ -71,8 +76,18 @@ class PulseServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def _realtime() -> None:
+    """The capture and its stamps run at SCHED_FIFO where permitted (the bench runs as root
+    here), so that a load put on the boxes does not also blur the instrument."""
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
+
+
 class Recorder:
-    """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces.
+    """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces by a
+    process of its own (`python audiolab.py --record`: no GIL shared with the bench, at
+    SCHED_FIFO where permitted, a 1-MB pipe), so that a busy machine neither delays its
+    stamps nor makes parec drop data.
 
     Every piece read is stamped with time.monotonic(); the earliest (stamp − frames so far)
     near a frame tells when frame 0 was captured as seen from there (give or take the capture
@@ -81,42 +96,63 @@ class Recorder:
     a few hundred ppm here, which over a minute is already milliseconds."""
 
     def __init__(self, env: dict[str, str], sink: str = SINK) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="tk-rec-"))
         self.proc = subprocess.Popen(
-            ["parec", "-s", env["PULSE_SERVER"], f"--device={sink}.monitor", "--raw",
-             f"--rate={RATE}", "--channels=1", "--format=float32le", "--latency-msec=2"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self._pieces: list[bytes] = []
-        self.bytes = 0
+            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir)],
+            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.origin = float("inf")
         self.stamps: list[tuple[float, int]] = []
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not (self.dir / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while True:
-            piece = os.read(fd, 4096)
-            now = time.monotonic()
-            if not piece:
-                return
-            self._pieces.append(piece)
-            self.bytes += len(piece)
-            self.stamps.append((now, self.bytes // 4))
-            self.origin = min(self.origin, now - (self.bytes // 4) / RATE)
-
-    def origin_near(self, frame: int, span: float = 2.0) -> float:
-        """Monotonic time of frame 0, from the reads within `span` seconds of `frame`."""
-        reach = span * RATE
-        near = [t - f / RATE for t, f in self.stamps if abs(f - frame) <= reach]
+    def origin_near(self, frame: int, span: float = 2.0, after: float = 0.5) -> float:
+        """Monotonic time of frame 0, from the reads from `span` seconds before `frame` to
+        `after` seconds after it (not further: once the players have gone, an idle null
+        sink hands its monitor data over in bursts ahead of time)."""
+        near = [t - f / RATE for t, f in self.stamps
+                if frame - span * RATE <= f <= frame + after * RATE]
         return min(near) if near else self.origin
 
     def stop(self) -> np.ndarray:
-        self.proc.terminate()
-        self.proc.wait(timeout=5)
-        self._thread.join(timeout=5)
-        raw = b"".join(self._pieces)
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=10)
+        stamps = np.fromfile(self.dir / "stamps", np.float64).reshape(-1, 2)
+        self.stamps = [(float(t), int(f)) for t, f in stamps]
+        self.origin = min((t - f / RATE for t, f in self.stamps), default=float("inf"))
+        raw = (self.dir / "audio").read_bytes()
+        shutil.rmtree(self.dir, ignore_errors=True)
         return np.frombuffer(raw[:len(raw) // 4 * 4], np.float32)
+
+
+def _record(server: str, sink: str, folder: Path) -> None:
+    """The recorder's own process: parec's output to `audio`, (stamp, frames) to `stamps`."""
+    _realtime()
+    proc = subprocess.Popen(
+        ["parec", "-s", server, f"--device={sink}.monitor", "--raw", f"--rate={RATE}",
+         "--channels=1", "--format=float32le", "--latency-msec=2"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, 1031, 1 << 20)  # F_SETPIPE_SZ: a stall of ours never blocks parec
+    except OSError:
+        pass
+    signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
+    total = 0
+    with open(folder / "audio", "wb") as audio, open(folder / "stamps", "wb") as stamps:
+        (folder / "started").touch()
+        while True:
+            piece = os.read(fd, 1 << 16)
+            now = time.monotonic()
+            if not piece:
+                break
+            audio.write(piece)
+            total += len(piece)
+            stamps.write(np.array([now, total // 4], np.float64).tobytes())
+    proc.wait()
 
 
 def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
@@ -144,3 +180,7 @@ def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
     if best is None or best_err > 0.05 * float(np.mean(head ** 2)):
         return None  # something sounded, but not this cue
     return best
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--record"]:
+    _record(sys.argv[2], sys.argv[3], Path(sys.argv[4]))

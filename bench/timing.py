@@ -207,7 +207,7 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         if web_clients:
             result.web_messages = opened.messages
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=60)  # (a loaded machine: other jobs at load 20+)
         played = cues()
     recording = recorder.stop()
     timed_seen = answers_seen = 0
@@ -261,7 +261,7 @@ def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> floa
         time.sleep(seconds)
         c1, t1 = proc_ticks(proc.pid), time.monotonic()
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=60)  # (a loaded machine: other jobs at load 20+)
     return (c1 - c0) / TICK / (t1 - t0) * 100
 
 

@@ -35,6 +35,12 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
         from timekeeper.sound.pygame_mixer import PygameAudio
 
         output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
+    elif kind == "stream" and (push := _push_sink(driver, latency, device)) is not None:
+        from timekeeper.sound.mixing import RATE
+        from timekeeper.sound.pushstream import PERIOD, PushAudio
+
+        period = chunk or PERIOD
+        output = PushAudio(pack, push, period=period, target=2 * period / RATE)
     elif kind == "stream":
         from timekeeper.sound.stream import DEFAULT_CHUNK, StreamAudio
 
@@ -53,6 +59,23 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
         output.close()
         raise
     return output
+
+
+def _push_sink(driver: str | None, latency: float | None, device: str | None):
+    """The opener of a device that reports its own delay (sound/pushstream.py) for the
+    driver `run` is given (else SDL_AUDIODRIVER): PulseAudio's stream latency. None: the SDL
+    stream, which is also kept where a latency or an SDL device name is set by hand (they
+    were calibrated for, and name devices of, SDL)."""
+    import os
+
+    name = driver or os.environ.get("SDL_AUDIODRIVER")
+    if latency is not None or device is not None:
+        return None
+    if name == "pulseaudio":
+        from timekeeper.sound.pulse import PulseSink
+
+        return lambda period, target: PulseSink(period, target)
+    return None
 
 
 def output_devices(driver: str | None = None) -> tuple[str, list[str]]:

@@ -129,6 +129,15 @@ class Voices:
                 if voice.name == name and (voice.stop is None or voice.stop > frame):
                     voice.stop = frame
 
+    def skip_idle(self, frames: int) -> bool:
+        """Move on by `frames` without mixing when nothing is playing or due (the common
+        case between cues: no work at all); False when there is something to mix."""
+        with self._lock:
+            if self.playing:
+                return False
+            self.next_frame += frames
+        return True
+
     def fill(self, out: np.ndarray) -> None:
         """Mix the next len(out) frames into `out` (overwritten) and move on."""
         first = self.next_frame

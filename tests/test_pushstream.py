@@ -1,0 +1,223 @@
+"""The stream that takes its time from the device (sound/pushstream.py, sound/pulse.py):
+the frame clock from the device's own figures, the writer's placement of cues on the exact
+frame, no mixing while nothing plays, and a device that fails or stalls reported as a fault.
+Deterministic: a fake sink whose writes the test lets through, an injected clock."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+import pytest
+from helpers import wait_for
+
+from timekeeper.rules.engine import Cue
+from timekeeper.sound.mixing import RATE
+from timekeeper.sound.output import AudioError
+from timekeeper.sound.pack import default_pack_dir, load_pack
+from timekeeper.sound.pushstream import DelayClock, PushAudio
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_pack(default_pack_dir())
+
+
+class FakeSink:
+    """A device that takes a block only when the test lets it (`allow`), reports that
+    frame `report[0]` is heard at `report[1]`, and keeps every block it was given."""
+
+    def __init__(self, report: tuple[int, float] | None = (0, 10.0), delay: float = 0.08,
+                 fail_after: int | None = None) -> None:
+        self.report, self._delay, self.fail_after = report, delay, fail_after
+        self.blocks: list[np.ndarray] = []
+        self.silent_blocks = 0
+        self.closed = False
+        self._gate = threading.Semaphore(1)  # the first write starts the stream
+
+    def allow(self, blocks: int) -> None:
+        for _ in range(blocks):
+            self._gate.release()
+
+    def delay(self) -> float:
+        return self._delay
+
+    def timing(self, clock) -> tuple[int, float] | None:
+        report, self.report = self.report, None  # each report is handed over once
+        return report
+
+    def write(self, block: np.ndarray) -> None:
+        if self.fail_after is not None and len(self.blocks) >= self.fail_after:
+            raise AudioError("PulseAudio stream: Connection terminated")
+        self._gate.acquire()
+        self.silent_blocks += not block.any()
+        self.blocks.append(block.copy())
+
+    def close(self) -> None:
+        self.closed = True
+        self.allow(1000)
+
+
+def open_push(pack, sink: FakeSink, clock=lambda: 9.5) -> PushAudio:
+    return PushAudio(pack, lambda period, target: sink, clock=clock, realtime=False)
+
+
+def shut(audio: PushAudio, sink: FakeSink) -> None:
+    """Close, let the writer's blocked write return, and see it close the device."""
+    audio.close()
+    sink.allow(2)
+    wait_for(lambda: sink.closed, "the writer to close the device")
+
+
+# ----------------------------------------------------------------------------- the clock
+
+
+def test_a_report_of_the_device_sets_the_clock_without_any_delay_of_ours() -> None:
+    clock = DelayClock()
+    clock.observe_report(48000, 11.0)  # frame 48000 is heard at 11.0
+    assert clock.origin == pytest.approx(10.0)
+    assert clock.frame_at(10.5) == 24000
+    assert clock.time_of(24000) == pytest.approx(10.5)
+
+
+def test_the_clock_takes_the_median_so_one_odd_figure_moves_nothing() -> None:
+    clock = DelayClock(keep=5)
+    for frame in range(0, 5 * 1920, 1920):
+        clock.observe_report(frame, 10.0 + frame / RATE)
+    clock.observe_report(5 * 1920, 10.0 + 5 * 1920 / RATE + 0.030)  # one report 30 ms off
+    assert clock.origin == pytest.approx(10.0)
+
+
+def test_the_clock_follows_a_real_change_within_half_its_figures() -> None:
+    clock = DelayClock(keep=5)
+    for n in range(5):
+        clock.observe_report(n * 1920, 10.0 + n * 1920 / RATE)
+    for n in range(5, 8):  # the device's timeline moved by 20 ms (an underrun)
+        clock.observe_report(n * 1920, 10.020 + n * 1920 / RATE)
+    assert clock.origin == pytest.approx(10.020)
+
+
+def test_a_delay_read_while_the_thread_was_held_up_is_not_trusted() -> None:
+    clock = DelayClock(read_gap=0.0005)
+    clock.observe(0, 1.0, 1.0002, 0.080)
+    clock.observe(1920, 1.04, 1.05, 0.070)  # took 10 ms to read: when was it true?
+    assert clock.dropped == 1
+    assert clock.origin == pytest.approx(1.0001 + 0.080)
+
+
+def test_the_first_report_replaces_the_figures_read_around_delay() -> None:
+    clock = DelayClock()
+    clock.observe(0, 1.0, 1.0, 0.090)
+    clock.observe_report(0, 1.085)
+    assert clock.reported and clock.origin == pytest.approx(1.085)
+
+
+def test_the_clock_refuses_to_place_before_the_device_said_anything() -> None:
+    with pytest.raises(RuntimeError):
+        DelayClock().frame_at(1.0)
+
+
+# ----------------------------------------------------------------------------- the writer
+
+
+def test_a_cue_lands_on_the_frame_the_device_reported(pack) -> None:
+    sink = FakeSink(report=(0, 10.0))  # frame 0 is heard at 10.0 on the runner's clock
+    audio = open_push(pack, sink)
+    try:
+        wait_for(lambda: audio.frames.reported, "the device's report")
+        audio.play(Cue("start", 10.5), 9.5)  # the clock says 9.5
+        sink.allow(20)  # 20 more blocks of 1920 frames: past 24000 + the signal's start
+        wait_for(lambda: len(sink.blocks) >= 21, "the blocks to be written")
+    finally:
+        shut(audio, sink)
+    written = np.concatenate(sink.blocks)
+    samples = pack.sounds["start"].samples
+    first = int(np.argmax(np.abs(written) > 0))
+    assert first == 24000 + int(np.argmax(np.abs(samples) > 0))
+    assert np.allclose(written[24000:24000 + 1000], np.clip(samples[:1000], -1, 1))
+    assert audio.voices.late == 0
+
+
+def test_nothing_is_mixed_while_no_cue_is_due(pack) -> None:
+    sink = FakeSink()
+    audio = open_push(pack, sink)
+    try:
+        sink.allow(10)
+        wait_for(lambda: len(sink.blocks) >= 11, "the blocks to be written")
+    finally:
+        shut(audio, sink)
+    assert sink.silent_blocks == len(sink.blocks)
+    assert audio.voices.next_frame >= 11 * audio.period
+
+
+def test_a_cue_handed_over_too_late_sounds_at_once_and_says_so(pack, caplog) -> None:
+    sink = FakeSink(report=(0, 10.0))
+    audio = open_push(pack, sink)
+    try:
+        sink.allow(5)
+        wait_for(lambda: len(sink.blocks) >= 6, "the blocks to be written")
+        with caplog.at_level(logging.WARNING, "timekeeper.sound.pushstream"):
+            audio.play(Cue("start", 10.01), 9.5)  # its frame (480) is long written
+        assert audio.voices.late == 1
+        assert "too late for its frame" in caplog.text
+    finally:
+        shut(audio, sink)
+
+
+def test_a_device_that_fails_is_a_fault_and_is_closed(pack) -> None:
+    sink = FakeSink(fail_after=3)
+    audio = open_push(pack, sink)
+    sink.allow(5)
+    wait_for(audio.fault, "the fault")
+    assert "Connection terminated" in (audio.fault() or "")
+    assert audio.play(Cue("start", 20.0), 9.5) is not None  # not heard, and says why
+    wait_for(lambda: sink.closed, "the device to be closed")
+
+
+def test_a_device_that_stops_taking_blocks_is_a_stall(pack) -> None:
+    now = [9.5]
+    sink = FakeSink()
+    audio = open_push(pack, sink, clock=lambda: now[0])
+    try:
+        assert audio.fault() is None
+        now[0] += 1.0  # a second without a block taken: a busy server, not yet a fault
+        assert audio.fault() is None
+        now[0] += 1.5  # 2.5 s: a frozen server
+        assert "stalled" in (audio.fault() or "")
+        audio.close()
+        assert audio.fault() is None  # closed on purpose is not a fault
+    finally:
+        shut(audio, sink)
+
+
+def test_a_device_that_never_takes_a_block_is_an_audio_error(pack) -> None:
+    class Stuck(FakeSink):
+        def write(self, block):
+            raise AudioError("PulseAudio stream: Connection refused")
+
+    with pytest.raises(AudioError, match="Connection refused"):
+        PushAudio(pack, lambda period, target: Stuck(), clock=lambda: 0.0, realtime=False)
+
+
+# ----------------------------------------------------------------------------- PulseAudio
+
+
+def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaudio,
+                                                                  monkeypatch) -> None:
+    """On a private server: the server's own timing reports set the clock, and a server that
+    goes away is a fault (the guard then reopens)."""
+    from timekeeper.sound.devices import open_output
+    from timekeeper.sound.pushstream import PushAudio as Push
+
+    for key, value in pulseaudio.env.items():
+        monkeypatch.setenv(key, value)
+    audio = open_output(pack, None, "stream", "pulseaudio")
+    try:
+        assert isinstance(audio, Push)
+        wait_for(lambda: audio.frames.reported, "the server's timing report")
+        assert audio.fault() is None
+        pulseaudio.down()
+        wait_for(audio.fault, "the fault", timeout=20)
+    finally:
+        audio.close()

@@ -1,0 +1,267 @@
+"""Live sound written to a device that says when it will play what it is given (PulseAudio's
+stream latency, ALSA's snd_pcm_delay): the time of every frame comes from the device, not
+from when a callback happened to run.
+
+Why: the SDL stream (sound/stream.py) knows only when its callbacks ran and adds a constant
+latency; a sound server changes that latency as streams join and settle, and callbacks come
+late under load, so its first cues after a start could be 5-80 ms off while the box logged
+them as on time (issue 21, docs/timing.md). Here a writer thread asks the device, before
+every block, how long until the next frame it writes is heard, writes the block (blocking
+until there is room: the device sets the pace) and goes round again; the cues are mixed in
+by the same `Voices` as the SDL stream, at the frame the device's own figure gives.
+
+Two pieces, the first free of any device so that tests can drive it:
+- DelayClock: stream frame ↔ runner time, from the device's delay figures;
+- PushAudio: the Output that owns the device (a `Sink`) and its writer thread."""
+
+from __future__ import annotations
+
+import logging
+import os
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from timekeeper.rules.engine import Cue
+from timekeeper.rules.profile import Profile
+from timekeeper.sound.mixing import RATE
+from timekeeper.sound.output import AudioError, Output
+from timekeeper.sound.pack import SoundPack
+from timekeeper.sound.stream import Voices
+
+log = logging.getLogger(__name__)
+
+PERIOD = 1920  # frames per write (40 ms): the writer wakes 25 times a second
+TARGET = 0.080  # s of latency asked of the device: 2 periods, as snapclient keeps 4 of 20 ms
+MARGIN = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
+READ_GAP = 0.0005  # s: a delay figure whose reading took longer than this is not trusted
+KEEP = 9  # delay figures the clock takes the median of (≈ 0.36 s at 40-ms periods)
+# s without a block taken before the stream is a fault and is reopened. Not SDL's 0.5 s: a
+# server that is merely busy (8 boxes starting at once at load 26 here) went 0.7-1.3 s
+# without asking for data, and reopening it then only added work (opening took over 2 s);
+# a frozen server is still noticed within STALL + the guard's 1-s check.
+STALL = 2.0
+REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
+START_TIMEOUT = 3.0  # s for the first block to be taken
+RT_PRIORITY = 10  # SCHED_FIFO priority of the writer thread where the box may have one
+
+
+class Sink(Protocol):
+    """A device opened for playback, float32 mono at RATE."""
+
+    def delay(self) -> float:
+        """Seconds until the next frame written is heard."""
+
+    def write(self, block: np.ndarray) -> None:
+        """Blocks until the device has taken `block`."""
+
+    def close(self) -> None: ...
+
+
+class DelayClock:
+    """Maps stream frames to the runner's clock: frame k is heard at origin + k/RATE.
+
+    Each write gives one figure: `delay` read between `before` and `after` (runner time)
+    while `frames` frames had been written, so origin ≈ (before + after)/2 + delay −
+    frames/RATE. A reading that took long (the thread was preempted) is dropped; the median
+    of the last KEEP figures is robust to the odd late one, and follows a real change of the
+    device's timeline (an underrun of a device that does not keep it, a resync) within half
+    of them."""
+
+    latency = 0.0
+
+    def __init__(self, keep: int = KEEP, read_gap: float = READ_GAP) -> None:
+        self.read_gap = read_gap
+        self._figures: deque[float] = deque(maxlen=keep)
+        self.origin: float | None = None
+        self.dropped = 0
+        self.reported = False  # the device's own reports are in use
+
+    def observe(self, frames: int, before: float, after: float, delay: float) -> None:
+        if after - before > self.read_gap:
+            self.dropped += 1
+            return
+        self._figures.append((before + after) / 2 + delay - frames / RATE)
+        self.origin = statistics.median(self._figures)
+
+    def observe_report(self, frame: int, heard: float) -> None:
+        """The device reported that `frame` is heard at `heard` (its own reading: no delay
+        of ours in it). The first report replaces the figures read around `delay()`."""
+        if not self.reported:
+            self.reported = True
+            self._figures.clear()
+        self._figures.append(heard - frame / RATE)
+        self.origin = statistics.median(self._figures)
+
+    def frame_at(self, t: float) -> int:
+        """The frame that is heard at runner time `t`."""
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return round((t - self.origin) * RATE)
+
+    def time_of(self, frame: int) -> float:
+        if self.origin is None:
+            raise RuntimeError("the stream has not started")
+        return self.origin + frame / RATE
+
+
+def raise_priority(tid: int = 0) -> str:
+    """Give thread `tid` (0: the calling one, the writer) what helps it be on time on a busy
+    machine: SCHED_FIFO where the box may have it (root, CAP_SYS_NICE or the unit's
+    LimitRTPRIO=), else a lower nice value where permitted, else nothing. Says which."""
+    try:
+        os.sched_setscheduler(tid, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
+        return f"SCHED_FIFO {RT_PRIORITY}"
+    except (OSError, AttributeError):
+        pass
+    try:
+        tid = tid or threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) - 10)
+        return "nice -10"
+    except OSError:
+        return "normal"
+
+
+def threads_named(name: str) -> list[int]:
+    """This process's threads called `name` (a device library's own threads, e.g.
+    libpulse's "threaded-ml", which the writer waits on)."""
+    found = []
+    for task in os.scandir("/proc/self/task"):
+        try:
+            with open(os.path.join(task.path, "comm"), encoding="utf-8") as comm:
+                if comm.read().strip() == name:
+                    found.append(int(task.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class PushAudio(Output):
+    """Live sound through a Sink that reports its delay, written by one thread of its own.
+
+    The runner hands cues over `lead` seconds early; they are placed at the frame the
+    device's figures give. `clock` must be the runner's clock (the writer reads it around
+    each delay figure, and it never decides anything about the match)."""
+
+    def __init__(self, pack: SoundPack, open_sink: Callable[[int, float], Sink],
+                 period: int = PERIOD, target: float = TARGET,
+                 clock: Callable[[], float] = time.monotonic, realtime: bool = True) -> None:
+        self.pack, self.period, self.clock = pack, period, clock
+        self.frames = DelayClock()
+        self.voices = Voices()
+        self.lead = target + period / RATE + MARGIN
+        self.last_write: float | None = None
+        self.writes = 0
+        self.priority = "normal"
+        self._realtime = realtime
+        self._closed = False
+        self._error: str | None = None
+        self._started = threading.Event()
+        self._sink = open_sink(period, target)
+        self._thread = threading.Thread(target=self._run, name="audio-writer", daemon=True)
+        self._thread.start()
+        started = self._started.wait(START_TIMEOUT)  # (set by a first failure too)
+        if not started or self._error is not None:
+            self.close()
+            raise AudioError(self._error or "the audio stream did not start within "
+                             f"{START_TIMEOUT:g} s")
+
+    def prepare(self, profile: Profile) -> None:
+        """Build every sample array the match can need now, never mid-match."""
+        for name in profile.cue_names - {"last30"}:
+            self.pack.repeated(name, 1)
+        for period in profile.periods:
+            for mark in period.marks:
+                self.pack.repeated(mark.cue, mark.count)
+            if period.melody:
+                self.pack.melody(period.melody)
+
+    def play(self, cue: Cue, now: float) -> str | None:
+        """Places the cue at its frame (microseconds under the voices' lock, never a call
+        into the device), or says why it cannot be heard."""
+        if (why := self.stalled(now)) is not None:
+            return why
+        if not self.pack.plays(cue):
+            return None
+        frame = self.frames.frame_at(cue.due)
+        if cue.stop:
+            self.voices.stop(cue.name, frame)
+        elif (start := self.voices.add(cue.name, frame, self.pack.samples(cue))) != frame:
+            log.warning("cue %s came %.1f ms too late for its frame (handed over %.1f ms "
+                        "before due): it sounds that much late", cue.name,
+                        (start - frame) * 1000 / RATE, (cue.due - now) * 1000)
+        return None
+
+    def stalled(self, now: float) -> str | None:
+        """Whether the device has stopped taking blocks (a frozen server, a hung driver) or
+        failed: plain arithmetic, safe on any thread."""
+        if self._closed:
+            return None
+        if self._error is not None:
+            return self._error
+        last = self.last_write
+        if last is not None and now - last > STALL + self.period / RATE:
+            return f"audio stream stalled: no block taken for {now - last:.1f} s"
+        return None
+
+    def fault(self) -> str | None:
+        return self.stalled(self.clock())
+
+    def close(self) -> None:
+        """Stops the writer; the device is closed by the writer itself once its last write
+        returns (closing it under a blocked write would pull it from under that call)."""
+        self._closed = True
+
+    def _run(self) -> None:
+        if self._realtime:
+            self.priority = raise_priority()
+            for tid in getattr(self._sink, "helper_threads", list)():
+                raise_priority(tid)
+        silence = np.zeros(self.period, np.float32)
+        block = np.zeros(self.period, np.float32)
+        sink = self._sink
+        try:
+            reports, waits = hasattr(sink, "timing"), hasattr(sink, "wait_room")
+            every = max(1, round(REPORT_EVERY * RATE / self.period))
+            while not self._closed:
+                if (reports and (self.writes % every == 0 or not self.frames.reported)
+                        and (report := sink.timing(self.clock)) is not None):
+                    self.frames.observe_report(*report)
+                if not reports or self.frames.origin is None:
+                    before = self.clock()
+                    delay = sink.delay()
+                    after = self.clock()
+                    self.frames.observe(self.voices.next_frame, before, after, delay)
+                if waits:
+                    sink.wait_room(self.period)
+                sink.write(block if self._mix(block) else silence)
+                self.last_write = self.clock()
+                self.writes += 1
+                if not self._started.is_set():
+                    self._started.set()
+        except AudioError as exc:
+            self._error = str(exc)
+            log.warning("audio stream: %s", exc)
+        except Exception:  # never a silent death: say so, and let the guard reopen
+            self._error = "audio stream: the writer failed"
+            log.exception("audio stream: the writer failed")
+        finally:
+            self._started.set()
+            sink.close()
+
+    def _mix(self, block: np.ndarray) -> bool:
+        """Mix the next block into `block`; False (and no work) when nothing is playing."""
+        if self.voices.skip_idle(len(block)):
+            return False
+        try:
+            self.voices.fill(block)
+        except Exception:  # never noise, never a dead stream: silence, and say so once
+            block.fill(0.0)
+            if not self._error:
+                log.exception("audio stream: mixing failed")
+        return True
