@@ -192,7 +192,13 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
                          "the board shows the round and the group", HALL_WAIT)
                 pairing = json.loads(get("/api/board"))["tables"][0]["pairing"]
                 assert f"{pairing['home']} – {pairing['away']}" in text()
-                assert "READY" in text() and "OFFLINE" in text()  # table 2 has no box
+                assert "IDLE" in text() and "OFFLINE" in text()  # table 2 has no box
+                assert driver.execute_script("return window.tkMissing") == []
+                driver.get(f"{base}/board?lang=cs")  # the hall's language
+                wait_for(lambda: "kolo 1" in text() and "skupina A" in text(),
+                         "the board in Czech", HALL_WAIT)
+                assert "BEZ SPOJENÍ" in text() and "arch skupin" in text()
+                assert driver.execute_script("return window.tkMissing") == []
                 assert not driver.find_element("id", "director").is_displayed()
     finally:
         server.terminate()

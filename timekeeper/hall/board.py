@@ -15,6 +15,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from timekeeper.show import language
 from timekeeper.tournament import sheets
 from timekeeper.tournament.state import TournamentError
 from timekeeper.web.ratelimit import RateLimits
@@ -29,8 +30,8 @@ ACTIONS_PER_SECOND, ACTION_BURST = 1.0, 5
 
 
 class Board:
-    def __init__(self, director, tokens: TokenStore) -> None:
-        self.director, self.tokens = director, tokens
+    def __init__(self, director, tokens: TokenStore, lang: str = language.DEFAULT) -> None:
+        self.director, self.tokens, self.lang = director, tokens, language.check(lang)
         self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
         self._actions = RateLimits(ACTIONS_PER_SECOND, ACTION_BURST)
 
@@ -45,7 +46,9 @@ class Board:
     async def _page(self, request: web.Request) -> web.StreamResponse:
         if not self._read_ok(request):
             return _error(429, "too many requests")
-        return web.FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
+        code = language.chosen(request.query.get("lang"), self.lang)
+        return web.Response(text=language.page(PAGE.read_text(encoding="utf-8"), code),
+                            content_type="text/html", headers={"Cache-Control": "no-cache"})
 
     async def _state(self, request: web.Request) -> web.Response:
         if not self._read_ok(request):
@@ -102,5 +105,6 @@ def _error(status: int, reason: str) -> web.Response:
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-def add_board(app: web.Application, director, tokens: TokenStore) -> None:
-    app.add_routes(Board(director, tokens).routes())
+def add_board(app: web.Application, director, tokens: TokenStore,
+              lang: str = language.DEFAULT) -> None:
+    app.add_routes(Board(director, tokens, lang).routes())

@@ -149,7 +149,7 @@ def serve(desk: Desk, host: str, port: int, state: Path, out=print, director=Non
     if director is not None:
         from timekeeper.hall.board import add_board
 
-        add_board(app, director, tokens)
+        add_board(app, director, tokens, lang)
         out(f"the board (the hall's big screen): http://{shown}:{port}/board")
     web.run_app(app, host=host, port=port, print=None, handle_signals=True)
     return 0
