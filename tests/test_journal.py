@@ -196,6 +196,24 @@ def test_loads_rejects_wrong_types() -> None:
             loads(json.dumps(good | {field: value}))
 
 
+def test_a_match_stopped_just_before_its_start_instant_comes_back_at_no_time_played() -> None:
+    """The runner hands the start over ahead of its instant (its look-ahead): a box stopped
+    in those milliseconds journals a running match whose clock has not begun. It comes back
+    at 0:00 played, names and all, not set aside as out of range (CI saw -0.015 s)."""
+    e = Engine(profile.load("ithf"))
+    go(e, Action.START, 0.0)
+    e.handle(Command(Action.NAMES, names=("A", "B")), 0.5)
+    while e.state.value != "running":
+        start = e.next_deadline()
+        e.advance(start)
+    snap = e.snapshot(start - 0.015)
+    assert snap.state == "running" and snap.play_time == 0.0
+    back = restored(loads(dumps(snap)))
+    status = back.status(9_999.0)
+    assert (status.state, status.play_time, back.names) == ("stopped", 0.0, {"home": "A",
+                                                                             "away": "B"})
+
+
 def test_a_half_written_temporary_file_never_matters(tmp_path: Path) -> None:
     """A power cut during a write leaves the temporary file, never a half journal."""
     e = Engine(profile.load("radegast"))

@@ -250,9 +250,11 @@ def the(name: str) -> str:
 
 def played(clock: PeriodClock, now: float) -> float:
     """Play time, never past the period's total (a status asked for between a deadline and
-    the engine being told of it must not show 5:00.3 of a 5:00 match)."""
+    the engine being told of it must not show 5:00.3 of a 5:00 match), nor below 0 (the
+    runner hands a start over ahead of its instant: a box stopped in those milliseconds
+    journals 0:00 played, which it can resume, not -0.015 s, which it would set aside)."""
     total = clock.total
-    play = clock.play_time(now)
+    play = max(0.0, clock.play_time(now))
     return play if total is None else min(play, total)
 
 
