@@ -207,6 +207,11 @@ class WebServer(RunnerListener):
     def url(self) -> str:
         return f"http://{url_host(self.host)}:{self.port}"
 
+    def take_profile(self, chosen: Profile) -> None:
+        """Another profile for the next match (the hall's pairing): its ± step and the pages'
+        settings go with the next status (the runner tells it at once)."""
+        self.add_step, self.page = chosen.add_step, page_settings(chosen)
+
     def link(self, renew: bool = False) -> dict:
         """For `ctl link` (any thread): the operator URL with the token; `renew` makes a new
         token and ends every session of the old one."""
