@@ -159,7 +159,11 @@ def _run_live(args: argparse.Namespace) -> int:
         devices.callback(server.start().close)
         if (hall := _hall(args, cfg, runner, chosen.key, folder, switch)) is not None:
             devices.callback(hall.close)
-            server.handlers["result"] = hall.extensions[0].ctl  # ctl result [confirm]
+            match = hall.extensions[0]
+            server.handlers["result"] = match.ctl  # ctl result [confirm]
+            if web is not None:  # (and the operator page's button)
+                web.handlers["result"] = match.ctl
+                web.extras.append(match.page_fields)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)

@@ -176,6 +176,14 @@ class MatchLink(RunnerListener):
                 "pairing_note": self.note,
                 "result": None if self.result is None else self.result.id}
 
+    def page_fields(self) -> dict:
+        """For the operator page (web.extras): the result the table holds, so that its
+        operator confirms it there as with `ctl result confirm` (web.handlers["result"])."""
+        r = self.result
+        return {"hall_result": None if r is None else {
+            "id": r.id, "match": r.pairing.match, "score": r.score_text,
+            "confirmed": r.confirmed}}
+
     # ---------------------------------------------------------------- the runner's side
 
     def match_changed(self, status: Status, now: float) -> None:
