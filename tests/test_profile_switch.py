@@ -111,3 +111,16 @@ def test_an_engine_asked_for_during_a_match_waits_for_its_end() -> None:
     runner.step(Command(Action.RESET))  # (the reset's turn: the swap comes at the next)
     runner.step()
     assert runner.engine.profile.key == "ithf" and runner.status().state == "idle"
+
+
+def test_a_box_restarted_before_its_match_switches_again(tmp_path: Path) -> None:
+    radegast = profile.load("radegast")
+    pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
+    for run in (1, 2):  # the same state folder: the second run is the box restarted
+        runner = Runner(Engine(radegast), [RecordingOutput()], clock=Clock())
+        link = Link(runner)
+        match = MatchLink(link, tmp_path, switch=ProfileSwitch(runner, pack, 30.0))
+        runner.listeners.append(match)
+        match.handle(pairing("p1", "ithf"))  # (retained: delivered again after the restart)
+        turns(runner)
+        assert runner.status().profile == "ithf" and match.pairing.id == "p1", run
