@@ -84,7 +84,8 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
 
         wait_for(lambda: named("1") and named("2"), "the names on both boxes", HALL_WAIT)
         note = desk.tables()["1"]["pairing_note"]
-        assert "this table runs profile" in note and "radegast" in note  # the box is told
+        # the box is told: radegast's 30-s melody is more than its pack decoded at its start
+        assert "this table runs profile" in note and "melody is longer" in note
         answers = desk.send(new_command("start", at=time.time() + 2.0))
         assert all(a["ok"] for a in answers.values()), answers
         wait_for(lambda: desk.tables()["1"]["status"]["state"] == "running", "running", 10)
@@ -205,3 +206,35 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
         out, _ = server.communicate(timeout=10)
     assert "Traceback" not in out, out
     assert "/board" in out
+
+
+def test_a_real_box_switches_to_the_pairings_profile_and_refuses_an_unknown_one(
+        boxes, tmp_path: Path) -> None:  # noqa: F811
+    from timekeeper.hall.pairing import pairing_topic
+
+    own = tmp_path / "profiles"  # the box's own profiles (as ~/.config/timekeeper/profiles)
+    own.mkdir()
+    (own / "quick.yaml").write_text("title: quick\nprestart: 1\nperiod:\n  length: 3\n"
+                                    "  marks: 1\n", encoding="utf-8")
+    boxes["start"]("1", TIMEKEEPER_PROFILES_PATH=str(own))
+    desk = Desk(Broker.parse(boxes["broker"]["url"]), "hall")
+    try:
+        wait_for(lambda: "1" in desk.tables(), "the box joined", HALL_WAIT)
+
+        def call(ident: str, profile_name: str) -> None:
+            p = Pairing(ident, 1, "A.1", "group A", "Adam", "Běla", profile_name, time.time())
+            desk.client.publish(pairing_topic("hall", "1"), p.to_json(), qos=1, retain=True)
+
+        def table() -> dict:
+            return desk.tables().get("1") or {"status": {}}
+
+        call("q.1", "quick")  # idle: switched for the match, names shown
+        wait_for(lambda: table()["status"].get("profile") == "quick" and
+                 table()["status"]["names"]["home"] == "Adam", "the switch", HALL_WAIT)
+        assert table()["pairing_note"] == ""
+        call("q.2", "nosuch")  # unknown: said for the desk, the box keeps its profile
+        wait_for(lambda: "unknown profile 'nosuch'" in table().get("pairing_note", ""),
+                 "the refusal said", HALL_WAIT)
+        assert table()["status"]["profile"] == "quick"
+    finally:
+        desk.close()

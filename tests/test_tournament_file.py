@@ -48,6 +48,8 @@ def error_of(file: Path) -> str:
     ("rules: radegast\nplayers: [Ann]\n", r"players: must be a list of at least two"),
     ("rules: radegast\nstart: 25:00\n" + PLAYERS, r"cup.yaml:2:8: start: a time of day, "
                                                  r"e.g. \"17:00\", not 25:00"),
+    ("rules: radegast\nlanguage: cz\n" + PLAYERS, r"cup.yaml:2:11: language: must be one "
+                                                  r"of en, cs, sk, pl, sl, de, sv, fi, not 'cz'"),
 ])
 def test_a_bad_file_is_refused_with_file_line_and_field(tmp_path: Path, text: str,
                                                         expected: str) -> None:
@@ -58,6 +60,15 @@ def test_the_start_is_a_time_of_day_however_yaml_reads_it(tmp_path: Path) -> Non
     for text in ("17:30", '"17:30"'):  # YAML 1.1 reads a bare 17:30 as 1050 (base 60)
         assert spec.load(write(tmp_path, f"rules: radegast\nstart: {text}\n" + PLAYERS)
                          ).start == 17 * 60 + 30
+
+
+def test_the_language_of_the_calls_and_the_desk_pages(tmp_path: Path) -> None:
+    from timekeeper.show.language import LANGUAGES  # (the tournament wing's copy of them)
+
+    assert spec.LANGUAGES == LANGUAGES
+    assert spec.load(write(tmp_path, "rules: radegast\nlanguage: cs\n" + PLAYERS)
+                     ).language == "cs"
+    assert spec.load(write(tmp_path, "rules: radegast\n" + PLAYERS)).language == ""
 
 
 def test_a_custom_rule_set_changes_only_what_it_names(tmp_path: Path) -> None:

@@ -169,8 +169,9 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument("--say", action="store_true", help="round: speak the round's call "
                                                          "through the desk's speaker")
     hall.add_argument("--language", metavar="XX", help="the overview's and the calls' "
-                      f"language, one of {', '.join(LANGUAGES)} (default: the config's "
-                      "language, else en; a page may ask for another: /hall?lang=de)")
+                      f"language, one of {', '.join(LANGUAGES)} (default: the tournament "
+                      "file's language:, else the config's, else en; a page may ask for "
+                      "another: /hall?lang=de)")
     hall.add_argument("--voice", type=Path, metavar="MODEL", help="a Piper voice model "
                                                                   "(default: espeak-ng)")
     hall.add_argument("--tournament", type=Path, metavar="FILE",
@@ -438,6 +439,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
         broker = _desk_broker(broker, user, password, password_file)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--password-file") from None
+    args.language_given = args.language is not None  # (else the tournament's may say it)
     args.language = args.language or (cfg.language if cfg else language.DEFAULT)
     try:
         language.check(args.language)
@@ -480,6 +482,7 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
         return 1
     try:
         director = Director(desk, args.tournament)
+        _tournament_language(args, director)
         print(f"hall {hall}: round {number} of {director.t.spec.title}")
         for table, what in director.call_round(number):
             print(f"  table {table}: {what}")
@@ -493,6 +496,12 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
     finally:
         desk.close()
     return 0
+
+
+def _tournament_language(args: argparse.Namespace, director) -> None:
+    """The tournament file's `language:` for the calls and the pages, unless --language."""
+    if not args.language_given and director.t.spec.language:
+        args.language = director.t.spec.language
 
 
 def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
@@ -570,6 +579,7 @@ def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
         except Exception:
             desk.close()
             raise
+        _tournament_language(args, director)
     try:
         return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director,
                      lang=args.language)

@@ -376,6 +376,9 @@ class Journal(RunnerListener):
     def match_changed(self, status: Status, now: float) -> None:
         self.save(now)
 
+    def engine_replaced(self, engine: Engine) -> None:  # (another profile, between matches)
+        self.engine = engine
+
     # the runner's scheduler interface
     def next_due(self) -> float | None:
         return self._next_due

@@ -63,6 +63,7 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.runner import Runner
     from timekeeper.box.sdnotify import Notifier, ServiceStatus, Watchdog, watchdog_interval
     from timekeeper.box.soundcard import start_audio, terminal_asker
+    from timekeeper.box.switch import ProfileSwitch
     from timekeeper.show.status import LogLines, StatusLine
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.eventlog import EventLog
@@ -108,6 +109,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if events is not None:
             devices.callback(events.close)
         runner = Runner(engine, [audio], events)  # (the events log: its first listener)
+        switch = ProfileSwitch(runner, pack, melody_window(chosen), audio)  # (the hall's)
         now = runner.clock()
         runner.timers += [audio, journal]
         audio.start_checks(now)
@@ -135,12 +137,15 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            devices.callback(Keyboard(runner.submit, chosen.add_step, state=lambda:
-                                      engine.state.value, on_help=show_help).start().close)
+            keys = Keyboard(runner.submit, chosen.add_step, on_help=show_help,
+                            state=lambda: runner.engine.state.value)
+            devices.callback(keys.start().close)
+            switch.when_switched.append(keys.take_profile)
 
         web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
         if web is not None:
             devices.callback(web.close)
+            switch.when_switched.append(web.take_profile)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control))
@@ -152,9 +157,13 @@ def _run_live(args: argparse.Namespace) -> int:
             return 1
         server.handlers["link"] = _link_handler(web)
         devices.callback(server.start().close)
-        if (hall := _hall(args, cfg, runner, chosen.key, folder)) is not None:
+        if (hall := _hall(args, cfg, runner, chosen.key, folder, switch)) is not None:
             devices.callback(hall.close)
-            server.handlers["result"] = hall.extensions[0].ctl  # ctl result [confirm]
+            match = hall.extensions[0]
+            server.handlers["result"] = match.ctl  # ctl result [confirm]
+            if web is not None:  # (and the operator page's button)
+                web.handlers["result"] = match.ctl
+                web.extras.append(match.page_fields)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)
@@ -179,9 +188,9 @@ def _run_live(args: argparse.Namespace) -> int:
             runner.submit(Command(Action.START))
         runner.run()
         notifier.stopping()
-        if engine.state.value not in ("idle", "finished"):
+        if runner.engine.state.value not in ("idle", "finished"):
             log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
-                     resumed_text(engine.status(runner.clock())))
+                     resumed_text(runner.engine.status(runner.clock())))
     return 0
 
 
@@ -227,7 +236,7 @@ def _link_handler(web):
 
 
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
-          folder: Path):
+          folder: Path, switch=None):
     """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
@@ -262,7 +271,8 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     runner.listeners.append(link)
     from timekeeper.hall.tablematch import MatchLink
 
-    runner.listeners.append(MatchLink(link, folder))  # the desk's pairings, the results home
+    # the desk's pairings (the profile switched between matches), the results home
+    runner.listeners.append(MatchLink(link, folder, switch=switch))
     return link.start()
 
 

@@ -34,6 +34,7 @@ from timekeeper.sound.output import Output
 log = logging.getLogger(__name__)
 
 MAX_WAIT = 3600.0  # s: a wait is computed anew anyway, and huge ones overflow the OS timeout
+BETWEEN = ("idle", "finished")  # no match under way: the engine may be replaced
 MAX_SCHEDULED = 4  # commands held for an instant ahead (the hall's): a few, never a queue
 
 
@@ -79,6 +80,7 @@ class Runner:
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
         self._scheduled: list[tuple[float, int, Command, Future]] = []
         self._order = itertools.count()
+        self._next_engine: Engine | None = None  # the next match's (another profile)
         for output in outputs:
             output.when_fault_changed = self._fault_changed
 
@@ -122,6 +124,29 @@ class Runner:
                      ", ".join(str(c) for _, _, c, _ in called_off), why)
             self._queue.put((None, None, None))  # (its wait is computed anew)
         return [str(command) for _, _, command, _ in called_off]
+
+    def replace_engine(self, engine: Engine) -> None:
+        """Play the next match with `engine` (another profile: the hall's pairing asks for
+        it). Any thread may ask; the runner's own thread swaps at its next turn, and only
+        between matches (idle or finished): asked during a match, it waits for its end.
+        The sides' names go over; the listeners hear `engine_replaced`, then the status."""
+        with self._lock:
+            self._next_engine = engine
+        self._queue.put((None, None, None))  # (a turn at once)
+
+    def _swap_engine(self) -> None:  # (on the runner's thread, at the top of a turn)
+        with self._lock:
+            if self._next_engine is None or self.engine.state.value not in BETWEEN:
+                return
+            engine, self._next_engine = self._next_engine, None
+            engine.names = dict(self.engine.names)
+            self.engine = engine
+        log.info("the next match is played with profile %s", engine.profile.key)
+        self._tell("engine_replaced", engine)
+        status, now = self.status(), self.clock()
+        self._last_state = status.state
+        self._tell("state_changed", status)
+        self._tell("match_changed", status, now)
 
     def status(self) -> Status:
         """The match now, with the box's mute: what every screen, reply and the hall get."""
@@ -168,6 +193,8 @@ class Runner:
         with no command, what is due by now plus the lead and a scheduled command whose
         instant has come; hand the cues to the outputs, tell the listeners, fire the timers
         that are due, answer `future`. False once a QUIT has ended the loop."""
+        if self._next_engine is not None:
+            self._swap_engine()
         scheduled = command is None and bool(self._scheduled) and \
             self._scheduled[0][0] - self.lead <= self.clock()
         if scheduled:  # its instant is the time it was given

@@ -4,8 +4,10 @@ kept in the box's own small journal (`hall-match.json` in its state folder) unti
 pairing, so that a box that was offline at the end, or restarted, sends it again.
 
 A pairing that comes during a match waits until the table is back to idle (never switched
-during one); one for another profile is taken, its names shown, and the mismatch said in the
-table's status for the desk (`pairing_note`)."""
+during one). One for another profile switches the box to that profile for its match (`switch`:
+the box's ProfileSwitch, box/switch.py); a profile the box cannot take (unknown, invalid, its
+sound pack lacks a cue) is said in the table's status for the desk (`pairing_note`), and the
+box keeps its own. A box restarted before the match takes the switch again."""
 
 from __future__ import annotations
 
@@ -36,8 +38,9 @@ class MatchLink(RunnerListener):
     """Joined to a HallLink (its client, its table) and to the runner (as a listener)."""
 
     def __init__(self, link: Any, folder: Path | None,
-                 wall: Callable[[], float] = time.time) -> None:
-        self.link, self.box, self.wall = link, link.box, wall
+                 wall: Callable[[], float] = time.time,
+                 switch: Callable[[str], str] | None = None) -> None:
+        self.link, self.box, self.wall, self.switch = link, link.box, wall, switch
         hall, table = link.topics.hall, link.topics.table
         self.table = table
         self.pairing_topic, self.result_topic = pairing_topic(hall, table), \
@@ -106,6 +109,11 @@ class MatchLink(RunnerListener):
             return None
         with self._lock:
             if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
+                if self.pairing and pairing.id == self.pairing.id and not self.played and \
+                        pairing.profile != self.link.profile and \
+                        self.box.status().state in BETWEEN:  # (a box restarted before it)
+                    self._switch_to(pairing)
+                    self.link.publish_status()
                 return None  # (retained: delivered again on every reconnect)
             if self.box.status().state not in BETWEEN:
                 self.waiting = pairing
@@ -120,12 +128,23 @@ class MatchLink(RunnerListener):
     def _take(self, pairing: Pairing) -> None:
         self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
         self._save()
+        self._switch_to(pairing)  # (first: the names go to the next match's engine)
         self.box.submit(Command(Action.NAMES, names=(pairing.home, pairing.away)))
-        self.note = "" if pairing.profile == self.link.profile else (
-            f"this table runs profile {self.link.profile}; {pairing.match} is for "
-            f"{pairing.profile}: restart the box with --profile {pairing.profile}")
         log.info("hall: round %d, %s %s (%s)%s", pairing.round, pairing.match, pairing.sides,
                  pairing.stage, f"; {self.note}" if self.note else "")
+
+    def _switch_to(self, pairing: Pairing) -> None:
+        """The pairing's profile for its match (between matches only), or the note why not."""
+        self.note = ""
+        if pairing.profile == self.link.profile:
+            return
+        why = (f"restart the box with --profile {pairing.profile}" if self.switch is None
+               else self.switch(pairing.profile))
+        if why:
+            self.note = (f"this table runs profile {self.link.profile}; {pairing.match} is "
+                         f"for {pairing.profile}: {why}")
+        else:
+            self.link.profile = pairing.profile
 
     def _publish_result(self) -> None:
         assert self.result is not None
@@ -156,6 +175,14 @@ class MatchLink(RunnerListener):
                     "home": p.home, "away": p.away, "profile": p.profile},
                 "pairing_note": self.note,
                 "result": None if self.result is None else self.result.id}
+
+    def page_fields(self) -> dict:
+        """For the operator page (web.extras): the result the table holds, so that its
+        operator confirms it there as with `ctl result confirm` (web.handlers["result"])."""
+        r = self.result
+        return {"hall_result": None if r is None else {
+            "id": r.id, "match": r.pairing.match, "score": r.score_text,
+            "confirmed": r.confirmed}}
 
     # ---------------------------------------------------------------- the runner's side
 

@@ -10,7 +10,7 @@ not block; each call fails alone (the runner logs a failure once and calls again
 from __future__ import annotations
 
 from timekeeper.rules.commands import Command
-from timekeeper.rules.engine import Cue, Status
+from timekeeper.rules.engine import Cue, Engine, Status
 
 
 class RunnerListener:
@@ -41,3 +41,7 @@ class RunnerListener:
 
     def fault_changed(self, fault: str | None, now: float) -> None:
         """The sound stopped working (`fault` says why) or works again (None)."""
+
+    def engine_replaced(self, engine: Engine) -> None:
+        """The runner plays the next match with `engine` (another profile, between matches:
+        the hall's pairing asked for it); the new status follows at once."""

@@ -15,8 +15,11 @@ from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
 
-TOP_KEYS = ("title", "date", "place", "country", "start", "rules", "tables", "changeover",
-            "players", "stages")
+TOP_KEYS = ("title", "date", "place", "country", "language", "start", "rules", "tables",
+            "changeover", "players", "stages")
+# the hall's languages (show/language.py's LANGUAGES: this wing is below it; a test holds
+# them equal): the round calls' and the desk's pages' language
+LANGUAGES = ("en", "cs", "sk", "pl", "sl", "de", "sv", "fi")
 RULE_KEYS = ("extends", "title", "points", "tiebreakers", "group_draws", "forfeit",
              "profiles", "third_place", "tree")
 POINT_KEYS = ("win", "draw", "loss", "ot_win", "ot_loss")
@@ -67,6 +70,7 @@ class Spec:
     groups: GroupStage | None
     knockout: Knockout | None
     start: int | None = None  # the first round's start, minutes after midnight (17:00: 1020)
+    language: str = ""  # the calls' and the desk's pages' (one of LANGUAGES; "": not said)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -101,7 +105,14 @@ def build(doc: Doc, file: Path) -> Spec:
                 country=r.text(("country",), "", most=MAX_NAME), rules=rules,
                 players=players, tables=tables,
                 changeover=r.seconds(("changeover",), 120.0, zero=True, most=3600.0),
-                groups=groups, knockout=knockout, start=_start(r))
+                groups=groups, knockout=knockout, start=_start(r), language=_language(r))
+
+
+def _language(r: Reader) -> str:
+    """`language: cs`: the round calls' and the desk's pages' language (`--language` wins)."""
+    if r.get(("language",)) is None:
+        return ""
+    return r.choice(("language",), LANGUAGES, "")
 
 
 def _start(r: Reader) -> int | None:

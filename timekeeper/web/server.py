@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Protocol
@@ -161,6 +162,10 @@ class WebServer(RunnerListener):
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
         self.lang = language.check(lang)
         self.add_step, self.page = add_step, page or {}
+        # the box's commands beyond the match's, as the ctl socket has them (the hall's
+        # `result confirm`), and what the pages need of them beside the status
+        self.handlers: dict[str, Callable[[list[str]], dict]] = {}
+        self.extras: list[Callable[[], dict]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
         self._latest: Status | None = None  # the last status the runner handed over
@@ -206,6 +211,11 @@ class WebServer(RunnerListener):
     @property
     def url(self) -> str:
         return f"http://{url_host(self.host)}:{self.port}"
+
+    def take_profile(self, chosen: Profile) -> None:
+        """Another profile for the next match (the hall's pairing): its ± step and the pages'
+        settings go with the next status (the runner tells it at once)."""
+        self.add_step, self.page = chosen.add_step, page_settings(chosen)
 
     def link(self, renew: bool = False) -> dict:
         """For `ctl link` (any thread): the operator URL with the token; `renew` makes a new
@@ -348,9 +358,13 @@ class WebServer(RunnerListener):
         except ValueError:
             return _error(400, 'the body must be JSON, e.g. {"command": "add", "args": ["10"]}')
         try:
-            command = _command_of(body)
+            name, args = _words_of(body)
+            handler = self.handlers.get(name)
+            command = None if handler is not None else _match_command(name, args)
         except ValueError as exc:
             return _error(400, str(exc))
+        if command is None:
+            return await self._handled(handler, name, args, request.remote or "?")
         try:
             status = await asyncio.wait_for(asyncio.wrap_future(self.box.submit(command)),
                                             REPLY_TIMEOUT)
@@ -362,6 +376,16 @@ class WebServer(RunnerListener):
         if self._log_budget.allow(request.remote or "?"):
             log.info("web: %s from %s", command, request.remote)
         return web.json_response({"ok": True, "status": self._payload(status)})
+
+    async def _handled(self, handler, name: str, args: list, who: str) -> web.Response:
+        """One of the box's own commands (`result confirm`): answered as `ctl` answers it."""
+        loop = asyncio.get_running_loop()
+        answer = await loop.run_in_executor(None, handler, [str(a) for a in args])
+        if not answer.get("ok"):
+            return _error(409, str(answer.get("error", "refused")))
+        if self._log_budget.allow(who):
+            log.info("web: %s from %s", " ".join([name, *map(str, args)]), who)
+        return web.json_response({"ok": True, "status": self._payload(self.box.status())})
 
     async def _live(self, request: web.Request) -> web.StreamResponse:
         who = request.remote or "?"
@@ -426,7 +450,10 @@ class WebServer(RunnerListener):
                 client.end(SESSION_CLOSED, b"the operator link was renewed")
 
     def _payload(self, status: Status) -> dict:
-        return status_payload(status, self.add_step, self.page)
+        payload = status_payload(status, self.add_step, self.page)
+        for extra in self.extras:
+            payload.update(extra())
+        return payload
 
     def _message(self, kind: str, status: Status) -> str:
         return json.dumps({"type": kind, "status": self._payload(status)},
@@ -459,8 +486,8 @@ class WebServer(RunnerListener):
                 client.offer(message)
 
 
-def _command_of(body: object) -> Command:
-    """The command a request's JSON names, checked as the ctl socket checks a line."""
+def _words_of(body: object) -> tuple[str, list]:
+    """The command's name and its arguments, each checked for type and size."""
     if not isinstance(body, dict) or not isinstance(body.get("command"), str):
         raise ValueError('the body must be {"command": NAME, "args": [...]}')
     args = body.get("args", [])
@@ -472,6 +499,15 @@ def _command_of(body: object) -> Command:
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")
+    return name, args
+
+
+def _command_of(body: object) -> Command:
+    """The match's command a request's JSON names, checked as the ctl socket checks a line."""
+    return _match_command(*_words_of(body))
+
+
+def _match_command(name: str, args: list) -> Command:
     command = Command.parse(command_line([name, *map(str, args)]))  # (names: one arg each)
     if command.action is Action.QUIT:
         raise ValueError(f"{name} is not a command for the web (stop the box with systemctl)")

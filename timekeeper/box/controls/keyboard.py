@@ -149,6 +149,10 @@ class Keyboard:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._read, name="keyboard", daemon=True)
 
+    def take_profile(self, chosen: Profile) -> None:
+        """Another profile for the next match (the hall's pairing): its ± step."""
+        self.add_step = self._keys.add_step = chosen.add_step
+
     def start(self) -> Keyboard:
         tty.setcbreak(self.fd)
         self._thread.start()

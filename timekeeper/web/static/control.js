@@ -171,6 +171,13 @@
       say("hallPending", { command: w.command, seconds: Math.round(w.in) })).join(" · ");
     $("pending").textContent = pending;
     $("pending").hidden = !pending;
+    // the result this table holds for the desk, until its operator has confirmed it
+    const result = s.hall_result;
+    $("result-block").hidden = !result || result.confirmed;
+    if (result && !result.confirmed) {
+      $("confirm-result").textContent = say("confirmResult", { match: result.match,
+        score: result.score });
+    }
     $("mute").textContent = s.muted ? say("unmute") : say("mute");
     $("mute").classList.toggle("on", !!s.muted);
     if (!namesEdited && document.activeElement !== $("name-home") &&

@@ -1,0 +1,126 @@
+"""A box on another profile than its pairing's switches between matches, never during one:
+the desk's pairing (MatchLink) asks the box's ProfileSwitch, which loads the profile as
+`run --profile` does and hands the runner a new engine; the runner swaps it at its next turn
+when no match is under way. Played on the runner's own clock, turn by turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import RecordingOutput
+
+from timekeeper.box.journal import Journal
+from timekeeper.box.runner import Runner
+from timekeeper.box.switch import ProfileSwitch
+from timekeeper.hall.messages import Topics
+from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.tablematch import MatchLink
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine
+from timekeeper.sound.guard import AudioGuard
+from timekeeper.sound.pack import default_pack_dir, load_pack, melody_window
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Client:
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
+        pass
+
+    def subscribe(self, topic, qos: int = 0) -> None:
+        pass
+
+
+class Link:
+    """The HallLink's side MatchLink uses: the box (the runner), its profile, the status."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.box, self.client, self.profile = runner, Client(), "radegast"
+        self.topics = Topics("cup", "3")
+        self.extensions: list = []
+
+    def publish_status(self) -> None:
+        pass
+
+
+def pairing(ident: str, profile_name: str) -> bytes:
+    return Pairing(ident, 1, "A.1", "group A", "Novák", "Svoboda", profile_name, 1.0).to_json()
+
+
+def turns(runner: Runner) -> None:
+    """The runner's turns for what waits in its queue (as its loop takes them)."""
+    runner.step()
+    while not runner._queue.empty():
+        runner.step(*(lambda c, f, g: (c, g, f))(*runner._queue.get_nowait()))
+
+
+def test_the_box_switches_profile_between_matches_never_during_one(tmp_path: Path) -> None:
+    radegast = profile.load("radegast")
+    speaker = RecordingOutput()
+    audio = AudioGuard(lambda: speaker)
+    audio.prepare(radegast)
+    clock = Clock()
+    runner = Runner(Engine(radegast), [audio], clock=clock)
+    journal = Journal(tmp_path, runner.engine)
+    runner.listeners.append(journal)
+    pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
+    switch = ProfileSwitch(runner, pack, max(melody_window(radegast), 30.0), audio)
+    link = Link(runner)
+    match = MatchLink(link, tmp_path, switch=switch)
+    runner.listeners.append(match)
+
+    match.handle(pairing("p1", "ithf"))  # idle: taken, the profile switched for it
+    turns(runner)
+    assert runner.status().profile == "ithf" and link.profile == "ithf"
+    assert runner.status().names == {"home": "Novák", "away": "Svoboda"}
+    assert journal.engine is runner.engine and speaker.prepared == ["radegast", "ithf"]
+    assert match.status_fields()["pairing_note"] == ""
+
+    runner.step(Command(Action.START))  # a match under way: the next pairing waits
+    clock.now = 5.0
+    turns(runner)
+    match.handle(pairing("p2", "radegast"))
+    turns(runner)
+    assert runner.engine.profile.key == "ithf" and "after the match under way" in match.note
+    runner.step(Command(Action.RESET))  # between matches again: switched back
+    turns(runner)
+    assert runner.status().profile == "radegast" and match.pairing.id == "p2"
+    assert runner.status().state == "idle" and match.note == ""
+
+    match.handle(pairing("p3", "nosuch"))  # a profile the box cannot find: said, kept
+    turns(runner)
+    assert runner.status().profile == "radegast" and link.profile == "radegast"
+    assert "unknown profile 'nosuch'" in match.note and "refused" in match.note
+
+
+def test_an_engine_asked_for_during_a_match_waits_for_its_end() -> None:
+    clock = Clock()
+    runner = Runner(Engine(profile.load("radegast")), [RecordingOutput()], clock=clock)
+    runner.step(Command(Action.START))
+    runner.replace_engine(Engine(profile.load("ithf")))
+    clock.now = 1.0
+    runner.step()
+    assert runner.engine.profile.key == "radegast"  # never during a match
+    runner.step(Command(Action.RESET))  # (the reset's turn: the swap comes at the next)
+    runner.step()
+    assert runner.engine.profile.key == "ithf" and runner.status().state == "idle"
+
+
+def test_a_box_restarted_before_its_match_switches_again(tmp_path: Path) -> None:
+    radegast = profile.load("radegast")
+    pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
+    for run in (1, 2):  # the same state folder: the second run is the box restarted
+        runner = Runner(Engine(radegast), [RecordingOutput()], clock=Clock())
+        link = Link(runner)
+        match = MatchLink(link, tmp_path, switch=ProfileSwitch(runner, pack, 30.0))
+        runner.listeners.append(match)
+        match.handle(pairing("p1", "ithf"))  # (retained: delivered again after the restart)
+        turns(runner)
+        assert runner.status().profile == "ithf" and match.pairing.id == "p1", run

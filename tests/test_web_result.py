@@ -1,0 +1,86 @@
+"""The table's operator confirms the match's result on the operator page, as with `ctl result
+confirm`: the button shows while the box holds a result not yet confirmed, sends `result
+confirm` through the page's command path, and goes once it is confirmed. A real runner and
+web server in this process, the hall's side (MatchLink) on a recording client, and Debian's
+headless Chromium (skipped where it is missing)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from helpers import RecordingOutput, free_port, wait_for
+from webbox import browser, have_browser
+
+from timekeeper.box.runner import Runner
+from timekeeper.hall.messages import Topics
+from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.tablematch import MatchLink
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.engine import Engine
+from timekeeper.web.server import WebServer
+from timekeeper.web.token import TokenStore
+
+pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                           "(./bootstrap.sh --test)")
+
+
+class Client:
+    def __init__(self) -> None:
+        self.published: list[tuple[str, bytes]] = []
+
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
+        self.published.append((topic, payload))
+
+    def subscribe(self, topic, qos: int = 0) -> None:
+        pass
+
+
+class Link:
+    def __init__(self, runner: Runner) -> None:
+        self.box, self.client, self.profile = runner, Client(), "radegast"
+        self.topics = Topics("cup", "3")
+        self.extensions: list = []
+
+    def publish_status(self) -> None:
+        pass
+
+
+def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -> None:
+    runner = Runner(Engine(profile.load("radegast")), [RecordingOutput()])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    link = Link(runner)
+    match = MatchLink(link, tmp_path)
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
+    server.handlers["result"] = match.ctl
+    server.extras.append(match.page_fields)
+    server.start()
+    try:
+        match.handle(Pairing("p1", 1, "A.1", "group A", "Novák", "Svoboda", "radegast",
+                             1.0).to_json())
+        idle = runner.status()
+        match.match_changed(dataclasses.replace(idle, state="running"), 0)
+        match.match_changed(dataclasses.replace(idle, state="finished",
+                                                score={"home": 2, "away": 1}), 0)
+        assert match.result is not None and not match.result.confirmed
+        with browser(390, 844) as phone:
+            phone.get(server.link()["url"])
+            button = phone.find_element("id", "confirm-result")
+            wait_for(lambda: button.is_displayed(), "the confirm button", 10)
+            assert button.text == "Confirm the result A.1 2:1 for the desk"
+            phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+            wait_for(lambda: match.result.confirmed, "the result confirmed", 10)
+            wait_for(lambda: not button.is_displayed(), "the button gone", 10)
+            assert "result confirm" in phone.find_element("id", "note").text
+        sent = [json.loads(p) for t, p in link.client.published if t.endswith("/result")]
+        assert [r["confirmed"] for r in sent] == [False, True]  # told to the desk once more
+    finally:
+        server.close()
+        runner.submit(Command(Action.QUIT)).result(timeout=5)
+        thread.join(5)
