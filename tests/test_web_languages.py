@@ -62,7 +62,12 @@ def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa
             words = language.words(code)
             for path, drawn in DRAWN.items():
                 page.get(address(box.url, path, code, BOX_LANGUAGE))
-                wait_for(lambda d=drawn: page.execute_script(d), f"{path} drawn in {code}", 10)
+                try:  # (a loaded CI machine once took over 10 s: a deadline, not a pause)
+                    wait_for(lambda d=drawn: page.execute_script(d), f"{path} drawn in {code}",
+                             30)
+                except AssertionError as exc:  # what the page showed instead, for the log
+                    shown = page.execute_script("return document.body.innerText")
+                    raise AssertionError(f"{exc}; the page showed {shown[:300]!r}") from None
                 seen = page_state(page)
                 assert seen["lang"] == code and seen["missing"] == [], (path, code, seen)
                 assert page.execute_script(LABELS) == [], (path, code)
