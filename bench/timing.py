@@ -109,8 +109,13 @@ class LivePages:
 
         import aiohttp
 
-        async def page(session) -> None:
-            async with session.ws_connect(f"http://127.0.0.1:{self.port}/api/live") as ws:
+        async def page(n: int) -> None:
+            # each page from a loopback address of its own (127.0.1.2, …), as displays on a
+            # hall's LAN: the box caps live pages per address (web/server.py)
+            local = (f"127.0.{1 + n // 250}.{2 + n % 250}", 0)
+            async with aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(local_addr=local)) as session, \
+                    session.ws_connect(f"http://127.0.0.1:{self.port}/api/live") as ws:
                 self.connected += 1
                 while not self._stop.is_set():
                     try:
@@ -122,9 +127,8 @@ class LivePages:
                     self.messages += 1
 
         async def main() -> None:
-            async with aiohttp.ClientSession() as session:
-                await asyncio.gather(*(page(session) for _ in range(self.count)),
-                                     return_exceptions=True)
+            await asyncio.gather(*(page(n) for n in range(self.count)),
+                                 return_exceptions=True)
 
         asyncio.run(main())
 
