@@ -81,6 +81,17 @@ class SoundPack:
             return window[min(len(window), round(cue.offset * RATE)):]
         return self.repeated(cue.name, cue.count)
 
+    def prepare(self, profile: Profile) -> None:
+        """Build every sample array `profile`'s match can need now, never mid-match (the
+        stream outputs share it)."""
+        for name in profile.cue_names - {"last30"}:
+            self.repeated(name, 1)
+        for period in profile.periods:
+            for mark in period.marks:
+                self.repeated(mark.cue, mark.count)
+            if period.melody:
+                self.melody(period.melody)
+
     def repeated(self, name: str, count: int) -> np.ndarray:
         key = (name, count)
         if key not in self._cache:

@@ -206,13 +206,7 @@ class StreamAudio(Output):
 
     def prepare(self, profile: Profile) -> None:
         """Build every sample array the match can need now, never mid-match."""
-        for name in profile.cue_names - {"last30"}:
-            self.pack.repeated(name, 1)
-        for period in profile.periods:
-            for mark in period.marks:
-                self.pack.repeated(mark.cue, mark.count)
-            if period.melody:
-                self.pack.melody(period.melody)
+        self.pack.prepare(profile)
 
     def play(self, cue: Cue, now: float) -> str | None:
         """Places the cue at its frame (a few microseconds under the voices' lock, never a
