@@ -140,6 +140,25 @@ def test_commands_are_rate_limited_per_client(box) -> None:
     assert 429 in codes and set(codes) <= {409, 429}
 
 
+def test_twenty_quick_reloads_of_a_page_are_served_whole(box) -> None:
+    """A page's scripts have their own, larger budget: a person flipping through the
+    languages once got a 429 on live.js, and the page stayed dead."""
+    _, server, _ = box
+
+    def code(path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=10) as a:
+                return a.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    for _ in range(20):
+        assert [code(path) for path in ("/control", "/static/style.css", "/lang/fi.js",
+                                        "/static/live.js", "/static/control.js")] == [200] * 5
+    codes = [code("/static/live.js") for _ in range(web_server.FILE_BURST + 5)]
+    assert 429 in codes  # (still bounded)
+
+
 def test_no_cors_and_headers_that_keep_other_sites_out(box) -> None:
     _, server, _ = box
     req = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/command", method="OPTIONS",

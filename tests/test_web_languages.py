@@ -31,6 +31,9 @@ DRAWN = {
     "/overlay": "return document.body.dataset.state ? "
                 "document.getElementById('ov-part').textContent : ''",
 }
+# the page's text and what each of its files answered (a 429 on a script left a page dead)
+SHOWN = ("return document.body.innerText + JSON.stringify(performance"
+         ".getEntriesByType('resource').map(e => [e.name, e.responseStatus]))")
 LABELS = """return [...document.querySelectorAll('[data-w]')]
   .filter(n => !n.textContent.trim())
   .map(n => n.dataset.w)"""
@@ -66,8 +69,9 @@ def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa
                     wait_for(lambda d=drawn: page.execute_script(d), f"{path} drawn in {code}",
                              30)
                 except AssertionError as exc:  # what the page showed instead, for the log
-                    shown = page.execute_script("return document.body.innerText")
-                    raise AssertionError(f"{exc}; the page showed {shown[:300]!r}") from None
+                    shown = page.execute_script(SHOWN)
+                    raise AssertionError(f"{exc}; the page showed {shown[:600]!r}; the box "
+                                         f"said {box.run_log()[-1500:]}") from None
                 seen = page_state(page)
                 assert seen["lang"] == code and seen["missing"] == [], (path, code, seen)
                 assert page.execute_script(LABELS) == [], (path, code)

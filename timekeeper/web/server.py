@@ -62,7 +62,11 @@ MAX_BUFFERED = 64 * 1024  # bytes a page has not taken yet: more, and it is drop
 BODY_TIMEOUT = 5.0  # s: a command's body must arrive this soon
 MAX_PATH = 256  # characters of a request's path (a longer one is refused unread)
 COMMANDS_PER_SECOND, COMMAND_BURST = 5.0, 20  # per client address
-READS_PER_SECOND, READ_BURST = 20.0, 60  # status, pages and files per client address
+READS_PER_SECOND, READ_BURST = 20.0, 60  # pages, status and live links per client address
+# a page's own scripts and styles, apart: a reload costs 4 of them, and a 429 on one would
+# leave the page dead (a person flipping through the languages hit it)
+FILES_PER_SECOND, FILE_BURST = 80.0, 240
+FILES = ("/static/", "/lang/")
 SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
 
 
@@ -174,6 +178,7 @@ class WebServer(RunnerListener):
         self._changed: asyncio.Event | None = None
         self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
         self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
+        self._files = RateLimits(FILES_PER_SECOND, FILE_BURST)
         self._log_budget = LogBudget()
         self.doors = Doors(self._log_budget)
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
@@ -287,7 +292,8 @@ class WebServer(RunnerListener):
     async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
         """Every answer: a rate limit, no tracebacks, and headers that keep other sites out."""
         who = request.remote or "?"
-        if request.path != "/api/command" and not self._reads.allow(who):
+        limits = self._files if request.path.startswith(FILES) else self._reads
+        if request.path != "/api/command" and not limits.allow(who):
             return _error(429, "too many requests: slow down")
         try:
             if len(request.raw_path) > MAX_PATH:
