@@ -155,8 +155,6 @@ def test_twenty_quick_reloads_of_a_page_are_served_whole(box) -> None:
     for _ in range(20):
         assert [code(path) for path in ("/control", "/static/style.css", "/lang/fi.js",
                                         "/static/live.js", "/static/control.js")] == [200] * 5
-    codes = [code("/static/live.js") for _ in range(web_server.FILE_BURST + 5)]
-    assert 429 in codes  # (still bounded)
 
 
 def test_no_cors_and_headers_that_keep_other_sites_out(box) -> None:
