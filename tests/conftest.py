@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -18,6 +19,11 @@ from hypothesis import settings
 from running import MATCH, TIMEOUT
 
 from timekeeper.box.journal import FILE_NAME
+
+# The tests' rewritten bytecode is cached even where the machine sets PYTHONDONTWRITEBYTECODE
+# (this one does): else every xdist worker rewrites every test module's asserts again, 4 s of
+# CPU each (the cache is in tests/__pycache__, ignored by git).
+sys.dont_write_bytecode = False
 
 # `HYPOTHESIS_PROFILE=deep pytest` searches much harder than the everyday run.
 settings.register_profile("default", max_examples=300, deadline=None)
