@@ -83,3 +83,23 @@ def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:  #
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spoken (" in done.stdout and "Table 3: the final." in done.stdout
     assert list((tmp_path / "hall" / "calls").glob("call-*.wav"))
+
+
+def test_hall_announce_speaks_in_the_tournaments_language(espeak, broker,  # noqa: F811
+                                                           tmp_path: Path) -> None:
+    """`--tournament` lends its `language:` to an announcement, as to the round calls."""
+    from timekeeper.hall import calls
+
+    cup = tmp_path / "cup.yaml"
+    cup.write_text("title: Pohár\nlanguage: cs\nrules: radegast\ntables: 1\nplayers: [A, B, "
+                   "C, D]\nstages:\n  knockout:\n    tree: seeded\n", encoding="utf-8")
+    line = "Stůl 3: finále."
+    done = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "hall", "announce", line, "--tournament",
+         str(cup), "--broker", broker["url"], "--state-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, SDL_AUDIODRIVER="dummy"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    folder = tmp_path / "hall" / "calls"
+    spoken = calls.Voice("cs").render(line, folder)  # (made already: the same file)
+    assert [p.name for p in folder.glob("call-*.wav")] == [spoken.name]

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -213,9 +212,22 @@ def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
             chromium.origins.add(f"{parts.scheme}://{parts.netloc}")
         visit(url)
         if height_of_page:
-            time.sleep(0.5)
-            size(max(height, int(driver.execute_script(
-                "return document.documentElement.scrollHeight"))))
+            size(max(height, settled_height()))
+
+    def settled_height() -> int:
+        """The page's height once it is drawn: its fonts loaded and the same height read
+        three times in a row (a page draws when its first status arrives)."""
+        seen: list[int] = []
+
+        def settled() -> bool:
+            seen.append(int(driver.execute_script(
+                "return document.fonts.status === 'loaded' && "
+                "document.readyState === 'complete' ? "
+                "document.documentElement.scrollHeight : -1")))
+            return len(seen) >= 3 and seen[-1] > 0 and len(set(seen[-3:])) == 1
+
+        wait_for(settled, "the page's height to settle", 15, interval=0.1)
+        return seen[-1]
 
     try:
         size(height)

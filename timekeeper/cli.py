@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import sys
 import wave
+from collections.abc import Iterator
 from pathlib import Path
 
 from timekeeper import __version__, tournament_cli
@@ -176,7 +178,7 @@ def parser() -> argparse.ArgumentParser:
                                                                   "(default: espeak-ng)")
     hall.add_argument("--tournament", type=Path, metavar="FILE",
                       help="serve, round: the tournament the desk runs (its journal beside "
-                           "it; docs/tournament.md)")
+                           "it; docs/tournament.md); announce: its language")
     hall.add_argument("--profile", help="start: the hall's profile (a table on another "
                                         "refuses)")
     when = hall.add_mutually_exclusive_group()
@@ -358,7 +360,8 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         what = "not applied" if result in ("dropped", "busy") else result
         print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
         return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
-    print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"]))
+    print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"],
+                     ensure_ascii=False))  # (a name as written, not \u escapes)
     return 0
 
 
@@ -464,7 +467,6 @@ def cmd_hall(args: argparse.Namespace) -> int:
 
 def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
     """`hall round N --tournament FILE`: push each of the round's tables its pairing."""
-    from timekeeper.hall.desk import Desk, DeskError
     from timekeeper.hall.director import Director
 
     if args.tournament is None:
@@ -475,14 +477,11 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
     except ValueError:
         raise ConfigError(f"hall round takes the round's number, not {args.seconds!r}",
                           field="N") from None
-    try:
-        desk = Desk(broker, hall)
-    except DeskError as exc:
-        print(f"timekeeper: {exc}", file=sys.stderr)
-        return 1
-    try:
+    with _desk(broker, hall) as desk:
+        if desk is None:
+            return 1
         director = Director(desk, args.tournament)
-        _tournament_language(args, director)
+        _tournament_language(args, director.t.spec)
         print(f"hall {hall}: round {number} of {director.t.spec.title}")
         for table, what in director.call_round(number):
             print(f"  table {table}: {what}")
@@ -493,30 +492,41 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
                       if p.round == number]
             return _speak(args, desk, calls.round_call(number, called,
                                                        language=args.language))
-    finally:
-        desk.close()
     return 0
 
 
-def _tournament_language(args: argparse.Namespace, director) -> None:
+def _tournament_language(args: argparse.Namespace, spec) -> None:
     """The tournament file's `language:` for the calls and the pages, unless --language."""
-    if not args.language_given and director.t.spec.language:
-        args.language = director.t.spec.language
+    if not args.language_given and spec.language:
+        args.language = spec.language
 
 
-def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
-    """`hall announce "TEXT"`: spoken whole, never over a table's start signal."""
+@contextlib.contextmanager
+def _desk(broker, hall: str) -> Iterator:
+    """The desk on the hall's bus, closed afterwards; None (and said why) if it cannot be."""
     from timekeeper.hall.desk import Desk, DeskError
 
     try:
         desk = Desk(broker, hall)
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
-        return 1
+        yield None
+        return
     try:
-        return _speak(args, desk, text)
+        yield desk
     finally:
         desk.close()
+
+
+def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
+    """`hall announce "TEXT"`: spoken whole, never over a table's start signal; in the
+    tournament's language where `--tournament` names one (and no --language is given)."""
+    if args.tournament is not None:
+        from timekeeper.tournament import spec
+
+        _tournament_language(args, spec.load(args.tournament))
+    with _desk(broker, hall) as desk:
+        return 1 if desk is None else _speak(args, desk, text)
 
 
 def _speak(args: argparse.Namespace, desk, text: str) -> int:
@@ -579,7 +589,7 @@ def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
         except Exception:
             desk.close()
             raise
-        _tournament_language(args, director)
+        _tournament_language(args, director.t.spec)
     try:
         return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director,
                      lang=args.language)

@@ -67,7 +67,8 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
     try:
         if action == "status":
             statuses = desk.read_statuses()
-            out(json.dumps(statuses, indent=1) if as_json else status_table(hall, statuses))
+            out(json.dumps(statuses, indent=1, ensure_ascii=False) if as_json
+                else status_table(hall, statuses))
             if anonymous_allowed(broker):  # (stderr: stdout is the table or the JSON)
                 print(ANONYMOUS_WARNING, file=sys.stderr)
             return 0

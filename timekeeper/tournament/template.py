@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from timekeeper.tournament.rulesets import BUILT_IN
+from timekeeper.tournament.spec import LANGUAGES
 
 STAGES = {
     "radegast": "stages:\n  groups:\n    size: 4          # a draw into groups of four, round "
@@ -43,6 +44,8 @@ title: {json.dumps(title, ensure_ascii=False)}
 date: ""            # e.g. 2026-12-01 (for the sheets and the ITHF form)
 place: ""           # the venue or city
 country: ""         # e.g. CZE
+# language: cs      # the round calls' and the desk's pages' (else the desk's config's):
+#                   # {", ".join(LANGUAGES)}
 start: "17:00"      # the first round (the sheets print each round's planned time)
 rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
 tables: {tables:<11} # how many (or a list of names: [A, B, C])
