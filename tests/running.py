@@ -91,8 +91,8 @@ def write(path: Path, text: str) -> Path:
 def start(box: dict, *args: str, env: dict | None = None,
           ready: bool = True) -> subprocess.Popen:
     """`timekeeper run` as systemd starts it; with `ready`, returns once it has told systemd
-    READY=1 (or has ended). Its socket answers a little earlier, before its stop signals are
-    its own: a SIGTERM then ends it "before the match started", without its start-up lines."""
+    READY=1 (or has ended). Its socket answers a little earlier; its stop signals are its own
+    before that (a SIGTERM at any moment after is a clean stop)."""
     env = dict(env or box["env"])
     notify = None
     if ready and "NOTIFY_SOCKET" not in env:  # (a test that reads the messages itself: not)

@@ -109,6 +109,10 @@ def _run_live(args: argparse.Namespace) -> int:
         if events is not None:
             devices.callback(events.close)
         runner = Runner(engine, [audio], events)  # (the events log: its first listener)
+        # a stop signal from here on is a clean stop: queued, and taken once the loop runs
+        # (before, the ctl socket answered while SIGTERM still killed the box outright)
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
         switch = ProfileSwitch(runner, pack, melody_window(chosen), audio)  # (the hall's)
         now = runner.clock()
         runner.timers += [audio, journal]
@@ -170,9 +174,6 @@ def _run_live(args: argparse.Namespace) -> int:
         interval = watchdog_interval()
         if interval is not None:
             runner.timers.append(Watchdog(notifier, interval, now))
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
-
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
