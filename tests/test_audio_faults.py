@@ -110,6 +110,36 @@ def test_cues_nobody_heard_are_logged_so_and_commands_count_from_when_given(
     assert speaker.closed  # on the guard's thread
 
 
+def test_the_status_says_the_sound_is_lost_at_once_and_the_status_line_too(beeps) -> None:
+    """`audio_fault` in every status (ctl, the pages, the hall) from the moment the sound
+    is lost, told to the listeners then, not at the next change."""
+    from timekeeper.show.status import status_text
+    from timekeeper.sound.listener import RunnerListener
+
+    class Screens(RunnerListener):
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def match_changed(self, status, now: float) -> None:
+            self.seen.append(status.audio_fault)
+
+    speaker = Speaker(plays_before_gone=1)
+    guard = AudioGuard(lambda: speaker)
+    guard.prepare(beeps)
+    t = [0.0]
+    runner = Runner(Engine(beeps), [guard], clock=lambda: t[0])
+    screens = Screens()
+    runner.listeners.append(screens)
+    runner.step(Command(Action.START), 0.0)  # the start signal is heard
+    assert runner.status().audio_fault == ""
+    t[0] = 1.0
+    runner.step(None)  # the first mark: the speaker is gone
+    assert runner.status().audio_fault == "speaker unplugged"
+    assert "speaker unplugged" in screens.seen  # (told with the fault, not later)
+    assert "NO SOUND" in status_text(runner.status())
+    assert runner.status().to_dict()["audio_fault"] == "speaker unplugged"
+
+
 def test_a_hung_device_never_holds_up_the_runner(beeps, caplog) -> None:
     first, second = Speaker(), Speaker()
     opened = iter([first, second])

@@ -143,17 +143,16 @@ def test_hall_serve_refuses_an_unknown_language_before_it_connects(capsys) -> No
 def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
         tmp_path: Path) -> None:
     import argparse
-    from types import SimpleNamespace
 
     from timekeeper import cli
     from timekeeper.tournament import spec
 
     file = tmp_path / "cup.yaml"
     file.write_text("rules: radegast\nlanguage: cs\nplayers: [Ann, Bob]\n", encoding="utf-8")
-    director = SimpleNamespace(t=SimpleNamespace(spec=spec.load(file)))  # (Director.t.spec)
+    cup = spec.load(file)
     said = argparse.Namespace(language="en", language_given=False)  # (the config's, or en)
-    cli._tournament_language(said, director)
+    cli._tournament_language(said, cup)
     assert said.language == "cs"
     given = argparse.Namespace(language="de", language_given=True)  # --language de wins
-    cli._tournament_language(given, director)
+    cli._tournament_language(given, cup)
     assert given.language == "de"

@@ -75,6 +75,7 @@ class Runner:
         # MUTE (ceremonies): the outputs get no sounding cue, only stops of a melody; the
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
+        self.audio_fault = ""  # why the sound is not heard now (an output's fault), "": it is
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
@@ -155,7 +156,7 @@ class Runner:
 
     def _status(self, now: float) -> Status:  # (under the lock)
         return dataclasses.replace(self.engine.status(now), muted=self.muted,
-                                   scheduled=self._waiting(now))
+                                   scheduled=self._waiting(now), audio_fault=self.audio_fault)
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)
         return [{"command": str(command), "in": round(max(0.0, at - now), 3)}
@@ -281,7 +282,11 @@ class Runner:
             self._tell("cue_played", cue, status, played, "; ".join(unheard) or None)
 
     def _fault_changed(self, fault: str | None, now: float) -> None:
+        """The sound is lost or back: the lamp hears of it, and every status shows it (ctl,
+        the pages, the hall, the status line) at once, not at the next change."""
+        self.audio_fault = (fault or "")[:120]  # (a device's message can be long)
         self._tell("fault_changed", fault, now)
+        self._tell("match_changed", self.status(), self.clock())
 
     def _timer_dues(self) -> list[float | None]:
         return [timer.next_due() for timer in self.timers]

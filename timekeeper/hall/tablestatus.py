@@ -64,7 +64,7 @@ def check_match(status: object) -> None:
     if not isinstance(status, dict) or len(status) > MAX_FIELDS:
         raise BadStatus("status: not an object")
     _text(status, "state", required=True, where="status.")
-    for name in ("part", "waiting_for", "title", "profile"):
+    for name in ("part", "waiting_for", "title", "profile", "audio_fault"):
         _text(status, name, where="status.")
     for name in ("remaining", "countdown", "play_time", "added"):
         _number(status, name, where="status.")

@@ -96,6 +96,9 @@ class Status:
     # the box's, not the match's: hall commands held for an instant ahead, in order
     # ({"command": "start", "in": seconds}); the engine says none, the live runner fills it in
     scheduled: list[dict] = field(default_factory=list)
+    # the box's, not the match's: why its sound is not heard now ("": it is), e.g. the card
+    # lost and being reopened; the clock goes on meanwhile (the live runner fills it in)
+    audio_fault: str = ""
 
     def to_dict(self) -> dict:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall

@@ -95,6 +95,8 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
     w = _Words(words or language.english())
     if s.muted:
         flags = [*flags, w.line["muted"]]
+    if s.audio_fault:  # (the sound lost mid-match: the clock goes on, the line says so)
+        flags = [*flags, w.line["noSound"]]
     names = (s.names.get("home", ""), s.names.get("away", ""))
     named = any(names)
     for level in range(LEVELS):

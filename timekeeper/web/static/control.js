@@ -171,6 +171,9 @@
       say("hallPending", { command: w.command, seconds: Math.round(w.in) })).join(" · ");
     $("pending").textContent = pending;
     $("pending").hidden = !pending;
+    // the box's sound is lost (and being reopened): the clock goes on, the operator knows
+    $("sound-lost").textContent = s.audio_fault ? say("soundLost", { why: s.audio_fault }) : "";
+    $("sound-lost").hidden = !s.audio_fault;
     // the result this table holds for the desk, until its operator has confirmed it
     const result = s.hall_result;
     $("result-block").hidden = !result || result.confirmed;
