@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -221,3 +222,31 @@ def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaud
         wait_for(audio.fault, "the fault", timeout=20)
     finally:
         audio.close()
+
+
+def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
+        pack, pulseaudio, monkeypatch) -> None:
+    """A writer still waiting inside libpulse when the program exits returns into a
+    finalizing Python, which ends the thread holding the mainloop's lock: libpulse then
+    aborted the box (a core dump on stop, 8 boxes under load). A close ends the writer's
+    wait, and waits for it, however stuck the server is."""
+    from timekeeper.sound.devices import open_output
+    from timekeeper.sound.pushstream import CLOSE_WAIT
+
+    for key, value in pulseaudio.env.items():
+        monkeypatch.setenv(key, value)
+    for frozen in (False, True):
+        audio = open_output(pack, None, "stream", "pulseaudio")
+        wait_for(lambda a=audio: a.frames.reported, "the server's timing report")
+        if frozen:
+            pulseaudio.freeze()
+            wait_for(lambda a=audio: time.monotonic() - a.last_write > 0.3, "the writer stuck")
+        try:
+            began = time.monotonic()
+            audio.close()
+            assert not audio._thread.is_alive(), "the writer is still inside libpulse"
+            assert time.monotonic() - began < CLOSE_WAIT
+            assert audio.fault() is None  # (a close is no fault)
+        finally:
+            if frozen:
+                pulseaudio.thaw()

@@ -79,6 +79,8 @@ def _library():
             getattr(pulse, name).argtypes, getattr(pulse, name).restype = [ctypes.c_void_p], None
         pulse.pa_threaded_mainloop_wait.argtypes = [ctypes.c_void_p]
         pulse.pa_threaded_mainloop_wait.restype = None
+        pulse.pa_threaded_mainloop_signal.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        pulse.pa_threaded_mainloop_signal.restype = None
         pulse.pa_stream_writable_size.argtypes = [ctypes.c_void_p]
         pulse.pa_stream_writable_size.restype = ctypes.c_size_t
         pulse.pa_stream_get_state.argtypes = [ctypes.c_void_p]
@@ -122,6 +124,7 @@ class PulseSink:
         fields = ctypes.cast(self._handle, ctypes.POINTER(ctypes.c_void_p))
         self._mainloop, self._stream = fields[0], fields[2]
         self._last_stamp: tuple[int, int] | None = None
+        self._interrupted = False
 
     def timing(self, clock: Callable[[], float]) -> tuple[int, float] | None:
         """(frame, when it is heard on `clock`) from the server's newest timing report, or
@@ -173,9 +176,24 @@ class PulseSink:
         pulse.pa_threaded_mainloop_lock(self._mainloop)
         try:  # pa_simple's own request and state callbacks signal the mainloop
             while pulse.pa_stream_writable_size(self._stream) < frames * 4:
+                if self._interrupted:
+                    raise AudioError("PulseAudio stream: closed")
                 if pulse.pa_stream_get_state(self._stream) != _READY:
                     raise AudioError("PulseAudio stream: the stream is gone")
                 pulse.pa_threaded_mainloop_wait(self._mainloop)
+        finally:
+            pulse.pa_threaded_mainloop_unlock(self._mainloop)
+
+    def interrupt(self) -> None:
+        """From another thread: end the writer's wait for room now (a closing box, a frozen
+        server). Why: a writer left waiting inside libpulse at exit returns from it into a
+        finalizing Python, which ends the thread while it holds the mainloop's lock, and
+        libpulse then aborts the process (seen at 8 boxes under load: a core dump on stop)."""
+        pulse = self._lib.pulse
+        pulse.pa_threaded_mainloop_lock(self._mainloop)
+        try:
+            self._interrupted = True
+            pulse.pa_threaded_mainloop_signal(self._mainloop, 0)
         finally:
             pulse.pa_threaded_mainloop_unlock(self._mainloop)
 

@@ -49,6 +49,7 @@ STALL = 2.0
 REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
 START_TIMEOUT = 3.0  # s for the first block to be taken
 RT_PRIORITY = 10  # SCHED_FIFO priority of the writer thread where the box may have one
+CLOSE_WAIT = 1.0  # s a close waits for the writer to leave the device (a frozen one: not)
 
 
 class Sink(Protocol):
@@ -207,9 +208,16 @@ class PushAudio(Output):
         return self.stalled(self.clock())
 
     def close(self) -> None:
-        """Stops the writer; the device is closed by the writer itself once its last write
-        returns (closing it under a blocked write would pull it from under that call)."""
+        """Stops the writer and waits for it (at most CLOSE_WAIT): the device is closed by
+        the writer itself once its last write returns (closing it under a blocked write
+        would pull it from under that call), and no writer may still be inside the device's
+        library when the program exits (libpulse aborts the process then)."""
         self._closed = True
+        if (interrupt := getattr(self._sink, "interrupt", None)) is not None and \
+                self._thread.is_alive():
+            interrupt()
+        if self._thread is not threading.current_thread():
+            self._thread.join(CLOSE_WAIT)
 
     def _run(self) -> None:
         if self._realtime:
@@ -239,8 +247,9 @@ class PushAudio(Output):
                 if not self._started.is_set():
                     self._started.set()
         except AudioError as exc:
-            self._error = str(exc)
-            log.warning("audio stream: %s", exc)
+            if not self._closed:  # (a close interrupts a wait for room: no fault, no word)
+                self._error = str(exc)
+                log.warning("audio stream: %s", exc)
         except Exception:  # never a silent death: say so, and let the guard reopen
             self._error = "audio stream: the writer failed"
             log.exception("audio stream: the writer failed")
