@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -171,6 +170,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
     from timekeeper.tournament.evening import evening
 
     t, journal = _open(args)
+    import secrets  # (here, not at the top: it loads OpenSSL, 4 MB in every `run`)
+
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     ranking = None
     if args.ranking:
