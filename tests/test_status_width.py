@@ -102,6 +102,10 @@ def test_the_status_line_fits_80_columns_in_every_state(name: str) -> None:
             assert len(text) <= WIDTH, f"{len(text)}: {text}"
         muted = status_text(dataclasses.replace(status, muted=True), WIDTH, ("SILENT",))
         assert len(muted) <= WIDTH and muted.startswith("SILENT  MUTED  "), muted
+        lost = status_text(dataclasses.replace(status, muted=True, audio_fault="stalled"),
+                           WIDTH)  # (the sound lost mid-match: a flag too, never dropped)
+        assert len(lost) <= WIDTH and lost.startswith("MUTED  NO SOUND  "), lost
+        assert status.state.upper() in lost.split(), lost
     assert {"idle", "running", "stopped", "finished"} <= seen
     if profile.load(name).shootout is not None:
         assert "shootout" in seen
@@ -212,8 +216,11 @@ def test_the_status_line_fits_80_columns_in_every_language(code: str, every_stat
     seen = set()
     for status in every_status:
         state = words["line"][status.state]
-        for named in (status, dataclasses.replace(status, names=long_names, muted=True)):
-            for flags in ((), ("SILENT",)):
+        for named in (status, dataclasses.replace(status, names=long_names, muted=True),
+                      dataclasses.replace(status, names=long_names, muted=True,
+                                          audio_fault="stalled")):
+            # (a box without a card, SILENT, has no card to lose: never SILENT and NO SOUND)
+            for flags in ((),) if named.audio_fault else ((), ("SILENT",)):
                 text = status_text(named, WIDTH, flags, words)
                 assert columns(text) <= WIDTH, f"{columns(text)}: {text}"
                 assert state in text.split("  "), text
