@@ -250,3 +250,18 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
         finally:
             if frozen:
                 pulseaudio.thaw()
+
+
+def test_an_interrupt_after_the_writer_closed_the_stream_touches_nothing(pulseaudio,
+                                                                         monkeypatch) -> None:
+    """The writer closes its stream itself once the server is lost; the guard's close may
+    interrupt it just then. An interrupt of a closed stream must not reach libpulse (it
+    aborted a box under stress-ng: a freed mainloop's mutex)."""
+    from timekeeper.sound.pulse import PulseSink
+
+    for key, value in pulseaudio.env.items():
+        monkeypatch.setenv(key, value)
+    sink = PulseSink(1920, 0.08)
+    sink.close()
+    sink.interrupt()  # (on the old code: "pthread_mutex_unlock() failed", the process aborted)
+    sink.close()  # and twice is no harm

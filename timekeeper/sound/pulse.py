@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import threading
 import time
 from collections.abc import Callable
 
@@ -125,6 +126,10 @@ class PulseSink:
         self._mainloop, self._stream = fields[0], fields[2]
         self._last_stamp: tuple[int, int] | None = None
         self._interrupted = False
+        # the handle's life: interrupt() (another thread) never touches a stream close()
+        # (the writer, once it failed: a lost server) is freeing or has freed — that aborted
+        # the box in libpulse's mutex code under stress-ng
+        self._life = threading.Lock()
 
     def timing(self, clock: Callable[[], float]) -> tuple[int, float] | None:
         """(frame, when it is heard on `clock`) from the server's newest timing report, or
@@ -190,12 +195,15 @@ class PulseSink:
         finalizing Python, which ends the thread while it holds the mainloop's lock, and
         libpulse then aborts the process (seen at 8 boxes under load: a core dump on stop)."""
         pulse = self._lib.pulse
-        pulse.pa_threaded_mainloop_lock(self._mainloop)
-        try:
-            self._interrupted = True
-            pulse.pa_threaded_mainloop_signal(self._mainloop, 0)
-        finally:
-            pulse.pa_threaded_mainloop_unlock(self._mainloop)
+        with self._life:
+            if not self._handle:
+                return  # closed already: nothing waits
+            pulse.pa_threaded_mainloop_lock(self._mainloop)
+            try:
+                self._interrupted = True
+                pulse.pa_threaded_mainloop_signal(self._mainloop, 0)
+            finally:
+                pulse.pa_threaded_mainloop_unlock(self._mainloop)
 
     def write(self, block) -> None:
         """Write a float32 numpy array; blocks until the server has room for it (the GIL is
@@ -205,9 +213,10 @@ class PulseSink:
             raise AudioError(f"PulseAudio stream: {self._why(self._error)}")
 
     def close(self) -> None:
-        if self._handle:
-            self._lib.pa_simple_free(self._handle)
-            self._handle = None
+        with self._life:
+            if self._handle:
+                self._lib.pa_simple_free(self._handle)
+                self._handle = None
 
 
 def _real_to(clock: Callable[[], float]) -> float:
