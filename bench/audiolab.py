@@ -76,17 +76,11 @@ class PulseServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-RECORDER_PRIORITY = 5  # SCHED_FIFO: above any load, below the boxes' writers (10)
-
-
 def _realtime() -> None:
     """The capture and its stamps run at SCHED_FIFO where permitted (the bench runs as root
-    here), so that a load put on the boxes does not also blur the instrument — but below the
-    boxes' audio writers: at 30, with 8 boxes under stress-ng, the 16 capture processes
-    (1.6 cores together) kept the writers from running for seconds and every stream stalled
-    (docs/timing.md, batch D)."""
+    here), so that a load put on the boxes does not also blur the instrument."""
     with contextlib.suppress(OSError):
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RECORDER_PRIORITY))
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
 
 
 class Recorder:
