@@ -89,6 +89,16 @@ def test_short_presses_map_to_their_commands(panel: Panel) -> None:
                               Command(Action.ADD, 5.0), Command(Action.ADD, -5.0)]
 
 
+def test_after_a_profile_switch_the_buttons_add_the_new_profiles_step(panel: Panel) -> None:
+    """The hall switched the box to a profile with another ± step (box/switch.py)."""
+    from types import SimpleNamespace
+
+    panel.panel.take_profile(SimpleNamespace(add_step=10.0))
+    panel.press("add")
+    panel.press("subtract")
+    assert panel.commands == [Command(Action.ADD, 10.0), Command(Action.ADD, -10.0)]
+
+
 def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) -> None:
     panel.down("start")
     panel.wait_held("start")

@@ -5,6 +5,7 @@ when no match is under way. Played on the runner's own clock, turn by turn."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers import RecordingOutput
@@ -18,6 +19,7 @@ from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
+from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.guard import AudioGuard
 from timekeeper.sound.pack import default_pack_dir, load_pack, melody_window
 
@@ -67,7 +69,8 @@ def test_the_box_switches_profile_between_matches_never_during_one(tmp_path: Pat
     audio = AudioGuard(lambda: speaker)
     audio.prepare(radegast)
     clock = Clock()
-    runner = Runner(Engine(radegast), [audio], clock=clock)
+    events = EventLog(tmp_path / "events.jsonl", profile="radegast")
+    runner = Runner(Engine(radegast), [audio], events, clock=clock)
     journal = Journal(tmp_path, runner.engine)
     runner.listeners.append(journal)
     pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
@@ -86,6 +89,9 @@ def test_the_box_switches_profile_between_matches_never_during_one(tmp_path: Pat
     runner.step(Command(Action.START))  # a match under way: the next pairing waits
     clock.now = 5.0
     turns(runner)
+    # the events log's lines (written whole, at once) name the profile played: ithf now
+    lines = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert lines and {e["profile"] for e in lines} == {"ithf"}, lines
     match.handle(pairing("p2", "radegast"))
     turns(runner)
     assert runner.engine.profile.key == "ithf" and "after the match under way" in match.note

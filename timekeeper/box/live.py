@@ -119,7 +119,7 @@ def _run_live(args: argparse.Namespace) -> int:
         audio.start_checks(now)
         runner.listeners.append(journal)
         if not args.no_gpio and cfg.gpio.enabled:
-            devices.enter_context(_gpio(cfg, runner, audio, chosen.add_step))
+            devices.enter_context(_gpio(cfg, runner, audio, chosen.add_step, switch))
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
 
@@ -277,7 +277,8 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     return link.start()
 
 
-def _gpio(cfg: box_config.Config, runner, audio, add_step: float) -> contextlib.ExitStack:
+def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
+          switch) -> contextlib.ExitStack:  # (a ProfileSwitch)
     """Buttons, lamp, horn and buzzer, opened and told by the runner; closed when the stack
     closes (none, with one info line, where there is no GPIO)."""
     from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
@@ -291,8 +292,9 @@ def _gpio(cfg: box_config.Config, runner, audio, add_step: float) -> contextlib.
     g = cfg.gpio
     with contextlib.ExitStack() as opened:  # closed here only if one fails to open
         try:
-            opened.callback(ButtonPanel(g, runner.submit, runner.clock, add_step,
-                                        factory).close)
+            panel = ButtonPanel(g, runner.submit, runner.clock, add_step, factory)
+            opened.callback(panel.close)
+            switch.when_switched.append(panel.take_profile)  # (the ± step of the new one)
             if g.lamp is not None:
                 lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
                 runner.timers.append(lamp)

@@ -14,7 +14,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from timekeeper.rules.engine import Cue, Status
+from timekeeper.rules.engine import Cue, Engine, Status
 from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,11 @@ class EventLog(RunnerListener):
             if not (keep_going and exc.errno in _FULL):
                 raise
             self._failing(exc)
+
+    def engine_replaced(self, engine: Engine) -> None:
+        """The hall switched the box to another profile: its lines name that one from now."""
+        if self.profile:
+            self.profile = engine.profile.key
 
     def cue_played(self, cue: Cue, status: Status, played: float,
                    not_heard: str | None) -> None:

@@ -72,6 +72,7 @@ class ButtonPanel:
         from gpiozero import Button
 
         self.submit, self.clock, self.bounce = submit, clock, config.bounce
+        self._specs = config.buttons
         factory = pin_factory(factory)
         self.buttons: dict[str, object] = {}
         self._presses: dict[str, _Press] = {}
@@ -94,6 +95,13 @@ class ButtonPanel:
         button.when_pressed = lambda: self._pressed(spec.name)
         button.when_held = lambda: self._held(spec.name)
         button.when_released = lambda: self._released(spec)
+
+    def take_profile(self, chosen) -> None:
+        """The hall switched the box to another profile (box/switch.py): the ± buttons add
+        its step from now on (a single dict assignment: safe beside a press's thread)."""
+        self._commands = {spec.name: (commands_for(spec.short, chosen.add_step),
+                                      commands_for(spec.long, chosen.add_step))
+                          for spec in self._specs if spec.name in self.buttons}
 
     def _pressed(self, name: str) -> None:
         self._presses[name] = _Press(started=self.clock())
