@@ -135,6 +135,7 @@ def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
 
         refused = hall()
         assert refused.returncode == 1 and "did not let us in" in refused.stdout
+        assert "not authorized" in refused.stdout.lower(), refused.stdout  # (its answer)
         done = hall("--user", "desk", "--password-file", str(secret))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "no table has reported" in done.stdout

@@ -49,7 +49,8 @@ class Desk:
         self._awaited: str | None = None  # that command's id
         self.on_bus = False  # connected to the broker now
         self._lock = threading.Lock()
-        self._connected = threading.Event()
+        self._connected = threading.Event()  # (set by the broker's first answer, yes or no)
+        self._refused = ""  # why the broker refused us at the start
         self._changed = threading.Condition(self._lock)
         self.client = make_client(f"timekeeper-desk-{desk_id}", broker)
         self.client.on_connect = self._on_connect
@@ -61,9 +62,10 @@ class Desk:
             raise DeskError(f"cannot reach the hall's broker {broker.host}:{broker.port} "
                             f"({exc.strerror or exc})") from None
         self.client.loop_start()
-        if not self._connected.wait(connect_timeout):
+        if not self._connected.wait(connect_timeout) or self._refused:
             self.close()
-            raise DeskError(f"the broker {broker.host}:{broker.port} did not let us in "
+            why = f": {self._refused}" if self._refused else ""
+            raise DeskError(f"the broker {broker.host}:{broker.port} did not let us in{why} "
                             "(user and password?)")
 
     def close(self) -> None:
@@ -72,6 +74,9 @@ class Desk:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if getattr(reason_code, "is_failure", False):
+            if not self._connected.is_set():  # refused at the start: said at once, not
+                self._refused = str(reason_code)  # after the whole connect timeout
+                self._connected.set()
             return
         client.subscribe([(self.status_topic, 1), (self.reply_topic, 1), (self.echo_topic, 1)])
         for extension in list(self.extensions):
@@ -196,18 +201,22 @@ def anonymous_allowed(broker: Broker, timeout: float = 3.0) -> bool:
     network can forge a table's status or start the hall (the shipped config refuses)."""
     import paho.mqtt.client as mqtt
 
-    admitted = threading.Event()
+    answered, admitted = threading.Event(), []
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                          client_id=f"timekeeper-probe-{uuid.uuid4().hex[:8]}")
-    client.on_connect = lambda _c, _u, _f, code, _p=None: \
-        None if getattr(code, "is_failure", False) else admitted.set()
+
+    def on_connect(_c, _u, _f, code, _p=None) -> None:  # a refusal is an answer too: the
+        admitted.append(not getattr(code, "is_failure", False))  # shipped broker's (it
+        answered.set()  # cost every desk command 3 s of waiting for the timeout)
+
+    client.on_connect = on_connect
     try:
         client.connect(broker.host, broker.port, keepalive=5)
     except OSError:
         return False
     client.loop_start()
     try:
-        return admitted.wait(timeout)
+        return answered.wait(timeout) and admitted[0]
     finally:
         client.disconnect()
         client.loop_stop()
