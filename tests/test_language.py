@@ -144,15 +144,15 @@ def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
         tmp_path: Path) -> None:
     import argparse
 
-    from timekeeper import cli
+    from timekeeper import hall_cli
     from timekeeper.tournament import spec
 
     file = tmp_path / "cup.yaml"
     file.write_text("rules: radegast\nlanguage: cs\nplayers: [Ann, Bob]\n", encoding="utf-8")
     cup = spec.load(file)
     said = argparse.Namespace(language="en", language_given=False)  # (the config's, or en)
-    cli._tournament_language(said, cup)
+    hall_cli._tournament_language(said, cup)
     assert said.language == "cs"
     given = argparse.Namespace(language="de", language_given=True)  # --language de wins
-    cli._tournament_language(given, cup)
+    hall_cli._tournament_language(given, cup)
     assert given.language == "de"

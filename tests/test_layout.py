@@ -11,7 +11,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
 # lowest first; a wing may import its own modules and those of the wings before it
 WINGS = ("rules", "tournament", "sound", "show", "web", "hall", "box")
-TOP = ("cli", "tournament_cli", "__main__", "__init__")  # the top of the house: may import any wing
+# the top of the house: may import any wing
+TOP = ("cli", "tournament_cli", "hall_cli", "__main__", "__init__")
 
 
 def module_name(path: Path) -> str:
