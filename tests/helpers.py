@@ -69,3 +69,31 @@ class RecordingOutput(Output):
     def names(self) -> list[str]:
         """The cues' names, a stopped melody as "name/stop"."""
         return [c.name + ("/stop" if c.stop else "") for c in self.played]
+
+
+class BusClient:
+    """paho's client as a hall box's MatchLink uses it: what is published is kept."""
+
+    def __init__(self) -> None:
+        self.published: list[tuple[str, bytes]] = []
+
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
+        self.published.append((topic, payload))
+
+    def subscribe(self, topic, qos: int = 0) -> None:
+        pass
+
+
+class HallLinkSide:
+    """The side of a box's HallLink that MatchLink uses: the box (its runner), the bus
+    client, the profile, its topics (hall "cup", table 3) and the status it publishes."""
+
+    def __init__(self, runner) -> None:
+        from timekeeper.hall.messages import Topics
+
+        self.box, self.client, self.profile = runner, BusClient(), "radegast"
+        self.topics = Topics("cup", "3")
+        self.extensions: list = []
+
+    def publish_status(self) -> None:
+        pass

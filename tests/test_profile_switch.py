@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import RecordingOutput
+from helpers import HallLinkSide, RecordingOutput
 
 from timekeeper.box.journal import Journal
 from timekeeper.box.runner import Runner
 from timekeeper.box.switch import ProfileSwitch
-from timekeeper.hall.messages import Topics
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
@@ -30,26 +29,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-class Client:
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
-        pass
-
-    def subscribe(self, topic, qos: int = 0) -> None:
-        pass
-
-
-class Link:
-    """The HallLink's side MatchLink uses: the box (the runner), its profile, the status."""
-
-    def __init__(self, runner: Runner) -> None:
-        self.box, self.client, self.profile = runner, Client(), "radegast"
-        self.topics = Topics("cup", "3")
-        self.extensions: list = []
-
-    def publish_status(self) -> None:
-        pass
 
 
 def pairing(ident: str, profile_name: str) -> bytes:
@@ -75,7 +54,7 @@ def test_the_box_switches_profile_between_matches_never_during_one(tmp_path: Pat
     runner.listeners.append(journal)
     pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
     switch = ProfileSwitch(runner, pack, max(melody_window(radegast), 30.0), audio)
-    link = Link(runner)
+    link = HallLinkSide(runner)
     match = MatchLink(link, tmp_path, switch=switch)
     runner.listeners.append(match)
 
@@ -124,7 +103,7 @@ def test_a_box_restarted_before_its_match_switches_again(tmp_path: Path) -> None
     pack = load_pack(default_pack_dir(), radegast.cue_names, melody_window(radegast))
     for run in (1, 2):  # the same state folder: the second run is the box restarted
         runner = Runner(Engine(radegast), [RecordingOutput()], clock=Clock())
-        link = Link(runner)
+        link = HallLinkSide(runner)
         match = MatchLink(link, tmp_path, switch=ProfileSwitch(runner, pack, 30.0))
         runner.listeners.append(match)
         match.handle(pairing("p1", "ithf"))  # (retained: delivered again after the restart)

@@ -12,11 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import RecordingOutput, free_port, wait_for
+from helpers import HallLinkSide, RecordingOutput, free_port, wait_for
 from webbox import browser, have_browser
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall.messages import Topics
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
@@ -29,32 +28,11 @@ pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and c
                                                            "(./bootstrap.sh --test)")
 
 
-class Client:
-    def __init__(self) -> None:
-        self.published: list[tuple[str, bytes]] = []
-
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
-        self.published.append((topic, payload))
-
-    def subscribe(self, topic, qos: int = 0) -> None:
-        pass
-
-
-class Link:
-    def __init__(self, runner: Runner) -> None:
-        self.box, self.client, self.profile = runner, Client(), "radegast"
-        self.topics = Topics("cup", "3")
-        self.extensions: list = []
-
-    def publish_status(self) -> None:
-        pass
-
-
 def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -> None:
     runner = Runner(Engine(profile.load("radegast")), [RecordingOutput()])
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
-    link = Link(runner)
+    link = HallLinkSide(runner)
     match = MatchLink(link, tmp_path)
     server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
     server.handlers["result"] = match.ctl
