@@ -1,10 +1,16 @@
-"""A PulseAudio playback stream through libpulse-simple (ctypes): blocking writes, and the
-server's own account of when the next written frame will be heard.
+"""A PulseAudio playback stream through libpulse's asynchronous API on a mainloop of its own,
+run by the writer thread itself (ctypes): one thread, as pacat does, and the server's own
+account of when the next written frame will be heard.
 
 Why not SDL here: SDL's PulseAudio backend does not say how late the stream plays, and the
 server changes that latency as streams join, after an underrun and while it settles; the
-server itself knows it (`pa_simple_get_latency`: the data it holds plus the sink's latency,
-interpolated between its timing updates on the monotonic clock). See docs/timing.md."""
+server itself knows it (its timing reports: the data it holds plus the sink's latency, on
+the monotonic clock). See docs/timing.md.
+
+Why not libpulse-simple (used before): it runs a second thread, its threaded mainloop, which
+hands every request of the server to the writer and every write back: 27 system calls and
+four thread wake-ups a 40-ms period, 1.3 % of a core here. Driven by the writer, one wake-up
+a period remains (pacat, the same way: 0.27 %)."""
 
 from __future__ import annotations
 
@@ -17,10 +23,16 @@ from collections.abc import Callable
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError
 
-_PLAYBACK = 1  # PA_STREAM_PLAYBACK
 _FLOAT32LE = 5  # PA_SAMPLE_FLOAT32LE: the pack's own format, nothing converted
-_READY = 2  # PA_STREAM_READY
+_CONTEXT_READY, _CONTEXT_FAILED, _CONTEXT_TERMINATED = 4, 5, 6  # pa_context_state
+_READY, _STREAM_FAILED, _STREAM_TERMINATED = 2, 3, 4  # pa_stream_state
+# pa_simple's own flags: timing reports interpolated between the server's updates, which
+# come by themselves; the latency asked is the whole path's (buffer + sink)
+_STREAM_FLAGS = 0x0002 | 0x0008 | 0x2000  # INTERPOLATE_TIMING | AUTO_TIMING_UPDATE |
+#                                           ADJUST_LATENCY
 _DEFAULT = 0xFFFFFFFF  # (uint32_t) -1: the server's choice
+_GONE = ctypes.c_size_t(-1).value  # what a stream that is no longer good says of its room
+_OPEN_TIMEOUT = 5.0  # s for the server to accept the stream (pa_simple waited for ever)
 
 
 class _SampleSpec(ctypes.Structure):
@@ -53,42 +65,43 @@ _lib = None
 
 
 def _library():
-    """libpulse-simple, loaded once; None where it is not installed (a Pi without a server)."""
+    """libpulse, loaded once; None where it is not installed (a Pi without a server)."""
     global _lib
     if _lib is None:
-        name = ctypes.util.find_library("pulse-simple") or "libpulse-simple.so.0"
         try:
-            lib = ctypes.CDLL(name)
-            pulse = ctypes.CDLL(ctypes.util.find_library("pulse") or "libpulse.so.0")
+            lib = ctypes.CDLL(ctypes.util.find_library("pulse") or "libpulse.so.0")
         except OSError:
             return None
-        lib.pa_simple_new.restype = ctypes.c_void_p
-        lib.pa_simple_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
-                                      ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.POINTER(_SampleSpec), ctypes.c_void_p,
-                                      ctypes.POINTER(_BufferAttr),
-                                      ctypes.POINTER(ctypes.c_int)]
-        lib.pa_simple_write.restype = ctypes.c_int
-        lib.pa_simple_write.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                        ctypes.POINTER(ctypes.c_int)]
-        lib.pa_simple_get_latency.restype = ctypes.c_uint64
-        lib.pa_simple_get_latency.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
-        lib.pa_simple_free.restype, lib.pa_simple_free.argtypes = None, [ctypes.c_void_p]
-        pulse.pa_strerror.restype, pulse.pa_strerror.argtypes = ctypes.c_char_p, [ctypes.c_int]
-        lib.strerror = pulse.pa_strerror
-        for name in ("pa_threaded_mainloop_lock", "pa_threaded_mainloop_unlock"):
-            getattr(pulse, name).argtypes, getattr(pulse, name).restype = [ctypes.c_void_p], None
-        pulse.pa_threaded_mainloop_wait.argtypes = [ctypes.c_void_p]
-        pulse.pa_threaded_mainloop_wait.restype = None
-        pulse.pa_threaded_mainloop_signal.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        pulse.pa_threaded_mainloop_signal.restype = None
-        pulse.pa_stream_writable_size.argtypes = [ctypes.c_void_p]
-        pulse.pa_stream_writable_size.restype = ctypes.c_size_t
-        pulse.pa_stream_get_state.argtypes = [ctypes.c_void_p]
-        pulse.pa_stream_get_state.restype = ctypes.c_int
-        pulse.pa_stream_get_timing_info.argtypes = [ctypes.c_void_p]
-        pulse.pa_stream_get_timing_info.restype = ctypes.POINTER(_TimingInfo)
-        lib.pulse = pulse
+        p, i, u, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_size_t
+        for name, restype, argtypes in (
+                ("pa_mainloop_new", p, []),
+                ("pa_mainloop_get_api", p, [p]),
+                ("pa_mainloop_iterate", i, [p, i, ctypes.POINTER(i)]),
+                ("pa_mainloop_prepare", i, [p, i]),
+                ("pa_mainloop_poll", i, [p]),
+                ("pa_mainloop_dispatch", i, [p]),
+                ("pa_mainloop_wakeup", None, [p]),
+                ("pa_mainloop_free", None, [p]),
+                ("pa_context_new", p, [p, ctypes.c_char_p]),
+                ("pa_context_connect", i, [p, ctypes.c_char_p, i, p]),
+                ("pa_context_get_state", i, [p]),
+                ("pa_context_errno", i, [p]),
+                ("pa_context_disconnect", None, [p]),
+                ("pa_context_unref", None, [p]),
+                ("pa_stream_new", p, [p, ctypes.c_char_p, ctypes.POINTER(_SampleSpec), p]),
+                ("pa_stream_connect_playback", i,
+                 [p, ctypes.c_char_p, ctypes.POINTER(_BufferAttr), u, p, p]),
+                ("pa_stream_get_state", i, [p]),
+                ("pa_stream_writable_size", s, [p]),
+                ("pa_stream_write", i, [p, p, s, p, ctypes.c_int64, i]),
+                ("pa_stream_get_latency", i,
+                 [p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(i)]),
+                ("pa_stream_get_timing_info", ctypes.POINTER(_TimingInfo), [p]),
+                ("pa_stream_disconnect", i, [p]),
+                ("pa_stream_unref", None, [p]),
+                ("pa_strerror", ctypes.c_char_p, [i])):
+            function = getattr(lib, name)
+            function.restype, function.argtypes = restype, argtypes
         _lib = lib
     return _lib
 
@@ -100,36 +113,81 @@ class PulseSink:
     `target` seconds of latency are asked for (the server's buffer plus its sink's), with
     requests for data `period` frames at a time. `prebuf` is 0: after an underrun the
     server plays silence and keeps its timeline, so a late write loses its own frames but
-    never shifts later ones (the frame clock stays true)."""
+    never shifts later ones (the frame clock stays true).
+
+    Every call but interrupt() belongs to one thread, the writer's: it runs the mainloop
+    while it waits for room, so the server's requests and timing reports are read there."""
 
     def __init__(self, period: int, target: float, device: str | None = None,
                  name: str = "timekeeper") -> None:
         lib = _library()
         if lib is None:
-            raise AudioError("cannot open a PulseAudio stream: libpulse-simple is missing")
+            raise AudioError("cannot open a PulseAudio stream: libpulse is missing")
         self._lib, self.period = lib, period
-        spec = _SampleSpec(_FLOAT32LE, RATE, 1)
-        attr = _BufferAttr(_DEFAULT, round(target * RATE) * 4, 0, period * 4, _DEFAULT)
-        error = ctypes.c_int(0)
-        self._handle = lib.pa_simple_new(None, name.encode(), _PLAYBACK,
-                                          device.encode() if device else None,
-                                          b"signals", ctypes.byref(spec), None,
-                                          ctypes.byref(attr), ctypes.byref(error))
-        if not self._handle:
-            raise AudioError(f"cannot open a PulseAudio stream ({self._why(error)}); check "
-                             "the sound server, or run with --audio silent "
-                             "(audio.kind: silent)")
-        self._error = ctypes.c_int(0)
-        # pa_simple is {mainloop, context, stream, …} (pulse/simple.c, unchanged since 0.9):
-        # the stream's raw timing info is read from there, under the mainloop's lock
-        fields = ctypes.cast(self._handle, ctypes.POINTER(ctypes.c_void_p))
-        self._mainloop, self._stream = fields[0], fields[2]
         self._last_stamp: tuple[int, int] | None = None
         self._interrupted = False
-        # the handle's life: interrupt() (another thread) never touches a stream close()
-        # (the writer, once it failed: a lost server) is freeing or has freed — that aborted
-        # the box in libpulse's mutex code under stress-ng
+        self._addresses: dict[int, tuple[object, int]] = {}
+        # the mainloop's life: interrupt() (another thread) never wakes a mainloop close()
+        # (the writer, once it failed: a lost server) is freeing or has freed
         self._life = threading.Lock()
+        self._mainloop = lib.pa_mainloop_new()
+        self._context = self._stream = None
+        try:
+            self._open(period, target, device, name)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, period: int, target: float, device: str | None, name: str) -> None:
+        lib = self._lib
+        self._context = lib.pa_context_new(lib.pa_mainloop_get_api(self._mainloop),
+                                           name.encode())
+        if lib.pa_context_connect(self._context, None, 0, None) < 0:
+            raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
+        self._iterate_until(lambda: self._context_ready(), "the server")
+        spec = _SampleSpec(_FLOAT32LE, RATE, 1)
+        self._stream = lib.pa_stream_new(self._context, b"signals", ctypes.byref(spec), None)
+        if not self._stream:
+            raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
+        attr = _BufferAttr(_DEFAULT, round(target * RATE) * 4, 0, period * 4, _DEFAULT)
+        if lib.pa_stream_connect_playback(self._stream, device.encode() if device else None,
+                                          ctypes.byref(attr), _STREAM_FLAGS, None, None) < 0:
+            raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
+        self._iterate_until(lambda: self._stream_ready(), "the stream")
+
+    def _cannot(self, error: int) -> str:
+        return (f"cannot open a PulseAudio stream ({self._strerror(error)}); check the sound "
+                "server, or run with --audio silent (audio.kind: silent)")
+
+    def _context_ready(self) -> bool:
+        state = self._lib.pa_context_get_state(self._context)
+        if state in (_CONTEXT_FAILED, _CONTEXT_TERMINATED):
+            raise AudioError(self._cannot(self._lib.pa_context_errno(self._context)))
+        return state == _CONTEXT_READY
+
+    def _stream_ready(self) -> bool:
+        state = self._lib.pa_stream_get_state(self._stream)
+        if state in (_STREAM_FAILED, _STREAM_TERMINATED):
+            raise AudioError(self._cannot(self._lib.pa_context_errno(self._context)))
+        return state == _READY
+
+    def _iterate_until(self, done: Callable[[], bool], what: str) -> None:
+        """Run the mainloop until `done` (an open: a server that never answers is an error
+        after _OPEN_TIMEOUT, not a box that hangs)."""
+        lib, deadline = self._lib, time.monotonic() + _OPEN_TIMEOUT
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AudioError(f"cannot open a PulseAudio stream: {what} did not answer "
+                                 f"within {_OPEN_TIMEOUT:g} s")
+            if (lib.pa_mainloop_prepare(self._mainloop, round(min(left, 0.1) * 1e6)) < 0
+                    or lib.pa_mainloop_poll(self._mainloop) < 0
+                    or lib.pa_mainloop_dispatch(self._mainloop) < 0):
+                raise AudioError("cannot open a PulseAudio stream: the mainloop ended")
+
+    def _iterate(self, block: bool = True) -> None:
+        if self._lib.pa_mainloop_iterate(self._mainloop, int(block), None) < 0:
+            raise AudioError("PulseAudio stream: the mainloop ended")
 
     def timing(self, clock: Callable[[], float]) -> tuple[int, float] | None:
         """(frame, when it is heard on `clock`) from the server's newest timing report, or
@@ -138,85 +196,88 @@ class PulseSink:
         5 s); a report itself is the server's own reading — its read index, its sink's
         latency, and the instant it answered (on the system's real-time clock, mapped here
         to `clock` at once) — so no scheduling delay of ours enters it."""
-        pulse = self._lib.pulse
-        pulse.pa_threaded_mainloop_lock(self._mainloop)
-        try:
-            info = pulse.pa_stream_get_timing_info(self._stream)
-            if not info:
-                return None
-            i = info.contents
-            stamp = (i.timestamp.sec, i.timestamp.usec)
-            if (stamp == self._last_stamp or i.read_index_corrupt or not i.playing
-                    or not i.synchronized_clocks):
-                return None
-            self._last_stamp = stamp
-            heard_real = i.timestamp.sec + i.timestamp.usec / 1e6 + i.sink_usec / 1e6
-            frame = i.read_index // 4
-        finally:
-            pulse.pa_threaded_mainloop_unlock(self._mainloop)
-        return frame, heard_real + _real_to(clock)
+        info = self._lib.pa_stream_get_timing_info(self._stream)
+        if not info:
+            return None
+        i = info.contents
+        stamp = (i.timestamp.sec, i.timestamp.usec)
+        if (stamp == self._last_stamp or i.read_index_corrupt or not i.playing
+                or not i.synchronized_clocks):
+            return None
+        self._last_stamp = stamp
+        heard_real = i.timestamp.sec + i.timestamp.usec / 1e6 + i.sink_usec / 1e6
+        return i.read_index // 4, heard_real + _real_to(clock)
 
-    def helper_threads(self) -> list[int]:
-        """libpulse's mainloop thread, which hands the server's requests to our writes: it
-        needs the writer's priority too."""
-        from timekeeper.sound.pushstream import threads_named
+    def _strerror(self, error: int) -> str:
+        return (self._lib.pa_strerror(error) or b"unknown error").decode("utf-8", "replace")
 
-        return threads_named("threaded-ml")
-
-    def _why(self, error: ctypes.c_int) -> str:
-        return (self._lib.strerror(error.value) or b"unknown error").decode("utf-8", "replace")
+    def _failed(self) -> AudioError:
+        return AudioError(f"PulseAudio stream: "
+                          f"{self._strerror(self._lib.pa_context_errno(self._context))}")
 
     def delay(self) -> float:
         """Seconds until the next frame written is heard (the server's figure)."""
-        usec = self._lib.pa_simple_get_latency(self._handle, ctypes.byref(self._error))
-        if usec == 0xFFFFFFFFFFFFFFFF:
-            raise AudioError(f"PulseAudio stream: {self._why(self._error)}")
-        return usec / 1e6
+        usec, negative = ctypes.c_uint64(0), ctypes.c_int(0)
+        while self._lib.pa_stream_get_latency(self._stream, ctypes.byref(usec),
+                                              ctypes.byref(negative)) < 0:
+            self._check()
+            self._iterate()  # (no timing report yet: it comes with the mainloop)
+        return -usec.value / 1e6 if negative.value else usec.value / 1e6
+
+    def _check(self) -> None:
+        if self._interrupted:
+            raise AudioError("PulseAudio stream: closed")
+        if self._lib.pa_stream_get_state(self._stream) != _READY:
+            raise AudioError("PulseAudio stream: the stream is gone")
 
     def wait_room(self, frames: int) -> None:
-        """Block until the server has room for `frames` (the GIL is let go meanwhile), so that
-        the block is mixed only then: cues handed over late still find their frame unmixed
-        (one period more of slack than mixing first and waiting in the write)."""
-        pulse = self._lib.pulse
-        pulse.pa_threaded_mainloop_lock(self._mainloop)
-        try:  # pa_simple's own request and state callbacks signal the mainloop
-            while pulse.pa_stream_writable_size(self._stream) < frames * 4:
-                if self._interrupted:
-                    raise AudioError("PulseAudio stream: closed")
-                if pulse.pa_stream_get_state(self._stream) != _READY:
-                    raise AudioError("PulseAudio stream: the stream is gone")
-                pulse.pa_threaded_mainloop_wait(self._mainloop)
-        finally:
-            pulse.pa_threaded_mainloop_unlock(self._mainloop)
+        """Run the mainloop until the server has room for `frames` (the GIL is let go
+        meanwhile), so that the block is mixed only then: cues handed over late still find
+        their frame unmixed. (A stream that is no longer good answers (size_t) -1.)"""
+        lib, stream, need = self._lib, self._stream, frames * 4
+        while (room := lib.pa_stream_writable_size(stream)) < need:
+            if self._interrupted:
+                raise AudioError("PulseAudio stream: closed")
+            self._iterate()
+        if room == _GONE:
+            self._check()
+            raise self._failed()
 
     def interrupt(self) -> None:
         """From another thread: end the writer's wait for room now (a closing box, a frozen
         server). Why: a writer left waiting inside libpulse at exit returns from it into a
-        finalizing Python, which ends the thread while it holds the mainloop's lock, and
-        libpulse then aborts the process (seen at 8 boxes under load: a core dump on stop)."""
-        pulse = self._lib.pulse
+        finalizing Python, and libpulse then may abort the process (seen at 8 boxes under
+        load: a core dump on stop)."""
         with self._life:
-            if not self._handle:
-                return  # closed already: nothing waits
-            pulse.pa_threaded_mainloop_lock(self._mainloop)
-            try:
-                self._interrupted = True
-                pulse.pa_threaded_mainloop_signal(self._mainloop, 0)
-            finally:
-                pulse.pa_threaded_mainloop_unlock(self._mainloop)
+            self._interrupted = True
+            if self._mainloop:  # (closed already: nothing waits)
+                self._lib.pa_mainloop_wakeup(self._mainloop)
 
     def write(self, block) -> None:
-        """Write a float32 numpy array; blocks until the server has room for it (the GIL is
-        let go meanwhile)."""
-        if self._lib.pa_simple_write(self._handle, block.ctypes.data, block.nbytes,
-                                     ctypes.byref(self._error)) < 0:
-            raise AudioError(f"PulseAudio stream: {self._why(self._error)}")
+        """Hand a float32 numpy array to the stream (copied, and sent at once)."""
+        # (the writer hands over the same two arrays every period: their addresses are
+        # kept, with the arrays, instead of a numpy ctypes object made 25 times a second)
+        address = self._addresses.get(id(block))
+        if address is None or address[0] is not block:
+            address = self._addresses[id(block)] = (block, block.ctypes.data)
+        if self._lib.pa_stream_write(self._stream, address[1], block.nbytes, None, 0, 0) < 0:
+            raise self._failed()
+        self._iterate(block=False)  # (out to the server now, not at the next wait)
 
     def close(self) -> None:
+        lib = self._lib
         with self._life:
-            if self._handle:
-                self._lib.pa_simple_free(self._handle)
-                self._handle = None
+            if self._stream:
+                lib.pa_stream_disconnect(self._stream)
+                lib.pa_stream_unref(self._stream)
+                self._stream = None
+            if self._context:
+                lib.pa_context_disconnect(self._context)
+                lib.pa_context_unref(self._context)
+                self._context = None
+            if self._mainloop:
+                lib.pa_mainloop_free(self._mainloop)
+                self._mainloop = None
 
 
 def _real_to(clock: Callable[[], float]) -> float:

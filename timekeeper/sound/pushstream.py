@@ -135,20 +135,6 @@ def raise_priority(tid: int = 0) -> str:
         return "normal"
 
 
-def threads_named(name: str) -> list[int]:
-    """This process's threads called `name` (a device library's own threads, e.g.
-    libpulse's "threaded-ml", which the writer waits on)."""
-    found = []
-    for task in os.scandir("/proc/self/task"):
-        try:
-            with open(os.path.join(task.path, "comm"), encoding="utf-8") as comm:
-                if comm.read().strip() == name:
-                    found.append(int(task.name))
-        except (OSError, ValueError):
-            continue
-    return found
-
-
 class PushAudio(Output):
     """Live sound through a Sink that reports its delay, written by one thread of its own.
 
@@ -228,9 +214,7 @@ class PushAudio(Output):
 
     def _run(self) -> None:
         if self._realtime:
-            self.priority = raise_priority()
-            for tid in getattr(self._sink, "helper_threads", list)():
-                raise_priority(tid)
+            self.priority = raise_priority()  # (the sink's mainloop runs in this thread)
         silence = np.zeros(self.period, np.float32)
         block = np.zeros(self.period, np.float32)
         sink = self._sink
