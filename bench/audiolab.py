@@ -21,18 +21,14 @@ import numpy as np
 
 RATE = 48000
 SINK = "bench"
-SHARED = "hall"  # the one null sink under every box's channel (PulseServer(shared=True))
 
 
 class PulseServer:
     """`with PulseServer() as env:` — env holds PULSE_SERVER and SDL_AUDIODRIVER for clients."""
 
-    def __init__(self, sinks: tuple[str, ...] = (SINK,), shared: bool = False) -> None:
-        """`sinks`: the sinks to make (bench/hall.py gives each box its own). Each is a null
-        sink of its own; or, `shared`, a mono channel of one null sink, SHARED, with a
-        channel a sink (module-remap-sink, no remixing): one capture then hears them all,
-        each in its own channel, instead of one capture process a sink."""
-        self.sinks, self.shared = sinks, shared
+    def __init__(self, sinks: tuple[str, ...] = (SINK,)) -> None:
+        """`sinks`: the null sinks to make (bench/hall.py gives each box its own)."""
+        self.sinks = sinks
         for tool in ("pulseaudio", "parec", "pactl"):
             if shutil.which(tool) is None:
                 raise SystemExit(f"bench: {tool} is missing; run ./bootstrap.sh --bench")
@@ -49,7 +45,8 @@ class PulseServer:
             ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
              "--no-cpu-limit",
              "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-             *self._sink_modules(),
+             *(f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
+               "format=float32le" for sink in self.sinks),
              f"--load=module-native-protocol-unix auth-anonymous=1 socket={self.socket}"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=(self.dir / "pulse.log").open("w"))
@@ -67,20 +64,6 @@ class PulseServer:
         log = (self.dir / "pulse.log").read_text(errors="replace")[-2000:]
         self.__exit__()
         raise SystemExit(f"bench: PulseAudio did not start:\n{log}")
-
-    def channel_map(self) -> str:
-        return ",".join(f"aux{i}" for i in range(len(self.sinks)))
-
-    def _sink_modules(self) -> list[str]:
-        if not self.shared:
-            return [f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
-                    "format=float32le" for sink in self.sinks]
-        return [f"--load=module-null-sink sink_name={SHARED} rate={RATE} "
-                f"channels={len(self.sinks)} channel_map={self.channel_map()} "
-                "format=float32le",
-                *(f"--load=module-remap-sink sink_name={sink} master={SHARED} channels=1 "
-                  f"channel_map=mono master_channel_map=aux{i} remix=no"
-                  for i, sink in enumerate(self.sinks))]
 
     def __exit__(self, *_exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -112,14 +95,11 @@ class Recorder:
     over the whole recording: the server's sample clock and the system clock drift apart by
     a few hundred ppm here, which over a minute is already milliseconds."""
 
-    def __init__(self, env: dict[str, str], sink: str = SINK, channel_map: str = "") -> None:
-        """`channel_map` (e.g. "aux0,aux1"): a sink of that many channels, recorded as one
-        and returned as one column a channel."""
+    def __init__(self, env: dict[str, str], sink: str = SINK) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="tk-rec-"))
-        self.channels = len(channel_map.split(",")) if channel_map else 1
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir),
-             channel_map], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir)],
+            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.origin = float("inf")
         self.stamps: list[tuple[float, int]] = []
         deadline = time.monotonic() + 10
@@ -142,20 +122,15 @@ class Recorder:
         self.origin = min((t - f / RATE for t, f in self.stamps), default=float("inf"))
         raw = (self.dir / "audio").read_bytes()
         shutil.rmtree(self.dir, ignore_errors=True)
-        frame = 4 * self.channels
-        audio = np.frombuffer(raw[:len(raw) // frame * frame], np.float32)
-        return audio if self.channels == 1 else audio.reshape(-1, self.channels)
+        return np.frombuffer(raw[:len(raw) // 4 * 4], np.float32)
 
 
-def _record(server: str, sink: str, folder: Path, channel_map: str = "") -> None:
+def _record(server: str, sink: str, folder: Path) -> None:
     """The recorder's own process: parec's output to `audio`, (stamp, frames) to `stamps`."""
     _realtime()
-    channels = len(channel_map.split(",")) if channel_map else 1
-    layout = [f"--channels={channels}"] + ([f"--channel-map={channel_map}"] if channel_map
-                                           else [])
     proc = subprocess.Popen(
         ["parec", "-s", server, f"--device={sink}.monitor", "--raw", f"--rate={RATE}",
-         *layout, "--format=float32le", "--latency-msec=2"],
+         "--channels=1", "--format=float32le", "--latency-msec=2"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
@@ -176,7 +151,7 @@ def _record(server: str, sink: str, folder: Path, channel_map: str = "") -> None
                 break
             audio.write(piece)
             total += len(piece)
-            stamps.write(np.array([now, total // (4 * channels)], np.float64).tobytes())
+            stamps.write(np.array([now, total // 4], np.float64).tobytes())
     proc.wait()
 
 
@@ -208,4 +183,4 @@ def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--record"]:
-    _record(sys.argv[2], sys.argv[3], Path(sys.argv[4]), *sys.argv[5:6])
+    _record(sys.argv[2], sys.argv[3], Path(sys.argv[4]))

@@ -247,26 +247,19 @@ def load_stop(procs: list[subprocess.Popen]) -> None:
         proc.wait(timeout=10)
 
 
-def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
-                  capture: str = "shared") -> dict:
-    """n boxes through a private PulseAudio server, each into a sink of its own (the hall as
-    heard: each box has its own speaker): every cue of every box found in the recording and
-    compared with its due time, and the spread between boxes of each. `capture`: "shared",
-    one recording of one null sink with a channel a box; "per-box", a null sink and a
-    recorder (parec at 2 ms) a box: 16 more processes at 8 boxes, ~10 % of a core each."""
-    from audiolab import RATE, SHARED, PulseServer, Recorder, find_onset
+def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> dict:
+    """n boxes through a private PulseAudio server, a null sink and a recorder each (the
+    hall as heard: each box has its own speaker): every cue of every box found in its
+    recording and compared with its due time, and the spread between boxes of each."""
+    from audiolab import RATE, PulseServer, Recorder, find_onset
 
     from timekeeper.sound.pack import default_pack_dir, load_pack
 
     pack = load_pack(default_pack_dir())
     sinks = tuple(f"box{i + 1}" for i in range(n))
     loadavg = float(Path("/proc/loadavg").read_text().split()[0])
-    server = PulseServer(sinks, shared=capture == "shared")
-    with server as env:
-        if server.shared:
-            recorders = [Recorder(env, SHARED, server.channel_map())] * n
-        else:
-            recorders = [Recorder(env, sink) for sink in sinks]
+    with PulseServer(sinks) as env:
+        recorders = [Recorder(env, sink) for sink in sinks]
         time.sleep(0.5)
         boxes = [start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sinks[i]})
                  for i in range(n)]
@@ -282,11 +275,7 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
         finally:
             load_stop(stress)
         stop(boxes)
-        if server.shared:
-            both = recorders[0].stop()
-            recordings = [both[:, i].copy() for i in range(n)]
-        else:
-            recordings = [r.stop() for r in recorders]
+        recordings = [r.stop() for r in recorders]
     heard: dict[tuple[str, int], list[float]] = {}  # (cue, n-th) → onset − due per box (ms)
     missing: list[str] = []
     for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
@@ -313,7 +302,7 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
         return max(spreads, default=float("nan"))
 
     first = heard.get(("prestart", 0), [])
-    return {"boxes": n, "joined": count, "load": load, "loadavg": loadavg, "capture": capture,
+    return {"boxes": n, "joined": count, "load": load, "loadavg": loadavg,
             "missing": missing, "worst": max(map(abs, errors), default=float("nan")),
             "median": statistics.median(errors) if errors else float("nan"),
             "first_worst": max(map(abs, first), default=float("nan")),
@@ -429,9 +418,6 @@ def main() -> None:
     ap.add_argument("--sdl", action="store_true",
                     help="the boxes on the SDL stream of before (a callback fit and a constant "
                          f"{SDL_LATENCY}-ms latency), to compare")
-    ap.add_argument("--capture", choices=("shared", "per-box"), default="shared",
-                    help="one recording of every box, a channel each (default), or a "
-                         "recorder a box (16 capture processes at 8 boxes)")
     ap.add_argument("--keep", type=Path, help="keep the boxes' folders (logs, events) here")
     ap.add_argument("--recorded-only", action="store_true",
                     help="only the recorded runs (no dummy boxes, skew or faults)")
@@ -457,7 +443,7 @@ def main() -> None:
                     print(f"  {n} recorded boxes, {load} …", file=sys.stderr)
                     folder = root / f"rec{len(recorded)}"
                     folder.mkdir()
-                    recorded.append(recorded_hall(n, folder, broker, load, args.capture))
+                    recorded.append(recorded_hall(n, folder, broker, load))
                     print("  " + recorded_table(recorded)[-1], file=sys.stderr)
             if args.recorded_only:
                 return
