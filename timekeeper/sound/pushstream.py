@@ -118,17 +118,17 @@ def _median(values: deque[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def raise_priority(tid: int = 0) -> str:
-    """Give thread `tid` (0: the calling one, the writer) what helps it be on time on a busy
-    machine: SCHED_FIFO where the box may have it (root, CAP_SYS_NICE or the unit's
-    LimitRTPRIO=), else a lower nice value where permitted, else nothing. Says which."""
+def raise_priority() -> str:
+    """Give the calling thread (the writer) what helps it be on time on a busy machine:
+    SCHED_FIFO where the box may have it (root, CAP_SYS_NICE or the unit's LimitRTPRIO=),
+    else a lower nice value where permitted, else nothing. Says which."""
     try:
-        os.sched_setscheduler(tid, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
         return f"SCHED_FIFO {RT_PRIORITY}"
     except (OSError, AttributeError):
         pass
     try:
-        tid = tid or threading.get_native_id()
+        tid = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) - 10)
         return "nice -10"
     except OSError:
