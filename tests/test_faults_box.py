@@ -104,6 +104,8 @@ def test_out_of_file_descriptors_the_socket_comes_back(service_box) -> None:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
     service_box["procs"].append(proc)
+    # ready (the socket answers a moment before the box has said so): its start-up is over
+    wait_for(lambda: "timekeeper: ready:" in log.read_text(), "the box ready", TIMEOUT)
     status(service_box, proc)
     used = len(os.listdir(f"/proc/{proc.pid}/fd"))
     hard = resource.prlimit(proc.pid, resource.RLIMIT_NOFILE)[1]
@@ -116,7 +118,7 @@ def test_out_of_file_descriptors_the_socket_comes_back(service_box) -> None:
             sock.connect(str(service_box["sock"]))
         held.append(sock)
     wait_for(lambda: "cannot accept a connection (Too many open files)" in log.read_text(),
-             "EMFILE in accept()")
+             "EMFILE in accept()", TIMEOUT)
     for sock in held:
         sock.close()
     assert wait_for(lambda: _answers(service_box), "the socket to answer again", TIMEOUT)

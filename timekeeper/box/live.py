@@ -70,6 +70,9 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
     cfg = box_config.load(args.config)
+    # every file the box reads is read before it answers: a language file that cannot be read
+    # later (EMFILE, a full disk's errors) would stop a running box at its first status line
+    language.words(cfg.language)
     kind, chunk, latency = box_config.audio_for_run(  # refused before anything is touched
         cfg, args.audio, args.audio_chunk, args.audio_latency)
     control_path = args.control or cfg.control or default_path()
