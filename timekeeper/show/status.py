@@ -4,6 +4,7 @@ state change when stdout is a file or the journal."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import shutil
@@ -54,8 +55,16 @@ def columns(text: str) -> int:
     every tick, and a Pi's CPU is small)."""
     if text.isascii():
         return len(text)
-    return sum(0 if unicodedata.combining(c) else
-               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return len(text) + sum(_extra(c) for c in text if not c.isascii())
+
+
+@functools.cache
+def _extra(c: str) -> int:
+    """Columns a non-ASCII character takes beyond one (+1 wide, −1 combining): a name's few
+    letters, looked up once each."""
+    if unicodedata.combining(c):
+        return -1
+    return 1 if unicodedata.east_asian_width(c) in "WF" else 0
 
 
 def cut(text: str, width: int) -> str:
