@@ -98,6 +98,10 @@ fi
 # is one; every other warning and every error still shows.
 PYTHONWARNINGS="ignore:Editable installation" \
     .venv/bin/python -m pip install -q -c constraints.txt -e ".$extras"
+# the package's bytecode, written once now: an editable install is not compiled by pip, and
+# where PYTHONDONTWRITEBYTECODE is set (CI) every box and command would compile every module
+# it imports again (0.15 s of CPU a start; the suite starts hundreds)
+.venv/bin/python -m compileall -q timekeeper
 if [ -n "$link" ]; then
     link_command
 else
