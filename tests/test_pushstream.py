@@ -201,6 +201,114 @@ def test_a_device_that_never_takes_a_block_is_an_audio_error(pack) -> None:
         PushAudio(pack, lambda period, target: Stuck(), clock=lambda: 0.0, realtime=False)
 
 
+class RewritableFakeSink:
+    """A device that keeps what it was written on a timeline, lets frames written already be
+    written again (`write_at`), and has room for a block only when the test lets it."""
+
+    def __init__(self) -> None:
+        self.timeline = np.zeros(0, np.float32)
+        self.index = 0  # where the next write lands
+        self.rewrites: list[tuple[int, int]] = []  # (frame, frames) of each write_at
+        self.closed = False
+        self._room = threading.Condition()
+        self._allowed, self._woken, self._interrupted = 1, False, False
+
+    def allow(self, blocks: int) -> None:
+        with self._room:
+            self._allowed += blocks
+            self._room.notify_all()
+
+    def delay(self) -> float:
+        return 0.08
+
+    def timing(self, clock) -> tuple[int, float] | None:
+        return (0, 10.0) if self.index == 0 else None  # frame 0 is heard at 10.0
+
+    def wait_room(self, frames: int) -> bool:
+        with self._room:
+            self._room.wait_for(lambda: self._allowed or self._woken or self._interrupted)
+            if self._interrupted:
+                raise AudioError("closed")
+            if self._woken:
+                self._woken = False
+                return False
+            self._allowed -= bool(self._allowed)
+            return True
+
+    def wake(self) -> None:
+        with self._room:
+            self._woken = True
+            self._room.notify_all()
+
+    def interrupt(self) -> None:  # (a close: the wait ends in an error, as libpulse's)
+        with self._room:
+            self._interrupted = True
+            self._room.notify_all()
+
+    def _put(self, block: np.ndarray, frame: int) -> None:
+        end = frame + len(block)
+        if end > len(self.timeline):
+            self.timeline = np.concatenate([self.timeline,
+                                            np.zeros(end - len(self.timeline), np.float32)])
+        self.timeline[frame:end] = block
+        self.index = end
+
+    def write(self, block: np.ndarray) -> None:
+        self._put(block, self.index)
+
+    def write_at(self, block: np.ndarray, frame: int) -> None:
+        self.rewrites.append((frame, len(block)))
+        self._put(block, frame)
+
+    def close(self) -> None:
+        self.closed = True
+        self.allow(1000)
+
+
+def test_a_press_is_mixed_into_the_frames_written_already(pack, caplog) -> None:
+    """Where the device lets written frames be written again, the writer writes far ahead
+    (few wake-ups) and a press is not left to wait behind that: its sound is mixed into what
+    is written, REWRITE_AHEAD after the press, and the frames behind it are written again."""
+    from timekeeper.sound.pushstream import REWRITE_AHEAD
+
+    sink = RewritableFakeSink()
+    audio = PushAudio(pack, lambda period, target: sink, period=1920, target=0.08,
+                      clock=lambda: 10.0, realtime=False)
+    try:
+        sink.allow(9)  # 10 blocks: frames 0 … 19199 written, 0.4 s ahead of 10.0
+        wait_for(lambda: sink.index == 19200 and audio.voices.next_frame == 19200,
+                 "10 blocks written")
+        audio.play(Cue("start", 10.05), 10.05)  # a press: due at once, at 10.05
+        wait_for(lambda: sink.rewrites, "the rewrite")
+    finally:
+        audio.close()
+        wait_for(lambda: sink.closed, "the writer to close the device")
+    placed = round((10.05 + REWRITE_AHEAD - 10.0) * RATE)
+    assert sink.rewrites == [(placed, 19200 - placed)]  # up to where the stream had got
+    assert sink.index == 19200 and audio.voices.next_frame == 19200
+    samples = np.clip(pack.sounds["start"].samples, -1, 1)
+    assert not sink.timeline[:placed].any()
+    assert np.allclose(sink.timeline[placed:19200], samples[:19200 - placed])
+    assert "came 30.0 ms too late" in caplog.text  # (said, as for any late cue)
+
+
+def test_a_cue_handed_over_ahead_needs_no_rewrite(pack) -> None:
+    sink = RewritableFakeSink()
+    audio = PushAudio(pack, lambda period, target: sink, period=1920, target=0.08,
+                      clock=lambda: 10.0, realtime=False)
+    try:
+        wait_for(lambda: audio.frames.reported, "the device's report")
+        audio.play(Cue("start", 10.5), 10.0)  # frame 24000: not written yet
+        sink.allow(20)
+        wait_for(lambda: sink.index >= 30000, "the blocks written")
+    finally:
+        audio.close()
+        wait_for(lambda: sink.closed, "the writer to close the device")
+    assert sink.rewrites == [] and audio.voices.late == 0
+    first = int(np.argmax(np.abs(sink.timeline) > 0))
+    assert first == 24000 + int(np.argmax(np.abs(pack.sounds["start"].samples) > 0))
+
+
 # ----------------------------------------------------------------------------- PulseAudio
 
 

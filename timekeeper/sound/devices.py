@@ -37,9 +37,9 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
         output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
     elif kind == "stream" and (push := _push_sink(driver, latency, device)) is not None:
         from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.pushstream import PERIOD, PushAudio
+        from timekeeper.sound.pushstream import REWRITE_PERIOD, PushAudio
 
-        period = chunk or PERIOD
+        period = chunk or REWRITE_PERIOD  # (PulseAudio's stream: a press is rewritten)
         output = PushAudio(pack, push, period=period, target=2 * period / RATE)
     elif kind == "stream":
         from timekeeper.sound.stream import DEFAULT_CHUNK, StreamAudio

@@ -31,6 +31,7 @@ _READY, _STREAM_FAILED, _STREAM_TERMINATED = 2, 3, 4  # pa_stream_state
 _STREAM_FLAGS = 0x0002 | 0x0008 | 0x2000  # INTERPOLATE_TIMING | AUTO_TIMING_UPDATE |
 #                                           ADJUST_LATENCY
 _DEFAULT = 0xFFFFFFFF  # (uint32_t) -1: the server's choice
+_SEEK_ABSOLUTE = 1  # pa_seek_mode_t
 _GONE = ctypes.c_size_t(-1).value  # what a stream that is no longer good says of its room
 _OPEN_TIMEOUT = 5.0  # s for the server to accept the stream (pa_simple waited for ever)
 
@@ -126,6 +127,7 @@ class PulseSink:
         self._lib, self.period = lib, period
         self._last_stamp: tuple[int, int] | None = None
         self._interrupted = False
+        self._woken = False
         self._addresses: dict[int, tuple[object, int]] = {}
         # the mainloop's life: interrupt() (another thread) never wakes a mainloop close()
         # (the writer, once it failed: a lost server) is freeing or has freed
@@ -230,18 +232,39 @@ class PulseSink:
         if self._lib.pa_stream_get_state(self._stream) != _READY:
             raise AudioError("PulseAudio stream: the stream is gone")
 
-    def wait_room(self, frames: int) -> None:
+    def wait_room(self, frames: int) -> bool:
         """Run the mainloop until the server has room for `frames` (the GIL is let go
         meanwhile), so that the block is mixed only then: cues handed over late still find
-        their frame unmixed. (A stream that is no longer good answers (size_t) -1.)"""
+        their frame unmixed. False: woken before (wake()). (A stream that is no longer good
+        answers (size_t) -1.)"""
         lib, stream, need = self._lib, self._stream, frames * 4
         while (room := lib.pa_stream_writable_size(stream)) < need:
             if self._interrupted:
                 raise AudioError("PulseAudio stream: closed")
+            if self._woken:
+                self._woken = False
+                return False
             self._iterate()
         if room == _GONE:
             self._check()
             raise self._failed()
+        return True
+
+    def wake(self) -> None:
+        """From another thread: end the writer's wait for room now, to rewrite (a press)."""
+        with self._life:
+            self._woken = True
+            if self._mainloop:
+                self._lib.pa_mainloop_wakeup(self._mainloop)
+
+    def write_at(self, block, frame: int) -> None:
+        """Write `block` over the stream's frames from `frame` on (PA_SEEK_ABSOLUTE: written
+        already and not yet played — the server rewinds its sink where it must); the
+        stream then goes on from the block's end."""
+        if self._lib.pa_stream_write(self._stream, block.ctypes.data, block.nbytes, None,
+                                     frame * 4, _SEEK_ABSOLUTE) < 0:
+            raise self._failed()
+        self._iterate(block=False)
 
     def interrupt(self) -> None:
         """From another thread: end the writer's wait for room now (a closing box, a frozen

@@ -101,30 +101,44 @@ class Voices:
     `add`/`stop` come from the runner's thread, `fill` from the audio thread; a lock guards
     the voice list for the few microseconds either needs it."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = 0) -> None:
+        """`keep`: frames a voice is kept after its end has been mixed, so that they can be
+        mixed again (a device whose written frames may be rewritten: rewind())."""
         self.playing: list[Voice] = []
         self.next_frame = 0  # the first frame not yet mixed: earlier ones are out of reach
         self.late = 0  # voices that came too late for their frame (started at once instead)
+        self.keep = keep
         self._lock = threading.Lock()
 
-    def add(self, name: str, start: int, samples: np.ndarray) -> int:
+    def add(self, name: str, start: int, samples: np.ndarray,
+            earliest: int | None = None) -> int:
         """Place `samples` at frame `start`; returns the frame they really start at. A voice
         that is late starts at once — the melody skipped ahead so it stays on the match
-        clock, any other sound from its beginning (a cut-off signal would be worse)."""
+        clock, any other sound from its beginning (a cut-off signal would be worse).
+        `earliest`: the first frame still in reach (default: the next one to mix; earlier
+        where mixed frames may be mixed again, see rewind())."""
         with self._lock:
-            if start < self.next_frame:
+            reach = self.next_frame if earliest is None else earliest
+            if start < reach:
                 self.late += 1
                 if name == "last30":
-                    samples = samples[self.next_frame - start:]
-                start = self.next_frame
+                    samples = samples[reach - start:]
+                start = reach
             if len(samples):
                 self.playing.append(Voice(name, start, samples))
         return start
 
-    def stop(self, name: str, frame: int) -> None:
+    def rewind(self, frame: int) -> int:
+        """Mix again from `frame` (mixed already, within `keep`); returns the frame the mix
+        had reached, which the caller mixes up to again at once."""
+        with self._lock:
+            reached, self.next_frame = self.next_frame, frame
+        return reached
+
+    def stop(self, name: str, frame: int, earliest: int | None = None) -> None:
         """Fade out every voice called `name` from `frame` on (at once if that is past)."""
         with self._lock:
-            frame = max(frame, self.next_frame)
+            frame = max(frame, self.next_frame if earliest is None else earliest)
             for voice in self.playing:
                 if voice.name == name and (voice.stop is None or voice.stop > frame):
                     voice.stop = frame
@@ -147,7 +161,7 @@ class Voices:
             if not self.playing:
                 return
             voices = self.playing
-            self.playing = [v for v in voices if v.end > self.next_frame]
+            self.playing = [v for v in voices if v.end + self.keep > self.next_frame]
         for voice in voices:
             if voice.start >= self.next_frame or voice.end <= first:
                 continue
