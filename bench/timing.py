@@ -213,7 +213,7 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         proc.terminate()
         proc.wait(timeout=60)  # (a loaded machine: other jobs at load 20+)
         played = cues()
-    recording = recorder.stop()
+    recording = recorder.stop().copy()  # (found cues are taken out of it, below)
     timed_seen = answers_seen = 0
     for cue in played:
         answer = cue["cue"] in ANSWER_CUES
@@ -221,10 +221,17 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         answers_seen += answer
         ref = pack.sounds[cue["cue"]].samples
         origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
-        onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
+        # (an answer is looked for up to 3 s late: the first one, at start-up, is heard late
+        # on an idle null sink — see docs/timing.md)
+        onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE),
+                           after=3 * RATE if answer else RATE)
         if onset is None:
             result.missing.append(cue["cue"])
             continue
+        # taken out of the recording once found: a cue that overlaps it (the start signal
+        # over a pre-start heard late at start-up) is then found on its own
+        heard = recording[onset:onset + len(ref)]
+        heard -= np.clip(ref[:len(heard)], -1.0, 1.0)
         error = (origin + onset / RATE - cue["due"]) * 1000
         if answer:
             result.answers_ms.append(error)

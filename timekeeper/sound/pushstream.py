@@ -179,6 +179,10 @@ class PushAudio(Output):
         self._rewrites = all(hasattr(self._sink, name) for name in ("write_at", "wake"))
         if self._rewrites:
             self.voices.keep = round(target * RATE) + 2 * period  # (what may be rewritten)
+            # cues are handed over only this early: each is mixed into what is written
+            # already. (The runner applies a command at the look-ahead time it has told the
+            # engine: at 0.65 s ahead, a pause sounded up to 230 ms after the press.)
+            self.lead = REWRITE_AHEAD + MARGIN
         self._rewind_from: int | None = None
         self._rewind_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="audio-writer", daemon=True)
