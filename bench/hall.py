@@ -278,7 +278,8 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> di
             time.sleep(1.0 if stress else 0.0)  # the boxes feel the load before the start
             hall(broker.url, "start", "--in", "4s")
             wait_end(boxes)
-            time.sleep(2.5)  # the end signal plays out
+            time.sleep(3.0)  # the end signal (2.5 s) plays out from its due time, up to the
+            #                  lead after the box logged it
             loadavg = max(loadavg, float(Path("/proc/loadavg").read_text().split()[0]))
         finally:
             load_stop(stress)

@@ -41,6 +41,7 @@ PERIOD = 1920  # frames per write (40 ms): the writer wakes 25 times a second
 # REWRITE_AHEAD after it (bench/rewrite.py: the writer's CPU 0.6 % → 0.16 % of a core)
 REWRITE_PERIOD = 9600
 REWRITE_AHEAD = 0.030  # s from a press to its sound: the writer's wake-up and the rewrite
+REWRITE_LEAD = 0.170  # s a cue is handed over early where it is rewritten (PushAudio)
 TARGET = 0.080  # s of latency asked of the device: 2 periods, as snapclient keeps 4 of 20 ms
 MARGIN = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
 READ_GAP = 0.0005  # s: a delay figure whose reading took longer than this is not trusted
@@ -179,10 +180,13 @@ class PushAudio(Output):
         self._rewrites = all(hasattr(self._sink, name) for name in ("write_at", "wake"))
         if self._rewrites:
             self.voices.keep = round(target * RATE) + 2 * period  # (what may be rewritten)
-            # cues are handed over only this early: each is mixed into what is written
-            # already. (The runner applies a command at the look-ahead time it has told the
-            # engine: at 0.65 s ahead, a pause sounded up to 230 ms after the press.)
-            self.lead = REWRITE_AHEAD + MARGIN
+            # cues are handed over only this early, each mixed into what is written already:
+            # as early as before the rewrite (latency 80 ms + a 40-ms period + MARGIN), so a
+            # command is no later than it was (the runner applies one at the look-ahead time
+            # it has told the engine: at 0.65 s, a pause sounded up to 230 ms after the
+            # press), and a runner 140 ms late still finds its cue's frames rewritable (at
+            # 80 ms, 8 boxes on 2 cores lost a mark now and then)
+            self.lead = REWRITE_LEAD
         self._rewind_from: int | None = None
         self._rewind_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="audio-writer", daemon=True)
