@@ -259,18 +259,18 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> di
     pack = load_pack(default_pack_dir())
     sinks = tuple(f"box{i + 1}" for i in range(n))
     loadavg = float(Path("/proc/loadavg").read_text().split()[0])
-    with contextlib.ExitStack() as servers:
+    with contextlib.ExitStack() as stack:
         # one server, a sink each: a server a box (as each table's Pi has) was tried and
         # is a heavier instrument here (docs/timing.md)
-        shared = servers.enter_context(PulseServer(sinks))
-        envs = [shared | {"PULSE_SINK": sink} for sink in sinks]
-        recorders = [Recorder(env, sink) for env, sink in zip(envs, sinks, strict=True)]
+        env = stack.enter_context(PulseServer(sinks))
+        recorders = [Recorder(env, sink) for sink in sinks]
         for recorder in recorders:  # (a bench that fails leaves no recorder or box behind)
-            servers.callback(lambda p=recorder.proc: p.poll() is None and p.kill())
+            stack.callback(lambda p=recorder.proc: p.poll() is None and p.kill())
         time.sleep(0.5)
         boxes: list[Box] = []
-        servers.callback(stop, boxes)
-        boxes += [start_box(str(i + 1), root, broker.url, envs[i]) for i in range(n)]
+        stack.callback(stop, boxes)
+        boxes += [start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
+                  for i, sink in enumerate(sinks)]
         wait_ready(boxes)
         count = joined(broker.url, n)
         stress = load_start(load)

@@ -12,8 +12,8 @@ frames behind it again so the stream's end is where it was. Each click is found 
 recording and compared with its due time; the writer's CPU (its thread's, without the
 presses) is printed per configuration.
 
-An experiment, not the box: it reaches into PulseSink's library and stream (the box's
-writer does not rewrite yet). Benchmarks are not tests: it measures and prints."""
+The box's writer does the same (sound/pushstream.py); this measures the sink alone, with no
+box around it. Benchmarks are not tests: it measures and prints."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audiolab import RATE, SINK, PulseServer, Recorder, find_onset
 
-SEEK_ABSOLUTE = 1  # pa_seek_mode_t
 PRESS_EVERY = 1.37  # s (not a multiple of any period)
 t = np.arange(int(0.02 * RATE)) / RATE
 CLICK = (0.5 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
@@ -43,23 +42,15 @@ def run(period: int, target: float, ahead: float, seconds: float) -> dict:
         recorder = Recorder(env, SINK)
         time.sleep(0.5)
         sink = PulseSink(period, target)
-        lib = sink._lib
         silence = np.zeros(period, np.float32)
         written, figures, presses, periods = 0, [], [], 0
         origin = None
-
-        def write(block: np.ndarray, offset: int = 0, seek: int = 0) -> None:
-            if lib.pa_stream_write(sink._stream, block.ctypes.data, block.nbytes, None,
-                                   offset, seek) < 0:
-                raise SystemExit("bench: a write failed")
-            sink._iterate(block=False)
-
         every = max(1, round(0.25 * RATE / period))
         start, cpu_start, press_cpu = time.monotonic(), time.thread_time(), 0.0
         next_press = start + 2.0
         while time.monotonic() - start < seconds:
             sink.wait_room(period)
-            write(silence)
+            sink.write(silence)
             written, periods = written + period, periods + 1
             if (periods % every == 0 or origin is None) and \
                     (report := sink.timing(time.monotonic)) is not None:
@@ -70,10 +61,10 @@ def run(period: int, target: float, ahead: float, seconds: float) -> dict:
                 before = time.thread_time()
                 due = now + ahead
                 frame = round((due - origin) * RATE)
-                write(CLICK, frame * 4, SEEK_ABSOLUTE)  # into the buffered future
+                sink.write_at(CLICK, frame)  # into the buffered future
                 end = frame + len(CLICK)
-                if end < written:
-                    write(np.zeros(written - end, np.float32))  # the rest behind it again
+                if end < written:  # the rest behind it again
+                    sink.write_at(np.zeros(written - end, np.float32), end)
                 else:
                     written = end
                 presses.append((due, (written - frame) / RATE))

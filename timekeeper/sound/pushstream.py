@@ -211,8 +211,7 @@ class PushAudio(Output):
         frame = self.frames.frame_at(cue.due)
         earliest = self.frames.frame_at(now + REWRITE_AHEAD) if self._rewrites else None
         if cue.stop:
-            self.voices.stop(cue.name, frame, earliest)
-            start = frame if earliest is None else max(frame, earliest)
+            start = self.voices.stop(cue.name, frame, earliest)
         elif (start := self.voices.add(cue.name, frame, self.pack.samples(cue),
                                        earliest)) != frame:
             log.warning("cue %s came %.1f ms too late for its frame (handed over %.1f ms "

@@ -101,13 +101,13 @@ class Voices:
     `add`/`stop` come from the runner's thread, `fill` from the audio thread; a lock guards
     the voice list for the few microseconds either needs it."""
 
-    def __init__(self, keep: int = 0) -> None:
-        """`keep`: frames a voice is kept after its end has been mixed, so that they can be
-        mixed again (a device whose written frames may be rewritten: rewind())."""
+    def __init__(self) -> None:
         self.playing: list[Voice] = []
         self.next_frame = 0  # the first frame not yet mixed: earlier ones are out of reach
         self.late = 0  # voices that came too late for their frame (started at once instead)
-        self.keep = keep
+        # frames a voice is kept after its end has been mixed, so that they can be mixed
+        # again (set where written frames may be rewritten: rewind())
+        self.keep = 0
         self._lock = threading.Lock()
 
     def add(self, name: str, start: int, samples: np.ndarray,
@@ -135,13 +135,15 @@ class Voices:
             reached, self.next_frame = self.next_frame, frame
         return reached
 
-    def stop(self, name: str, frame: int, earliest: int | None = None) -> None:
-        """Fade out every voice called `name` from `frame` on (at once if that is past)."""
+    def stop(self, name: str, frame: int, earliest: int | None = None) -> int:
+        """Fade out every voice called `name` from `frame` on (at once if that is past, as in
+        add()); returns the frame the fade really starts at."""
         with self._lock:
             frame = max(frame, self.next_frame if earliest is None else earliest)
             for voice in self.playing:
                 if voice.name == name and (voice.stop is None or voice.stop > frame):
                     voice.stop = frame
+        return frame
 
     def skip_idle(self, frames: int) -> bool:
         """Move on by `frames` without mixing when nothing is playing or due (the common
