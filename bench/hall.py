@@ -7,6 +7,7 @@ real Mosquitto on localhost and started by one `timekeeper hall start`.
     python bench/hall.py --quick          # CI: 4 recorded boxes once, 4 dummy, a broker fault
     python bench/hall.py --recorded-only --load stress   # only the hall as heard, under load
     python bench/hall.py --recorded-only --sdl            # the same on the SDL stream of before
+    python bench/hall.py --recorded-only --as-unit        # the boxes without real-time
 
 Recorded boxes play through a private PulseAudio server, each into its own null sink (each
 box has its own speaker, as in a hall), and a recorder of its own (bench/audiolab.py) records
@@ -95,6 +96,12 @@ class Box:
         return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+PREFIX: list[str] = []  # --as-unit: the box's threads as the service unit leaves them
+# The unit (Nice=-5, LimitNICE=-15, RestrictRealtime=yes) gives the runner's and the writer's
+# threads nice -15 and no real-time. Its LimitNICE cannot be set in this container (no
+# CAP_SYS_RESOURCE), so the box starts at nice -15 without CAP_SYS_NICE: those two threads as
+# the unit has them, its other threads at -15 instead of -5 (a little kinder than the unit).
+AS_UNIT = ["nice", "-n", "-15", "setpriv", "--bounding-set=-sys_nice", "--inh-caps=-sys_nice"]
 SDL_LATENCY = "32"  # ms: the SDL stream's old constant (0.75 of a 2048-frame chunk)
 BOX_ARGS: list[str] = []  # --sdl: ["--audio-latency", SDL_LATENCY] keeps boxes on SDL
 
@@ -105,7 +112,7 @@ def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str 
     folder = root / f"box{table}"
     folder.mkdir(exist_ok=True)
     launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
-    cmd = [sys.executable, *launcher, "run", "--sync", "local", "--profile", str(PROFILE),
+    cmd = [*PREFIX, sys.executable, *launcher, "run", "--sync", "local", "--profile", str(PROFILE),
            "--no-gpio", "--no-keyboard", "--state-dir", str(folder),
            "--control", str(folder / "c.sock"), "--events", str(folder / "events.jsonl"),
            "--audio", audio, "--hall", url,
@@ -289,6 +296,9 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet") -> di
     missing: list[str] = []
     for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
         seen: dict[str, int] = {}
+        if not box.events():  # (e.g. it refused a start that came after its instant)
+            lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
+            missing.append(f"box {box.table}: no cue at all ({(lines or [''])[-1][:120]})")
         for cue in box.events():
             name = cue["cue"]
             if name not in pack.sounds or cue.get("stop"):
@@ -427,12 +437,17 @@ def main() -> None:
     ap.add_argument("--sdl", action="store_true",
                     help="the boxes on the SDL stream of before (a callback fit and a constant "
                          f"{SDL_LATENCY}-ms latency), to compare")
+    ap.add_argument("--as-unit", action="store_true",
+                    help="the boxes without real-time priority, at the service unit's nice "
+                         "values (default: what this user may have; root: SCHED_FIFO)")
     ap.add_argument("--keep", type=Path, help="keep the boxes' folders (logs, events) here")
     ap.add_argument("--recorded-only", action="store_true",
                     help="only the recorded runs (no dummy boxes, skew or faults)")
     args = ap.parse_args()
     if args.sdl:
         BOX_ARGS[:] = ["--audio-latency", SDL_LATENCY]
+    if args.as_unit:
+        PREFIX[:] = AS_UNIT
     print(f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
           f"{os.cpu_count()} cpus, Mosquitto on localhost\n")
     rows: list[tuple[str, str, str]] = []

@@ -16,6 +16,7 @@ from helpers import free_port, wait_for
 from timekeeper.box import config as box_config
 from timekeeper.hall import timesync
 from timekeeper.hall.account import read_password, with_account
+from timekeeper.hall import console
 from timekeeper.hall.console import status_table
 from timekeeper.hall.link import Broker
 from timekeeper.rules.yamldoc import ConfigError
@@ -85,6 +86,36 @@ def test_hall_status_is_a_table_one_line_per_table() -> None:
     assert "NOT SYNCED: chrony is not running" in lines[3]
     assert lines[4].split() == ["3", "OFFLINE"]
     assert lines[5].endswith("synced; off the hall's time")  # a late table started alone
+
+
+def test_a_start_in_4s_counts_from_when_it_goes_out_not_from_the_typing(monkeypatch) -> None:
+    """Connecting to a busy hall's broker took over 3 s once: a start `--in 4s` counted from
+    the typing came after its instant at every table, and every table refused it."""
+    wall = [1000.0]
+    sent = []
+
+    class SlowDesk:  # (the desk's interface, as `hall start` uses it)
+        def __init__(self, broker, hall) -> None:
+            wall[0] += 3.2  # the connection and the retained statuses
+
+        def read_statuses(self) -> dict:
+            wall[0] += 0.5
+            return {}
+
+        def send(self, command, table=None) -> dict:
+            sent.append(command)
+            return {"1": {"table": "1", "ok": False, "error": "(not a real table)"}}
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(console, "Desk", SlowDesk)
+    monkeypatch.setattr(console, "time", type("Clock", (), {"time": lambda: wall[0]}))
+    out: list[str] = []
+    console.run("start", "mqtt://localhost", "cup", in_text="4s", out=out.append)
+    assert sent and sent[0].at == 1000.0 + 3.2 + 0.5 + 4.0
+    assert console.run("start", "mqtt://localhost", "cup", in_text="1s", out=out.append) == 2
+    assert "at least 2 s" in out[-1] and len(sent) == 1  # (told before connecting)
 
 
 def shipped_broker(tmp_path: Path, port: int) -> Path:

@@ -25,9 +25,9 @@ TIMED = ("start", "resume", "next")  # happen at an instant: every table togethe
 
 
 def instant(at_text: str | None, in_text: str | None, kind: str,
-            wall: Callable[[], float] = time.time) -> float | None:
+            wall: Callable[[], float] | None = None) -> float | None:
     """The wall-clock instant of `--at HH:MM:SS` (today, local time) or `--in 10s`."""
-    now = wall()
+    now = (wall or time.time)()
     if at_text:
         try:
             clock = dt.time.fromisoformat(at_text.strip())
@@ -59,7 +59,7 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
             broker = Broker.parse(broker)
         if action == "add" and seconds is None:
             raise DeskError("hall add takes SECONDS, e.g. hall add 30")
-        at = instant(at_text, in_text, action)
+        instant(at_text, in_text, action)  # (a wrong --at/--in is told before connecting)
         desk = Desk(broker, hall)
     except (DeskError, ValueError) as exc:
         out(f"timekeeper: {exc}")
@@ -72,6 +72,15 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
             if anonymous_allowed(broker):  # (stderr: stdout is the table or the JSON)
                 print(ANONYMOUS_WARNING, file=sys.stderr)
             return 0
+        # the instant counts from when the command goes out: connected, with the tables'
+        # statuses in (on a busy machine that took over 3 s, and every table refused a
+        # start `--in 4s` that came after its instant)
+        desk.read_statuses()
+        try:
+            at = instant(at_text, in_text, action)
+        except DeskError as exc:  # (--at: too near by now)
+            out(f"timekeeper: {exc}")
+            return 2
         command = new_command(action, at, profile, seconds)
         when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
             "%H:%M:%S.%f")[:-3]

@@ -17,7 +17,6 @@ Two pieces, the first free of any device so that tests can drive it:
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import deque
@@ -31,6 +30,7 @@ from timekeeper.rules.profile import Profile
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError, Output
 from timekeeper.sound.pack import SoundPack
+from timekeeper.sound.priority import raise_priority
 from timekeeper.sound.stream import Voices
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,6 @@ KEEP = 9  # delay figures the clock takes the median of (≈ 0.36 s at 40-ms per
 STALL = 2.0
 REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
 START_TIMEOUT = 3.0  # s for the first block to be taken
-RT_PRIORITY = 10  # SCHED_FIFO priority of the writer thread where the box may have one
 CLOSE_WAIT = 1.0  # s a close waits for the writer to leave the device (a frozen one: not)
 
 
@@ -135,23 +134,6 @@ def _median(values: deque[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
-def raise_priority() -> str:
-    """Give the calling thread (the writer) what helps it be on time on a busy machine:
-    SCHED_FIFO where the box may have it (root, CAP_SYS_NICE or the unit's LimitRTPRIO=),
-    else a lower nice value where permitted, else nothing. Says which."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
-        return f"SCHED_FIFO {RT_PRIORITY}"
-    except (OSError, AttributeError):
-        pass
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) - 10)
-        return "nice -10"
-    except OSError:
-        return "normal"
 
 
 class PushAudio(Output):
