@@ -14,9 +14,8 @@ import pytest
 from helpers import free_port, wait_for
 
 from timekeeper.box import config as box_config
-from timekeeper.hall import timesync
+from timekeeper.hall import console, timesync
 from timekeeper.hall.account import read_password, with_account
-from timekeeper.hall import console
 from timekeeper.hall.console import status_table
 from timekeeper.hall.link import Broker
 from timekeeper.rules.yamldoc import ConfigError

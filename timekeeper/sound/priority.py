@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 
-RT_PRIORITY = 10  # SCHED_FIFO priority where the box may have one
+RT_PRIORITY = 4  # SCHED_FIFO priority: below the sound server's io threads (PulseAudio: 5)
 
 
 def raise_priority() -> str:
