@@ -187,14 +187,6 @@ class PulseSink:
                     or lib.pa_mainloop_dispatch(self._mainloop) < 0):
                 raise AudioError("cannot open a PulseAudio stream: the mainloop ended")
 
-    def _iterate_for(self, seconds: float) -> None:
-        """One turn of the mainloop, waiting at most `seconds` for an event."""
-        lib = self._lib
-        if (lib.pa_mainloop_prepare(self._mainloop, round(seconds * 1e6)) < 0
-                or lib.pa_mainloop_poll(self._mainloop) < 0
-                or lib.pa_mainloop_dispatch(self._mainloop) < 0):
-            raise AudioError("PulseAudio stream: the mainloop ended")
-
     def _iterate(self, block: bool = True) -> None:
         if self._lib.pa_mainloop_iterate(self._mainloop, int(block), None) < 0:
             raise AudioError("PulseAudio stream: the mainloop ended")
@@ -240,33 +232,19 @@ class PulseSink:
         if self._lib.pa_stream_get_state(self._stream) != _READY:
             raise AudioError("PulseAudio stream: the stream is gone")
 
-    def wait_room(self, frames: int, timeout: float | None = None) -> bool:
+    def wait_room(self, frames: int) -> bool:
         """Run the mainloop until the server has room for `frames` (the GIL is let go
         meanwhile), so that the block is mixed only then: cues handed over late still find
-        their frame unmixed; or until `timeout` s have passed (True: write anyway). False:
-        woken before (wake()). (A stream that is no longer good answers (size_t) -1.)
-
-        Why a timeout: libpulse counts a write over frames written already (write_at) as
-        new data — "the server side applies the same error", says its source, but the
-        server's own count comes right (the seek back cancels it) and the client's stays
-        short by what was rewritten. After a rewrite of 200 ms into a full buffer the room
-        came that much late, and the speaker played 3-30 ms of silence inside a sound
-        (bench/hall.py's recordings: 7 of 80 cues). The writer knows from the device's
-        timing when the next block is needed, and says so."""
+        their frame unmixed. False: woken before (wake()). (A stream that is no longer good
+        answers (size_t) -1.)"""
         lib, stream, need = self._lib, self._stream, frames * 4
-        until = None if timeout is None else time.monotonic() + timeout
         while (room := lib.pa_stream_writable_size(stream)) < need:
             if self._interrupted:
                 raise AudioError("PulseAudio stream: closed")
             if self._woken:
                 self._woken = False
                 return False
-            if until is None:
-                self._iterate()
-            elif (left := until - time.monotonic()) > 0:
-                self._iterate_for(left)
-            else:
-                return True
+            self._iterate()
         if room == _GONE:
             self._check()
             raise self._failed()

@@ -71,9 +71,8 @@ class Sink(Protocol):
 class RewritableSink(Sink, Protocol):
     """A Sink whose written, not yet played frames may be written again."""
 
-    def wait_room(self, frames: int, timeout: float | None = None) -> bool:
-        """Blocks until the device has room for `frames`, or `timeout` s have passed (True:
-        write anyway); False when woken before."""
+    def wait_room(self, frames: int) -> bool:
+        """Blocks until the device has room for `frames`; False when woken before."""
 
     def wake(self) -> None:
         """From another thread: ends a wait_room() now."""
@@ -252,7 +251,7 @@ class PushAudio(Output):
                     delay = sink.delay()
                     after = self.clock()
                     self.frames.observe(self.voices.next_frame, before, after, delay)
-                if waits and sink.wait_room(self.period, self._room_due()) is False:
+                if waits and sink.wait_room(self.period) is False:
                     self._rewrite(sink)  # woken by a press
                     continue
                 if self._rewrites:
@@ -272,15 +271,6 @@ class PushAudio(Output):
         finally:
             self._started.set()
             sink.close()
-
-    def _room_due(self) -> float | None:
-        """Where frames are rewritten: seconds until the frames written ahead are down to one
-        period, when the next block is written whatever the device's room count says (a
-        rewrite leaves libpulse's count short: PulseSink.wait_room)."""
-        if not self._rewrites or self.frames.origin is None:
-            return None
-        ahead = self.frames.time_of(self.voices.next_frame) - self.clock()
-        return max(0.0, ahead - self.period / RATE)
 
     def _rewrite(self, sink) -> None:
         """Mix again, and write over, the frames from the earliest one a press changed up
