@@ -31,7 +31,7 @@ _READY, _STREAM_FAILED, _STREAM_TERMINATED = 2, 3, 4  # pa_stream_state
 _STREAM_FLAGS = 0x0002 | 0x0008 | 0x2000  # INTERPOLATE_TIMING | AUTO_TIMING_UPDATE |
 #                                           ADJUST_LATENCY
 _DEFAULT = 0xFFFFFFFF  # (uint32_t) -1: the server's choice
-_SEEK_ABSOLUTE = 1  # pa_seek_mode_t
+_SEEK_RELATIVE = 0  # pa_seek_mode_t
 _GONE = ctypes.c_size_t(-1).value  # what a stream that is no longer good says of its room
 _OPEN_TIMEOUT = 5.0  # s for the server to accept the stream (pa_simple waited for ever)
 
@@ -126,6 +126,7 @@ class PulseSink:
             raise AudioError("cannot open a PulseAudio stream: libpulse is missing")
         self._lib, self.period = lib, period
         self._last_stamp: tuple[int, int] | None = None
+        self._written = 0  # frames: the stream's write index
         self._interrupted = False
         self._woken = False
         self._addresses: dict[int, tuple[object, int]] = {}
@@ -258,12 +259,20 @@ class PulseSink:
                 self._lib.pa_mainloop_wakeup(self._mainloop)
 
     def write_at(self, block, frame: int) -> None:
-        """Write `block` over the stream's frames from `frame` on (PA_SEEK_ABSOLUTE: written
-        already and not yet played — the server rewinds its sink where it must); the
-        stream then goes on from the block's end."""
+        """Write `block` over the stream's frames from `frame` on (written already and not
+        yet played — the server rewinds its sink where it must); the stream then goes on
+        from the block's end.
+
+        Why a relative seek back and not PA_SEEK_ABSOLUTE: libpulse counts an absolute
+        write as new data ("the server side applies the same error", says its source; the
+        server, though, sends the difference back only with a later request), so its room
+        count came short after a rewrite and the next block late: 3-30 ms of silence
+        inside a sound (bench/hall.py's recordings: 7 of 80 cues). A relative seek is
+        counted right on both sides (the seek back cancels the write's length)."""
         if self._lib.pa_stream_write(self._stream, block.ctypes.data, block.nbytes, None,
-                                     frame * 4, _SEEK_ABSOLUTE) < 0:
+                                     (frame - self._written) * 4, _SEEK_RELATIVE) < 0:
             raise self._failed()
+        self._written = frame + len(block)
         self._iterate(block=False)
 
     def interrupt(self) -> None:
@@ -283,8 +292,10 @@ class PulseSink:
         address = self._addresses.get(id(block))
         if address is None or address[0] is not block:
             address = self._addresses[id(block)] = (block, block.ctypes.data)
-        if self._lib.pa_stream_write(self._stream, address[1], block.nbytes, None, 0, 0) < 0:
+        if self._lib.pa_stream_write(self._stream, address[1], block.nbytes, None, 0,
+                                     _SEEK_RELATIVE) < 0:
             raise self._failed()
+        self._written += len(block)
         self._iterate(block=False)  # (out to the server now, not at the next wait)
 
     def close(self) -> None:
