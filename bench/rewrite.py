@@ -7,7 +7,7 @@ rewriting the stream's buffered future?
 A private PulseAudio server with a null sink and a recorder (bench/audiolab.py). A
 `PulseSink` is fed silence a period at a time, `target` s ahead; every 1.37 s a "press"
 writes a 20-ms click at the absolute stream frame that is heard `ahead` s later
-(pa_stream_write with PA_SEEK_ABSOLUTE, into what was written already), and writes the
+(`PulseSink.write_at`: a relative seek back, into what was written already), and writes the
 frames behind it again so the stream's end is where it was. Each click is found in the
 recording and compared with its due time; the writer's CPU (its thread's, without the
 presses) is printed per configuration.
