@@ -76,17 +76,22 @@ class PulseServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _realtime() -> None:
-    """The capture and its stamps run at SCHED_FIFO where permitted (the bench runs as root
-    here), so that a load put on the boxes does not also blur the instrument."""
+def _raise() -> None:
+    """The capture and its stamps run at nice −10 where permitted: ahead of a load put on the
+    boxes, but not real-time. Why not SCHED_FIFO (as until 2026-12-02): 8 recorders and their
+    8 `parec` at 2-ms latency took 110 s of CPU in a 2-minute run of 8 boxes, and at
+    SCHED_FIFO 30 they went before the sound server's sink threads (RR 5) and its main thread
+    (nice −11): the spreads across the tables were 0.6-1.2 ms, and in 1 run of 7 the server
+    stalled every box for 2.4-3.2 s. At nice −10, 3 runs: spreads 0.17-0.34 ms, no stall (the stamps
+    need no real-time: an origin is the earliest of many, docs/timing.md)."""
     with contextlib.suppress(OSError):
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
+        os.nice(-10)
 
 
 class Recorder:
     """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces by a
     process of its own (`python audiolab.py --record`: no GIL shared with the bench, at
-    SCHED_FIFO where permitted, a 1-MB pipe), so that a busy machine neither delays its
+    nice −10 where permitted, a 1-MB pipe), so that a busy machine neither delays its
     stamps nor makes parec drop data.
 
     Every piece read is stamped with time.monotonic(); the earliest (stamp − frames so far)
@@ -127,7 +132,7 @@ class Recorder:
 
 def _record(server: str, sink: str, folder: Path) -> None:
     """The recorder's own process: parec's output to `audio`, (stamp, frames) to `stamps`."""
-    _realtime()
+    _raise()
     proc = subprocess.Popen(
         ["parec", "-s", server, f"--device={sink}.monitor", "--raw", f"--rate={RATE}",
          "--channels=1", "--format=float32le", "--latency-msec=2"],
