@@ -76,22 +76,29 @@ class PulseServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _raise() -> None:
-    """The capture and its stamps run at nice −10 where permitted: ahead of a load put on the
-    boxes, but not real-time. Why not SCHED_FIFO (as until 2026-12-02): 8 recorders and their
-    8 `parec` at 2-ms latency took 110 s of CPU in a 2-minute run of 8 boxes, and at
-    SCHED_FIFO 30 they went before the sound server's sink threads (RR 5) and its main thread
-    (nice −11): the spreads across the tables were 0.6-1.2 ms, and in 1 run of 7 the server
-    stalled every box for 2.4-3.2 s. At nice −10, 3 runs: spreads 0.17-0.34 ms, no stall (the stamps
-    need no real-time: an origin is the earliest of many, docs/timing.md)."""
+def _raise(realtime: bool) -> None:
+    """The capture and its stamps run ahead of a load put on the boxes, where permitted:
+    at SCHED_FIFO 30 (`realtime`: one recorder, bench/timing.py), else at nice −10.
+
+    Why not real-time for a hall (as until 2026-12-02): 8 recorders and their 8 `parec` at
+    2-ms latency took 110 s of CPU in a 2-minute run of 8 boxes, and at SCHED_FIFO 30 they
+    went before the sound server's sink threads (RR 5) and its main thread (nice −11): the
+    spreads across the tables were 0.6-1.2 ms, and in 1 run of 7 the server stalled every box
+    for 2.4-3.2 s. At nice −10, 3 runs: spreads 0.17-0.34 ms, no stall (the stamps need no
+    real-time: an origin is the earliest of many, docs/timing.md). One recorder takes ~20 %
+    of a core and starves nothing: it stays real-time, as for every earlier single-box
+    figure."""
     with contextlib.suppress(OSError):
-        os.nice(-10)
+        if realtime:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
+        else:
+            os.nice(-10)
 
 
 class Recorder:
     """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces by a
-    process of its own (`python audiolab.py --record`: no GIL shared with the bench, at
-    nice −10 where permitted, a 1-MB pipe), so that a busy machine neither delays its
+    process of its own (`python audiolab.py --record`: no GIL shared with the bench, ahead
+    of the boxes where permitted (_raise), a 1-MB pipe), so that a busy machine neither delays its
     stamps nor makes parec drop data.
 
     Every piece read is stamped with time.monotonic(); the earliest (stamp − frames so far)
@@ -100,10 +107,12 @@ class Recorder:
     over the whole recording: the server's sample clock and the system clock drift apart by
     a few hundred ppm here, which over a minute is already milliseconds."""
 
-    def __init__(self, env: dict[str, str], sink: str = SINK) -> None:
+    def __init__(self, env: dict[str, str], sink: str = SINK, realtime: bool = False) -> None:
+        """`realtime`: at SCHED_FIFO where permitted, for one recorder alone (_raise)."""
         self.dir = Path(tempfile.mkdtemp(prefix="tk-rec-"))
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir)],
+            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir),
+             "realtime" if realtime else "nice"],
             stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.origin = float("inf")
         self.stamps: list[tuple[float, int]] = []
@@ -130,9 +139,9 @@ class Recorder:
         return np.frombuffer(raw[:len(raw) // 4 * 4], np.float32)
 
 
-def _record(server: str, sink: str, folder: Path) -> None:
+def _record(server: str, sink: str, folder: Path, realtime: bool) -> None:
     """The recorder's own process: parec's output to `audio`, (stamp, frames) to `stamps`."""
-    _raise()
+    _raise(realtime)
     proc = subprocess.Popen(
         ["parec", "-s", server, f"--device={sink}.monitor", "--raw", f"--rate={RATE}",
          "--channels=1", "--format=float32le", "--latency-msec=2"],
@@ -188,4 +197,4 @@ def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--record"]:
-    _record(sys.argv[2], sys.argv[3], Path(sys.argv[4]))
+    _record(sys.argv[2], sys.argv[3], Path(sys.argv[4]), sys.argv[5:6] == ["realtime"])

@@ -39,7 +39,7 @@ def run(period: int, target: float, ahead: float, seconds: float) -> dict:
 
     with PulseServer() as env:
         os.environ.update(env)
-        recorder = Recorder(env, SINK)
+        recorder = Recorder(env, SINK, realtime=True)
         time.sleep(0.5)
         sink = PulseSink(period, target)
         silence = np.zeros(period, np.float32)

@@ -144,7 +144,7 @@ def free_port() -> int:
 def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
               chunk: int | None, web_clients: int = 0) -> Run:
     result = Run(path)
-    recorder = Recorder(env)
+    recorder = Recorder(env, realtime=True)  # (one recorder: audiolab._raise)
     time.sleep(0.5)  # the recorder is running before the program starts
     with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
         events, sock = Path(tmp) / "events.jsonl", Path(tmp) / "ctl.sock"
