@@ -98,8 +98,8 @@ def _raise(realtime: bool) -> None:
 class Recorder:
     """parec on the null sink's monitor, float32 mono at 48 kHz, read in small pieces by a
     process of its own (`python audiolab.py --record`: no GIL shared with the bench, ahead
-    of the boxes where permitted (_raise), a 1-MB pipe), so that a busy machine neither delays its
-    stamps nor makes parec drop data.
+    of the boxes where permitted (_raise), a 1-MB pipe), so that a busy machine neither
+    delays its stamps nor makes parec drop data.
 
     Every piece read is stamped with time.monotonic(); the earliest (stamp − frames so far)
     near a frame tells when frame 0 was captured as seen from there (give or take the capture

@@ -318,7 +318,7 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
                 missing.append(f"box {box.table} {name}")
                 continue
             # the whole sound heard, not only its head: silence where it sounds is a dropout
-            # (a late block: libpulse's room count is short after a rewrite, docs/timing.md)
+            # (a block written late: docs/timing.md, the fifth pass)
             whole = recording[onset:onset + len(ref)]
             silent = int(np.sum((np.abs(whole) < 1e-7) & (np.abs(ref[:len(whole)]) > 0.05)))
             if silent:
