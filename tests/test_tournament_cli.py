@@ -62,6 +62,33 @@ def test_the_draw_prints_its_seed_and_happens_once(cup: Path, capsys) -> None:
     assert load(again).groups == load(cup).groups  # the printed seed repeats the draw
 
 
+def test_the_rules_cannot_change_under_a_drawn_tournament(cup: Path, capsys) -> None:
+    assert tk(cup, "result", "1", "1", "2:2") == 0
+    capsys.readouterr()
+    text = cup.read_text(encoding="utf-8")
+    cup.write_text(re.sub(r"(?m)^rules: radegast", "rules: hokejbal-3pt", text),
+                   encoding="utf-8")
+    assert tk(cup, "standings") == 2  # a 2:2 that hokejbal-3pt cannot count: not re-ranked
+    err = capsys.readouterr().err
+    assert "cup.yaml: rules: hokejbal-3pt does not score as the radegast rules" in err
+    assert "points" in err and "put the rules back" in err
+    custom = "rules:\n  extends: radegast\n  title: our cup\n"  # the same scoring, renamed
+    cup.write_text(re.sub(r"(?m)^rules: radegast.*$", custom, text), encoding="utf-8")
+    assert tk(cup, "standings") == 0
+
+
+def test_a_radegast_evening_beyond_the_seeds_venue_gets_a_note(tmp_path: Path, capsys) -> None:
+    file = tmp_path / "big.yaml"
+    assert cli.main(["tournament", "new", str(file), "--players", "40", "--tables", "6"]) == 0
+    assert "at most 32 players a venue" in capsys.readouterr().out
+    assert tk(file, "draw", "--seed", "3") == 0  # a note, not a refusal
+    assert "this file has 40 players and 6 tables" in capsys.readouterr().out
+    small = tmp_path / "small.yaml"
+    assert cli.main(["tournament", "new", str(small), "--players", "32"]) == 0
+    assert tk(small, "draw", "--seed", "3") == 0
+    assert "note:" not in capsys.readouterr().out
+
+
 def test_a_correction_needs_a_reason_and_both_stay_in_the_history(cup: Path, capsys) -> None:
     assert tk(cup, "result", "1", "1", "3:1") == 0
     assert tk(cup, "result", "1", "1", "1:3") == 2

@@ -116,6 +116,31 @@ def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, de
         results.make(BUILT_IN[rules], knockout, score, decided)
 
 
+def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> None:
+    from timekeeper.tournament import desk
+    from timekeeper.tournament.state import Tournament, TournamentError
+    for rules, knockout_score in (("hokejbal", "5:2"), ("radegast", "5:2")):
+        file = write(tmp_path, f"rules: {rules}\n" + PLAYERS)
+        s = spec.load(file)
+        t = Tournament(s, [desk.draw(Tournament(s, []), 4)])
+        for p in t.pairings.values():
+            t.apply(desk.result(t, *_slot(t, p.id), "2:1"))
+        first = next(m for m in t.matches() if m.knockout and m.home and m.away)
+        assert first.slot is not None
+        where = (first.slot.round, first.slot.table)
+        if rules == "hokejbal":  # rule 1: the play-off's 5 minutes are "decided by a goal"
+            with pytest.raises(TournamentError, match="sudden death here"):
+                desk.result(t, *where, knockout_score, "overtime")
+            assert desk.result(t, *where, "3:2", "overtime")["result"]["home"] == 3
+        else:  # Radegast's 3 minutes are played in full: any margin
+            assert desk.result(t, *where, knockout_score, "overtime")["result"]["home"] == 5
+
+
+def _slot(t, match_id: str) -> tuple[int, str]:
+    slot = next(s for s in t.slots if s.match == match_id)
+    return slot.round, slot.table
+
+
 def test_points_by_how_the_match_was_decided() -> None:
     three = BUILT_IN["hokejbal-3pt"].points
     assert [three.for_result(2, 1, d) for d in ("regulation", "overtime", "shootout")] == [

@@ -160,6 +160,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     s = spec.load(args.path)  # what was written must load
     print(f"wrote {args.path}: {s.rules.title}, {len(s.players)} players, "
           f"{len(s.tables)} tables")
+    if note := s.rules.venue_note(len(s.players), len(s.tables)):
+        print(note)
     print(f"next: edit it, then `timekeeper tournament draw -f {args.path}`")
     return 0
 
@@ -184,6 +186,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
     _record(t, journal, event)
     how = "seeded pots" if ranking is not None else "random"
     print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
+    if note := t.spec.rules.venue_note(len(t.spec.players), len(t.spec.tables)):
+        print(note)
     for group, players in t.groups.items():
         print(f"  group {group}: {', '.join(players)}")
     if not t.groups:

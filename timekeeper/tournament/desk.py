@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from timekeeper.rules import profile
+from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.state import Match, Tournament, TournamentError, make_draw
@@ -36,7 +38,8 @@ def result(t: Tournament, round_: int, table: str, score: str | None,
     m = t.at(round_, table)
     _sides_known(m)
     try:
-        new = results.make(t.spec.rules, m.knockout, score, decided, at_fault)
+        new = results.make(t.spec.rules, m.knockout, score, decided, at_fault,
+                           _sudden_overtime(t, m.id))
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
     event = {"event": "result", "match": m.id, "round": round_, "table": table,
@@ -50,6 +53,22 @@ def result(t: Tournament, round_: int, table: str, score: str | None,
         event["corrects"] = m.result.to_json()
     _keeps_knockout(t, event)
     return event
+
+
+def _sudden_overtime(t: Tournament, match_id: str) -> bool:
+    """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's): then
+    no overtime result can be won by more than one goal. Radegast's 3 minutes are played in
+    full. A profile that no longer loads checks nothing (the box refuses it, not the desk)."""
+    name = t.profile_of(match_id)
+    if not name:
+        return False
+    try:
+        file = profile.find(name, relative_to=t.spec.file.parent if "/" in name else None)
+        periods = profile.load(str(file)).periods
+    except ConfigError:
+        return False
+    timed = [p for p in periods if p.overtime and p.length is not None]
+    return bool(timed) and all(p.sudden_death for p in timed)
 
 
 def replay(t: Tournament, round_: int, table: str, reason: str, time: str = "") -> dict:

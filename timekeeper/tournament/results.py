@@ -61,11 +61,13 @@ def parse_score(text: str) -> tuple[int, int]:
 
 
 def make(rules: RuleSet, knockout: bool, score: str | None, decided: str = "regulation",
-         at_fault: str | None = None) -> Result:
+         at_fault: str | None = None, sudden_overtime: bool = False) -> Result:
     """A Result the rule set accepts for a group (`knockout` False) or a knock-out match.
     A forfeit takes the score at that moment, if the match had started (Radegast adds it to
     the 0:5 when the side not at fault led or drew); the others take the final score, a
-    shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO)."""
+    shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO).
+    `sudden_overtime`: the match's overtime is sudden death (hokejbal, pl-ko), so an
+    overtime result, too, ends on one goal."""
     if decided not in DECIDED:
         raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
     if decided == "forfeit" or at_fault is not None:
@@ -90,7 +92,11 @@ def make(rules: RuleSet, knockout: bool, score: str | None, decided: str = "regu
         if not knockout and rules.group_draws:
             raise ResultError(f"group matches in {rules.key} are not extended (a draw stands):"
                               " type the score after regulation time")
-        if decided in ("sudden_death", "shootout") and abs(home - away) != 1:
-            raise ResultError(f"{decided.replace('_', ' ')} ends on one goal: the winner has "
+        ends_on_goal = decided in ("sudden_death", "shootout") or (
+            decided == "overtime" and sudden_overtime)
+        if ends_on_goal and abs(home - away) != 1:
+            what = ("overtime (sudden death here)" if decided == "overtime"
+                    else decided.replace("_", " "))
+            raise ResultError(f"{what} ends on one goal: the winner has "
                               f"exactly one more ({home}:{away} cannot be)")
     return Result(home, away, decided)

@@ -49,6 +49,26 @@ class RuleSet:
     third_place: bool
     tree: str  # the default play-off tree: cross (A1–B2, B1–A2 …), vht6, seeded
     source: str  # where the rules come from, for the sheets and `rounds`
+    venue_players: int | None = None  # the seed's most players a venue (a note, not a refusal)
+    venue_tables: int | None = None  # the tables the seed plays on
+
+    def scoring(self) -> dict:
+        """What turns results into standings, as the draw keeps it: a journal read with other
+        scoring would silently re-rank an evening already played."""
+        return {"key": self.key, "points": vars(self.points), "tiebreakers": list(self.tiebreakers),
+                "group_draws": self.group_draws, "forfeit_goals": self.forfeit_goals,
+                "forfeit_plus_score": self.forfeit_plus_score}
+
+    def venue_note(self, players: int, tables: int) -> str:
+        """A line for the desk when the field is not the one the seed's venue is made for
+        (Radegast: 4 tables, at most 32 players). A note, not a refusal: a club may run a
+        bigger evening by the same rules."""
+        if self.venue_players is None or self.venue_tables is None or (
+                players <= self.venue_players and tables == self.venue_tables):
+            return ""
+        return (f"note: the {self.title} is played on {self.venue_tables} tables with at most "
+                f"{self.venue_players} players a venue (substitutes fill absences); this "
+                f"file has {players} players and {tables} tables, taken as written")
 
     def forfeit_score(self, at_fault: str, home: int | None, away: int | None
                       ) -> tuple[int, int]:
@@ -72,6 +92,7 @@ RADEGAST = RuleSet(
     group_draws=True, forfeit_goals=5, forfeit_plus_score=True,
     group_profile="radegast", knockout_profile="radegast-playoff",
     final_profile="radegast-playoff", third_place=True, tree="cross",
+    venue_players=32, venue_tables=4,
     source="Radegast Cup rules (seed 004): win 3, draw 1; points, score, goals scored, "
            "head-to-head, lot; forfeit 0:5 (plus the score when the other side led or drew)")
 HOKEJBAL = RuleSet(

@@ -172,7 +172,8 @@ def _rules(r: Reader) -> RuleSet:
         final_profile=_profile(r, ("rules", "profiles", "final"), base.final_profile),
         third_place=r.flag(("rules", "third_place"), base.third_place),
         tree=r.choice(("rules", "tree"), TREES, base.tree),
-        source=f"custom rules over {base.key}: {base.source}")
+        source=f"custom rules over {base.key}: {base.source}",
+        venue_players=None, venue_tables=None)  # a club's own evening: its own venue
 
 
 def _count(r: Reader, path: Path_, default: int) -> int:

@@ -65,7 +65,7 @@ def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None) -> di
                               spec.groups.advance if spec.groups else 0, k.third_place,
                               len(spec.players), k.pairs)
         slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
-    return {"event": "draw", "seed": seed, "method": drawn.method,
+    return {"event": "draw", "seed": seed, "method": drawn.method, "rules": spec.rules.scoring(),
             "groups": {g: list(p) for g, p in drawn.groups.items()}, "order": list(drawn.order),
             "matches": [vars(p) for p in pairings],
             "knockout": [{**vars(n), "places": list(n.places) if n.places else None}
@@ -133,6 +133,15 @@ class Tournament:
             raise TournamentError(f"the draw in the journal plays at tables "
                                   f"{', '.join(sorted(missing))}, which the file no longer "
                                   "names; a drawn tournament keeps its tables")
+        drawn_under = event.get("rules")  # (journals from before it was kept: not checked)
+        changed = [k for k, v in self.spec.rules.scoring().items()
+                   if k != "key" and drawn_under is not None and drawn_under.get(k) != v]
+        if changed:
+            raise TournamentError(
+                f"{self.spec.file}: rules: {self.spec.rules.key} does not score as the "
+                f"{drawn_under.get('key')} rules the draw was made under ({', '.join(changed)} "
+                "differ); a drawn tournament keeps its rules, so that no result already "
+                "played is counted anew (put the rules back, or start a new tournament file)")
         self.draw = event
         self.groups = {g: tuple(p) for g, p in event["groups"].items()}
         self.order = tuple(event["order"])
