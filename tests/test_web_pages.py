@@ -58,35 +58,35 @@ def test_the_display_follows_a_match(box) -> None:
         wait_for(lambda: shown(page) == "8:00" and "READY" in body(page), "the idle page", 5)
 
         assert box.command("start")[0] == 200
-        wait_for(lambda: shown(page) in ("8:00", "7:59"), "the period's clock", 3)
+        wait_for(lambda: "7:50" <= shown(page) <= "8:00", "the period's clock", 10)
         # the clock runs in the browser between pushes
         wait_for(lambda: shown(page) <= "7:58", "the clock running down on the page", 5)
 
         code, answer = box.command("toggle")
         assert code == 200
         stopped_at = clock_text(answer["status"]["remaining"])
-        wait_for(lambda: shown(page) == stopped_at, f"the stopped time {stopped_at}", 2)
+        wait_for(lambda: shown(page) == stopped_at, f"the stopped time {stopped_at}", 10)
         assert "STOPPED" in body(page)
         # a stopped clock stays put: the page's seconds over half a second of its own ticks
         assert len(set(page_samples(page, 0.5))) == 1
 
         box.command("add", "10")
-        box.wait_text(page, "+0:10 added", 3)
+        box.wait_text(page, "+0:10 added", 10)
         stopped_at = clock_text(box.status()["remaining"])
-        wait_for(lambda: shown(page) == stopped_at, "the clock with the added time", 2)
+        wait_for(lambda: shown(page) == stopped_at, "the clock with the added time", 10)
 
         code, answer = box.command("penalty", "away", "minor", "8")
         minor = clock_text(answer["status"]["teams"]["away"]["penalties"][0]["remaining"])
-        box.wait_text(page, "#8", 3)
+        box.wait_text(page, "#8", 10)
         assert "minor" in body(page) and minor in body(page)
 
         # the short-handed team scores (no goal ends a penalty being served: rule 30 d)
         assert box.command("goal", "away", "17")[0] == 200
         assert box.status()["score"] == {"home": 0, "away": 1}
-        wait_for(lambda: page.find_element("id", "score-away").text == "1", "the score", 3)
+        wait_for(lambda: page.find_element("id", "score-away").text == "1", "the score", 10)
 
         box.command("toggle")
-        wait_for(lambda: "STOPPED" not in body(page), "running again", 3)
+        wait_for(lambda: "STOPPED" not in body(page), "running again", 10)
         seen = page_samples(page, 1.0)  # never backwards while running
         assert seen == sorted(seen, reverse=True) and seen[0] > seen[-1]
         # a running penalty counts down with the clock
@@ -117,29 +117,29 @@ def test_the_operator_page_with_the_token_starts_and_stops_a_match(box) -> None:
     box.command("reset")
     with browser(390, 844) as phone:
         phone.get(box.link())
-        wait_for(lambda: "token" not in phone.current_url, "the token off the address bar", 3)
+        wait_for(lambda: "token" not in phone.current_url, "the token off the address bar", 10)
         wait_for(lambda: phone.find_element("id", "state").text == "READY", "the status", 5)
         phone.find_element("id", "go").click()
-        wait_for(lambda: box.status()["state"] == "running", "the match running", 3)
+        wait_for(lambda: box.status()["state"] == "running", "the match running", 10)
         phone.find_element("id", "toggle").click()
-        wait_for(lambda: box.status()["state"] == "stopped", "the match stopped", 3)
+        wait_for(lambda: box.status()["state"] == "stopped", "the match stopped", 10)
         phone.find_element("id", "set-time").send_keys("99:99")
         phone.find_element("id", "set").click()  # a refusal is shown with its reason
-        wait_for(lambda: "refused" in phone.find_element("id", "note").text, "the refusal", 3)
+        wait_for(lambda: "refused" in phone.find_element("id", "note").text, "the refusal", 10)
         assert "set M:SS" in phone.find_element("id", "note").text
         phone.find_element("id", "mute").click()
-        wait_for(lambda: box.status()["muted"], "muted", 3)
-        wait_for(lambda: "UNMUTE" in phone.find_element("id", "mute").text, "the mute shown", 3)
+        wait_for(lambda: box.status()["muted"], "muted", 10)
+        wait_for(lambda: "UNMUTE" in phone.find_element("id", "mute").text, "the mute shown", 10)
         phone.find_element("id", "mute").click()
-        wait_for(lambda: not box.status()["muted"], "unmuted", 3)
+        wait_for(lambda: not box.status()["muted"], "unmuted", 10)
         reset = phone.find_element("id", "reset")
         # (centred: selenium would scroll it under the pinned START/NEXT and STOP/RESUME)
         phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", reset)
         reset.click()
-        wait_for(lambda: "TAP AGAIN" in reset.text, "the reset armed", 3)
+        wait_for(lambda: "TAP AGAIN" in reset.text, "the reset armed", 10)
         assert box.status()["state"] == "stopped"  # one tap only arms it
         reset.click()
-        wait_for(lambda: box.status()["state"] == "idle", "reset on the second tap", 3)
+        wait_for(lambda: box.status()["state"] == "idle", "reset on the second tap", 10)
 
 
 def test_without_the_token_the_operator_page_cannot(box) -> None:
@@ -150,11 +150,11 @@ def test_without_the_token_the_operator_page_cannot(box) -> None:
         assert "ctl link" in phone.find_element("id", "note").text
         phone.find_element("id", "go").click()  # refused on the page: nothing is sent
         wait_for(lambda: "no operator token" in phone.find_element("id", "note").text,
-                 "the page's refusal", 3)
+                 "the page's refusal", 10)
         assert box.status()["state"] == "idle"
         phone.get(f"{box.url}/control#token=guessed-wrong-token-0000000000")
         wait_for(lambda: "no longer valid" in phone.find_element("id", "note").text,
-                 "a wrong token refused", 3)
+                 "a wrong token refused", 10)
         phone.find_element("id", "go").click()
         wait_for(lambda: "ctl link" in phone.find_element("id", "note").text, "the page's refusal",
                  3)

@@ -263,24 +263,24 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
 
         # the time-out: one tap arms it, the second sends it
         timeout = tap(phone, "timeout-away")
-        wait_for(lambda: "TAP AGAIN" in timeout.text, "the time-out armed", 3)
+        wait_for(lambda: "TAP AGAIN" in timeout.text, "the time-out armed", 10)
         assert box.status()["timeout"] is None
         timeout.click()
-        wait_for(lambda: box.status()["timeout"] == "away", "the time-out taken", 3)
+        wait_for(lambda: box.status()["timeout"] == "away", "the time-out taken", 10)
         away = "Świątek" if box.status()["names"]["away"] else "AWAY"  # (by name, once named)
         wait_for(lambda: f"time-out {away}" in text_of(phone, "timeout-now"),
-                 "the time-out's countdown", 3)
+                 "the time-out's countdown", 10)
 
         # scrolled to the bottom, START/NEXT and STOP/RESUME are still on screen
         phone.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-        wait_for(lambda: phone.execute_script("return window.scrollY") > 100, "scrolled", 3)
+        wait_for(lambda: phone.execute_script("return window.scrollY") > 100, "scrolled", 10)
         for button in ("go", "toggle"):
             top, bottom = phone.execute_script(
                 "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
                 "return [r.top, r.bottom]", button)
             assert top >= 0 and bottom <= 844, (button, top, bottom)
         tap(phone, "toggle")
-        wait_for(lambda: box.status()["state"] == "running", "resumed from the pinned button", 3)
+        wait_for(lambda: box.status()["state"] == "running", "resumed from the pinned button", 10)
         assert phone.execute_script(header) < 60  # the header, one line
 
 
