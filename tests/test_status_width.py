@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import re
 from collections.abc import Iterator
@@ -75,6 +76,17 @@ def statuses(name: str) -> Iterator[Status]:
             now = (now + due) / 2 if due - now > 1 else due
             eng.advance(now)
     pytest.fail(f"{name}: the match never finished")
+
+
+@functools.cache
+def shapes(name: str) -> tuple[Status, ...]:
+    """One status of each shape a match of `name` takes: two whose unabbreviated lines differ
+    only in their digits have parts of the same lengths, so they are shortened alike (digits
+    are one column each, and a clock that gains a digit makes a new shape)."""
+    found: dict[str, Status] = {}
+    for s in statuses(name):
+        found.setdefault(re.sub(r"\d", "0", status_text(s)), s)
+    return tuple(found.values())
 
 
 def check_fits(status: Status, flags: tuple[str, ...] = ()) -> str:
@@ -160,7 +172,7 @@ def test_long_names_in_any_script_never_push_out_the_state_or_the_clock(name: st
     and state the line still fits 79 columns (wide characters counted as two) and keeps all
     that `check_fits` asks for; the names are shortened, never the state or the clock."""
     shown = 0
-    for status in statuses(name):
+    for status in shapes(name):
         for home, away in NAMES:
             names = {"home": check_name(home), "away": check_name(away)}
             named = dataclasses.replace(status, names=names)
@@ -199,11 +211,7 @@ def test_a_name_is_shortened_as_a_person_would() -> None:
 def every_status() -> list[Status]:
     """Every status of every profile, one of each shape: two that differ only in their digits
     (the clock, a countdown) take the same columns in any language."""
-    shapes: dict[str, Status] = {}
-    for name in profile.available():
-        for s in statuses(name):
-            shapes.setdefault(re.sub(r"\d", "0", status_text(s)), s)
-    return list(shapes.values())
+    return [s for name in profile.available() for s in shapes(name)]
 
 
 @pytest.mark.parametrize("code", [c for c in language.LANGUAGES if c != "en"])
