@@ -55,6 +55,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "timekeeper", quiet=1)
 
 
+# tests that wait on real time far longer than any other (a whole evening of real matches):
+# first, so that a worker starts them at once instead of finishing the run with them alone
+FIRST = ("test_hall_whole_evening.py",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(FIRST))
+
+
 @pytest.fixture(autouse=True)
 def own_state_dir(tmp_path_factory, monkeypatch) -> Path:
     """Each test its own journal folder: one test's match is never resumed by the next."""
