@@ -124,7 +124,9 @@ def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> No
         s = spec.load(file)
         t = Tournament(s, [desk.draw(Tournament(s, []), 4)])
         for p in t.pairings.values():
-            t.apply(desk.result(t, *_slot(t, p.id), "2:1"))
+            slot = t.match(p.id).slot
+            assert slot is not None
+            t.apply(desk.result(t, slot.round, slot.table, "2:1"))
         first = next(m for m in t.matches() if m.knockout and m.home and m.away)
         assert first.slot is not None
         where = (first.slot.round, first.slot.table)
@@ -134,11 +136,6 @@ def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> No
             assert desk.result(t, *where, "3:2", "overtime")["result"]["home"] == 3
         else:  # Radegast's 3 minutes are played in full: any margin
             assert desk.result(t, *where, knockout_score, "overtime")["result"]["home"] == 5
-
-
-def _slot(t, match_id: str) -> tuple[int, str]:
-    slot = next(s for s in t.slots if s.match == match_id)
-    return slot.round, slot.table
 
 
 def test_points_by_how_the_match_was_decided() -> None:

@@ -14,6 +14,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
 from timekeeper.tournament.results import ResultError
+from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Match, Tournament, TournamentError, make_draw
 
 
@@ -63,8 +64,7 @@ def _sudden_overtime(t: Tournament, match_id: str) -> bool:
     if not name:
         return False
     try:
-        file = profile.find(name, relative_to=t.spec.file.parent if "/" in name else None)
-        periods = profile.load(str(file)).periods
+        periods = profile.load(str(find_profile(name, t.spec.file))).periods
     except ConfigError:
         return False
     timed = [p for p in periods if p.overtime and p.length is not None]

@@ -183,12 +183,18 @@ def _count(r: Reader, path: Path_, default: int) -> int:
     return value
 
 
+def find_profile(name: str, tournament_file: Path) -> Path:
+    """A stage's profile file: a built-in or user profile by name, or a path (one with a
+    `/`) beside the tournament file. Raises ConfigError."""
+    return profile.find(name, relative_to=tournament_file.parent if "/" in name else None)
+
+
 def _profile(r: Reader, path: Path_, default: str | None) -> str:
     name = r.get(path, default)
     if not isinstance(name, str):
         raise r.doc.error(path, f"must be a profile name, not {name!r}")
     try:
-        profile.find(name, relative_to=r.doc.file.parent if "/" in name else None)
+        find_profile(name, r.doc.file)
     except ConfigError as exc:
         raise r.doc.error(path, exc.message) from None
     return name
