@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from helpers import free_port, wait_for
-from webbox import browser, have_browser
+from webbox import LOADED, browser, csp_watched, have_browser
 
 from timekeeper.hall.desk import Desk
 from timekeeper.hall.deskprompts import desk_prompt, what_the_desk_can
 from timekeeper.hall.messages import HallCommand
 from timekeeper.hall.overview import Overview
+from timekeeper.web.guard import Site
 from timekeeper.web.token import TokenStore
 
 RUNNING = {"state": "running", "part": "period", "remaining": 200.0, "countdown": None,
@@ -48,27 +49,20 @@ class FakeDesk(Desk):
 
 @contextlib.contextmanager
 def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
-    """The overview of `desk` served on a free port (its own thread and loop), in `lang`:
-    (url, the desk's token). Also used by scripts/screenshots.py."""
+    """The overview of `desk` served as `hall serve` serves it (behind web/guard.py's
+    doors) on a free port, its own thread and loop, in `lang`: (url, the desk's token).
+    Also used by scripts/screenshots.py."""
     tokens = TokenStore(folder)
-    port = free_port()
+    overview = Overview(desk, tokens, lang)
+    site = Site(overview.guard, overview.app(), "127.0.0.1", free_port())
     loop = asyncio.new_event_loop()
-    runner_box: list = []
-
-    async def serve() -> None:
-        from aiohttp import web
-        runner = web.AppRunner(Overview(desk, tokens, lang).app())
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port).start()
-        runner_box.append(runner)
-
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    asyncio.run_coroutine_threadsafe(serve(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
     try:
-        yield f"http://127.0.0.1:{port}", tokens.token
+        yield f"http://127.0.0.1:{site.port}", tokens.token
     finally:
-        asyncio.run_coroutine_threadsafe(runner_box[0].cleanup(), loop).result(10)
+        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
@@ -113,6 +107,24 @@ def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overvi
         # what the desk can do, never the table's keys
         assert "from the desk, stop stops the clock" in answer
         assert "SPACE" not in answer and "ctl" not in answer
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_overview_draws_with_the_boxes_shared_script_under_the_csp(overview) -> None:
+    """The desk's page takes its words, clock and parts from the box's common.js (served by
+    the desk too), and its CSP (script-src 'self', no inline script) refuses nothing."""
+    url, _, _ = overview
+    with browser(1280, 800) as page, csp_watched(page):
+        page.get(f"{url}/hall")
+        tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
+        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 2 and t,
+                         "both tables", 10)
+        assert "table 1" in texts[0] and re.search(r"[23]:\d\d", texts[0]), texts[0]
+        assert page.find_element("id", "counts").text == "2 tables, 2 online"
+        loaded = page.execute_script(LOADED)
+        assert {"/lang/en.js", "/static/common.js", "/static/hall.js", "/static/hall.css"} <= \
+            set(loaded), loaded
+        assert page.execute_script("return [window.tkViolations, window.tkMissing]") == [[], []]
 
 
 @pytest.mark.parametrize(("status", "words"), [

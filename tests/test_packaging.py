@@ -27,6 +27,9 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
     assert "timekeeper/sounds/default/last30.wav" in names
     for page in ("display.html", "control.html", "live.js", "style.css"):  # the web pages
         assert f"timekeeper/web/static/{page}" in names
+    for page in ("hall.html", "hall.js", "hall.css", "board.html", "board.js", "board.css"):
+        assert f"timekeeper/hall/static/{page}" in names  # the desk's (and web's common.js)
+    assert "timekeeper/web/static/common.js" in names
     for code in ("en", "cs", "fi"):  # the hall's languages
         assert f"timekeeper/lang/{code}.json" in names
 

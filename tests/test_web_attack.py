@@ -5,8 +5,6 @@ connections, floods of connections, pings and bad requests, against the real aio
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import re
 import socket
 import threading
@@ -22,7 +20,6 @@ from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
-from timekeeper.web import guard
 from timekeeper.web import server as web_server
 from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
@@ -31,14 +28,13 @@ HEAD = 2.0  # s: the head/idle timeout in these tests (the box's is guard.HEAD_T
 
 
 @pytest.fixture
-def box(tmp_path: Path, monkeypatch):
+def box(tmp_path: Path):
     """A runner and its web server with a short head timeout: (runner, server)."""
-    monkeypatch.setattr(web_server, "HANDLER_OPTIONS",
-                        guard.HANDLER_OPTIONS | {"keepalive_timeout": HEAD})
     runner = Runner(Engine(profile.load("hokejbal")), [])
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
+    server.guard.handler_options["keepalive_timeout"] = HEAD
     server.doors.total = 40  # (so that the cap in all is reached from a few addresses)
     server.start()
     yield runner, server
@@ -82,71 +78,8 @@ def closed(s: socket.socket) -> bool:
         return True
 
 
-def test_half_open_connections_are_capped_per_address_and_in_all_and_time_out(box) -> None:
-    _, server = box
-    head = b"GET /api/status HTTP/1.1\r\nHost: x\r\n"  # and never the blank line
-    mine = [raw(server, head) for _ in range(guard.MAX_PER_ADDRESS + 4)]
-    wait_for(lambda: sum(closed(s) for s in mine) >= 4, "the ones over the cap closed", 5)
-    assert server.doors.open["127.0.0.1"] == guard.MAX_PER_ADDRESS
-    others = [raw(server, head, f"127.0.0.{n}") for n in range(2, 40)]  # many addresses
-    wait_for(lambda: sum(server.doors.open.values()) == server.doors.total, "the cap in all")
-    assert status_from(server, "127.0.0.201") == 200  # at the cap: an idle one makes room
-    assert server.doors.evicted >= 1
-    wait_for(lambda: all(closed(s) for s in mine + others), "every half-open one timed out",
-             HEAD * 20)
-    assert status_from(server, "127.0.0.200") == 200  # the box answers again at once
-    assert server.doors.turned_away > 0
-    for s in mine + others:
-        s.close()
-
-
-def test_an_idle_keepalive_connection_is_closed(box) -> None:
-    _, server = box
-    s = raw(server, b"GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")
-    got = answer(s)  # the answer, then the close after HEAD s of silence
-    assert got.startswith(b"HTTP/1.1 200") and b'"state"' in got
-    s.close()
-
-
-def test_bad_requests_are_json_4xx_and_bounded_in_the_log(box, caplog) -> None:
-    _, server = box
-    caplog.set_level(logging.INFO)
-    long_name = "a" * 1500
-    cases = [b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
-             f"GET /static/{long_name} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-             f"GET /static/{'b' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-             "POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer žluťoučký\r\n"
-             "Content-Length: 2\r\n\r\n{}".encode()]
-    for data in cases:
-        with raw(server, data, "127.0.0.3") as s:
-            got = answer(s)
-        head, _, body = got.partition(b"\r\n\r\n")
-        assert head.split(b" ")[1][:1] == b"4", got[:200]
-        assert b"application/json" in head and json.loads(body)["ok"] is False
-    for _ in range(200):  # a flood of malformed requests from one address
-        with raw(server, b"\x16\x03\x01 not http\r\n\r\n", "127.0.0.4") as s:
-            answer(s)
-    text = caplog.text
-    assert "Traceback" not in text and "b" * 100 not in text and "a" * 100 not in text
-    lines = [r for r in caplog.records if "127.0.0.4" in r.getMessage()]
-    assert len(lines) <= guard.LOG_LINES_PER_MINUTE + 1
-
-
-def test_a_dropped_body_and_deep_json_get_4xx_and_no_traceback(box, caplog) -> None:
-    _, server = box
-    token = server.tokens.token
-    with raw(server, f"POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}"
-                     "\r\nContent-Length: 900\r\n\r\n{\"comm".encode()):
-        pass  # gone mid-body
-    deep = b"[" * 1000 + b"]" * 1000
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{server.port}/api/command", data=deep[:2000], method="POST",
-        headers={"Authorization": f"Bearer {token}"})
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(request, timeout=5)
-    assert refused.value.code == 400 and "JSON" in json.loads(refused.value.read())["error"]
-    assert status_from(server, "127.0.0.1") == 200
-    assert "Traceback" not in caplog.text
+# the caps, the timeouts, bad requests and bodies: tests/test_web_guard.py, for the box and
+# the desk alike
 
 
 async def _pages(server: WebServer, n: int, source: str) -> list[int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
-from webbox import WebBox, browser, have_browser
+from webbox import LOADED, WebBox, browser, csp_watched, have_browser
 
 pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
                                                            "(./bootstrap.sh --test)")
@@ -47,6 +47,25 @@ def body(driver) -> str:
 def box():
     with WebBox("hokejbal") as running:
         yield running
+
+
+def test_the_pages_draw_with_the_shared_script_under_the_csp(box) -> None:
+    """The box's pages load common.js (the words, the clock, the parts: the desk's pages
+    load the same file) before live.js, and their CSP refuses nothing."""
+    box.command("reset")
+    with browser(1280, 720) as page, csp_watched(page):
+        for path, own in (("/", "display.js"), ("/control", "control.js"),
+                          ("/overlay", "overlay.js")):
+            page.get(box.url + path)
+            wait_for(lambda: page.execute_script("return document.readyState") == "complete"
+                     and page.execute_script(LOADED), f"{path} loaded", 10)
+            if path == "/":
+                wait_for(lambda: shown(page) == "8:00", "the idle display's clock", 10)
+            loaded = page.execute_script(LOADED)
+            assert {"/static/common.js", "/static/live.js", f"/static/{own}"} <= set(loaded)
+            seen = page.execute_script("return [window.tkViolations, window.tkMissing, "
+                                       "TK.clockText(75.5), TK.partName('period 2')]")
+            assert seen == [[], [], "1:16", "period 2"], (path, seen)
 
 
 def test_the_display_follows_a_match(box) -> None:

@@ -193,6 +193,26 @@ class _Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+# noted on every page before its own scripts run: what its Content-Security-Policy refused
+_VIOLATIONS = ("window.tkViolations = []; document.addEventListener('securitypolicyviolation', "
+               "(e) => window.tkViolations.push(`${e.violatedDirective} ${e.blockedURI}`));")
+LOADED = ("return performance.getEntriesByType('resource')"
+          ".map((e) => new URL(e.name).pathname)")  # the files a page loaded
+
+
+@contextlib.contextmanager
+def csp_watched(driver) -> Iterator[None]:
+    """Every page `driver` loads meanwhile notes what its CSP refused in
+    `window.tkViolations` (a script or a style the page could not use)."""
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                   {"source": _VIOLATIONS})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                               {"identifier": added["identifier"]})
+
+
 @contextlib.contextmanager
 def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
     """Headless Chromium showing a viewport of width × height (`height_of_page`: grown to the

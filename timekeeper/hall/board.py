@@ -10,6 +10,8 @@ desk's token, as the overview's commands do."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import re
 from pathlib import Path
 
@@ -18,75 +20,59 @@ from aiohttp import web
 from timekeeper.show import language
 from timekeeper.tournament import sheets
 from timekeeper.tournament.state import TournamentError
-from timekeeper.web.ratelimit import RateLimits
+from timekeeper.web import guard
+from timekeeper.web.guard import Refusal, error
 from timekeeper.web.token import TokenStore
 
 PAGE = Path(__file__).resolve().parent / "static" / "board.html"
+# a sheet is one file to print or keep, its style inside: the CSP allows that style alone
+SHEET_POLICY = guard.policy(
+    f"'sha256-{base64.b64encode(hashlib.sha256(sheets.CSS.encode()).digest()).decode()}'")
 SHEETS = {"groups": sheets.groups_sheet, "rounds": sheets.rounds_sheet,
           "bracket": sheets.bracket_sheet}
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-READS_PER_SECOND, READ_BURST = 20.0, 60
 ACTIONS_PER_SECOND, ACTION_BURST = 1.0, 5
+MAX_BODY = 1024  # (the overview's app takes no more)
 
 
 class Board:
     def __init__(self, director, tokens: TokenStore, lang: str = language.DEFAULT) -> None:
         self.director, self.tokens, self.lang = director, tokens, language.check(lang)
-        self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
-        self._actions = RateLimits(ACTIONS_PER_SECOND, ACTION_BURST)
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.get("/board", self._page), web.get("/api/board", self._state),
+        return [web.get("/board", guard.page(PAGE, self.lang)),
+                web.get("/api/board", self._state),
                 web.get("/board/sheets/{name}", self._sheet),
                 web.post("/api/board/{action}", self._action)]
 
-    def _read_ok(self, request: web.Request) -> bool:
-        return self._reads.allow(request.remote or "?")
-
-    async def _page(self, request: web.Request) -> web.StreamResponse:
-        if not self._read_ok(request):
-            return _error(429, "too many requests")
-        code = language.chosen(request.query.get("lang"), self.lang)
-        return web.Response(text=language.page(PAGE.read_text(encoding="utf-8"), code),
-                            content_type="text/html", headers={"Cache-Control": "no-cache"})
-
     async def _state(self, request: web.Request) -> web.Response:
-        if not self._read_ok(request):
-            return _error(429, "too many requests")
         loop = asyncio.get_running_loop()  # (reads the journal: off the loop)
         return web.json_response(await loop.run_in_executor(None, self.director.snapshot))
 
     async def _sheet(self, request: web.Request) -> web.Response:
-        if not self._read_ok(request):
-            return _error(429, "too many requests")
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
-            return _error(404, f"sheets: {', '.join(SHEETS)}")
-        return web.Response(text=make(self.director.t), content_type="text/html")
+            return error(404, f"sheets: {', '.join(SHEETS)}")
+        return web.Response(text=make(self.director.t), content_type="text/html",
+                            headers={"Content-Security-Policy": SHEET_POLICY})
 
     async def _action(self, request: web.Request) -> web.Response:
-        if not self._actions.allow(request.remote or "?"):
-            return _error(429, "too many actions; wait a moment")
-        auth = request.headers.get("Authorization", "")
-        if not self.tokens.valid(auth.removeprefix("Bearer ").strip() or None):
-            return _error(401, "the director's actions need the desk's token")
-        try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            return _error(400, "the body must be a JSON object")
+        if not guard.authorized(request, self.tokens):
+            raise Refusal(401, "the director's actions need the desk's token")
+        body = await guard.json_body(request, MAX_BODY, bad="the body must be a JSON object")
         if not isinstance(body, dict):
-            return _error(400, "the body must be a JSON object")
+            return error(400, "the body must be a JSON object")
         action, loop = request.match_info["action"], asyncio.get_running_loop()
         try:
             if action == "round":
                 number = body.get("round")
                 if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-                    return _error(400, "round must be a round's number")
+                    return error(400, "round must be a round's number")
                 done = await loop.run_in_executor(None, self.director.call_round, number)
                 return web.json_response({"ok": True, "tables": dict(done)})
             ident = body.get("id")
             if not isinstance(ident, str) or not _ID.fullmatch(ident):
-                return _error(400, "id must be a result's id")
+                return error(400, "id must be a result's id")
             if action == "accept":
                 done = await loop.run_in_executor(None, self.director.accept, ident)
                 return web.json_response({"ok": True, "done": done})
@@ -97,14 +83,13 @@ class Board:
                 await loop.run_in_executor(None, self.director.confirm, ident)
                 return web.json_response({"ok": True})
         except TournamentError as exc:
-            return _error(400, str(exc))
-        return _error(404, "actions: round, accept, refuse, confirm")
+            return error(400, str(exc))
+        return error(404, "actions: round, accept, refuse, confirm")
 
 
-def _error(status: int, reason: str) -> web.Response:
-    return web.json_response({"ok": False, "error": reason}, status=status)
-
-
-def add_board(app: web.Application, director, tokens: TokenStore,
+def add_board(app: web.Application, desk_guard: guard.Guard, director, tokens: TokenStore,
               lang: str = language.DEFAULT) -> None:
+    """The board's routes on the overview's app, its actions in a lane of their own."""
+    desk_guard.limit("/api/board/", ACTIONS_PER_SECOND, ACTION_BURST,
+                     "too many actions; wait a moment")
     app.add_routes(Board(director, tokens, lang).routes())

@@ -137,7 +137,7 @@ def page(html: str, code: str) -> str:
 def part_name(part: str, parts: dict[str, str]) -> str:
     """A part of the match as the engine names it ("period 2", "half 1", "overtime",
     "shoot-out") in the words of `parts`; a part a profile names otherwise stays as it is.
-    (live.js's partName does the same for the pages.)"""
+    (common.js's partName does the same for the pages.)"""
     if part == "shoot-out":
         return parts["shootout"]
     word, _, number = part.partition(" ")

@@ -31,7 +31,6 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Protocol
 
 from aiohttp import WSMsgType, web
@@ -39,18 +38,17 @@ from aiohttp import WSMsgType, web
 from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
 from timekeeper.rules.profiletypes import Profile
-from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.sound.listener import RunnerListener
-from timekeeper.web import safejson
-from timekeeper.web.guard import HANDLER_OPTIONS, Doors, LogBudget, handler_class, shown
+from timekeeper.web import guard, safejson
+from timekeeper.web.guard import Refusal, error
 from timekeeper.web.listen import url_host
-from timekeeper.web.ratelimit import Bucket, RateLimits
+from timekeeper.web.ratelimit import Bucket
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = guard.STATIC
 HEARTBEAT = 1.0  # a status at least this often (pages say OFFLINE after 2.5 s of silence)
 SEND_TIMEOUT = 2.0  # a page that takes longer to take one message is dropped
 REPLY_TIMEOUT = 5.0  # as the ctl socket waits for the runner
@@ -59,14 +57,7 @@ MAX_ARGS, MAX_ARG = 4, 32  # a command's words and their length
 MAX_CLIENTS = 140  # live pages at once (within guard.MAX_CONNECTIONS)
 MAX_LIVE_PER_ADDRESS = 8  # live pages from one address: no one takes every slot
 MAX_BUFFERED = 64 * 1024  # bytes a page has not taken yet: more, and it is dropped
-BODY_TIMEOUT = 5.0  # s: a command's body must arrive this soon
-MAX_PATH = 256  # characters of a request's path (a longer one is refused unread)
 COMMANDS_PER_SECOND, COMMAND_BURST = 5.0, 20  # per client address
-READS_PER_SECOND, READ_BURST = 20.0, 60  # pages, status and live links per client address
-# a page's own scripts and styles, apart: a reload costs 4 of them, and a 429 on one would
-# leave the page dead (a person flipping through the languages hit it)
-FILES_PER_SECOND, FILE_BURST = 80.0, 240
-FILES = ("/static/", "/lang/")
 SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
 
 
@@ -155,10 +146,6 @@ def _transport(ws: web.WebSocketResponse) -> asyncio.Transport | None:
     return getattr(writer, "transport", None)
 
 
-def _error(status: int, reason: str) -> web.Response:
-    return web.json_response({"ok": False, "error": reason}, status=status)
-
-
 class WebServer(RunnerListener):
     def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
                  add_step: float = 10.0, page: dict | None = None,
@@ -176,11 +163,10 @@ class WebServer(RunnerListener):
         self._pushed: Status | None = None  # the last of them pushed
         self._woken = False
         self._changed: asyncio.Event | None = None
-        self._commands = RateLimits(COMMANDS_PER_SECOND, COMMAND_BURST)
-        self._reads = RateLimits(READS_PER_SECOND, READ_BURST)
-        self._files = RateLimits(FILES_PER_SECOND, FILE_BURST)
-        self._log_budget = LogBudget()
-        self.doors = Doors(self._log_budget)
+        self.guard = guard.Guard("box")  # (the caps, the timeouts, the rate limits)
+        self.guard.limit("/api/command", COMMANDS_PER_SECOND, COMMAND_BURST,
+                         "too many commands: slow down")
+        self.doors, self._log_budget = self.guard.doors, self.guard.budget
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._started = threading.Event()
         self._failure: BaseException | None = None
@@ -248,20 +234,8 @@ class WebServer(RunnerListener):
 
     async def _main(self) -> None:
         self._changed, self._stop = asyncio.Event(), asyncio.Event()
-        loop = asyncio.get_running_loop()
-        loop.set_exception_handler(self.doors.loop_error)
-        options = HANDLER_OPTIONS | {"access_log": None}
-        runner = web.AppRunner(self.app(), handle_signals=False, shutdown_timeout=1.0,
-                               **options)
-        await runner.setup()
-        handler = handler_class(self.doors, self._log_budget)
-        try:  # (aiohttp's TCPSite, with its connection handler behind the doors)
-            listener = await loop.create_server(
-                lambda: handler(runner.server, loop=loop, **options), self.host, self.port,
-                backlog=64)
-        except BaseException:
-            await runner.cleanup()
-            raise
+        site = guard.Site(self.guard, self.app(), self.host, self.port)
+        await site.start()
         log.info("web: display %s/, operator page %s/control (`timekeeper ctl link` gives "
                  "its link)", self.url, self.url)
         self._started.set()
@@ -270,114 +244,48 @@ class WebServer(RunnerListener):
         pusher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pusher
-        listener.close()
         for client in list(self.clients):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.ws.close(), 0.5)
-        await runner.cleanup()
+        await site.close()
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
-        app.router.add_get("/", self._page("display.html"))
-        app.router.add_get("/control", self._page("control.html"))
-        app.router.add_get("/overlay", self._page("overlay.html"))
+        app = self.guard.app(MAX_BODY)
+        app.router.add_get("/", guard.page(STATIC / "display.html", self.lang))
+        app.router.add_get("/control", guard.page(STATIC / "control.html", self.lang))
+        app.router.add_get("/overlay", guard.page(STATIC / "overlay.html", self.lang))
         app.router.add_get("/api/status", self._status)
         app.router.add_post("/api/command", self._command)
         app.router.add_get("/api/live", self._live)
-        app.router.add_get("/lang/{code}.js", self._words)
-        app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        app.router.add_get("/lang/{code}.js", guard.words("pages", "parts"))
+        app.router.add_get("/static/{name}", guard.files(*STATIC.glob("*.*")))
         return app
-
-    @web.middleware
-    async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
-        """Every answer: a rate limit, no tracebacks, and headers that keep other sites out."""
-        who = request.remote or "?"
-        limits = self._files if request.path.startswith(FILES) else self._reads
-        if request.path != "/api/command" and not limits.allow(who):
-            return _error(429, "too many requests: slow down")
-        try:
-            if len(request.raw_path) > MAX_PATH:
-                raise web.HTTPRequestURITooLong()
-            response = await handler(request)
-        except web.HTTPException as exc:
-            if exc.status < 400:
-                raise
-            response = _error(exc.status, exc.reason)
-        except OSError as exc:  # (a file name the system refuses: too long, not a name)
-            response = _error(404, "not found")
-            if self._log_budget.allow(who):
-                log.info("web: %s from %s: %s", shown(request.path), who, exc.strerror)
-        except Exception:
-            if self._log_budget.allow(who):  # a fault of ours: the traceback, within bounds
-                log.exception("web: %s %s from %s failed", request.method,
-                              shown(request.path), who)
-            response = _error(500, "the box could not answer that (see its log)")
-        if not response.prepared:
-            headers = response.headers
-            headers["X-Content-Type-Options"] = "nosniff"
-            headers["X-Frame-Options"] = "DENY"
-            headers["Referrer-Policy"] = "no-referrer"
-            headers["Content-Security-Policy"] = (
-                "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
-                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-            headers.setdefault("Cache-Control", "no-cache")
-        return response
-
-    def _page(self, name: str):
-        async def page(request: web.Request) -> web.StreamResponse:
-            code = language.chosen(request.query.get("lang"), self.lang)
-            html = (STATIC / name).read_text(encoding="utf-8")
-            return web.Response(text=language.page(html, code), content_type="text/html")
-        return page
-
-    async def _words(self, request: web.Request) -> web.StreamResponse:
-        code = request.match_info["code"]
-        if code not in language.LANGUAGES:
-            return _error(404, f"no such language; known: {', '.join(language.LANGUAGES)}")
-        try:
-            text = language.script(code, "pages", "parts")
-        except ConfigError as exc:  # (a user's correction broken since the start: say so)
-            log.error("web: language %s: %s", code, exc)
-            return _error(500, f"language {code}: {exc}")
-        return web.Response(text=text, content_type="text/javascript")
 
     async def _status(self, request: web.Request) -> web.Response:
         return web.json_response(self._payload(self.box.status()))
 
     async def _command(self, request: web.Request) -> web.Response:
-        if not self._commands.allow(request.remote or "?"):
-            return _error(429, "too many commands: slow down")
-        auth = request.headers.get("Authorization", "")
-        token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
-        if not self.tokens.valid(token):
-            return _error(401, "no valid operator token: open the link that "
+        if not guard.authorized(request, self.tokens):
+            raise Refusal(401, "no valid operator token: open the link that "
                                "`timekeeper ctl link` prints")
-        if request.content_length is not None and request.content_length > MAX_BODY:
-            return _error(413, f"a command is at most {MAX_BODY} bytes")
-        try:
-            body = safejson.loads(await asyncio.wait_for(request.read(), BODY_TIMEOUT),
-                                  MAX_BODY, max_depth=3)
-        except web.HTTPRequestEntityTooLarge:
-            return _error(413, f"a command is at most {MAX_BODY} bytes")
-        except (TimeoutError, ConnectionError, web.HTTPBadRequest):
-            return _error(408, "the command's body did not arrive whole")
-        except ValueError:
-            return _error(400, 'the body must be JSON, e.g. {"command": "add", "args": ["10"]}')
+        body = await guard.json_body(
+            request, MAX_BODY, bad='the body must be JSON, e.g. {"command": "add", "args": '
+                                   '["10"]}')
         try:
             name, args = _words_of(body)
             handler = self.handlers.get(name)
             command = None if handler is not None else _match_command(name, args)
         except ValueError as exc:
-            return _error(400, str(exc))
+            return error(400, str(exc))
         if command is None:
             return await self._handled(handler, name, args, request.remote or "?")
         try:
             status = await asyncio.wait_for(asyncio.wrap_future(self.box.submit(command)),
                                             REPLY_TIMEOUT)
         except Refused as exc:
-            return _error(409, str(exc))
+            return error(409, str(exc))
         except TimeoutError:  # (cancelled: the runner drops it unless it is applying it now)
-            return _error(504, "the timekeeper did not answer in time: the command may or "
+            return error(504, "the timekeeper did not answer in time: the command may or "
                                "may not have been applied; the status shows which")
         if self._log_budget.allow(request.remote or "?"):
             log.info("web: %s from %s", command, request.remote)
@@ -388,7 +296,7 @@ class WebServer(RunnerListener):
         loop = asyncio.get_running_loop()
         answer = await loop.run_in_executor(None, handler, [str(a) for a in args])
         if not answer.get("ok"):
-            return _error(409, str(answer.get("error", "refused")))
+            return error(409, str(answer.get("error", "refused")))
         if self._log_budget.allow(who):
             log.info("web: %s from %s", " ".join([name, *map(str, args)]), who)
         return web.json_response({"ok": True, "status": self._payload(self.box.status())})
@@ -396,9 +304,9 @@ class WebServer(RunnerListener):
     async def _live(self, request: web.Request) -> web.StreamResponse:
         who = request.remote or "?"
         if len(self.clients) >= MAX_CLIENTS:
-            return _error(503, f"at most {MAX_CLIENTS} live pages at once")
+            return error(503, f"at most {MAX_CLIENTS} live pages at once")
         if sum(c.who == who for c in self.clients) >= MAX_LIVE_PER_ADDRESS:
-            return _error(503, f"at most {MAX_LIVE_PER_ADDRESS} live pages from one address")
+            return error(503, f"at most {MAX_LIVE_PER_ADDRESS} live pages from one address")
         # autoping off: a page's pings are answered here, counted, and only while it reads
         ws = web.WebSocketResponse(max_msg_size=1024, compress=False, autoping=False)
         await ws.prepare(request)

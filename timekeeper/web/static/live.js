@@ -4,24 +4,14 @@
 // running clock is drawn from the last status and performance.now() (the browser's monotonic
 // clock): it never drifts (every push re-anchors it), never jumps backwards, and never shows a
 // second the box has not reached (while running, a shown value never goes up again unless the
-// box corrected its clock: added time, a correction, a new period).
+// box corrected its clock: added time, a correction, a new period). The words, the clock's
+// text and the parts' names are common.js's (TK.say, TK.clockText, TK.partName), loaded first.
 "use strict";
 
-const TK = (() => {
+Object.assign(TK, (() => {
+  const { say, clockText, partName, el } = TK;
   const OFFLINE_AFTER = 2500; // ms without a message (the box sends one at least every 1 s)
   const RETRY = 1000;
-
-  function clockText(seconds) {
-    // as the box's own status line: 0:00 only once the time is really up
-    if (seconds === null || seconds === undefined) return "--:--";
-    const whole = seconds > 0 ? Math.ceil(seconds - 1e-9) : 0;
-    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-  }
-
-  function elapsedText(seconds) {
-    const whole = Math.floor(Math.max(0, seconds) + 1e-9);
-    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-  }
 
   class Model {
     constructor() {
@@ -158,52 +148,6 @@ const TK = (() => {
     }
   }
 
-  // A word of WORDS (the box's /lang/XX.js, from lang/XX.json), its {x} filled from `vars`.
-  // A key the language lacks shows as the key, and is noted in window.tkMissing (the tests).
-  window.tkMissing = [];
-  function say(key, vars = {}) {
-    let text = WORDS[key];
-    if (text === undefined) {
-      window.tkMissing.push(key);
-      text = key;
-    }
-    return text.replace(/\{(\w+)\}/g, (all, name) => (name in vars ? vars[name] : all));
-  }
-
-  // A part of the match as the box names it ("period 2", "half 1", "overtime", "match"), in
-  // the page's language (PARTS); a part a profile names otherwise is shown as it is.
-  function partName(part) {
-    if (!part) return "";
-    if (part === "shoot-out") return PARTS.shootout;
-    const m = /^(\w+) (\d+)$/.exec(part);
-    if (m && m[1] === "overtime") return PARTS.overtimeN.replace("{n}", m[2]);
-    if (m && m[1] in PARTS) return PARTS[m[1]].replace("{n}", m[2]);
-    return part in PARTS ? PARTS[part] : part;
-  }
-
-  // Every element with data-w="key" shows that word (data-w-team: {team} is that side's name
-  // in `status`, or HOME / AWAY); data-w-placeholder and data-w-label: its placeholder and
-  // its label for screen readers.
-  function fill(root = document, status = null) {
-    for (const node of root.querySelectorAll("[data-w]")) {
-      const team = node.dataset.wTeam;
-      node.textContent = say(node.dataset.w, team ? { team: teamName(status, team) } : {});
-    }
-    for (const node of root.querySelectorAll("[data-w-placeholder]")) {
-      node.placeholder = say(node.dataset.wPlaceholder);
-    }
-    for (const node of root.querySelectorAll("[data-w-label]")) {
-      node.setAttribute("aria-label", say(node.dataset.wLabel));
-    }
-  }
-
-  // A side's name: the one entered (`names` command), else HOME / AWAY.
-  function teamName(s, team) {
-    const names = s && s.names;
-    const name = names && typeof names[team] === "string" ? names[team].trim() : "";
-    return name || say(team);
-  }
-
   // What the state says, plainly, for a hall.
   function stateWord(s) {
     if (!s) return "";
@@ -229,13 +173,6 @@ const TK = (() => {
     return partName(s.part);
   }
 
-  // The clock with tenths (0:59 → 59.9) once under a minute, where the profile asks for them.
-  function clockTenths(seconds) {
-    if (seconds === null || seconds === undefined || seconds >= 60) return clockText(seconds);
-    const tenths = Math.max(0, Math.ceil(seconds * 10 - 1e-6)) / 10;
-    return tenths.toFixed(1);
-  }
-
   // The shoot-out's attempts per side, and whose turn is next (null: not known yet).
   function shootout(s) {
     const attempts = s.shootout_attempts || [];
@@ -246,13 +183,6 @@ const TK = (() => {
     const goals = (t) => per[t].filter(Boolean).length;
     return { per, next, goals: { home: goals("home"), away: goals("away") },
       any: attempts.length > 0 };
-  }
-
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
   }
 
   // One penalty as both pages list it: who, what, the time left (kept current by the page's
@@ -274,6 +204,5 @@ const TK = (() => {
     return item;
   }
 
-  return { Live, Model, clockText, clockTenths, elapsedText, stateWord, partText, partName, el,
-    say, fill, teamName, shootout, penaltyItem };
-})();
+  return { Live, Model, stateWord, partText, shootout, penaltyItem };
+})());
