@@ -174,6 +174,12 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
         assert board["title"] == "Test cup" and board["next"]["round"] == 1
         assert [r["player"] for r in board["groups"]["A"]] and len(board["tables"]) == 2
         assert "<table" in get("/board/sheets/groups.html")
+        from timekeeper.hall.board import SHEET_POLICY
+        from timekeeper.web.guard import policy
+        for path, csp in (("/board", policy()), ("/board/sheets/groups.html", SHEET_POLICY),
+                          ("/static/board.js", policy()), ("/static/common.js", policy())):
+            with urllib.request.urlopen(base + path, timeout=5) as answer:  # the desk's guard
+                assert answer.headers["Content-Security-Policy"] == csp, path
         token = (state / "hall" / "web-token").read_text().strip()
         post = urllib.request.Request(f"{base}/api/board/round", method="POST",
                                       data=json.dumps({"round": 1}).encode())
@@ -195,6 +201,9 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
                 assert f"{pairing['home']} – {pairing['away']}" in text()
                 assert "IDLE" in text() and "OFFLINE" in text()  # table 2 has no box
                 assert driver.execute_script("return window.tkMissing") == []
+                driver.get(f"{base}/board/sheets/groups.html")  # its style: the CSP's hash
+                assert driver.execute_script("return getComputedStyle(document.querySelector("
+                                             "'th')).backgroundColor") == "rgb(232, 232, 232)"
                 driver.get(f"{base}/board?lang=cs")  # the hall's language
                 wait_for(lambda: "kolo 1" in text() and "skupina A" in text(),
                          "the board in Czech", HALL_WAIT)

@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
@@ -141,7 +141,8 @@ class Doors:
                 return
 
     def release(self, who: str, handler: RequestHandler | None = None) -> None:
-        self.handlers.pop(handler, None)
+        if handler is not None:
+            self.handlers.pop(handler, None)
         self.open[who] -= 1
         if self.open[who] <= 0:
             del self.open[who]
@@ -177,7 +178,8 @@ def handler_class(doors: Doors, budget: LogBudget, name: str = "box") -> type[Re
             self._who = who
             if not doors.admit(who, self):
                 self._who, self._refused = None, True
-                transport.abort()  # (its descriptor is free at once; aiohttp never saw it)
+                # (its descriptor is free at once; aiohttp never saw it)
+                cast(asyncio.Transport, transport).abort()
                 return
             super().connection_made(transport)
 
@@ -384,10 +386,12 @@ class Site:
         runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0,
                                **options)
         await runner.setup()
+        server = runner.server
+        assert server is not None  # (made by setup)
         handler = handler_class(self.guard.doors, self.guard.budget, self.guard.name)
         try:  # (aiohttp's TCPSite, with its connection handler behind the doors)
             self._listener = await loop.create_server(
-                lambda: handler(runner.server, loop=loop, **options), self.host, self.port,
+                lambda: handler(server, loop=loop, **options), self.host, self.port,
                 backlog=64)
         except BaseException:
             await runner.cleanup()

@@ -350,9 +350,12 @@ class WebServer(RunnerListener):
                 if msg.type is not WSMsgType.TEXT:
                     return
                 try:
-                    token = safejson.loads(msg.data, 1024, max_depth=2).get("token")
-                except (ValueError, AttributeError):
+                    said = safejson.loads(msg.data, 1024, max_depth=2)
+                except ValueError:
                     return
+                if not isinstance(said, dict):
+                    return
+                token = said.get("token")
                 ok = self.tokens.valid(token if isinstance(token, str) else None)
                 client.token = token if ok else None
                 client.offer_first(json.dumps({"type": "auth", "ok": ok}))
