@@ -21,7 +21,7 @@ from timekeeper.show import language
 from timekeeper.tournament import sheets
 from timekeeper.tournament.state import TournamentError
 from timekeeper.web import guard
-from timekeeper.web.guard import Refusal, error
+from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
 
 PAGE = Path(__file__).resolve().parent / "static" / "board.html"
@@ -58,7 +58,7 @@ class Board:
 
     async def _action(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
-            raise Refusal(401, "the director's actions need the desk's token")
+            return error(401, "the director's actions need the desk's token")
         body = await guard.json_body(request, MAX_BODY, bad="the body must be a JSON object")
         if not isinstance(body, dict):
             return error(400, "the body must be a JSON object")

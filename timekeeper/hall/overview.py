@@ -20,7 +20,7 @@ from timekeeper.hall.desk import ANONYMOUS_WARNING, Desk, DeskError, anonymous_a
 from timekeeper.hall.messages import KINDS, MAX_ADD
 from timekeeper.show import language
 from timekeeper.web import guard
-from timekeeper.web.guard import Refusal, error
+from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
 
 log = logging.getLogger(__name__)
@@ -62,8 +62,8 @@ class Overview:
 
     async def _command(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
-            raise Refusal(401, "commands need the desk's token (the link `hall serve` "
-                               "printed)")
+            return error(401, "commands need the desk's token (the link `hall serve` "
+                              "printed)")
         body = await guard.json_body(request, MAX_BODY, bad="the body must be a JSON object")
         if not isinstance(body, dict):
             return error(400, "the body must be a JSON object")

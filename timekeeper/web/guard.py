@@ -405,15 +405,13 @@ class Site:
             await self._runner.cleanup()
 
 
-def run(site: Site, started: Callable[[], None] = lambda: None) -> None:
-    """Serve `site` until SIGINT or SIGTERM (the desk's `hall serve`), then end cleanly;
-    `started`: once it listens."""
+def run(site: Site) -> None:
+    """Serve `site` until SIGINT or SIGTERM (the desk's `hall serve`), then end cleanly."""
     async def main() -> None:
         stop, loop = asyncio.Event(), asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(number, stop.set)
         await site.start()
-        started()
         try:
             await stop.wait()
         finally:

@@ -1,6 +1,6 @@
 """Rate limits for what a network client may ask: a token bucket per client address, so
 that one busy or hostile page cannot take the box's (or the desk's) time from the others.
-The box's web server and the hall's overview page both use them."""
+The guard (web/guard.py) keeps them for both apps, the box's and the desk's."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ from timekeeper.rules.profiletypes import Profile
 from timekeeper.show import language
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.web import guard, safejson
-from timekeeper.web.guard import Refusal, error
+from timekeeper.web.guard import error
 from timekeeper.web.listen import url_host
 from timekeeper.web.ratelimit import Bucket
 from timekeeper.web.token import TokenStore
@@ -266,8 +266,8 @@ class WebServer(RunnerListener):
 
     async def _command(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
-            raise Refusal(401, "no valid operator token: open the link that "
-                               "`timekeeper ctl link` prints")
+            return error(401, "no valid operator token: open the link that "
+                              "`timekeeper ctl link` prints")
         body = await guard.json_body(
             request, MAX_BODY, bad='the body must be JSON, e.g. {"command": "add", "args": '
                                    '["10"]}')
@@ -286,7 +286,7 @@ class WebServer(RunnerListener):
             return error(409, str(exc))
         except TimeoutError:  # (cancelled: the runner drops it unless it is applying it now)
             return error(504, "the timekeeper did not answer in time: the command may or "
-                               "may not have been applied; the status shows which")
+                              "may not have been applied; the status shows which")
         if self._log_budget.allow(request.remote or "?"):
             log.info("web: %s from %s", command, request.remote)
         return web.json_response({"ok": True, "status": self._payload(status)})
