@@ -17,8 +17,7 @@ from timekeeper.show import language
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "timekeeper" / "web" / "static"
-HALL = ROOT / "timekeeper" / "hall" / "static" / "hall.html"
-BOARD = ROOT / "timekeeper" / "hall" / "static" / "board.html"  # (its words: the `hall` section)
+HALL = ROOT / "timekeeper" / "hall" / "static"  # the overview's and the board's: `hall` words
 
 
 def raw(code: str) -> dict:
@@ -55,7 +54,8 @@ def used_keys() -> dict[str, set[str]]:
             pages |= set(pair)
         pages |= set(re.findall(r'data-w(?:-placeholder|-label)?="(\w+)"', text))
         pages |= set(re.findall(r'\b\w+: "(kind\w+)"', text))
-    hall_text = HALL.read_text(encoding="utf-8") + BOARD.read_text(encoding="utf-8")
+    hall_text = "".join(file.read_text(encoding="utf-8")
+                        for file in [*HALL.glob("*.js"), *HALL.glob("*.html")])
     hall = set(re.findall(r'\bword\("(\w+)"', hall_text))
     hall |= set(re.findall(r'data-w(?:-title)?="(\w+)"', hall_text))
     hall |= set(re.findall(r'"(board\w+)"', hall_text))  # (the board's standings columns)
