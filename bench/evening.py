@@ -6,7 +6,7 @@
 
 Each table is a lightweight box in this process: a real HallLink and MatchLink (the box's own
 message code, each with its own MQTT connection) over a stand-in for the runner that only
-holds a status. The desk is a real Desk and Director with the tournament's file and journal.
+holds a status. The desk is a real Desk and Director with the tournament's file and ledger.
 Figures: the time to push a round's pairings to every table (call → the last table has taken
 it), and the time from a match's end (the box's status turns finished) to its result in the
 desk's standings — for one table alone, and for every table ending at the same instant.
@@ -60,17 +60,15 @@ class StandIn:
 
 
 def tournament(folder: Path, tables: int) -> Path:
-    from timekeeper.tournament import desk as tdesk
-    from timekeeper.tournament import spec
-    from timekeeper.tournament.journal import Journal
-    from timekeeper.tournament.state import Tournament
+    from timekeeper.tournament import clerk
+    from timekeeper.tournament.ledger import open_tournament
 
     file = folder / "bench.yaml"
     players = "\n".join(f"  - Player {i:03d}" for i in range(1, 2 * tables + 1))
     file.write_text(f"title: bench\nrules: radegast\ntables: {tables}\nplayers:\n{players}\n"
                     "stages:\n  groups:\n    size: 4\n    advance: 2\n", encoding="utf-8")
-    s = spec.load(file)
-    Journal(s.journal).append(tdesk.draw(Tournament(s), 1))
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 1))
     return file
 
 
@@ -151,7 +149,7 @@ def main() -> None:
                 for box in boxes:  # (ready for the next round's pairing)
                     box.state = idle
         print(f"evening bench: {n} tables, {2 * n} players, a real Mosquitto on localhost, "
-              "the desk's journal on this disk")
+              "the desk's ledger on this disk")
         rows = [
             ("push a round to every table (ms), 1st / 2nd round",
              f"{pushes[0] * 1e3:.1f} / {pushes[1] * 1e3:.1f}"),
@@ -160,7 +158,7 @@ def main() -> None:
             (f"{n - 5} tables ending together: each end → standings (ms), median / max",
              f"{statistics.median(together) * 1e3:.1f} / {max(together) * 1e3:.1f}"),
             (f"… the last of the {n - 5} in the standings after (ms)", f"{all_in * 1e3:.1f}"),
-            ("results in the journal / matches played", f"{len(applied)} / {n}"),
+            ("results in the ledger / matches played", f"{len(applied)} / {n}"),
         ]
         width = max(len(r[0]) for r in rows)
         print(f"| {'figure':<{width}} | {'measured':>13} |")

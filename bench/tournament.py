@@ -62,7 +62,7 @@ def main() -> None:
               f"{e.group_idle:>3} + {e.idle - e.group_idle:<1} {e.back_to_back:>15} "
               f"{e.tired:>8} {_hm(e.seconds):>8}")
         groups = random_draw(t.spec.names, -(-players // 4), 1).groups
-        baseline = schedule.lay_out(schedule.group_pairings(groups), args.tables,
+        baseline = schedule.lay_out(schedule.group_matches(groups), args.tables,
                                     (schedule._first_fit,))
         f = schedule.measure(baseline, args.tables)
         print(f"{'':>7} {'first-fit':<10} {f.rounds:>4} {'':<6} {f.idle:>3}     "

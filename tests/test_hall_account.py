@@ -65,6 +65,37 @@ def test_a_password_file_is_one_line_and_a_url_account_wins(tmp_path) -> None:
     assert with_account(named, "desk", "x") == named
 
 
+def test_the_desks_options_go_over_its_config_in_one_place(tmp_path) -> None:
+    """hall/deskconfig.py: --broker over the config's hall.broker, the config's account
+    unless --user, the config's language unless --language; a bad option is refused."""
+    import argparse
+
+    from timekeeper.hall.deskconfig import desk_settings
+
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret\n")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"language: cs\nhall:\n  broker: mqtt://10.0.0.2\n  hall: club\n"
+                   f"  user: desk\n  password_file: {secret}\n", encoding="utf-8")
+
+    def settings(**given):
+        args = argparse.Namespace(**{"config": cfg, "broker": None, "hall_name": None,
+                                     "user": None, "password_file": None, "language": None,
+                                     **given})
+        return desk_settings(args, box_config.load)
+
+    own = settings()
+    assert (own.broker, own.hall, own.language, own.language_given) == (
+        Broker("10.0.0.2", 1883, "desk", "s3cret"), "club", "cs", False)
+    other = settings(broker="mqtt://10.0.0.3:1884", hall_name="b", user="u", language="de")
+    assert (other.broker, other.hall, other.language_for("cs")) == (
+        Broker("10.0.0.3", 1884, "u", "s3cret"), "b", "de")  # (the password file: the config's)
+    with pytest.raises(ConfigError, match="--language"):
+        settings(language="xx")
+    with pytest.raises(ConfigError, match="--broker"):
+        settings(broker="http://nope")
+
+
 def test_hall_status_is_a_table_one_line_per_table() -> None:
     statuses = {
         "1": {"online": True, "synced": True, "in_step": True,

@@ -20,23 +20,21 @@ from timekeeper.hall.link import Broker
 from timekeeper.hall.messages import BadMessage
 from timekeeper.hall.pairing import Pairing, parse_pairing
 from timekeeper.hall.result import MatchResult, from_status, parse_result
+from timekeeper.tournament.events import ResultEvent
 
 NAMES = ("Adam", "Běla", "Cyril", "Dana")
 
 
 def drawn_cup(folder: Path) -> Path:
-    from timekeeper.tournament import desk as tdesk
-    from timekeeper.tournament import spec
-    from timekeeper.tournament.journal import Journal
-    from timekeeper.tournament.state import Tournament
+    from timekeeper.tournament import clerk
+    from timekeeper.tournament.ledger import open_tournament
 
     file = folder / "cup.yaml"
     players = "\n".join(f"  - {n}" for n in NAMES)
     file.write_text(f"title: Test cup\nrules: radegast\ntables: 2\nplayers:\n{players}\n",
                     encoding="utf-8")
-    s = spec.load(file)
-    t = Tournament(s)
-    Journal(s.journal).append(tdesk.draw(t, 1))
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 1))
     return file
 
 
@@ -92,7 +90,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         assert desk.tables()["1"]["in_step"] is True  # one hall start: on the hall's time
         assert send(tmp_path / "box1" / "c.sock", "goal home 7")["ok"]
         wait_for(lambda: len(director.t.results) == 2, "both results at the desk", HALL_WAIT)
-        one, two = director.t.match(first["1"].match), director.t.match(first["2"].match)
+        one, two = director.t.fixture(first["1"].match), director.t.fixture(first["2"].match)
         assert one.result.text() == "1:0" and two.result.text() == "0:0"
         rows = {r["player"]: r for r in director.snapshot()["groups"]["A"]}
         assert rows[first["1"].home]["points"] == director.t.spec.rules.points.win
@@ -113,12 +111,12 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         again = parse_result(json.dumps(kept).encode())
         assert again.goals[0]["player"] == "7" and again.goals[0]["team"] == "home"
         assert director.receive(again) == "known"
-        results = [e for e in director.t.events if e["event"] == "result"]
-        assert len(results) == 2 and {e["source"] for e in results} == {
+        results = [e for e in director.t.events if isinstance(e, ResultEvent)]
+        assert len(results) == 2 and {e.source for e in results} == {
             first["1"].id, first["2"].id}
 
         # a result for a match the desk did not call: the director's to accept or refuse
-        stray = MatchResult(Pairing("A.5.9.zzz", 3, "A.5", "group A", *director.t.match(
+        stray = MatchResult(Pairing("A.5.9.zzz", 3, "A.5", "group A", *director.t.fixture(
             "A.5").sides.split(" – "), "radegast", 1.0), "1", (3, 0), "regulation", (), (),
             time.time())
         assert director.receive(stray).startswith("pending: a match this desk did not call")
@@ -135,7 +133,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         assert set(again.called) == {"1", "2"} and len(again.t.results) == 2
         assert again.confirmed == {first["1"].id, first["2"].id}
         wait_for(lambda: set(again.latest) == {"1", "2"}, "the retained results", HALL_WAIT)
-        assert len([e for e in again.t.events if e["event"] == "result"]) == 2
+        assert len([e for e in again.t.events if isinstance(e, ResultEvent)]) == 2
     finally:
         desk.close()
 

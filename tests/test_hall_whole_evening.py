@@ -21,6 +21,7 @@ from timekeeper.hall.desk import Desk, new_command
 from timekeeper.hall.director import Director
 from timekeeper.hall.link import Broker
 from timekeeper.hall.messages import Topics
+from timekeeper.tournament.events import ResultEvent
 
 TABLES = ("1", "2", "3", "4")
 # each player's strength: the stronger side scores the match's one goal (no draws, and every
@@ -31,18 +32,16 @@ PROFILE = "title: evening test\nprestart: 1\nperiod:\n  length: 4\n  marks: 1\n"
 
 
 def drawn_cup(folder: Path) -> Path:
-    from timekeeper.tournament import desk as tdesk
-    from timekeeper.tournament import spec
-    from timekeeper.tournament.journal import Journal
-    from timekeeper.tournament.state import Tournament
+    from timekeeper.tournament import clerk
+    from timekeeper.tournament.ledger import open_tournament
 
     file = folder / "cup.yaml"
     players = "\n".join(f"  - {n}" for n in STRENGTH)
     file.write_text(f"title: Evening cup\nrules: radegast\ntables: 4\nplayers:\n{players}\n"
                     "stages:\n  groups:\n    size: 4\n    advance: 2\n  knockout:\n"
                     "    tree: cross\n    third_place: true\n", encoding="utf-8")
-    s = spec.load(file)
-    Journal(s.journal).append(tdesk.draw(Tournament(s), 2026))
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 2026))
     return file
 
 
@@ -122,15 +121,15 @@ def test_a_whole_evening_with_faults_every_result_home_once(broker, tmp_path: Pa
         while (number := director.next_round()) is not None:
             director = play_round(number, director, boxes, holder, open_desk, broker, tables)
         t = director.t
-        results = [e for e in t.events if e["event"] == "result"]
+        results = [e for e in t.events if isinstance(e, ResultEvent)]
         assert len(results) == len(t.slots) == 16  # 12 group matches, SF1, SF2, 3P, F
-        assert len({e["match"] for e in results}) == 16  # none twice
-        assert all(e.get("source") for e in results)  # every one came from a box
+        assert len({e.match for e in results}) == 16  # none twice
+        assert all(e.source for e in results)  # every one came from a box
         for group, players in t.groups.items():
             by_hand = sorted(players, key=lambda p: -STRENGTH[p])
             assert [r.player for r in t.standings(group)] == by_hand
             assert [r.points for r in t.standings(group)] == [9, 6, 3, 0]
-        for m in t.matches():
+        for m in t.fixtures():
             assert m.result.winner == stronger(m.home, m.away), m
         a, b = ([p for p in sorted(t.groups[g], key=lambda p: -STRENGTH[p])]
                 for g in sorted(t.groups))

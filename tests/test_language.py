@@ -144,15 +144,17 @@ def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
         tmp_path: Path) -> None:
     import argparse
 
-    from timekeeper import hall_cli
+    from timekeeper.hall.deskconfig import desk_settings
     from timekeeper.tournament import spec
 
     file = tmp_path / "cup.yaml"
     file.write_text("rules: radegast\nlanguage: cs\nplayers: [Ann, Bob]\n", encoding="utf-8")
     cup = spec.load(file)
-    said = argparse.Namespace(language="en", language_given=False)  # (the config's, or en)
-    hall_cli._tournament_language(said, cup)
-    assert said.language == "cs"
-    given = argparse.Namespace(language="de", language_given=True)  # --language de wins
-    hall_cli._tournament_language(given, cup)
-    assert given.language == "de"
+
+    def settings(lang: str | None):
+        args = argparse.Namespace(config=None, broker="mqtt://127.0.0.1", hall_name=None,
+                                  user="desk", password_file=None, language=lang)
+        return desk_settings(args, lambda path: pytest.fail("no config is read"))
+
+    assert settings(None).language_for(cup.language) == "cs"  # (else the config's, or en)
+    assert settings("de").language_for(cup.language) == "de"  # --language de wins

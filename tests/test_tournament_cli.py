@@ -14,7 +14,8 @@ import pytest
 
 from timekeeper import cli
 from timekeeper.tournament import export, spec
-from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import Tournament
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournament.md"
@@ -25,8 +26,7 @@ def tk(file: Path, *argv: str) -> int:
 
 
 def load(file: Path) -> Tournament:
-    s = spec.load(file)
-    return Tournament(s, [e.event for e in Journal(s.journal).read()])
+    return open_tournament(file)[0]
 
 
 @pytest.fixture
@@ -94,9 +94,9 @@ def test_a_correction_needs_a_reason_and_both_stay_in_the_history(cup: Path, cap
     assert tk(cup, "result", "1", "1", "1:3") == 2
     assert "a correction needs --reason" in capsys.readouterr().err
     assert tk(cup, "result", "1", "1", "1:3", "--reason", "home and away swapped") == 0
-    results = [e for e in load(cup).history() if e["event"] == "result"]
-    assert [(e["result"]["home"], e["result"]["away"]) for e in results] == [(3, 1), (1, 3)]
-    assert results[-1]["corrects"]["home"] == 3
+    results = [e for e in load(cup).history() if isinstance(e, ResultEvent)]
+    assert [(e.result.home, e.result.away) for e in results] == [(3, 1), (1, 3)]
+    assert results[-1].corrects is not None and results[-1].corrects.home == 3
     assert tk(cup, "history") == 0
     assert "home and away swapped" in capsys.readouterr().out
 
@@ -114,11 +114,11 @@ def test_a_replay_sets_the_result_aside_until_the_new_one(cup: Path, capsys) -> 
 
 def test_a_late_result_never_holds_up_another_table(cup: Path, capsys) -> None:
     t = load(cup)
-    for m in t.matches():
+    for m in t.fixtures():
         if m.slot.round == 1 and m.slot.table != "4":
             assert tk(cup, "result", "1", m.slot.table, "1:0") == 0
     late = t.at(1, "4")  # round 1 at table 4 has no result yet
-    for m in t.matches():  # round 2 goes on at every table whose players are free
+    for m in t.fixtures():  # round 2 goes on at every table whose players are free
         if m.slot.round == 2 and not {m.home, m.away} & {late.home, late.away}:
             assert tk(cup, "result", "2", m.slot.table, "2:2") == 0
     capsys.readouterr()
@@ -131,16 +131,16 @@ def test_a_late_result_never_holds_up_another_table(cup: Path, capsys) -> None:
 def test_a_correction_that_would_change_a_played_knockout_match_is_refused(
         cup: Path, capsys) -> None:
     t = load(cup)
-    for m in t.matches():
+    for m in t.fixtures():
         if not m.knockout:
             assert tk(cup, "result", str(m.slot.round), m.slot.table, "3:0") == 0
     t = load(cup)
     for group in t.groups:
         for tie in t.pending_lots(group):
             assert tk(cup, "lot", group, "--order", ",".join(tie)) == 0
-    sf1 = load(cup).match("SF1")
+    sf1 = load(cup).fixture("SF1")
     assert tk(cup, "result", str(sf1.slot.round), sf1.slot.table, "2:1") == 0
-    first = next(m for m in load(cup).matches() if m.home == sf1.home and not m.knockout)
+    first = next(m for m in load(cup).fixtures() if m.home == sf1.home and not m.knockout)
     flipped = "0:9" if first.home == sf1.home else "9:0"
     capsys.readouterr()
     assert tk(cup, "result", str(first.slot.round), first.slot.table, flipped,
@@ -188,12 +188,12 @@ def test_the_file_may_come_from_the_environment(cup: Path, monkeypatch, capsys) 
 def test_a_player_who_withdraws_forfeits_every_match_still_to_play(cup: Path, capsys) -> None:
     t = load(cup)
     player = t.groups["A"][0]
-    first = next(m for m in t.matches() if player in (m.home, m.away))
+    first = next(m for m in t.fixtures() if player in (m.home, m.away))
     assert tk(cup, "result", str(first.slot.round), first.slot.table, "1:1") == 0
     assert tk(cup, "withdraw", player.lower(), "--reason", "went home") == 0
     assert capsys.readouterr().out.count("\nforfeit: ") == 2
     t = load(cup)
-    mine = [m for m in t.matches() if player in (m.home, m.away) and not m.knockout]
+    mine = [m for m in t.fixtures() if player in (m.home, m.away) and not m.knockout]
     assert [m.result.decided for m in mine] == ["regulation", "forfeit", "forfeit"]
     assert all(m.result.at_fault == ("home" if m.home == player else "away")
                for m in mine[1:])
@@ -236,7 +236,7 @@ CHROMIUM = "/usr/bin/chromium"
 def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> None:
     """Chromium's own print to PDF: every page of every sheet is A4 (595 × 842 pt)."""
     t = load(cup)
-    for m in t.matches():
+    for m in t.fixtures():
         if not m.knockout:
             assert tk(cup, "result", str(m.slot.round), m.slot.table, "2:1") == 0
     out = tmp_path / "out"

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from timekeeper import cli
-from timekeeper.tournament import spec
-from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import Tournament
 
 
 def load(file: Path) -> Tournament:
-    s = spec.load(file)
-    return Tournament(s, [e.event for e in Journal(s.journal).read()])
+    return open_tournament(file)[0]
 
 
 def run(file: Path, *argv: str) -> None:
@@ -25,7 +24,7 @@ def run(file: Path, *argv: str) -> None:
 def play(file: Path, a: str, b: str, a_goals: int, b_goals: int, *flags: str) -> None:
     """Types in the match between a and b, wherever the rounds put it, from a's side."""
     t = load(file)
-    m = next(m for m in t.matches() if {m.home, m.away} == {a, b})
+    m = next(m for m in t.fixtures() if {m.home, m.away} == {a, b})
     home, away = (a_goals, b_goals) if m.home == a else (b_goals, a_goals)
     flags = tuple({"a": "home" if m.home == a else "away",
                    "b": "away" if m.home == a else "home"}.get(f, f) for f in flags)
@@ -33,7 +32,7 @@ def play(file: Path, a: str, b: str, a_goals: int, b_goals: int, *flags: str) ->
 
 
 def knockout(file: Path, match: str, score: str, *flags: str) -> None:
-    m = load(file).match(match)
+    m = load(file).fixture(match)
     run(file, "result", str(m.slot.round), m.slot.table, score, *flags)
 
 
@@ -83,7 +82,7 @@ def test_a_radegast_evening_32_players_8_groups_4_tables(tmp_path: Path) -> None
     run(file, "draw", "--seed", "2010")
     t = load(file)
     assert list(t.groups) == list("ABCDEFGH") and all(len(p) == 4 for p in t.groups.values())
-    group_rounds = {m.slot.round for m in t.matches() if not m.knockout}
+    group_rounds = {m.slot.round for m in t.fixtures() if not m.knockout}
     assert group_rounds == set(range(1, 13))  # 48 matches, 4 tables, no table idle
     for group, pattern in PATTERNS.items():
         who = t.groups[group]
@@ -109,7 +108,8 @@ def test_a_radegast_evening_32_players_8_groups_4_tables(tmp_path: Path) -> None
             assert [r.ahead_by for r in rows[:3]] == AHEAD_BY[group], group
     d = {r.player: r for r in t.standings("D")}
     assert (d[t.groups["D"][0]].goals_for, d[t.groups["D"][0]].goals_against) == (8, 4)
-    assert [e["reason"] for e in t.history() if e.get("corrects")] == ["sheet read upside down"]
+    assert [e.reason for e in t.history() if isinstance(e, ResultEvent) and e.corrects] == [
+        "sheet read upside down"]
 
     def at(place: str) -> str:
         return t.standings(place[0])[int(place[1]) - 1].player
@@ -129,7 +129,7 @@ def test_a_radegast_evening_32_players_8_groups_4_tables(tmp_path: Path) -> None
     knockout(file, "3P", "", "--forfeit", "away")  # F1 does not come: 5:0 for E1
     knockout(file, "F", "1:2", "--sd")  # A1 – B1: B1 wins the cup
     t = load(file)
-    assert t.match("3P").result.text().startswith("5:0 forfeit")
+    assert t.fixture("3P").result.text().startswith("5:0 forfeit")
     places = [name for _, name in t.placings()]
     # 1–4 from the final and the 3rd place; 5–8 the quarter-final losers by their group
     # record (G1 9 pts, D1 7, H1 6, then the runner-up D2); 9 the one group winner out in
@@ -180,13 +180,13 @@ def test_a_ball_hockey_tournament_8_teams_vht6_three_points(tmp_path: Path) -> N
     knockout(file, "3P", "2:3", "--ot")  # A3 – B1
     knockout(file, "F", "4:2")  # A1 – A2
     t = load(file)
-    assert t.match("P7").result.text().startswith("0:5 forfeit")
+    assert t.fixture("P7").result.text().startswith("0:5 forfeit")
     a_, b_ = ([r.player for r in t.standings(g)] for g in "AB")
     assert [n for _, n in t.placings()] == [a_[0], a_[1], b_[0], a_[2], b_[1], b_[2], b_[3],
                                             a_[3]]
     # rule 1: 2 × 8 min in the groups (rule 6's second system: a draw goes on), 2 × 10 after
-    assert t.profile_of(t.match("F").id) == t.profile_of("QF1") == "hokejbal-playoff"
-    assert {t.profile_of(m) for m in t.pairings} == {"hokejbal-group-ot"}
+    assert t.profile_of(t.fixture("F").id) == t.profile_of("QF1") == "hokejbal-playoff"
+    assert {t.profile_of(m) for m in t.group_matches} == {"hokejbal-group-ot"}
 
 
 def _names(tmp_path: Path) -> Path:

@@ -12,7 +12,8 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import bracket, draw, results, spec
-from timekeeper.tournament.journal import Journal
+from timekeeper.tournament.events import LotEvent
+from timekeeper.tournament.ledger import Ledger
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.rulesets import BUILT_IN
 
@@ -117,25 +118,25 @@ def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, de
 
 
 def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> None:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
     from timekeeper.tournament.state import Tournament, TournamentError
     for rules, knockout_score in (("hokejbal", "5:2"), ("radegast", "5:2")):
         file = write(tmp_path, f"rules: {rules}\n" + PLAYERS)
         s = spec.load(file)
-        t = Tournament(s, [desk.draw(Tournament(s, []), 4)])
-        for p in t.pairings.values():
-            slot = t.match(p.id).slot
+        t = Tournament(s, [clerk.draw(Tournament(s, []), 4)])
+        for p in t.group_matches.values():
+            slot = t.fixture(p.id).slot
             assert slot is not None
-            t.apply(desk.result(t, slot.round, slot.table, "2:1"))
-        first = next(m for m in t.matches() if m.knockout and m.home and m.away)
+            t.apply(clerk.result(t, slot.round, slot.table, "2:1"))
+        first = next(m for m in t.fixtures() if m.knockout and m.home and m.away)
         assert first.slot is not None
         where = (first.slot.round, first.slot.table)
         if rules == "hokejbal":  # rule 1: the play-off's 5 minutes are "decided by a goal"
             with pytest.raises(TournamentError, match="sudden death here"):
-                desk.result(t, *where, knockout_score, "overtime")
-            assert desk.result(t, *where, "3:2", "overtime")["result"]["home"] == 3
+                clerk.result(t, *where, knockout_score, "overtime")
+            assert clerk.result(t, *where, "3:2", "overtime").result.home == 3
         else:  # Radegast's 3 minutes are played in full: any margin
-            assert desk.result(t, *where, knockout_score, "overtime")["result"]["home"] == 5
+            assert clerk.result(t, *where, knockout_score, "overtime").result.home == 5
 
 
 def test_points_by_how_the_match_was_decided() -> None:
@@ -176,37 +177,74 @@ def test_a_knockout_drawn_alone_gives_the_best_seeds_the_byes() -> None:
     assert bracket.bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
 
 
-def test_the_journal_is_append_only_and_a_torn_last_line_is_cut_away(tmp_path: Path) -> None:
-    journal = Journal(tmp_path / "cup.journal.jsonl")
-    journal.append({"event": "lot", "group": "A", "order": ["a", "b"]})
-    journal.append({"event": "lot", "group": "A", "order": ["b", "a"]})
-    before = journal.path.read_bytes()
-    with open(journal.path, "ab") as stream:
+def test_the_ledger_is_append_only_and_a_torn_last_line_is_cut_away(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "cup.journal.jsonl")
+    ledger.append(LotEvent("A", ("a", "b")))
+    ledger.append(LotEvent("A", ("b", "a")))
+    before = ledger.path.read_bytes()
+    with open(ledger.path, "ab") as stream:
         stream.write(b'{"event": "lot", "gro')  # a crash in the middle of a write
-    assert len(journal.read()) == 2 and journal.torn
-    journal.append({"event": "lot", "group": "B", "order": ["c", "d"]})
-    after = journal.path.read_bytes()
+    assert len(ledger.read()) == 2 and ledger.torn
+    ledger.append(LotEvent("B", ("c", "d")))
+    after = ledger.path.read_bytes()
     assert after.startswith(before)  # nothing before it ever rewritten
-    assert [e.event["n"] for e in Journal(journal.path).read()] == [1, 2, 3]
+    assert [e.event.n for e in Ledger(ledger.path).read()] == [1, 2, 3]
 
 
-def test_a_journal_line_lost_or_edited_is_refused_with_its_line(tmp_path: Path) -> None:
+def test_a_ledger_line_lost_or_edited_is_refused_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "cup.journal.jsonl"
     lines = [json.dumps({"n": n, "event": "lot", "group": "A", "order": []}) for n in (1, 3)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"cup.journal.jsonl:2:1: entry number 3 where 2"):
-        Journal(path).read()
+        Ledger(path).read()
 
 
 def test_an_entry_decided_on_an_old_state_is_not_written(tmp_path: Path) -> None:
-    """Two desks: the second's entry was checked against the journal before the first's
+    """Two desks: the second's entry was checked against the ledger before the first's
     landed; it is refused, and nothing is written."""
-    journal = Journal(tmp_path / "cup.journal.jsonl")
-    journal.append({"event": "lot", "group": "A", "order": ["a", "b"]}, after=0)
-    before = journal.path.read_bytes()
+    ledger = Ledger(tmp_path / "cup.journal.jsonl")
+    ledger.append(LotEvent("A", ("a", "b")), after=0)
+    before = ledger.path.read_bytes()
     with pytest.raises(ConfigError, match="changed while this was typed"):
-        journal.append({"event": "lot", "group": "A", "order": ["b", "a"]}, after=0)
-    assert journal.path.read_bytes() == before
-    journal.path.write_bytes(before.rstrip(b"\n"))  # saved by hand without its newline
-    journal.append({"event": "lot", "group": "B", "order": []}, after=1)
-    assert [e.event["n"] for e in Journal(journal.path).read()] == [1, 2]
+        ledger.append(LotEvent("A", ("b", "a")), after=0)
+    assert ledger.path.read_bytes() == before
+    ledger.path.write_bytes(before.rstrip(b"\n"))  # saved by hand without its newline
+    ledger.append(LotEvent("B", ()), after=1)
+    assert [e.event.n for e in Ledger(ledger.path).read()] == [1, 2]
+
+
+BEFORE = Path(__file__).resolve().parent / "ledger_before_29"  # written by the code of then
+
+
+def test_a_ledger_written_before_the_typed_events_reads_unchanged(tmp_path: Path) -> None:
+    """Every kind of line the earlier code wrote (a draw, results, a correction, a replay,
+    a forfeit, a shoot-out, a result from the hall with its source) is read into its event
+    and written back as the very same line, and the evening stands as it stood then."""
+    from timekeeper.tournament import events
+    from timekeeper.tournament.ledger import open_tournament
+
+    for name in ("cup.yaml", "cup.journal.jsonl"):
+        (tmp_path / name).write_bytes((BEFORE / name).read_bytes())
+    lines = (BEFORE / "cup.journal.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        again = events.from_dict(json.loads(line)).to_dict()
+        assert json.dumps(again, ensure_ascii=False, sort_keys=True) == line
+    t, ledger = open_tournament(tmp_path / "cup.yaml", drawn=True)
+    assert len(t.events) == len(lines) and not ledger.torn
+    assert [e.text() for e in t.history("A.1")] == [
+        "result A.1: 2:1 regulation", "correction A.1: 1:2 regulation (was 2:1; sheet upside down)"]
+    assert [name for _, name in t.placings()] == ["Fiona", "Cyril", "Emil", "Dana", "Adam", "Běla"]
+    first = json.loads(lines[0])
+    del first["rules"]  # a draw from before the rules were kept with it
+    assert events.from_dict(first).rules is None
+
+
+def test_a_ledger_line_the_tournament_cannot_read_is_refused_with_its_line(
+        tmp_path: Path) -> None:
+    path = tmp_path / "cup.journal.jsonl"
+    good = json.dumps({"n": 1, "event": "lot", "group": "A", "order": ["a", "b"]})
+    path.write_text(good + "\n" + json.dumps({"n": 2, "event": "result", "match": 5}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"cup.journal.jsonl:2:1: an entry the tournament "
+                                          r"cannot read \(TypeError"):
+        Ledger(path).read()

@@ -10,7 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timekeeper.tournament import desk, schedule
+from timekeeper.tournament import clerk, schedule
+from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import BUILT_IN, RuleSet
 from timekeeper.tournament.spec import GroupStage, Knockout, Player, Spec
@@ -50,7 +51,7 @@ def test_every_pair_in_a_group_meets_exactly_once(size: int) -> None:
 def test_rounds_put_nobody_at_two_tables_and_leave_no_table_idle_for_nothing(
         sizes: list[int], tables: int) -> None:
     groups = {chr(65 + g): [f"{chr(65 + g)}{i}" for i in range(n)] for g, n in enumerate(sizes)}
-    pairings = schedule.group_pairings(groups)
+    pairings = schedule.group_matches(groups)
     rounds = schedule.lay_out(pairings, tables)
     placed = [p for rnd in rounds for p in rnd]
     assert sorted(p.id for p in placed) == sorted(p.id for p in pairings)  # each once
@@ -117,34 +118,35 @@ def test_a_correction_changes_the_standings_and_nothing_else(data) -> None:
     rules = data.draw(st.sampled_from(["radegast", "hokejbal", "hokejbal-3pt"]))
     spec = make_spec(data.draw(st.integers(4, 16)), data.draw(st.integers(1, 4)), rules=rules)
     t = Tournament(spec)
-    t.apply(desk.draw(t, data.draw(st.integers(0, 10**6))))
-    ids = sorted(t.pairings)
+    t.apply(clerk.draw(t, data.draw(st.integers(0, 10**6))))
+    ids = sorted(t.group_matches)
 
     def score() -> str:
         h, a = data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5))
         return f"{h}:{a if h != a or spec.rules.group_draws else a + 1}"
 
     for match in ids:
-        m = t.match(match)
-        t.apply(desk.result(t, m.slot.round, m.slot.table, score()))
+        m = t.fixture(match)
+        t.apply(clerk.result(t, m.slot.round, m.slot.table, score()))
     before = Tournament(spec, t.events)
-    target = t.match(data.draw(st.sampled_from(ids)))
+    target = t.fixture(data.draw(st.sampled_from(ids)))
     new = score()
     if f"{target.result.home}:{target.result.away}" == new:
         return
-    t.apply(desk.result(t, target.slot.round, target.slot.table, new, reason="typo"))
-    group = t.pairings[target.id].group
-    assert t.slots == before.slots and t.pairings == before.pairings  # the rounds stand
+    t.apply(clerk.result(t, target.slot.round, target.slot.table, new, reason="typo"))
+    group = t.group_matches[target.id].group
+    assert t.slots == before.slots and t.group_matches == before.group_matches  # the rounds stand
     for match in ids:  # every other result stands
         if match != target.id:
             assert t.results[match] == before.results[match]
     for g in t.groups:  # the other groups' standings stand
         if g != group:
             assert [vars(r) for r in t.standings(g)] == [vars(r) for r in before.standings(g)]
-    fresh = Tournament(spec, [e for e in before.events if e.get("match") != target.id])
-    fresh.apply({**t.events[-1]})
+    fresh = Tournament(spec, [e for e in before.events if e not in before.history(target.id)])
+    fresh.apply(t.events[-1])
     assert [vars(r) for r in t.standings(group)] == [vars(r) for r in fresh.standings(group)]
-    assert t.history(target.id)[-1]["reason"] == "typo"  # the history keeps both
+    last = t.history(target.id)[-1]
+    assert isinstance(last, ResultEvent) and last.reason == "typo"  # the history keeps both
     assert len(t.history(target.id)) == 2
 
 
@@ -153,9 +155,9 @@ def test_16_and_32_players_on_4_tables_never_play_two_group_rounds_in_a_row() ->
     players every round needs all 8 (the numbers allow no rest)."""
     for players, rounds, back in ((8, 3, 16), (16, 6, 0), (32, 12, 0)):
         t = Tournament(make_spec(players))
-        t.apply(desk.draw(t, 1))
-        by_round = [[t.pairings[s.match] for s in t.slots if s.round == r]
+        t.apply(clerk.draw(t, 1))
+        by_round = [[t.group_matches[s.match] for s in t.slots if s.round == r]
                     for r in range(1, rounds + 1)]
         f = schedule.measure(by_round, 4)
         assert (f.rounds, f.idle, f.back_to_back, len(t.slots)) == (
-            rounds, 0, back, len(t.pairings))
+            rounds, 0, back, len(t.group_matches))

@@ -1,5 +1,6 @@
 """`timekeeper hall …`: the desk's commands (start, stop, status, serve, round, announce) from
-the command line, apart from cli.py as the tournament's are: argument wiring, nothing else."""
+the command line, apart from cli.py as the tournament's are: argument wiring, nothing else
+(the options over the config are merged in hall/deskconfig.py)."""
 
 from __future__ import annotations
 
@@ -7,45 +8,26 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.show import language
+
+if TYPE_CHECKING:
+    from timekeeper.hall.deskconfig import DeskSettings
 
 
 def cmd_hall(args: argparse.Namespace) -> int:
     from timekeeper.box import config as box_config
     from timekeeper.hall import console
+    from timekeeper.hall.deskconfig import desk_settings
 
-    cfg = box_config.load(args.config) if args.config or not args.broker else None
-    broker = args.broker or (cfg.hall.broker if cfg and cfg.hall else None)
-    if broker is None:
-        raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
-                          "config with a hall: section", field="--broker")
-    hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
-    if cfg is None and not args.user:  # the account may still be the config's
-        cfg = box_config.load(None)
-    account = cfg.hall if cfg and cfg.hall else None
-    user = args.user or (account.user if account else None)
-    password_file = args.password_file or (account.password_file if account else None)
-    password = None if args.password_file or args.user else \
-        (account.password if account else None)
-    try:
-        broker = _desk_broker(broker, user, password, password_file)
-    except ValueError as exc:
-        raise ConfigError(str(exc), field="--password-file") from None
-    args.language_given = args.language is not None  # (else the tournament's may say it)
-    args.language = args.language or (cfg.language if cfg else language.DEFAULT)
-    try:
-        language.check(args.language)
-    except ValueError as exc:
-        raise ConfigError(str(exc), field="--language") from None
+    settings = desk_settings(args, box_config.load)  # the options over the config, once
     if args.action == "serve":
-        return _hall_serve(args, broker, hall)
+        return _hall_serve(args, settings)
     if args.action == "round":
-        return _hall_round(args, broker, hall)
+        return _hall_round(args, settings)
     if args.action == "announce":
-        return _hall_announce(args, broker, hall, args.seconds or "")
+        return _hall_announce(args, settings, args.seconds or "")
     seconds = None
     if args.seconds is not None:
         try:
@@ -53,11 +35,11 @@ def cmd_hall(args: argparse.Namespace) -> int:
         except ValueError:
             raise ConfigError(f"hall add takes SECONDS, not {args.seconds!r}",
                               field="SECONDS") from None
-    return console.run(args.action, broker, hall, args.table, args.profile, args.at, args.in_,
-                       seconds, as_json=args.json)
+    return console.run(args.action, settings.broker, settings.hall, args.table, args.profile,
+                       args.at, args.in_, seconds, as_json=args.json)
 
 
-def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
+def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
     """`hall round N --tournament FILE`: push each of the round's tables its pairing."""
     from timekeeper.hall.director import Director
 
@@ -69,12 +51,12 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
     except ValueError:
         raise ConfigError(f"hall round takes the round's number, not {args.seconds!r}",
                           field="N") from None
-    with _desk(broker, hall) as desk:
+    with _desk(settings) as desk:
         if desk is None:
             return 1
         director = Director(desk, args.tournament)
-        _tournament_language(args, director.t.spec)
-        print(f"hall {hall}: round {number} of {director.t.spec.title}")
+        lang = settings.language_for(director.t.spec.language)
+        print(f"hall {settings.hall}: round {number} of {director.t.spec.title}")
         for table, what in director.call_round(number):
             print(f"  table {table}: {what}")
         if args.say:
@@ -82,24 +64,17 @@ def _hall_round(args: argparse.Namespace, broker, hall: str) -> int:
 
             called = [(t, p.home, p.away) for t, p in director.called.items()
                       if p.round == number]
-            return _speak(args, desk, calls.round_call(number, called,
-                                                       language=args.language))
+            return _speak(args, lang, desk, calls.round_call(number, called, language=lang))
     return 0
 
 
-def _tournament_language(args: argparse.Namespace, spec) -> None:
-    """The tournament file's `language:` for the calls and the pages, unless --language."""
-    if not args.language_given and spec.language:
-        args.language = spec.language
-
-
 @contextlib.contextmanager
-def _desk(broker, hall: str) -> Iterator:
+def _desk(settings: DeskSettings) -> Iterator:
     """The desk on the hall's bus, closed afterwards; None (and said why) if it cannot be."""
     from timekeeper.hall.desk import Desk, DeskError
 
     try:
-        desk = Desk(broker, hall)
+        desk = Desk(settings.broker, settings.hall)
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         yield None
@@ -110,25 +85,26 @@ def _desk(broker, hall: str) -> Iterator:
         desk.close()
 
 
-def _hall_announce(args: argparse.Namespace, broker, hall: str, text: str) -> int:
+def _hall_announce(args: argparse.Namespace, settings: DeskSettings, text: str) -> int:
     """`hall announce "TEXT"`: spoken whole, never over a table's start signal; in the
     tournament's language where `--tournament` names one (and no --language is given)."""
+    lang = settings.language
     if args.tournament is not None:
         from timekeeper.tournament import spec
 
-        _tournament_language(args, spec.load(args.tournament))
-    with _desk(broker, hall) as desk:
-        return 1 if desk is None else _speak(args, desk, text)
+        lang = settings.language_for(spec.load(args.tournament).language)
+    with _desk(settings) as desk:
+        return 1 if desk is None else _speak(args, lang, desk, text)
 
 
-def _speak(args: argparse.Namespace, desk, text: str) -> int:
+def _speak(args: argparse.Namespace, lang: str, desk, text: str) -> int:
     import time
 
     from timekeeper.box.journal import state_dir
     from timekeeper.hall import calls
 
     try:
-        wav = calls.Voice(args.language, args.voice).render(
+        wav = calls.Voice(lang, args.voice).render(
             text, state_dir(args.state_dir) / "hall" / "calls")
     except calls.CallError as exc:
         raise ConfigError(str(exc), field="--language / --voice") from None
@@ -143,19 +119,7 @@ def _speak(args: argparse.Namespace, desk, text: str) -> int:
     return 0
 
 
-def _desk_broker(url: str, user: str | None, password: str | None,
-                 password_file: Path | None):
-    from timekeeper.hall.account import with_account
-    from timekeeper.hall.link import Broker
-
-    try:
-        broker = Broker.parse(url)
-    except ValueError as exc:
-        raise ConfigError(str(exc), field="--broker") from None
-    return with_account(broker, user, password, password_file)
-
-
-def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
+def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
     from timekeeper.box.journal import state_dir
     from timekeeper.hall.desk import Desk, DeskError
     from timekeeper.hall.overview import serve
@@ -166,13 +130,13 @@ def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--listen") from None
     try:
-        desk = Desk(broker, hall)
+        desk = Desk(settings.broker, settings.hall)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--broker") from None
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
-    director = None
+    director, lang = None, settings.language
     if args.tournament is not None:
         from timekeeper.hall.director import Director
 
@@ -181,10 +145,10 @@ def _hall_serve(args: argparse.Namespace, broker, hall: str) -> int:
         except Exception:
             desk.close()
             raise
-        _tournament_language(args, director.t.spec)
+        lang = settings.language_for(director.t.spec.language)
     try:
         return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director,
-                     lang=args.language)
+                     lang=lang)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           field="--listen") from None

@@ -1,8 +1,8 @@
 """`timekeeper tournament …`: a whole tournament run from the terminal, results typed in.
 
-Parsing and printing only: the tournament wing decides, its journal remembers. This is the
+Parsing and printing only: the tournament wing decides, its ledger remembers. This is the
 top of the house, so it is where the wall clock is read (the time stamp a result gets in the
-journal) and where a draw's seed is picked when none is given. Like cli.py, it imports the
+ledger) and where a draw's seed is picked when none is given. Like cli.py, it imports the
 wing only when a tournament command runs, so `timekeeper run` starts no slower for it."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from timekeeper.tournament.rulesets import BUILT_IN  # the names only: dataclasses, no I/O
 
 if TYPE_CHECKING:
-    from timekeeper.tournament.journal import Journal
-    from timekeeper.tournament.state import Match, Tournament
+    from timekeeper.tournament.ledger import Ledger
+    from timekeeper.tournament.state import Fixture, Tournament
 
 DEFAULT_FILE = "tournament.yaml"
 
@@ -94,7 +94,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b = actions.add_parser("bracket", parents=[where], help="the play-off tree and places")
     b.set_defaults(func=cmd_bracket)
 
-    h = actions.add_parser("history", parents=[where], help="the journal, readable")
+    h = actions.add_parser("history", parents=[where], help="the ledger, readable")
     h.set_defaults(func=cmd_history)
 
     e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF list")
@@ -109,34 +109,18 @@ def _now() -> str:
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def _open(args: argparse.Namespace) -> tuple[Tournament, Journal]:
-    from timekeeper.tournament import spec
-    from timekeeper.tournament.journal import Journal
-    from timekeeper.tournament.state import Tournament, TournamentError
+def _open(args: argparse.Namespace, drawn: bool = False) -> tuple[Tournament, Ledger]:
+    """The tournament of -f FILE with its ledger (`drawn`: refused if not drawn yet)."""
+    from timekeeper.tournament.ledger import open_tournament
 
-    s = spec.load(args.file)
-    journal = Journal(s.journal)
-    entries = journal.read()
-    if journal.torn:
-        print(f"timekeeper: {s.journal}: its last line was cut off (a crash while writing) "
+    t, ledger = open_tournament(args.file, drawn)
+    if ledger.torn:
+        print(f"timekeeper: {ledger.path}: its last line was cut off (a crash while writing) "
               "and is left out; the next entry replaces it", file=sys.stderr)
-    t = Tournament(s)
-    for entry in entries:
-        try:
-            t.apply(entry.event)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise TournamentError(f"{s.journal}:{entry.line}: an entry the tournament cannot "
-                                  f"read ({exc!r})") from None
-    return t, journal
+    return t, ledger
 
 
-def _record(t: Tournament, journal: Journal, event: dict) -> dict:
-    written = journal.append(event, after=len(t.events))
-    t.apply(written)
-    return written
-
-
-def _line(m: Match) -> str:
+def _line(m: Fixture) -> str:
     score = m.result.text() if m.result else "replay ordered" if m.replay else ""
     return f"  table {m.slot.table:<3} {m.id:<6} {m.stage:<16} {m.sides:<36} {score}"
 
@@ -167,11 +151,11 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
     from timekeeper.tournament.draw import read_ranking
     from timekeeper.tournament.evening import evening
 
-    t, journal = _open(args)
+    t, ledger = _open(args)
     import secrets  # (here, not at the top: it loads OpenSSL, 4 MB in every `run`)
 
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
@@ -181,9 +165,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
         if unknown:
             print(f"(not in this tournament: {', '.join(unknown[:10])}"
                   f"{' …' if len(unknown) > 10 else ''})")
-    event = desk.draw(t, seed, ranking)
-    event["time"] = _now()
-    _record(t, journal, event)
+    ledger.record(t, clerk.draw(t, seed, ranking, _now()))
     how = "seeded pots" if ranking is not None else "random"
     print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
     if note := t.spec.rules.venue_note(len(t.spec.players), len(t.spec.tables)):
@@ -206,8 +188,7 @@ def _hm(seconds: float) -> str:
 
 
 def cmd_rounds(args: argparse.Namespace) -> int:
-    t, _ = _open(args)
-    desk_check(t)
+    t, _ = _open(args, drawn=True)
     if args.next:
         for table, m, state in t.next_up():
             print(f"table {table}: " + ("done" if m is None else
@@ -217,7 +198,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
     starts = round_starts(t) if t.spec.start is not None else {}
     current = 0
-    for m in t.matches():
+    for m in t.fixtures():
         if m.slot.round != current:
             current = m.slot.round
             profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots
@@ -229,27 +210,19 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     return 0
 
 
-def desk_check(t: Tournament) -> None:
-    from timekeeper.tournament.state import TournamentError
-
-    if not t.drawn:
-        raise TournamentError(f"not drawn yet: `timekeeper tournament draw -f {t.spec.file}`")
-
-
 def cmd_result(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
 
-    t, journal = _open(args)
+    t, ledger = _open(args)
     decided = "forfeit" if args.forfeit else args.decided
-    event = desk.result(t, args.round, args.table, args.score, decided, args.forfeit,
-                        args.reason, _now())
-    written = _record(t, journal, event)
-    m = t.match(event["match"])
-    what = "corrected" if "corrects" in event else "result"
+    written = ledger.record(t, clerk.result(t, args.round, args.table, args.score, decided,
+                                            args.forfeit, args.reason, _now()))
+    m = t.fixture(written.match)
+    what = "corrected" if written.corrects else "result"
     print(f"{what}: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
-          f"{m.result.text() if m.result else ''}  (journal entry {written['n']})")
+          f"{m.result.text() if m.result else ''}  (ledger entry {written.n})")
     if not m.knockout:
-        group = t.pairings[m.id].group
+        group = t.group_matches[m.id].group
         for tie in t.pending_lots(group):
             print(f"group {group} is complete with a tie only a lot breaks: {', '.join(tie)}"
                   f" — `timekeeper tournament lot {group} --order …` once drawn")
@@ -257,54 +230,49 @@ def cmd_result(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
 
-    t, journal = _open(args)
-    event = desk.replay(t, args.round, args.table, args.reason, _now())
-    _record(t, journal, event)
-    m = t.match(event["match"])
+    t, ledger = _open(args)
+    event = ledger.record(t, clerk.replay(t, args.round, args.table, args.reason, _now()))
+    m = t.fixture(event.match)
     print(f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"
-          + (f" (set aside: {event['voids']['home']}:{event['voids']['away']})"
-             if event["voids"] else ""))
+          + (f" (set aside: {event.voids.home}:{event.voids.away})" if event.voids else ""))
     return 0
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
     from timekeeper.tournament.state import TournamentError
 
-    t, journal = _open(args)
-    name = desk.find_player(t, args.player)
-    todo = desk.unplayed(t, name)
+    t, ledger = _open(args)
+    name = clerk.find_player(t, args.player)
+    todo = clerk.unplayed(t, name)
     if not todo:
         raise TournamentError(f"{name} has no match to play with a known opponent")
     for m in todo:
         side = "home" if m.home == name else "away"
-        event = desk.result(t, m.slot.round, m.slot.table, None, "forfeit", side,
-                            f"withdrew: {args.reason}", _now())
-        _record(t, journal, event)
-        done = t.match(m.id)
+        ledger.record(t, clerk.result(t, m.slot.round, m.slot.table, None, "forfeit", side,
+                                      f"withdrew: {args.reason}", _now()))
+        done = t.fixture(m.id)
         print(f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
               f"{done.sides}  {done.result.text() if done.result else ''}")
     return 0
 
 
 def cmd_lot(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import desk
+    from timekeeper.tournament import clerk
 
-    t, journal = _open(args)
+    t, ledger = _open(args)
     order = [n for n in args.order.split(",") if n.strip()] if args.order else None
-    event = desk.lot(t, args.group, order, args.seed, _now())
-    _record(t, journal, event)
-    print(f"lot for group {event['group']} ({event['how']}): {' > '.join(event['order'])}")
+    event = ledger.record(t, clerk.lot(t, args.group, order, args.seed, _now()))
+    print(f"lot for group {event.group} ({event.how}): {' > '.join(event.order)}")
     return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
     from timekeeper.tournament.state import TournamentError
 
-    t, _ = _open(args)
-    desk_check(t)
+    t, _ = _open(args, drawn=True)
     if not t.groups:
         print("no groups: a knock-out alone (`bracket`)")
         return 0
@@ -341,13 +309,12 @@ def standings_text(t: Tournament, group: str) -> list[str]:
 def cmd_bracket(args: argparse.Namespace) -> int:
     from timekeeper.tournament.bracket import source_text
 
-    t, _ = _open(args)
-    desk_check(t)
+    t, _ = _open(args, drawn=True)
     if not t.nodes:
         print("no knock-out in this tournament")
         return 0
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
-        m = t.match(node.id)
+        m = t.fixture(node.id)
         home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
         away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
         score = m.result.text() if m.result else ""
@@ -364,29 +331,14 @@ def cmd_bracket(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     t, _ = _open(args)
     for e in t.history():
-        stamp = f"{e.get('time') or '':<25}"
-        if e["event"] == "draw":
-            text = f"draw ({e['method']}, seed {e['seed']})"
-        elif e["event"] == "result":
-            what = "correction" if e.get("corrects") else "result"
-            text = (f"{what} {e['match']}: {e['result']['home']}:{e['result']['away']} "
-                    f"{e['result']['decided']}")
-            if e.get("corrects"):
-                text += (f" (was {e['corrects']['home']}:{e['corrects']['away']}; "
-                         f"{e.get('reason')})")
-        elif e["event"] == "replay":
-            text = f"replay {e['match']}: {e['reason']}"
-        else:
-            text = f"lot group {e['group']} ({e['how']}): {' > '.join(e['order'])}"
-        print(f"{e['n']:>4}  {stamp} {text}")
+        print(f"{e.n:>4}  {e.time or '':<25} {e.text()}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from timekeeper.tournament import export, sheets
 
-    t, _ = _open(args)
-    desk_check(t)
+    t, _ = _open(args, drawn=True)
     out = args.out or args.file.with_name(args.file.stem + "-export")
     out.mkdir(parents=True, exist_ok=True)
     written = export.write_all(t, out) + sheets.write_all(t, out)

@@ -1,9 +1,9 @@
-"""The desk holds the tournament (issue 17's file and journal) and runs the evening over the
+"""The desk holds the tournament (issue 17's file and ledger) and runs the evening over the
 hall's bus: calling a round pushes each table its pairing; each table's result comes home by
-itself and goes into the tournament's journal once, however often it arrives.
+itself and goes into the tournament's ledger once, however often it arrives.
 
-What the desk called is kept beside the tournament's journal (`cup.calls.jsonl`, one pairing
-a line), so that a desk restarted mid-round knows its calls again; the tournament's journal
+What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
+a line), so that a desk restarted mid-round knows its calls again; the tournament's ledger
 holds every result applied, each with the id of the result message it came from (`source`),
 so that a result delivered again (the broker's retained copy, a box that sends it twice) is
 applied once. A result for a match the desk did not call, or one the tournament cannot take
@@ -24,10 +24,10 @@ from pathlib import Path
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
 from timekeeper.hall.result import MatchResult, parse_result
-from timekeeper.tournament import desk as tdesk
-from timekeeper.tournament import spec as tspec
-from timekeeper.tournament.journal import Journal
-from timekeeper.tournament.state import Tournament, TournamentError
+from timekeeper.tournament import clerk
+from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.state import TournamentError
 
 log = logging.getLogger(__name__)
 
@@ -36,23 +36,8 @@ MAX_LOG = 100
 
 
 def calls_path(file: Path) -> Path:
-    """cup.yaml → cup.calls.jsonl, beside it and its journal."""
+    """cup.yaml → cup.calls.jsonl, beside it and its ledger."""
     return file.with_name(file.stem + ".calls.jsonl")
-
-
-def load_tournament(file: Path) -> tuple[Tournament, Journal]:
-    s = tspec.load(file)
-    journal = Journal(s.journal)
-    t = Tournament(s)
-    for entry in journal.read():
-        try:
-            t.apply(entry.event)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise TournamentError(f"{s.journal}:{entry.line}: an entry the tournament cannot "
-                                  f"read ({exc!r})") from None
-    if not t.drawn:
-        raise TournamentError(f"{file}: not drawn yet: `timekeeper tournament draw -f {file}`")
-    return t, journal
 
 
 class Director:
@@ -62,7 +47,7 @@ class Director:
         self.desk, self.file, self.wall = desk, Path(file), wall
         self.hall = desk.hall
         self._lock = threading.RLock()
-        self.t, self.journal = load_tournament(self.file)
+        self.t, self.ledger = open_tournament(self.file, drawn=True)
         self.calls = calls_path(self.file)
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
         self.issued: dict[str, Pairing] = {}  # every pairing id this desk called
@@ -98,11 +83,12 @@ class Director:
         return None if slot is None else slot.table
 
     def _reload(self) -> None:
-        """The journal again: a result typed meanwhile at `timekeeper tournament result`."""
-        self.t, self.journal = load_tournament(self.file)
+        """The ledger again: a result typed meanwhile at `timekeeper tournament result`."""
+        self.t, self.ledger = open_tournament(self.file, drawn=True)
 
     def applied(self) -> set[str]:
-        return {e["source"] for e in self.t.events if e.get("source")}
+        """The ids of the result messages in the ledger."""
+        return {e.source for e in self.t.events if isinstance(e, ResultEvent) and e.source}
 
     def _say(self, text: str) -> None:
         log.info("desk: %s", text)
@@ -122,7 +108,7 @@ class Director:
             out: list[tuple[str, str]] = []
             sent = []
             for slot in slots:
-                m = self.t.match(slot.match)
+                m = self.t.fixture(slot.match)
                 if m.result is not None:
                     out.append((slot.table, f"{m.id} {m.sides}: played already, "
                                             f"{m.result.text()}"))
@@ -191,7 +177,7 @@ class Director:
 
     def _apply(self, r: MatchResult) -> str:
         try:
-            m = self.t.match(r.pairing.match)
+            m = self.t.fixture(r.pairing.match)
         except StopIteration:
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
@@ -202,13 +188,11 @@ class Director:
                 return "known"
             return self._wait(r, f"{m.id} is {m.result.text()} already")
         try:
-            event = tdesk.result(self.t, m.slot.round, m.slot.table, r.score_text,
-                                 r.decided, time=_iso(self.wall()))
+            event = clerk.result(self.t, m.slot.round, m.slot.table, r.score_text,
+                                 r.decided, time=_iso(self.wall()), source=r.id)
         except TournamentError as exc:
             return self._wait(r, str(exc))
-        event["source"] = r.id
-        written = self.journal.append(event, after=len(self.t.events))
-        self.t.apply(written)
+        self.ledger.record(self.t, event)
         self.pending.pop(r.id, None)
         if r.confirmed:
             self.confirm(r.id)
@@ -265,7 +249,7 @@ class Director:
         match has its result) and whose players are known and not busy elsewhere."""
         with self._lock:
             free = {table for table, p in self.called.items()
-                    if self.t.match(p.match).result is not None} | (
+                    if self.t.fixture(p.match).result is not None} | (
                 set(self.t.spec.tables) - set(self.called))
             ready = sorted({m.slot.round for table, m, why in self.t.next_up()
                             if m is not None and why == "ready" and table in free})
@@ -280,9 +264,9 @@ class Director:
             tables = []
             for table in t.spec.tables:
                 p = self.called.get(table)
-                m = t.match(p.match) if p else None
-                source = next((e.get("source") for e in reversed(t.events)
-                               if m and e.get("match") == m.id and e["event"] == "result"), None)
+                m = t.fixture(p.match) if p else None
+                source = next((e.source for e in reversed(t.events) if m and isinstance(
+                    e, ResultEvent) and e.match == m.id), None)
                 tables.append({"table": table, "status": statuses.get(table),
                                "pairing": json.loads(p.to_json()) if p else None,
                                "result": m.result.text() if m and m.result else None,
@@ -295,10 +279,10 @@ class Director:
             bracket = [{"id": m.id, "stage": m.stage, "round": m.slot.round,
                         "table": m.slot.table, "sides": m.sides,
                         "result": m.result.text() if m.result else None}
-                       for m in t.matches() if m.knockout]
+                       for m in t.fixtures() if m.knockout]
             number = self.next_round()
             upcoming = [] if number is None else [
-                {"table": s.table, "match": s.match, "sides": t.match(s.match).sides}
+                {"table": s.table, "match": s.match, "sides": t.fixture(s.match).sides}
                 for s in t.slots if s.round == number]
             return {"title": t.spec.title, "hall": self.hall, "now": self.wall(),
                     "tables": tables, "groups": groups, "bracket": bracket,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from timekeeper.rules import profile
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.tournament import schedule
 from timekeeper.tournament.state import Tournament
 
@@ -59,8 +59,8 @@ def round_starts(t: Tournament) -> dict[int, float]:
 
 def evening(t: Tournament) -> Evening:
     tables = len(t.spec.tables)
-    group_rounds = sorted({s.round for s in t.slots if s.match in t.pairings})
-    by_round = [[t.pairings[s.match] for s in t.slots if s.round == r] for r in group_rounds]
+    group_rounds = sorted({s.round for s in t.slots if s.match in t.group_matches})
+    by_round = [[t.group_matches[s.match] for s in t.slots if s.round == r] for r in group_rounds]
     figures = schedule.measure(by_round, tables)
     lengths = round_lengths(t)
     idle = sum(tables - sum(1 for s in t.slots if s.round == r) for r in lengths)

@@ -9,8 +9,10 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
-from timekeeper.tournament.state import Match, Tournament
+from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.state import Fixture, Tournament
 
 RESULT_FIELDS = ("round", "table", "match", "stage", "profile", "home", "away", "home_goals",
                  "away_goals", "decided", "at_fault", "score_at_forfeit", "status",
@@ -20,7 +22,7 @@ STANDING_FIELDS = ("group", "place", "player", "played", "won", "ot_won", "drawn
                    "ahead_by", "lot")
 
 
-def status(m: Match) -> str:
+def status(m: Fixture) -> str:
     if m.result is not None:
         return "played"
     if m.replay:
@@ -28,13 +30,13 @@ def status(m: Match) -> str:
     return "to play" if m.home and m.away else "waiting"
 
 
-def result_rows(t: Tournament) -> list[dict]:
+def result_rows(t: Tournament) -> list[dict[str, Any]]:
     corrections: dict[str, int] = {}
     for e in t.events:
-        if e["event"] == "result" and e.get("corrects"):
-            corrections[e["match"]] = corrections.get(e["match"], 0) + 1
+        if isinstance(e, ResultEvent) and e.corrects:
+            corrections[e.match] = corrections.get(e.match, 0) + 1
     rows = []
-    for m in t.matches():
+    for m in t.fixtures():
         r = m.result
         rows.append({
             "round": m.slot.round, "table": m.slot.table, "match": m.id, "stage": m.stage,
@@ -48,11 +50,11 @@ def result_rows(t: Tournament) -> list[dict]:
     return rows
 
 
-def standing_rows(t: Tournament) -> list[dict]:
+def standing_rows(t: Tournament) -> list[dict[str, Any]]:
     return [{"group": g, **row.to_json()} for g in t.groups for row in t.standings(g)]
 
 
-def _csv(rows: list[dict], fields: tuple[str, ...]) -> str:
+def _csv(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fields, lineterminator="\n")
     writer.writeheader()
@@ -61,12 +63,12 @@ def _csv(rows: list[dict], fields: tuple[str, ...]) -> str:
     return out.getvalue()
 
 
-def about(t: Tournament) -> dict:
+def about(t: Tournament) -> dict[str, Any]:
     s = t.spec
     return {"title": s.title, "date": s.date, "place": s.place, "country": s.country,
             "rules": s.rules.key, "rules_title": s.rules.title, "players": len(s.players),
-            "tables": list(s.tables), "seed": t.draw["seed"] if t.draw else None,
-            "draw": t.draw["method"] if t.draw else None}
+            "tables": list(s.tables), "seed": t.draw.seed if t.draw else None,
+            "draw": t.draw.method if t.draw else None}
 
 
 def ithf_date(text: str) -> str:

@@ -7,7 +7,9 @@ journal holds only results the standings can use."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from timekeeper.tournament.rulesets import DECIDED, RuleSet
 
@@ -41,13 +43,13 @@ class Result:
             suffix += ")"
         return f"{self.home}:{self.away}{suffix}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"home": self.home, "away": self.away, "decided": self.decided,
                 "at_fault": self.at_fault,
                 "at_forfeit": list(self.at_forfeit) if self.at_forfeit else None}
 
     @classmethod
-    def from_json(cls, data: dict) -> Result:
+    def from_json(cls, data: Mapping[str, Any]) -> Result:
         at = data.get("at_forfeit")
         return cls(int(data["home"]), int(data["away"]), str(data.get("decided", "regulation")),
                    data.get("at_fault"), (int(at[0]), int(at[1])) if at else None)

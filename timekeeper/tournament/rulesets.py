@@ -7,6 +7,7 @@ bench can use a rule set without a YAML file."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 # the tie-breakers a rule set may list; `lot` is always last (added if missing)
 CRITERIA = ("points", "goal_difference", "goals_for", "goals_against", "head_to_head", "wins",
@@ -52,7 +53,7 @@ class RuleSet:
     venue_players: int | None = None  # the seed's most players a venue (a note, not a refusal)
     venue_tables: int | None = None  # the tables the seed plays on
 
-    def scoring(self) -> dict:
+    def scoring(self) -> dict[str, Any]:
         """What turns results into standings, as the draw keeps it: a journal read with other
         scoring would silently re-rank an evening already played."""
         return {"key": self.key, "points": vars(self.points), "tiebreakers": list(self.tiebreakers),

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Pairing:
+class GroupMatch:
+    """A group's match as the circle method pairs it (a knock-out's is a bracket.Node)."""
+
     id: str  # "A.1": group A's first match
     group: str
     home: str
@@ -30,7 +32,7 @@ class Pairing:
 class Slot:
     round: int  # 1-based over the whole evening
     table: str
-    match: str  # a Pairing's or a knock-out match's id
+    match: str  # a GroupMatch's or a knock-out match's id
 
 
 @dataclass(frozen=True)
@@ -62,29 +64,29 @@ def circle(players: Sequence[str]) -> list[list[tuple[str, str]]]:
     return out
 
 
-def group_pairings(groups: Mapping[str, Sequence[str]]) -> list[Pairing]:
-    out: list[Pairing] = []
+def group_matches(groups: Mapping[str, Sequence[str]]) -> list[GroupMatch]:
+    out: list[GroupMatch] = []
     for group, players in groups.items():
         number = 0
         for r, pairs in enumerate(circle(players), 1):
             for home, away in pairs:
                 number += 1
-                out.append(Pairing(f"{group}.{number}", group, home, away, r))
+                out.append(GroupMatch(f"{group}.{number}", group, home, away, r))
     return out
 
 
-Key = Callable[[Pairing, set[str], dict[str, int]], tuple]
+Key = Callable[[GroupMatch, set[str], dict[str, int]], tuple[object, ...]]
 
 
-def _by_circle(p: Pairing, last: set[str], left: dict[str, int]) -> tuple:
+def _by_circle(p: GroupMatch, last: set[str], left: dict[str, int]) -> tuple[object, ...]:
     return (len(set(p.players) & last), p.circle, p.group, p.id)
 
 
-def _by_longest_group(p: Pairing, last: set[str], left: dict[str, int]) -> tuple:
+def _by_longest_group(p: GroupMatch, last: set[str], left: dict[str, int]) -> tuple[object, ...]:
     return (len(set(p.players) & last), -left[p.group], p.circle, p.group, p.id)
 
 
-def _first_fit(p: Pairing, last: set[str], left: dict[str, int]) -> tuple:
+def _first_fit(p: GroupMatch, last: set[str], left: dict[str, int]) -> tuple[object, ...]:
     """The baseline the bench compares with: group by group, no rest rule."""
     return (p.group, p.circle, p.id)
 
@@ -92,31 +94,32 @@ def _first_fit(p: Pairing, last: set[str], left: dict[str, int]) -> tuple:
 ORDERS: tuple[Key, ...] = (_by_circle, _by_longest_group)
 
 
-def lay_out(pairings: Sequence[Pairing], tables: int,
-            orders: Sequence[Key] = ORDERS) -> list[list[Pairing]]:
+def lay_out(matches: Sequence[GroupMatch], tables: int,
+            orders: Sequence[Key] = ORDERS) -> list[list[GroupMatch]]:
     """The group matches in rounds of at most `tables` matches (see the module's doc)."""
-    best: list[list[Pairing]] | None = None
+    best: list[list[GroupMatch]] | None = None
     for order in orders:
-        rounds = _greedy(pairings, tables, order)
+        rounds = _greedy(matches, tables, order)
         if best is None or _score(rounds, tables) < _score(best, tables):
             best = rounds
     return best or []
 
 
-def _score(rounds: list[list[Pairing]], tables: int) -> tuple[int, int]:
+def _score(rounds: list[list[GroupMatch]], tables: int) -> tuple[int, int]:
     f = measure(rounds, tables)
     return f.rounds, f.back_to_back
 
 
-def _greedy(pairings: Sequence[Pairing], tables: int, order: Key) -> list[list[Pairing]]:
-    left = list(pairings)
+def _greedy(matches: Sequence[GroupMatch], tables: int, order: Key
+            ) -> list[list[GroupMatch]]:
+    left = list(matches)
     per_group: dict[str, int] = {}
     for p in left:
         per_group[p.group] = per_group.get(p.group, 0) + 1
-    rounds: list[list[Pairing]] = []
+    rounds: list[list[GroupMatch]] = []
     last: set[str] = set()
     while left:
-        chosen: list[Pairing] = []
+        chosen: list[GroupMatch] = []
         busy: set[str] = set()
         for p in sorted(left, key=lambda p: order(p, last, per_group)):
             if len(chosen) == tables:
@@ -133,7 +136,7 @@ def _greedy(pairings: Sequence[Pairing], tables: int, order: Key) -> list[list[P
     return rounds
 
 
-def measure(rounds: Sequence[Sequence[Pairing]], tables: int) -> Figures:
+def measure(rounds: Sequence[Sequence[GroupMatch]], tables: int) -> Figures:
     """The figures the issue asks for: rounds, idle table-rounds and back-to-back matches.
     Idle counts every empty table of every round, so a tail of thin rounds shows."""
     back = 0
@@ -149,7 +152,7 @@ def measure(rounds: Sequence[Sequence[Pairing]], tables: int) -> Figures:
     return Figures(len(rounds), count, len(rounds) * tables - count, back, len(tired))
 
 
-def slots(rounds: Sequence[Sequence[Pairing]], tables: Sequence[str], first: int = 1
+def slots(rounds: Sequence[Sequence[GroupMatch]], tables: Sequence[str], first: int = 1
           ) -> list[Slot]:
     """Rounds onto named tables: the n-th match of a round at the n-th table."""
     return [Slot(first + r, tables[i], p.id)

@@ -55,7 +55,7 @@ def groups_sheet(t: Tournament) -> str:
         matches = "".join(
             f"<tr><td class=n>{m.slot.round}</td><td>{escape(m.slot.table)}</td>"
             f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
-            f"</td></tr>" for m in t.matches() if m.stage == f"group {group}")
+            f"</td></tr>" for m in t.fixtures() if m.stage == f"group {group}")
         parts.append(
             f"<div class=block><h2>Group {escape(group)}"
             f"{'' if t.complete(group) else ' (still playing)'}</h2><table><tr><th>#</th>"
@@ -71,7 +71,7 @@ def groups_sheet(t: Tournament) -> str:
 def bracket_sheet(t: Tournament) -> str:
     levels: dict[int, list[str]] = {}
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
-        m = t.match(node.id)
+        m = t.fixture(node.id)
         home = escape(m.home or source_text(node.home))
         away = escape(m.away or source_text(node.away))
         score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
@@ -90,7 +90,7 @@ def bracket_sheet(t: Tournament) -> str:
 def rounds_sheet(t: Tournament) -> str:
     starts = round_starts(t) if t.spec.start is not None else {}
     by_round: dict[int, list[str]] = {}
-    for m in t.matches():
+    for m in t.fixtures():
         by_round.setdefault(m.slot.round, []).append(
             f"<tr><td>{escape(m.slot.table)}</td><td>{escape(m.stage)}</td>"
             f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"

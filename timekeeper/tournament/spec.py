@@ -2,7 +2,7 @@
 validated once at load into a typed Spec; every refusal names file:line and the field.
 
 It says what the evening is to be; what happens (the draw, results, lots) goes to the
-journal beside it, so the file stays a plain thing a person writes and may re-read."""
+ledger beside it, so the file stays a plain thing a person writes and may re-read."""
 
 from __future__ import annotations
 
@@ -77,12 +77,13 @@ class Spec:
         return tuple(p.name for p in self.players)
 
     @property
-    def journal(self) -> Path:
-        return journal_path(self.file)
+    def ledger(self) -> Path:
+        return ledger_path(self.file)
 
 
-def journal_path(file: Path) -> Path:
-    """cup.yaml → cup.journal.jsonl, beside it (one tournament, one journal)."""
+def ledger_path(file: Path) -> Path:
+    """cup.yaml → cup.journal.jsonl, beside it (one tournament, one ledger; the file's name
+    is the one it has always had, so that a ledger written earlier is found)."""
     return file.with_name(file.stem + ".journal.jsonl")
 
 

@@ -39,7 +39,7 @@ class Row:
     def goal_difference(self) -> int:
         return self.goals_for - self.goals_against
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"place": self.place, "player": self.player, "played": self.played,
                 "won": self.won, "ot_won": self.ot_won, "drawn": self.drawn,
                 "ot_lost": self.ot_lost, "lost": self.lost, "goals_for": self.goals_for,

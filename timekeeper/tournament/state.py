@@ -1,9 +1,9 @@
-"""The tournament as it stands: the file's plan plus the journal's events, folded in order.
+"""The tournament as it stands: the file's plan plus the ledger's events, folded in order.
 
 Every change is an event; each is checked against the state before it is written (so the
-journal only holds what the tournament can use) and the state is always the fold of the
-whole journal, so reading the file back gives exactly what the desk saw. The journal itself
-is the caller's: `Tournament` makes events and applies them, it never writes a file."""
+ledger only holds what the tournament can use) and the state is always the fold of the
+whole ledger, so reading the file back gives exactly what the desk saw. The ledger itself
+is the caller's (ledger.py): `Tournament` folds events, it never reads or writes a file."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import bracket, schedule
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.draw import Draw, pots_draw, random_draw
+from timekeeper.tournament.events import DrawEvent, Event, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import Result
-from timekeeper.tournament.schedule import Pairing, Slot
+from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.spec import Spec
 from timekeeper.tournament.standings import Row, pending_lots, standings
 
@@ -28,8 +29,9 @@ class TournamentError(ConfigError):
 
 
 @dataclass(frozen=True)
-class Match:
-    """A match as the desk sees it now: who (if known yet), where, and its result."""
+class Fixture:
+    """A match of the tournament as the desk sees it now — who (if known yet), where, its
+    result — made from the draw (a GroupMatch or a knock-out Node) and the events since."""
 
     id: str
     stage: str  # "group A", "quarter-final 1" …
@@ -48,15 +50,16 @@ class Match:
                 f"{self.away or bracket.source_text(self.away_source)}")
 
 
-def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None) -> dict:
+def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None,
+              time: str | None = None) -> DrawEvent:
     """The draw event: groups (or the knock-out's seed order), every group match, the tree,
     and every match's round and table — all fixed now, so that the rounds never change
     under the players even if a later version lays them out differently."""
     groups = spec.groups.count(len(spec.players)) if spec.groups else 0
     drawn: Draw = (pots_draw(spec.names, ranking, groups, seed) if ranking is not None
                    else random_draw(spec.names, groups, seed))
-    pairings = schedule.group_pairings(drawn.groups)
-    rounds = schedule.lay_out(pairings, len(spec.tables))
+    matches = schedule.group_matches(drawn.groups)
+    rounds = schedule.lay_out(matches, len(spec.tables))
     slots = schedule.slots(rounds, spec.tables)
     nodes: list[Node] = []
     if spec.knockout:
@@ -65,12 +68,9 @@ def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None) -> di
                               spec.groups.advance if spec.groups else 0, k.third_place,
                               len(spec.players), k.pairs)
         slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
-    return {"event": "draw", "seed": seed, "method": drawn.method, "rules": spec.rules.scoring(),
-            "groups": {g: list(p) for g, p in drawn.groups.items()}, "order": list(drawn.order),
-            "matches": [vars(p) for p in pairings],
-            "knockout": [{**vars(n), "places": list(n.places) if n.places else None}
-                         for n in nodes],
-            "slots": [[s.round, s.table, s.match] for s in slots]}
+    return DrawEvent(seed, drawn.method, {g: tuple(p) for g, p in drawn.groups.items()},
+                     tuple(drawn.order), tuple(matches), tuple(nodes), tuple(slots),
+                     spec.rules.scoring(), time)
 
 
 def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> list[Slot]:
@@ -90,13 +90,13 @@ def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> l
 
 
 class Tournament:
-    def __init__(self, spec: Spec, events: Sequence[dict] = ()) -> None:
+    def __init__(self, spec: Spec, events: Sequence[Event] = ()) -> None:
         self.spec = spec
-        self.events: list[dict] = []
-        self.draw: dict | None = None
+        self.events: list[Event] = []
+        self.draw: DrawEvent | None = None
         self.groups: dict[str, tuple[str, ...]] = {}
         self.order: tuple[str, ...] = ()
-        self.pairings: dict[str, Pairing] = {}
+        self.group_matches: dict[str, GroupMatch] = {}
         self.nodes: dict[str, Node] = {}
         self.slots: list[Slot] = []
         self.results: dict[str, Result] = {}
@@ -107,48 +107,56 @@ class Tournament:
 
     # ------------------------------------------------------------------ folding events
 
-    def apply(self, event: dict) -> None:
-        kind = event["event"]
-        if kind in ("result", "replay") and event["match"] not in (*self.pairings, *self.nodes):
-            raise KeyError(f"no match {event['match']!r} in the draw")
-        if kind == "draw":
-            self._apply_draw(event)
-        elif kind == "result":
-            self.results[event["match"]] = Result.from_json(event["result"])
-            self.replays.discard(event["match"])
-        elif kind == "replay":
-            self.results.pop(event["match"], None)
-            self.replays.add(event["match"])
-        elif kind == "lot":
-            self.lots.setdefault(event["group"], []).append(list(event["order"]))
+    def apply(self, event: Event) -> None:
+        """The one place each kind of event changes the tournament."""
+        match event:
+            case DrawEvent():
+                self._apply_draw(event)
+            case ResultEvent(match=match_id) | ReplayEvent(match=match_id) if (
+                    match_id not in self.group_matches and match_id not in self.nodes):
+                raise KeyError(f"no match {match_id!r} in the draw")
+            case ResultEvent():
+                self.results[event.match] = event.result
+                self.replays.discard(event.match)
+            case ReplayEvent():
+                self.results.pop(event.match, None)
+                self.replays.add(event.match)
+            case LotEvent():
+                self.lots.setdefault(event.group, []).append(list(event.order))
         self.events.append(event)
 
-    def _apply_draw(self, event: dict) -> None:
-        if set(event["order"]) != set(self.spec.names):
+    def _apply_draw(self, event: DrawEvent) -> None:
+        if set(event.order) != set(self.spec.names):
             raise TournamentError("the file's players are not those of the draw in the "
-                                  "journal; a drawn tournament keeps its players (rename "
+                                  "ledger; a drawn tournament keeps its players (rename "
                                   "back, or start a new tournament file)")
-        missing = {str(t) for _, t, _ in event["slots"]} - set(self.spec.tables)
+        missing = {s.table for s in event.slots} - set(self.spec.tables)
         if missing:
-            raise TournamentError(f"the draw in the journal plays at tables "
+            raise TournamentError(f"the draw in the ledger plays at tables "
                                   f"{', '.join(sorted(missing))}, which the file no longer "
                                   "names; a drawn tournament keeps its tables")
-        drawn_under = event.get("rules")  # (journals from before it was kept: not checked)
-        changed = [k for k, v in self.spec.rules.scoring().items()
-                   if k != "key" and drawn_under is not None and drawn_under.get(k) != v]
-        if changed:
+        drawn_under = event.rules  # (ledgers from before it was kept: not checked)
+        changed = [] if drawn_under is None else [
+            k for k, v in self.spec.rules.scoring().items()
+            if k != "key" and drawn_under.get(k) != v]
+        if drawn_under is not None and changed:
             raise TournamentError(
                 f"{self.spec.file}: rules: {self.spec.rules.key} does not score as the "
                 f"{drawn_under.get('key')} rules the draw was made under ({', '.join(changed)} "
                 "differ); a drawn tournament keeps its rules, so that no result already "
                 "played is counted anew (put the rules back, or start a new tournament file)")
         self.draw = event
-        self.groups = {g: tuple(p) for g, p in event["groups"].items()}
-        self.order = tuple(event["order"])
-        self.pairings = {m["id"]: Pairing(**m) for m in event["matches"]}
-        self.nodes = {n["id"]: Node(**{**n, "places": tuple(n["places"]) if n["places"]
-                                       else None}) for n in event["knockout"]}
-        self.slots = [Slot(int(r), str(t), str(m)) for r, t, m in event["slots"]]
+        self.groups = dict(event.groups)
+        self.order = event.order
+        self.group_matches = {m.id: m for m in event.matches}
+        self.nodes = {n.id: n for n in event.knockout}
+        self.slots = list(event.slots)
+
+    def require_drawn(self) -> None:
+        """What every command but the draw needs first."""
+        if not self.drawn:
+            raise TournamentError(f"{self.spec.file}: not drawn yet: `timekeeper tournament "
+                                  f"draw -f {self.spec.file}`")
 
     # ------------------------------------------------------------------ what stands
 
@@ -157,11 +165,11 @@ class Tournament:
         return self.draw is not None
 
     def group_played(self, group: str) -> list[tuple[str, str, Result]]:
-        return [(p.home, p.away, self.results[p.id]) for p in self.pairings.values()
+        return [(p.home, p.away, self.results[p.id]) for p in self.group_matches.values()
                 if p.group == group and p.id in self.results]
 
     def complete(self, group: str) -> bool:
-        return all(p.id in self.results for p in self.pairings.values() if p.group == group)
+        return all(p.id in self.results for p in self.group_matches.values() if p.group == group)
 
     def standings(self, group: str) -> list[Row]:
         return standings(self.groups[group], self.group_played(group), self.spec.rules,
@@ -199,46 +207,46 @@ class Tournament:
             return None
         return (home, away) if result.winner == "home" else (away, home)
 
-    def match(self, match_id: str) -> Match:
+    def fixture(self, match_id: str) -> Fixture:
         slot = next(s for s in self.slots if s.match == match_id)
         result, replay = self.results.get(match_id), match_id in self.replays
-        if match_id in self.pairings:
-            p = self.pairings[match_id]
-            return Match(p.id, f"group {p.group}", p.home, p.away, "", "", slot, result,
+        if match_id in self.group_matches:
+            p = self.group_matches[match_id]
+            return Fixture(p.id, f"group {p.group}", p.home, p.away, "", "", slot, result,
                          replay, False)
         n = self.nodes[match_id]
-        return Match(n.id, n.name, self.side(n.home), self.side(n.away), n.home, n.away, slot,
+        return Fixture(n.id, n.name, self.side(n.home), self.side(n.away), n.home, n.away, slot,
                      result, replay, True)
 
     def profile_of(self, match_id: str) -> str:
         """The match profile a box plays this match with: the stage's, the final's for F."""
-        if match_id in self.pairings and self.spec.groups:
+        if match_id in self.group_matches and self.spec.groups:
             return self.spec.groups.profile
         k = self.spec.knockout
         if k is None:
             return ""
         return k.final_profile if self.nodes[match_id].final else k.profile
 
-    def matches(self) -> list[Match]:
-        return [self.match(s.match) for s in sorted(self.slots, key=lambda s: (
+    def fixtures(self) -> list[Fixture]:
+        return [self.fixture(s.match) for s in sorted(self.slots, key=lambda s: (
             s.round, self.spec.tables.index(s.table)))]
 
-    def at(self, round_: int, table: str) -> Match:
+    def at(self, round_: int, table: str) -> Fixture:
         for s in self.slots:
             if s.round == round_ and s.table == table:
-                return self.match(s.match)
+                return self.fixture(s.match)
         used = sorted({s.round for s in self.slots})
         last = used[-1] if used else 0
         raise TournamentError(f"no match in round {round_} at table {table} (rounds 1–{last}, "
                               f"tables {', '.join(self.spec.tables)})")
 
-    def next_up(self) -> list[tuple[str, Match | None, str]]:
+    def next_up(self) -> list[tuple[str, Fixture | None, str]]:
         """Each table's next match and whether it can start: a late result at one table
         never holds up another; only a player still busy elsewhere (or a knock-out side not
         known yet) does, and that is said."""
-        out: list[tuple[str, Match | None, str]] = []
+        out: list[tuple[str, Fixture | None, str]] = []
         for table in self.spec.tables:
-            waiting = [m for m in self.matches() if m.slot.table == table and m.result is None]
+            waiting = [m for m in self.fixtures() if m.slot.table == table and m.result is None]
             if not waiting:
                 out.append((table, None, "done"))
                 continue
@@ -246,12 +254,12 @@ class Tournament:
             out.append((table, m, self._holdup(m)))
         return out
 
-    def _holdup(self, m: Match) -> str:
+    def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
                 s for s, who in ((m.home_source, m.home), (m.away_source, m.away))
                 if who is None)
-        for other in self.matches():
+        for other in self.fixtures():
             if other.slot.round < m.slot.round and other.result is None and {
                     other.home, other.away} & {m.home, m.away}:
                 busy = ({other.home, other.away} & {m.home, m.away}).pop()
@@ -271,5 +279,7 @@ class Tournament:
             rest = list(self.order)
         return bracket.placings(list(self.nodes.values()), outcomes, rest)
 
-    def history(self, match_id: str | None = None) -> list[dict]:
-        return [e for e in self.events if match_id is None or e.get("match") == match_id]
+    def history(self, match_id: str | None = None) -> list[Event]:
+        """The events so far, or one match's (its results, corrections and replays)."""
+        return [e for e in self.events if match_id is None or (
+            isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)]

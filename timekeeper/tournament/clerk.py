@@ -1,7 +1,7 @@
-"""The desk's commands — draw, result, correction, replay, lot — as checked journal events.
-
-Each function looks at the tournament as it stands and returns the event to append, or
-refuses with a TournamentError that says why and what to type instead. A change that would
+"""The clerk at the desk: each of the desk's commands — draw, result, correction, replay,
+lot — looked at against the tournament as it stands and written up as the event to append
+to the ledger (events.py), or refused with a TournamentError that says why and what to type
+instead. The clerk never writes: the caller records the event (`Ledger.record`). A change that would
 pull the ground from under a knock-out match already played (a correction that changes who
 went through) is refused: the later match must be voided (a replay) first."""
 
@@ -13,29 +13,27 @@ from collections.abc import Sequence
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
+from timekeeper.tournament.events import DrawEvent, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.spec import find_profile
-from timekeeper.tournament.state import Match, Tournament, TournamentError, make_draw
+from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
-def draw(t: Tournament, seed: int, ranking: Sequence[str] | None = None) -> dict:
+def draw(t: Tournament, seed: int, ranking: Sequence[str] | None = None,
+         time: str = "") -> DrawEvent:
     if t.draw is not None:
-        raise TournamentError(f"already drawn (seed {t.draw['seed']}); a new draw needs a new "
+        raise TournamentError(f"already drawn (seed {t.draw.seed}); a new draw needs a new "
                               "tournament file")
-    return make_draw(t.spec, seed, ranking)
-
-
-def _drawn(t: Tournament) -> None:
-    if not t.drawn:
-        raise TournamentError("not drawn yet: `timekeeper tournament draw` first")
+    return make_draw(t.spec, seed, ranking, time or None)
 
 
 def result(t: Tournament, round_: int, table: str, score: str | None,
            decided: str = "regulation", at_fault: str | None = None, reason: str = "",
-           time: str = "") -> dict:
+           time: str = "", source: str | None = None) -> ResultEvent:
     """A result typed at the desk; over an existing one it is a correction and needs a
-    reason, which stays in the journal with the result it replaced."""
-    _drawn(t)
+    reason, which stays in the ledger with the result it replaced. `source`: the hall's
+    result message it came from."""
+    t.require_drawn()
     m = t.at(round_, table)
     _sides_known(m)
     try:
@@ -43,15 +41,14 @@ def result(t: Tournament, round_: int, table: str, score: str | None,
                            _sudden_overtime(t, m.id))
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
-    event = {"event": "result", "match": m.id, "round": round_, "table": table,
-             "result": new.to_json(), "reason": reason or None, "time": time or None}
     if m.result is not None:
         if m.result == new:
             raise TournamentError(f"{m.id} is already {m.result.text()}")
         if not reason.strip():
             raise TournamentError(f"{m.id} ({m.sides}) is already {m.result.text()}; a "
                                   "correction needs --reason (it stays in the history)")
-        event["corrects"] = m.result.to_json()
+    event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source,
+                        time or None)
     _keeps_knockout(t, event)
     return event
 
@@ -71,28 +68,27 @@ def _sudden_overtime(t: Tournament, match_id: str) -> bool:
     return bool(timed) and all(p.sudden_death for p in timed)
 
 
-def replay(t: Tournament, round_: int, table: str, reason: str, time: str = "") -> dict:
+def replay(t: Tournament, round_: int, table: str, reason: str,
+           time: str = "") -> ReplayEvent:
     """A replay ordered by a referee: the result, if any, is set aside (kept in the
-    journal) and the match waits for its new result at its round and table."""
-    _drawn(t)
+    ledger) and the match waits for its new result at its round and table."""
+    t.require_drawn()
     m = t.at(round_, table)
     _sides_known(m)
     if not reason.strip():
         raise TournamentError("a replay needs --reason (who ordered it and why)")
     if m.replay:
         raise TournamentError(f"a replay of {m.id} is already ordered")
-    event = {"event": "replay", "match": m.id, "round": round_, "table": table,
-             "reason": reason, "time": time or None,
-             "voids": m.result.to_json() if m.result else None}
+    event = ReplayEvent(m.id, round_, table, reason, m.result, time or None)
     _keeps_knockout(t, event)
     return event
 
 
 def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
-        seed: int | None = None, time: str = "") -> dict:
+        seed: int | None = None, time: str = "") -> LotEvent:
     """The lot for a tie no criterion breaks: the order the desk drew (`order`), or drawn
     here from a printed seed. Either is recorded with how it was drawn."""
-    _drawn(t)
+    t.require_drawn()
     group = group.upper()
     if group not in t.groups:
         raise TournamentError(f"no group {group!r} (groups {', '.join(t.groups)})")
@@ -106,20 +102,18 @@ def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
         if tie is None or len(names) != len(set(names)):
             raise TournamentError("name the tied players in the order drawn: " + "; ".join(
                 ", ".join(tie) for tie in ties))
-        return {"event": "lot", "group": group, "order": names, "how": "drawn by the desk",
-                "seed": None, "time": time or None}
+        return LotEvent(group, tuple(names), "drawn by the desk", None, time or None)
     if seed is None:
         raise TournamentError("the desk's order (--order) or a seed to draw with (--seed)")
     names = list(ties[0])
     random.Random(seed).shuffle(names)
-    return {"event": "lot", "group": group, "order": names, "how": f"drawn with seed {seed}",
-            "seed": seed, "time": time or None}
+    return LotEvent(group, tuple(names), f"drawn with seed {seed}", seed, time or None)
 
 
-def unplayed(t: Tournament, player: str) -> list[Match]:
+def unplayed(t: Tournament, player: str) -> list[Fixture]:
     """A player's matches still to play whose opponent is known: what a withdrawal (or a
     no-show for a whole series, Radegast) forfeits."""
-    return [m for m in t.matches() if m.result is None and player in (m.home, m.away)
+    return [m for m in t.fixtures() if m.result is None and player in (m.home, m.away)
             and m.home is not None and m.away is not None]
 
 
@@ -134,17 +128,17 @@ def find_player(t: Tournament, text: str) -> str:
     return near[0]
 
 
-def _sides_known(m: Match) -> None:
+def _sides_known(m: Fixture) -> None:
     if m.home is None or m.away is None:
         raise TournamentError(f"{m.id} ({m.sides}) cannot be played yet: its players are not "
                               "known (a group to finish, a lot to draw, a match to decide)")
 
 
-def _keeps_knockout(t: Tournament, event: dict) -> None:
+def _keeps_knockout(t: Tournament, event: ResultEvent | ReplayEvent) -> None:
     after = Tournament(t.spec, [*t.events, event])
     for node in t.nodes:
-        if node in t.results and node != event["match"]:
-            before, now = t.match(node), after.match(node)
+        if node in t.results and node != event.match:
+            before, now = t.fixture(node), after.fixture(node)
             if (before.home, before.away) != (now.home, now.away):
                 raise TournamentError(
                     f"this changes who plays {node} ({before.sides}, already "

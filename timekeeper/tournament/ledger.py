@@ -1,6 +1,9 @@
-"""The tournament's journal: one JSON object a line, appended and flushed to disk before a
-command says it is done. Nothing is ever rewritten: a correction is a new line with its
-reason, so the whole evening can be replayed and audited from the file alone.
+"""The tournament's ledger (`cup.journal.jsonl` beside `cup.yaml`): one event a line (JSON,
+events.py), appended and flushed to disk before a command says it is done. Nothing is ever
+rewritten: a correction is a new line with its reason, so the whole evening can be replayed
+and audited from the file alone. `open_tournament` is the one way to read a tournament file
+with its ledger, `Ledger.record` the one way to add to it: the terminal's commands and the
+hall's desk both use them.
 
 The one exception to "never rewritten": a last line cut off by a crash while it was being
 written (no newline at its end, not valid JSON) was never acknowledged to anyone; it is
@@ -8,25 +11,48 @@ reported when read, and cut away before the next line is appended."""
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from timekeeper.rules.yamldoc import ConfigError, Where
+from timekeeper.tournament import events, spec
+from timekeeper.tournament.events import Event
+from timekeeper.tournament.state import Tournament, TournamentError
 
-EVENTS = ("draw", "result", "replay", "lot")
 MAX_LINE = 1_000_000  # a draw of 256 players is about 60 KB
+E = TypeVar("E", bound=Event)
 
 
 @dataclass(frozen=True)
 class Entry:
     line: int  # 1-based, for errors that point into the file
-    event: dict
+    event: Event
 
 
-class Journal:
+def open_tournament(file: Path, drawn: bool = False) -> tuple[Tournament, Ledger]:
+    """The tournament file and its ledger, folded (`drawn`: refused if not drawn yet). An
+    entry the tournament cannot take is refused with the ledger's file:line; a torn last
+    line is left out (the ledger's `torn` says so; the next entry replaces it)."""
+    s = spec.load(file)
+    ledger = Ledger(s.ledger)
+    t = Tournament(s)
+    for entry in ledger.read():
+        try:
+            t.apply(entry.event)
+        except KeyError as exc:
+            raise TournamentError(f"{s.ledger}:{entry.line}: an entry the tournament cannot "
+                                  f"take ({exc.args[0]})") from None
+    if drawn:
+        t.require_drawn()
+    return t, ledger
+
+
+class Ledger:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.torn = ""  # a cut-off last line found by read(), if any
@@ -39,35 +65,50 @@ class Journal:
         raw = self.path.read_bytes()
         lines = raw.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
-        out: list[Entry] = []
+        found: list[tuple[int, dict[str, Any]]] = []
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
-            out.append(Entry(number, self._parse(line, number, len(out) + 1)))
+            found.append((number, self._parse(line, number, len(found) + 1)))
         if tail.strip():
             try:
-                out.append(Entry(len(lines) + 1, self._parse(tail, len(lines) + 1, len(out) + 1)))
+                found.append((len(lines) + 1, self._parse(tail, len(lines) + 1,
+                                                          len(found) + 1)))
             except ConfigError:
                 self.torn = tail.decode("utf-8", "replace")
-        return out
+        return [Entry(number, self._event(data, number)) for number, data in found]
 
-    def _parse(self, line: bytes, number: int, expected: int) -> dict:
+    def _event(self, data: dict[str, Any], number: int) -> Event:
+        try:
+            return events.from_dict(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ConfigError(f"an entry the tournament cannot read ({exc!r})",
+                              Where(self.path, number, 1)) from None
+
+    def _parse(self, line: bytes, number: int, expected: int) -> dict[str, Any]:
         where = Where(self.path, number, 1)
         if len(line) > MAX_LINE:
-            raise ConfigError("a journal line longer than any the tournament writes", where)
+            raise ConfigError("a ledger line longer than any the tournament writes", where)
         try:
             event = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"not a journal entry ({exc})", where) from None
-        if not isinstance(event, dict) or event.get("event") not in EVENTS:
-            raise ConfigError(f"not a journal entry (event is one of {', '.join(EVENTS)})",
+            raise ConfigError(f"not a ledger entry ({exc})", where) from None
+        if not isinstance(event, dict) or event.get("event") not in events.KINDS:
+            raise ConfigError(f"not a ledger entry (event is one of {', '.join(events.KINDS)})",
                               where)
         if event.get("n") != expected:
             raise ConfigError(f"entry number {event.get('n')!r} where {expected} belongs: a "
                               "line is missing or was moved", where)
         return event
 
-    def append(self, event: dict, after: int | None = None) -> dict:
+    def record(self, t: Tournament, event: E) -> E:
+        """Write `event`, checked against `t` (refused if another desk wrote meanwhile), and
+        fold it into `t`; the event as written (with its number)."""
+        written = self.append(event, after=len(t.events))
+        t.apply(written)
+        return written
+
+    def append(self, event: E, after: int | None = None) -> E:
         """Write one entry (numbered here) and make sure it is on the disk before returning.
         Two desks typing at once take turns (a lock on the file); `after`, the number of
         entries the caller's decision was made on, refuses an entry if another desk wrote
@@ -77,15 +118,15 @@ class Journal:
             fcntl.flock(stream.fileno(), fcntl.LOCK_EX)  # released when the file is closed
             entries = self.read()
             if after is not None and len(entries) != after:
-                raise ConfigError("the journal changed while this was typed (another desk?): "
+                raise ConfigError("the ledger changed while this was typed (another desk?): "
                                   "nothing written; look again and repeat it", self.path)
             if self.torn:
                 self._cut_torn_tail()
             elif self.path.stat().st_size and not self._ends_with_newline():
                 stream.write(b"\n")  # a last entry a person saved without its newline
-            event = {"n": len(entries) + 1, **{k: v for k, v in event.items() if k != "n"}}
-            stream.write(json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8")
-                         + b"\n")
+            event = dataclasses.replace(event, n=len(entries) + 1)
+            stream.write(json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True)
+                         .encode("utf-8") + b"\n")
             stream.flush()
             os.fsync(stream.fileno())
         if new:  # the file's name in its folder must survive a power cut too
