@@ -82,7 +82,7 @@ def open_sink(output: str, driver: str | None = None, chunk: int | None = None,
         except AudioError as exc:
             if output == "pulse":
                 raise
-            log.info("audio.output auto: no PulseAudio server answers (%s): SDL", exc)
+            log.debug("audio.output auto: no PulseAudio server answers (%s): SDL", exc)
     from timekeeper.sound.sdlsink import DEFAULT_CHUNK, SdlSink
 
     mixer = sys.modules.get("pygame.mixer")
