@@ -17,11 +17,11 @@ name in `devices.OUTPUTS` (which `audio.output` is checked against), and one bra
 - `pulls`: True where the device calls back for each block (SDL: `start(fill)`, on the
   device's own thread); False where the base's writer thread pushes blocks (`write`,
   blocking until the device has taken them: the device sets the pace);
-- `reports`: True where `timing(clock)` gives the device's own report (frame, heard at);
-  else a pushed stream is timed by `delay()` read around each write, and a pulled one by
-  its callbacks' times plus the constant `latency` (FrameClock);
-- `rewrites`: True where written, not yet played frames may be written again
-  (`wait_room`, `wake`, `write_at`): a press is then mixed into what is written already;
+- `reports` (pushed sinks): True where `timing(clock)` gives the device's own report
+  (frame, heard at); else a pushed stream is timed by `delay()` read around each write, and
+  a pulled one by its callbacks' times plus the constant `latency` (FrameClock);
+- `rewrites` (pushed sinks): True where written, not yet played frames may be written
+  again (`wait_room`, `wake`, `write_at`): a press is then mixed into what is written;
 - `period` (frames per block), `latency` (s from a block taken to its first frame heard,
   as the look-ahead counts it), `margin` (s of slack for the runner's wake-up), `stall` (s
   without a block taken before the stream is a fault);
@@ -222,6 +222,8 @@ class FramedOutput(Output):
 
     def __init__(self, pack: SoundPack, sink: Sink,
                  clock: Callable[[], float] = time.monotonic, realtime: bool = True) -> None:
+        if sink.pulls and (sink.reports or sink.rewrites):
+            raise ValueError(f"sink {sink.name}: reports and rewrites are for pushed sinks")
         self.pack, self.sink, self.clock = pack, sink, clock
         self.period = sink.period
         self.frames: FrameClock | DelayClock = (FrameClock(sink.latency) if sink.pulls
