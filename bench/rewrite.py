@@ -12,7 +12,7 @@ frames behind it again so the stream's end is where it was. Each click is found 
 recording and compared with its due time; the writer's CPU (its thread's, without the
 presses) is printed per configuration.
 
-The box's writer does the same (sound/pushstream.py); this measures the sink alone, with no
+The box's writer does the same (sound/framed.py); this measures the sink alone, with no
 box around it. Benchmarks are not tests: it measures and prints."""
 
 from __future__ import annotations

@@ -98,18 +98,65 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
     assert cfg.profile == str(tmp_path / "league.yaml")
 
 
+@pytest.mark.parametrize("text, where", [
+    ("audio:\n  output: alsa\n", r"config.yaml:2:11: audio.output: must be one of auto, "
+                                  r"pulse, sdl, not 'alsa'"),
+    ("audio:\n  output: pulse\n  device: hw:1\n",
+     r"config.yaml:3:11: audio.device: is for audio.output sdl"),
+    ("audio:\n  latency_ms: 20\n  output: pulse\n",
+     r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl"),
+    ("audio: {output: pulse, trim_ms: 5}\n", r"config.yaml:1:33: audio.trim_ms: is for"),
+])
+def test_the_audio_output_is_checked_at_its_line(tmp_path: Path, text: str,
+                                                 where: str) -> None:
+    with pytest.raises(ConfigError, match=where):
+        load(tmp_path, text)
+
+
+def test_the_audio_output_is_a_setting_and_runs_option_goes_over_it(tmp_path: Path) -> None:
+    assert config.Config(None).audio_output == "auto"  # (no file: auto)
+    cfg = load(tmp_path, "audio: {output: sdl, latency_ms: 20}\n")
+    assert cfg.audio_output == "sdl"
+    assert config.audio_for_run(cfg, None, None, None)[3] == "sdl"
+    with pytest.raises(ConfigError, match=r"--audio-latency: is for audio\.output sdl"):
+        config.audio_for_run(cfg, None, None, 30.0, "pulse")
+    with pytest.raises(ConfigError, match=r"audio\.latency_ms"):  # the file's, under pulse
+        config.audio_for_run(cfg, None, None, None, "pulse")
+    plain = load(tmp_path, "audio: {output: pulse}\n")
+    assert config.audio_for_run(plain, None, None, None)[3] == "pulse"
+    assert config.audio_for_run(plain, None, None, None, "sdl")[3] == "sdl"
+
+
+def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys) -> None:
+    from timekeeper.cli import main
+
+    for text, said in [
+        ("audio: {output: pulse}\n", "ok  audio: stream, audio.output pulse (PulseAudio's"),
+        ("audio: {kind: stream}\n", "ok  audio: stream, audio.output auto: pulse when a "
+                                    "PulseAudio server answers, else sdl"),
+        ("audio: {driver: alsa, latency_ms: 20}\n",
+         "ok  audio: stream, audio.output auto: sdl, as SDL settings are made (audio.driver "
+         "alsa, audio.latency_ms 20)"),
+        ("audio: {kind: mixer}\n", "ok  audio: mixer (audio.output is for the stream only)"),
+    ]:
+        (tmp_path / "config.yaml").write_text(text)
+        assert main(["check", "--config", str(tmp_path / "config.yaml"),
+                     "--profile", "ithf"]) == 0
+        assert said in capsys.readouterr().out, text
+
+
 def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: Path) -> None:
     trimmed = load(tmp_path, "audio: {trim_ms: 10}\n")
     # the trim goes on top of the stream's default latency (0.75 of a 2048-frame chunk)
-    kind, chunk, latency = config.audio_for_run(trimmed, None, None, None)
-    assert (kind, chunk) == ("stream", None)
+    kind, chunk, latency, output = config.audio_for_run(trimmed, None, None, None)
+    assert (kind, chunk, output) == ("stream", None, "auto")
     assert latency == pytest.approx(0.75 * 2048 / 48000 + 0.010)
     assert config.audio_for_run(trimmed, None, 1024, 20.0) == ("stream", 1024,
-                                                              pytest.approx(0.030))
+                                                              pytest.approx(0.030), "auto")
     with pytest.raises(ConfigError, match="trim_ms"):
         config.audio_for_run(trimmed, "mixer", None, None)
     plain = config.Config(None)
-    assert config.audio_for_run(plain, "mixer", 512, None) == ("mixer", 512, None)
+    assert config.audio_for_run(plain, "mixer", 512, None) == ("mixer", 512, None, "auto")
     with pytest.raises(ConfigError, match="--audio-latency"):
         config.audio_for_run(plain, "mixer", None, 20.0)
     with pytest.raises(ConfigError, match="--audio-chunk"):

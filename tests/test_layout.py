@@ -132,5 +132,5 @@ def test_mixing_is_the_sound_wings_own_module() -> None:
               for node in ast.parse(path.read_text(encoding="utf-8")).body
               if isinstance(node, ast.FunctionDef) and node.name in own]
     assert not copies, copies
-    for user in ("render", "stream"):
+    for user in ("render", "voices"):
         assert mixing.__name__ in imports_of(PACKAGE / "sound" / f"{user}.py"), user

@@ -1,4 +1,4 @@
-"""The stream that takes its time from the device (sound/pushstream.py, sound/pulse.py):
+"""The stream that takes its time from the device (sound/framed.py, sound/pulse.py):
 the frame clock from the device's own figures, the writer's placement of cues on the exact
 frame, no mixing while nothing plays, and a device that fails or stalls reported as a fault.
 Deterministic: a fake sink whose writes the test lets through, an injected clock."""
@@ -14,10 +14,10 @@ import pytest
 from helpers import wait_for
 
 from timekeeper.rules.engine import Cue
+from timekeeper.sound.framed import DelayClock, FramedOutput, Sink
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError
 from timekeeper.sound.pack import default_pack_dir, load_pack
-from timekeeper.sound.pushstream import DelayClock, PushAudio
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +25,11 @@ def pack():
     return load_pack(default_pack_dir())
 
 
-class FakeSink:
+class FakeSink(Sink):
     """A device that takes a block only when the test lets it (`allow`), reports that
     frame `report[0]` is heard at `report[1]`, and keeps every block it was given."""
+
+    name, reports = "fake", True
 
     def __init__(self, report: tuple[int, float] | None = (0, 10.0), delay: float = 0.08,
                  fail_after: int | None = None) -> None:
@@ -60,11 +62,11 @@ class FakeSink:
         self.allow(1000)
 
 
-def open_push(pack, sink: FakeSink, clock=lambda: 9.5) -> PushAudio:
-    return PushAudio(pack, lambda period, target: sink, clock=clock, realtime=False)
+def open_push(pack, sink: Sink, clock=lambda: 9.5) -> FramedOutput:
+    return FramedOutput(pack, sink, clock=clock, realtime=False)
 
 
-def shut(audio: PushAudio, sink: FakeSink) -> None:
+def shut(audio: FramedOutput, sink: FakeSink) -> None:
     """Close, let the writer's blocked write return, and see it close the device."""
     audio.close()
     sink.allow(2)
@@ -158,7 +160,7 @@ def test_a_cue_handed_over_too_late_sounds_at_once_and_says_so(pack, caplog) -> 
     try:
         sink.allow(5)
         wait_for(lambda: len(sink.blocks) >= 6, "the blocks to be written")
-        with caplog.at_level(logging.WARNING, "timekeeper.sound.pushstream"):
+        with caplog.at_level(logging.WARNING, "timekeeper.sound.framed"):
             audio.play(Cue("start", 10.01), 9.5)  # its frame (480) is long written
         assert audio.voices.late == 1
         assert "too late for its frame" in caplog.text
@@ -198,17 +200,19 @@ def test_a_device_that_never_takes_a_block_is_an_audio_error(pack) -> None:
             raise AudioError("PulseAudio stream: Connection refused")
 
     with pytest.raises(AudioError, match="Connection refused"):
-        PushAudio(pack, lambda period, target: Stuck(), clock=lambda: 0.0, realtime=False)
+        open_push(pack, Stuck(), clock=lambda: 0.0)
 
 
-class RewritableFakeSink:
+class RewritableFakeSink(Sink):
     """A device that keeps what it was written on a timeline, lets frames written already be
     written again (`write_at`), and has room for a block only when the test lets it."""
+
+    name, reports, rewrites, period, latency = "fake", True, True, 1920, 0.08
 
     def __init__(self) -> None:
         self.timeline = np.zeros(0, np.float32)
         self.index = 0  # where the next write lands
-        self.rewrites: list[tuple[int, int]] = []  # (frame, frames) of each write_at
+        self.rewritten: list[tuple[int, int]] = []  # (frame, frames) of each write_at
         self.closed = False
         self._room = threading.Condition()
         self._allowed, self._woken, self._interrupted = 1, False, False
@@ -257,7 +261,7 @@ class RewritableFakeSink:
         self._put(block, self.index)
 
     def write_at(self, block: np.ndarray, frame: int) -> None:
-        self.rewrites.append((frame, len(block)))
+        self.rewritten.append((frame, len(block)))
         self._put(block, frame)
 
     def close(self) -> None:
@@ -269,22 +273,21 @@ def test_a_press_is_mixed_into_the_frames_written_already(pack, caplog) -> None:
     """Where the device lets written frames be written again, the writer writes far ahead
     (few wake-ups) and a press is not left to wait behind that: its sound is mixed into what
     is written, REWRITE_AHEAD after the press, and the frames behind it are written again."""
-    from timekeeper.sound.pushstream import REWRITE_AHEAD
+    from timekeeper.sound.framed import REWRITE_AHEAD
 
     sink = RewritableFakeSink()
-    audio = PushAudio(pack, lambda period, target: sink, period=1920, target=0.08,
-                      clock=lambda: 10.0, realtime=False)
+    audio = open_push(pack, sink, clock=lambda: 10.0)
     try:
         sink.allow(9)  # 10 blocks: frames 0 … 19199 written, 0.4 s ahead of 10.0
         wait_for(lambda: sink.index == 19200 and audio.voices.next_frame == 19200,
                  "10 blocks written")
         audio.play(Cue("start", 10.05), 10.05)  # a press: due at once, at 10.05
-        wait_for(lambda: sink.rewrites, "the rewrite")
+        wait_for(lambda: sink.rewritten, "the rewrite")
     finally:
         audio.close()
         wait_for(lambda: sink.closed, "the writer to close the device")
     placed = round((10.05 + REWRITE_AHEAD - 10.0) * RATE)
-    assert sink.rewrites == [(placed, 19200 - placed)]  # up to where the stream had got
+    assert sink.rewritten == [(placed, 19200 - placed)]  # up to where the stream had got
     assert sink.index == 19200 and audio.voices.next_frame == 19200
     samples = np.clip(pack.sounds["start"].samples, -1, 1)
     assert not sink.timeline[:placed].any()
@@ -294,8 +297,7 @@ def test_a_press_is_mixed_into_the_frames_written_already(pack, caplog) -> None:
 
 def test_a_cue_handed_over_ahead_needs_no_rewrite(pack) -> None:
     sink = RewritableFakeSink()
-    audio = PushAudio(pack, lambda period, target: sink, period=1920, target=0.08,
-                      clock=lambda: 10.0, realtime=False)
+    audio = open_push(pack, sink, clock=lambda: 10.0)
     try:
         wait_for(lambda: audio.frames.reported, "the device's report")
         audio.play(Cue("start", 10.5), 10.0)  # frame 24000: not written yet
@@ -304,7 +306,7 @@ def test_a_cue_handed_over_ahead_needs_no_rewrite(pack) -> None:
     finally:
         audio.close()
         wait_for(lambda: sink.closed, "the writer to close the device")
-    assert sink.rewrites == [] and audio.voices.late == 0
+    assert sink.rewritten == [] and audio.voices.late == 0
     first = int(np.argmax(np.abs(sink.timeline) > 0))
     assert first == 24000 + int(np.argmax(np.abs(pack.sounds["start"].samples) > 0))
 
@@ -343,13 +345,13 @@ def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaud
     """On a private server: the server's own timing reports set the clock, and a server that
     goes away is a fault (the guard then reopens)."""
     from timekeeper.sound.devices import open_output
-    from timekeeper.sound.pushstream import PushAudio as Push
+    from timekeeper.sound.pulse import PulseSink
 
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
     audio = open_output(pack, None, "stream", "pulseaudio")
     try:
-        assert isinstance(audio, Push)
+        assert isinstance(audio, FramedOutput) and isinstance(audio.sink, PulseSink)
         wait_for(lambda: audio.frames.reported, "the server's timing report")
         assert audio.fault() is None
         pulseaudio.down()
@@ -365,7 +367,7 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
     aborted the box (a core dump on stop, 8 boxes under load). A close ends the writer's
     wait, and waits for it, however stuck the server is."""
     from timekeeper.sound.devices import open_output
-    from timekeeper.sound.pushstream import CLOSE_WAIT
+    from timekeeper.sound.framed import CLOSE_WAIT
 
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
@@ -374,7 +376,7 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
         wait_for(lambda a=audio: a.frames.reported, "the server's timing report")
         if frozen:
             pulseaudio.freeze()
-            wait_for(lambda a=audio: time.monotonic() - a.last_write > 0.3, "the writer stuck")
+            wait_for(lambda a=audio: time.monotonic() - a.last_block > 0.3, "the writer stuck")
         try:
             began = time.monotonic()
             audio.close()
@@ -399,3 +401,97 @@ def test_an_interrupt_after_the_writer_closed_the_stream_touches_nothing(pulseau
     sink.close()
     sink.interrupt()  # (on the old code: "pthread_mutex_unlock() failed", the process aborted)
     sink.close()  # and twice is no harm
+
+
+# ----------------------------------------------------------------------------- the sinks
+
+
+def test_each_sink_declares_what_it_can_do() -> None:
+    """The back ends' capabilities are declared on their classes (sound/framed.py), never
+    probed: PulseAudio's stream is pushed, reports its own timing and rewrites; SDL's
+    device calls back and can tell nothing of its own."""
+    from timekeeper.sound.pulse import PulseSink
+    from timekeeper.sound.sdlsink import SdlSink
+
+    assert (PulseSink.name, PulseSink.pulls, PulseSink.reports, PulseSink.rewrites) == (
+        "pulse", False, True, True)
+    assert (SdlSink.name, SdlSink.pulls, SdlSink.reports, SdlSink.rewrites) == (
+        "sdl", True, False, False)
+    assert (Sink.pulls, Sink.reports, Sink.rewrites) == (False, False, False)
+
+
+def test_what_a_sink_does_not_declare_is_never_called(pack) -> None:
+    """A sink that has a timing report and rewrite methods but does not declare them is
+    timed by its delay figures and written block after block: nothing is looked up."""
+
+    class Plain(FakeSink):
+        reports = False
+
+        def timing(self, clock):
+            raise AssertionError("timing() called on a sink that does not report")
+
+        def wait_room(self, frames):
+            raise AssertionError("wait_room() called on a sink that does not rewrite")
+
+        write_at = wake = wait_room
+
+    sink = Plain(delay=0.08)
+    audio = open_push(pack, sink, clock=lambda: 9.5)
+    try:
+        sink.allow(3)
+        wait_for(lambda: len(sink.blocks) >= 4, "the blocks to be written")
+        assert audio.frames.origin is not None and not audio.frames.reported
+        assert audio.lead == pytest.approx(sink.latency + sink.period / RATE + sink.margin)
+        audio.play(Cue("start", 9.5), 9.5)  # late: mixed into the next block, never rewritten
+    finally:
+        shut(audio, sink)
+
+
+def test_a_sink_that_rewrites_is_handed_cues_only_the_rewrite_lead_early(pack) -> None:
+    from timekeeper.sound.framed import REWRITE_LEAD
+
+    sink = RewritableFakeSink()
+    audio = open_push(pack, sink, clock=lambda: 10.0)
+    try:
+        assert audio.lead == REWRITE_LEAD
+        assert audio.voices.keep == round(0.08 * RATE) + 2 * 1920
+    finally:
+        audio.close()
+        wait_for(lambda: sink.closed, "the writer to close the device")
+
+
+def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_says(
+        pack, pulseaudio, monkeypatch) -> None:
+    """`audio.output` decides, not SDL_AUDIODRIVER: auto plays on the server that answers
+    (SDL_AUDIODRIVER=dummy here), `sdl` on SDL (the dummy driver) although it answers, and
+    SDL settings made by hand (a driver, a device, a latency) take SDL at once."""
+    from timekeeper.sound.devices import open_sink
+
+    for key, value in pulseaudio.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    for output, driver, latency, name in [("auto", None, None, "pulse"),
+                                          ("auto", "pulseaudio", None, "pulse"),
+                                          ("pulse", None, None, "pulse"),
+                                          ("sdl", None, None, "sdl"),
+                                          ("auto", "dummy", None, "sdl"),
+                                          ("auto", None, 0.02, "sdl")]:
+        sink = open_sink(output, driver, None, latency)
+        try:
+            assert sink.name == name, (output, driver, latency)
+        finally:
+            sink.close()
+
+
+def test_auto_takes_sdl_where_no_pulseaudio_server_answers_and_pulse_says_why(
+        pack, monkeypatch, tmp_path) -> None:
+    from timekeeper.sound.devices import open_sink
+
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")
+    sink = open_sink("auto")
+    try:
+        assert sink.name == "sdl"  # (on SDL_AUDIODRIVER's driver: the tests' dummy)
+    finally:
+        sink.close()
+    with pytest.raises(AudioError, match="PulseAudio"):
+        open_sink("pulse")

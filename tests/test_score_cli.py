@@ -14,7 +14,7 @@ from running import ctl, start_run, tk, wait_until_answers, write
 from timekeeper.rules import profile
 from timekeeper.rules.replay import parse_actions, replay
 from timekeeper.sound.pack import default_pack_dir, load_pack
-from timekeeper.sound.render import placements
+from timekeeper.sound.render import voices_for
 
 SLOW = """\
     title: a 10-minute live test
@@ -95,6 +95,6 @@ def test_render_actions_goal_and_a_packs_optional_goal_cue(tmp_path: Path,
         yaml.write("  goal: prestart.wav\n")
     ithf = profile.load("ithf")
     cues = replay(ithf, parse_actions("30:goal=home:17")).cues
-    quiet = placements(cues, load_pack(default_pack_dir(), ithf.cue_names))
-    heard = placements(cues, load_pack(pack_dir, ithf.cue_names))
+    quiet = voices_for(cues, load_pack(default_pack_dir(), ithf.cue_names)).playing
+    heard = voices_for(cues, load_pack(pack_dir, ithf.cue_names)).playing
     assert len(heard) == len(quiet) + 1

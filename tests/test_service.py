@@ -425,3 +425,15 @@ def test_the_install_script_dry_run_shows_every_step() -> None:
     for step in ("systemctl disable --now timekeeper.service", "userdel timekeeper",
                  "rm -rf /etc/timekeeper /var/lib/timekeeper"):
         assert step in gone.stdout, step
+
+
+def test_the_ready_line_names_the_sink_audio_output_chose(service_box, pulse) -> None:
+    """`audio.output` decides, and the box says what it plays on: auto takes the PulseAudio
+    server that answers though SDL_AUDIODRIVER says dummy; --audio-output sdl goes over it."""
+    env = pulse["env"] | {"SDL_AUDIODRIVER": "dummy"}
+    for args, said in [((), "audio stream on pulse (audio.output auto)"),
+                       (("--audio-output", "sdl"), "audio stream on sdl (audio.output sdl)")]:
+        proc = start(service_box, *args, env=env)
+        status(service_box, proc)
+        _, err = stop(proc)
+        assert said in err, err

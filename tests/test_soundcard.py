@@ -34,7 +34,8 @@ TOLD_WITHIN = 2.0  # s from the program's start (its imports done) to the messag
 # start-up (config, profile, pack, one try of the card), not Python's imports on a busy box.
 CHILD = """
 import sys, time
-import numpy, pygame, timekeeper.box.live, timekeeper.sound.stream, timekeeper.cli
+import numpy, pygame, timekeeper.box.live, timekeeper.sound.sdlsink, timekeeper.sound.pulse
+import timekeeper.cli
 print("GO", flush=True)
 sys.exit(timekeeper.cli.main(sys.argv[1:]))
 """

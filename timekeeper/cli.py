@@ -16,7 +16,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show.language import LANGUAGES
-from timekeeper.sound.devices import AUDIO_KINDS
+from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
 
 log = logging.getLogger("timekeeper")
 # what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
@@ -90,6 +90,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
                      help="audio buffer in frames (stream 2048, mixer 512); larger costs "
                           "less CPU, and with --audio stream only adds look-ahead")
+    run.add_argument("--audio-output", choices=OUTPUTS,
+                     help="the stream's back end: pulse (PulseAudio's own stream, timed by "
+                          "the server), sdl, or auto (default, or the config's "
+                          "audio.output): pulse when a PulseAudio server answers, else sdl")
     run.add_argument("--audio-latency", type=float, metavar="MS",
                      help="stream only: output latency to compensate (default: 0.75 "
                           "chunk, as measured on PulseAudio; calibrate with bench/timing.py)")
@@ -279,6 +283,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"ok  config {args.config}: "
               + (wiring if g.enabled else "GPIO off (gpio.enabled: false): no buttons, lamp "
                                           "or relays; keys and `timekeeper ctl` only"))
+        print(f"ok  audio: {box_config.audio_text(cfg)}")
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
     needed: set[str] = set()

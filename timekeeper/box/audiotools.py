@@ -49,7 +49,7 @@ def play_test(cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: f
               out: TextIO = sys.stdout) -> int:
     """Play one cue through the configured output and wait for it to end; 1 when the
     device cannot be opened (the reason and what to do are printed)."""
-    from timekeeper.sound.devices import current_driver, open_output
+    from timekeeper.sound.devices import current_driver, described, open_output
     from timekeeper.sound.pack import CUE_NAMES, find_pack, load_pack
 
     if cue_name not in CUE_NAMES:
@@ -64,7 +64,7 @@ def play_test(cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: f
     seconds = len(samples) / RATE
     try:
         output = open_output(pack, None, kind, cfg.audio_driver, cfg.audio_chunk,
-                             cfg.audio_latency, cfg.audio_device)
+                             cfg.audio_latency, cfg.audio_device, cfg.audio_output)
     except AudioError as exc:
         print(f"timekeeper: {_reason(exc)}\n{NO_DEVICES}", file=out)
         return 1
@@ -72,7 +72,8 @@ def play_test(cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: f
         level = "as recorded" if gain == 1.0 else f"{20 * math.log10(gain):+.1f} dB"
         print(f"playing {cue_name} ({seconds:.1f} s) from pack {pack.name}: driver "
               f"{current_driver() or cfg.audio_driver or '?'}, device "
-              f"{cfg.audio_device or '(default)'}, volume {level}, {kind}", file=out, flush=True)
+              f"{cfg.audio_device or '(default)'}, volume {level}, {described(output)}", file=out,
+              flush=True)
         now = time.monotonic()
         due = now + output.lead
         cue = (Cue(cue_name, due, length=seconds) if cue_name == "last30"

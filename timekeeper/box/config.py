@@ -20,7 +20,7 @@ from timekeeper.hall import timesync
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.show import language
-from timekeeper.sound.devices import AUDIO_KINDS
+from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
@@ -29,8 +29,8 @@ TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "au
 NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password", "password_file", "sync")
-AUDIO_KEYS = ("kind", "driver", "device", "chunk", "latency_ms", "trim_ms", "attempts",
-              "volume")
+AUDIO_KEYS = ("kind", "output", "driver", "device", "chunk", "latency_ms", "trim_ms",
+              "attempts", "volume")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class Config:
     journal_interval: float = 1.0
     control: Path | None = None
     audio_kind: str = "stream"
+    audio_output: str = "auto"  # the stream's sink (devices.OUTPUTS): auto, pulse or sdl
     audio_driver: str | None = None
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
@@ -98,6 +99,7 @@ def build(doc: Doc, file: Path) -> Config:
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
         audio_kind=r.choice(("audio", "kind"), AUDIO_KINDS, "stream"),
+        audio_output=_output(r),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
@@ -190,6 +192,21 @@ def _names(r: Reader) -> tuple[str, str]:
 SDL_DRIVERS = ("alsa", "pulseaudio", "pipewire", "jack", "dummy", "disk")
 
 
+def _output(r: Reader) -> str:
+    """audio.output: which sink the stream plays through; the SDL settings it cannot use
+    are refused here, at their line."""
+    output = r.choice(("audio", "output"), OUTPUTS, "auto")
+    if output == "pulse":
+        for key in ("device", "latency_ms", "trim_ms"):
+            if r.get(("audio", key)) is not None:
+                raise r.doc.error(("audio", key), SDL_ONLY)
+    return output
+
+
+SDL_ONLY = ("is for audio.output sdl (or auto, which then takes SDL): PulseAudio's stream "
+            "is timed by the server and plays on its default sink")
+
+
 def _driver(r: Reader) -> str | None:
     if r.get(("audio", "driver")) is None:
         return None
@@ -271,13 +288,19 @@ def _volume(r: Reader) -> float:
     return gain
 
 
-def audio_for_run(cfg: Config, kind: str | None, chunk: int | None,
-                  latency_ms: float | None) -> tuple[str, int | None, float | None]:
-    """(kind, chunk, latency in s) for `run`: its --audio, --audio-chunk and --audio-latency
-    (None: not given) over the config, checked together, so that settings that cannot work
-    are refused (exit 2) before anything is opened or read. The config's trim is added to
-    the latency the stream compensates."""
+def audio_for_run(cfg: Config, kind: str | None, chunk: int | None, latency_ms: float | None,
+                  output: str | None = None) -> tuple[str, int | None, float | None, str]:
+    """(kind, chunk, latency in s, output) for `run`: its --audio, --audio-chunk,
+    --audio-latency and --audio-output (None: not given) over the config, checked together,
+    so that settings that cannot work are refused (exit 2) before anything is opened or
+    read. The config's trim is added to the latency the stream compensates."""
     kind = kind or cfg.audio_kind
+    output = output or cfg.audio_output
+    if output == "pulse" and latency_ms is not None:
+        raise ConfigError(SDL_ONLY, field="--audio-latency")
+    if output == "pulse" and (cfg.audio_device or cfg.audio_latency is not None
+                              or cfg.audio_trim):  # (--audio-output pulse over the file)
+        raise ConfigError(SDL_ONLY, field="audio.device / audio.latency_ms / audio.trim_ms")
     if chunk is not None and (problem := chunk_problem(chunk)):
         raise ConfigError(problem, field="--audio-chunk")
     if latency_ms is not None and (problem := latency_problem(latency_ms)):
@@ -292,12 +315,31 @@ def audio_for_run(cfg: Config, kind: str | None, chunk: int | None,
             raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
                               field="audio.trim_ms")
         from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.stream import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
+        from timekeeper.sound.sdlsink import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
 
         base = latency if latency is not None else (
             LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
         latency = max(0.0, base + cfg.audio_trim)
-    return kind, chunk, latency
+    return kind, chunk, latency, output
+
+
+def audio_text(cfg: Config) -> str:
+    """The audio settings in a line, as `check --config` shows them: for `auto`, which sink
+    it takes (devices.open_sink decides the same way)."""
+    if cfg.audio_kind != "stream":
+        return f"{cfg.audio_kind} (audio.output is for the stream only)"
+    by_hand = [f"audio.{key} {value}" for key, value in (
+        ("driver", cfg.audio_driver if cfg.audio_driver != "pulseaudio" else None),
+        ("device", cfg.audio_device),
+        ("latency_ms", None if cfg.audio_latency is None else f"{cfg.audio_latency * 1e3:g}"),
+        ("trim_ms", f"{cfg.audio_trim * 1e3:g}" if cfg.audio_trim else None))
+        if value is not None]
+    output = {"pulse": "pulse (PulseAudio's own stream, timed by the server)",
+              "sdl": "sdl (an SDL device, timed by its callbacks)",
+              "auto": ("auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
+                       if by_hand else "auto: pulse when a PulseAudio server answers, "
+                                       "else sdl")}[cfg.audio_output]
+    return f"stream, audio.output {output}"
 
 
 def _looks_like_path(text: str) -> bool:

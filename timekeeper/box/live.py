@@ -66,7 +66,7 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.soundcard import start_audio, terminal_asker
     from timekeeper.box.switch import ProfileSwitch
     from timekeeper.show.status import LogLines, StatusLine
-    from timekeeper.sound.devices import open_output
+    from timekeeper.sound.devices import described, open_output
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
@@ -74,8 +74,8 @@ def _run_live(args: argparse.Namespace) -> int:
     # every file the box reads is read before it answers: a language file that cannot be read
     # later (EMFILE, a full disk's errors) would stop a running box at its first status line
     language.words(cfg.language)
-    kind, chunk, latency = box_config.audio_for_run(  # refused before anything is touched
-        cfg, args.audio, args.audio_chunk, args.audio_latency)
+    kind, chunk, latency, output = box_config.audio_for_run(  # refused before anything is
+        cfg, args.audio, args.audio_chunk, args.audio_latency, args.audio_output)  # touched
     control_path = args.control or cfg.control or default_path()
     folder = state_dir(args.state_dir or cfg.state_dir)
     if in_use(control_path):  # before the journal: the running box's match is left alone
@@ -94,7 +94,7 @@ def _run_live(args: argparse.Namespace) -> int:
 
     def open_audio() -> Output:
         return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
-                           cfg.audio_device)
+                           cfg.audio_device, output)
 
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
         threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
@@ -183,7 +183,8 @@ def _run_live(args: argparse.Namespace) -> int:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
                       f"from {args.resume_from}" if args.resume_from else "from the journal")
             log.info("resumed %s: %s", source, resumed_text(runner.status(), args.replay))
-        log.info("ready: profile %s, sounds %s, control %s, journal %s", chosen.key, pack.name,
+        log.info("ready: profile %s, sounds %s, audio %s (audio.output %s), control %s, "
+                 "journal %s", chosen.key, pack.name, described(audio.output), output,
                  control_path, journal.path)
         log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
                   chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",

@@ -1,8 +1,9 @@
-"""Opening the live audio output `timekeeper run` plays through: the sample-exact stream, or
-pygame's mixer as the fallback."""
+"""Opening the live audio output `timekeeper run` plays through: the sample-exact stream on
+the sink `audio.output` chooses, or pygame's mixer as the fallback."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -10,21 +11,30 @@ from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import AudioError, Output, SilentOutput
 
 if TYPE_CHECKING:  # (the command line reads AUDIO_KINDS: no numpy to import for that)
+    from timekeeper.sound.framed import Sink
     from timekeeper.sound.pack import SoundPack
 
+log = logging.getLogger(__name__)
+
 AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in the config
+# `run --audio-output`, `audio.output`: the stream's sink (kept here beside AUDIO_KINDS, so
+# that the command line reads it without numpy; sound/framed.py says what a sink is)
+OUTPUTS = ("auto", "pulse", "sdl")
 
 
 def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
                 driver: str | None = None, chunk: int | None = None,
-                latency: float | None = None, device: str | None = None) -> Output:
+                latency: float | None = None, device: str | None = None,
+                output: str = "auto") -> Output:
     """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`
     (None: not prepared).
 
     `stream` (default): one always-running stream, cues placed at their exact frame
-    (sound/stream.py). `mixer`: plain `Sound.play()` through pygame's mixer at the
-    deadline, the fallback (sound/pygame_mixer.py). `silent`: no device at all. Raises
-    AudioError when the device cannot be opened."""
+    (sound/framed.py), on the sink `output` names (open_sink). `mixer`: plain
+    `Sound.play()` through pygame's mixer at the deadline, the fallback
+    (sound/pygame_mixer.py). `silent`: no device at all. Raises AudioError when the device
+    cannot be opened."""
+    opened: Output
     if kind == "silent":
         return SilentOutput()
     if kind == "mixer":
@@ -34,48 +44,63 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
             init_mixer(driver, chunk or 512, device)
         from timekeeper.sound.pygame_mixer import PygameAudio
 
-        output: Output = PygameAudio(pack, driver, buffer=chunk or 512)
-    elif kind == "stream" and (push := _push_sink(driver, latency, device)) is not None:
-        from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.pushstream import REWRITE_PERIOD, PushAudio
-
-        period = chunk or REWRITE_PERIOD  # (PulseAudio's stream: a press is rewritten)
-        output = PushAudio(pack, push, period=period, target=2 * period / RATE)
+        opened = PygameAudio(pack, driver, buffer=chunk or 512)
     elif kind == "stream":
-        from timekeeper.sound.stream import DEFAULT_CHUNK, StreamAudio
+        from timekeeper.sound.framed import FramedOutput
 
-        mixer = sys.modules.get("pygame.mixer")
-        if mixer is not None and mixer.get_init():
-            mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
-        output = StreamAudio(pack, driver, chunk=chunk or DEFAULT_CHUNK, latency=latency,
-                             device=device)
+        opened = FramedOutput(pack, open_sink(output, driver, chunk, latency, device))
     else:
         raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
     if profile is None:  # (`timekeeper audio test`: one cue, built when it is played)
-        return output
+        return opened
     try:
-        output.prepare(profile)
+        opened.prepare(profile)
     except BaseException:
-        output.close()
+        opened.close()
         raise
-    return output
+    return opened
 
 
-def _push_sink(driver: str | None, latency: float | None, device: str | None):
-    """The opener of a device that reports its own delay (sound/pushstream.py) for the
-    driver `run` is given (else SDL_AUDIODRIVER): PulseAudio's stream latency. None: the SDL
-    stream, which is also kept where a latency or an SDL device name is set by hand (they
-    were calibrated for, and name devices of, SDL)."""
-    import os
+def open_sink(output: str, driver: str | None = None, chunk: int | None = None,
+              latency: float | None = None, device: str | None = None) -> Sink:
+    """The stream's sink for `audio.output` (OUTPUTS), opened.
 
-    name = driver or os.environ.get("SDL_AUDIODRIVER")
-    if latency is not None or device is not None:
-        return None
-    if name == "pulseaudio":
-        from timekeeper.sound.pulse import PulseSink
+    `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py). `sdl`: an SDL
+    device on `driver`/`device`, timed by its callbacks plus `latency` (sound/sdlsink.py).
+    `auto`: pulse when a PulseAudio server answers (one that is not running is not
+    started), else SDL; SDL at once where SDL settings are made by hand — a driver other
+    than pulseaudio, a device name or a latency (they name devices of, and were calibrated
+    for, SDL). Never read from SDL_AUDIODRIVER: SDL itself still reads it."""
+    if output not in OUTPUTS:
+        raise ValueError(f"audio output {output!r} is not one of {', '.join(OUTPUTS)}")
+    sdl_settings = driver not in (None, "pulseaudio") or latency is not None or device is not None
+    if output == "pulse" or (output == "auto" and not sdl_settings):
+        from timekeeper.sound.pulse import REWRITE_PERIOD, PulseSink
 
-        return lambda period, target: PulseSink(period, target)
-    return None
+        try:  # (a press is rewritten into what is written already: long periods)
+            return PulseSink(chunk or REWRITE_PERIOD, spawn=output == "pulse")
+        except AudioError as exc:
+            if output == "pulse":
+                raise
+            log.debug("audio.output auto: no PulseAudio server answers (%s): SDL", exc)
+    from timekeeper.sound.sdlsink import DEFAULT_CHUNK, SdlSink
+
+    mixer = sys.modules.get("pygame.mixer")
+    if mixer is not None and mixer.get_init():
+        mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
+    return SdlSink(driver, device, chunk or DEFAULT_CHUNK, latency)
+
+
+def described(output: Output | None) -> str:
+    """What a live output is, for the log: `stream on pulse`, `mixer`, `silent` (None: no
+    device open, the guard is reopening it)."""
+    from timekeeper.sound.framed import FramedOutput
+
+    if output is None:
+        return "none open (being reopened)"
+    if isinstance(output, FramedOutput):
+        return f"stream on {output.sink.name}"
+    return "silent" if isinstance(output, SilentOutput) else "mixer"
 
 
 def output_devices(driver: str | None = None) -> tuple[str, list[str]]:
@@ -86,7 +111,7 @@ def output_devices(driver: str | None = None) -> tuple[str, list[str]]:
     from pygame._sdl2.sdl2 import INIT_AUDIO, init_subsystem
 
     from timekeeper.sound.sdl import _sdl_driver
-    from timekeeper.sound.stream import _quit_sdl_audio
+    from timekeeper.sound.sdlsink import _quit_sdl_audio
 
     with _sdl_driver(driver):
         try:
@@ -103,7 +128,7 @@ def output_devices(driver: str | None = None) -> tuple[str, list[str]]:
 def current_driver() -> str | None:
     import ctypes
 
-    from timekeeper.sound.stream import _sdl_library
+    from timekeeper.sound.sdlsink import _sdl_library
 
     sdl = _sdl_library()
     if sdl is None:

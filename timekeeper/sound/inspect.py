@@ -78,7 +78,8 @@ def _length(seconds: float) -> str:
 def table(reports: list[CueReport], levelled: bool = False) -> list[str]:
     """The reports as an aligned table, then one line per warning. `levelled`: a column for
     the gain `normalize: true` applied (peak and LUFS are after it)."""
-    header = ("cue", "file", "format", "rate", "ch", "length", "peak dBFS", "LUFS", "onset")
+    header: tuple[str, ...] = ("cue", "file", "format", "rate", "ch", "length", "peak dBFS",
+                              "LUFS", "onset")
     header += ("gain dB",) if levelled else ()
     rows = []
     for r in reports:

@@ -232,7 +232,7 @@ def _load_one(folder: Path, melody: float, only: set[str] | None = None) -> Soun
     for name, spec in cues.items():  # every field checked before anything is decoded
         if only is not None and name not in only:
             continue
-        path = ("cues", name)
+        path: tuple[str, ...] = ("cues", name)
         repeat = DEFAULT_REPEAT_EVERY
         if isinstance(spec, dict):
             doc.check_keys(path, spec, ("file", "repeat_every"))

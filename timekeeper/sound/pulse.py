@@ -10,7 +10,10 @@ the monotonic clock). See docs/timing.md.
 Why not libpulse-simple (used before): it runs a second thread, its threaded mainloop, which
 hands every request of the server to the writer and every write back: 27 system calls and
 four thread wake-ups a 40-ms period, 1.3 % of a core here. Driven by the writer, one wake-up
-a period remains (pacat, the same way: 0.27 %)."""
+a period remains (pacat, the same way: 0.27 %).
+
+As a `Sink` (sound/framed.py) it is pushed, reports its own timing and lets written frames
+be rewritten: a press is mixed into what is written already."""
 
 from __future__ import annotations
 
@@ -20,8 +23,18 @@ import threading
 import time
 from collections.abc import Callable
 
+from timekeeper.sound.framed import Sink
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError
+
+# frames per write (200 ms): 5 wake-ups a second, 2 periods (400 ms) written ahead; a press
+# is rewritten into them (bench/rewrite.py: the writer's CPU 0.6 % → 0.16 % of a core)
+REWRITE_PERIOD = 9600
+# s without a block taken before the stream is a fault and is reopened. Not SDL's 0.5 s: a
+# server that is merely busy (8 boxes starting at once at load 26 here) went 0.7-1.3 s
+# without asking for data, and reopening it then only added work (opening took over 2 s);
+# a frozen server is still noticed within STALL + the guard's 1-s check.
+STALL = 2.0
 
 _FLOAT32LE = 5  # PA_SAMPLE_FLOAT32LE: the pack's own format, nothing converted
 _CONTEXT_READY, _CONTEXT_FAILED, _CONTEXT_TERMINATED = 4, 5, 6  # pa_context_state
@@ -34,6 +47,7 @@ _DEFAULT = 0xFFFFFFFF  # (uint32_t) -1: the server's choice
 _SEEK_RELATIVE = 0  # pa_seek_mode_t
 _GONE = ctypes.c_size_t(-1).value  # what a stream that is no longer good says of its room
 _OPEN_TIMEOUT = 5.0  # s for the server to accept the stream (pa_simple waited for ever)
+_NOAUTOSPAWN = 0x0001  # pa_context_flags: a server that is not running is not started
 
 
 class _SampleSpec(ctypes.Structure):
@@ -107,7 +121,7 @@ def _library():
     return _lib
 
 
-class PulseSink:
+class PulseSink(Sink):
     """One mono float32 48-kHz playback stream on the PulseAudio server of the environment
     (PULSE_SERVER, else the user's), on PULSE_SINK or the `device` sink, else the default.
 
@@ -119,12 +133,22 @@ class PulseSink:
     Every call but interrupt() belongs to one thread, the writer's: it runs the mainloop
     while it waits for room, so the server's requests and timing reports are read there."""
 
-    def __init__(self, period: int, target: float, device: str | None = None,
-                 name: str = "timekeeper") -> None:
+    name = "pulse"
+    reports = True
+    rewrites = True
+
+    def __init__(self, period: int = REWRITE_PERIOD, target: float | None = None,
+                 device: str | None = None, name: str = "timekeeper",
+                 spawn: bool = True) -> None:
+        """`target` None: two periods; `spawn` False: a server that is not running is an
+        AudioError, not started by libpulse (`audio.output: auto` asks that way)."""
         lib = _library()
         if lib is None:
             raise AudioError("cannot open a PulseAudio stream: libpulse is missing")
-        self._lib, self.period = lib, period
+        target = 2 * period / RATE if target is None else target
+        self._lib, self.period, self.latency = lib, period, target
+        self.stall = STALL + period / RATE
+        self._spawn = spawn
         self._last_stamp: tuple[int, int] | None = None
         self._written = 0  # frames: the stream's write index
         self._interrupted = False
@@ -145,7 +169,8 @@ class PulseSink:
         lib = self._lib
         self._context = lib.pa_context_new(lib.pa_mainloop_get_api(self._mainloop),
                                            name.encode())
-        if lib.pa_context_connect(self._context, None, 0, None) < 0:
+        flags = 0 if self._spawn else _NOAUTOSPAWN
+        if lib.pa_context_connect(self._context, None, flags, None) < 0:
             raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
         self._iterate_until(lambda: self._context_ready(), "the server")
         spec = _SampleSpec(_FLOAT32LE, RATE, 1)
