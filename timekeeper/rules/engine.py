@@ -184,7 +184,7 @@ class Engine(Standing, Scoring, StoppedPlay):
         so play time moves on, and the penalties with it."""
         clock, x = self.m.clock, self.m.extra
         assert clock is not None
-        step = self._add_step(command.seconds, clock)
+        step = self._add_step(command, clock)
         before = clock.play_time(now)
         change = clock.add(step, now, missed_play=x is not None)
         if change == 0:
@@ -206,10 +206,12 @@ class Engine(Standing, Scoring, StoppedPlay):
             return cues + self._end_period(now)
         return cues + self._melody_stop(now) + self._melody_sync(now)
 
-    def _add_step(self, seconds: float | None, clock: PeriodClock) -> float:
+    def _add_step(self, command: Command, clock: PeriodClock) -> float:
+        """ADD's signed amount: its seconds, or one step of this engine's profile."""
         if clock.length is None:
             raise Refused(f"{the(self.period.name) if self.period else 'the period'} is untimed")
-        step = self.profile.add_step if seconds is None else seconds
+        seconds = command.seconds
+        step = command.sign * self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
         if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
