@@ -1,8 +1,7 @@
 """What a match is made of, as the engine's parts share it: its states, the cues it answers
 with, what it tells (Status) and remembers (Snapshot), what one match has done so far
 (Match), and `MatchCore`, the few things every part of the engine asks of the match (the
-period being played, a cue at a time, the play time the penalties follow, a refusal that
-asks for the operator's prompt)."""
+period being played, a cue at a time, the play time the penalties follow)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.commands import Hint, Refused
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profiletypes import Period, Profile
 from timekeeper.rules.score import Goal, Tally
@@ -232,15 +230,6 @@ class MatchCore:
         """Ball hockey keeps it with its penalties; the other profiles with their goals."""
         x = self.m.extra
         return x.score if x is not None else self.m.tally.shootout
-
-    def _refused(self, head: str, reset: bool = False, bare: bool = False) -> Refused:
-        """A refusal that says what the match is doing, for the operator's prompt to say what
-        to press now: `head (while the clock is stopped)`, or with `bare` `head while the
-        clock is stopped`. `reset`: the prompt also says how to start over."""
-        s = self.state
-        doing = DOING[s] if s is not State.PRESTART else "the start is counting down"
-        doing = f" {DOING[s]}" if bare else f" ({doing})"
-        return Refused(head + doing, Hint.WHAT_NOW, reset=reset and s is not State.PRESTART)
 
 
 SAME_INSTANT = 1e-6  # a mark this close to the corrected clock is due as play resumes

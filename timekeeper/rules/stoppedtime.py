@@ -83,14 +83,17 @@ class StoppedTime:
 
     # ------------------------------------------------------------ time-outs
 
-    def take_timeout(self, team: str, rules: Timeout, now: float,
-                     not_stopped: Refused | None) -> None:
-        """Rule 26: a team's time-out, while the clock is stopped (`not_stopped`: the refusal
-        the engine gives when it is not), one per stoppage; it ends at its own deadline."""
+    def timeouts_left(self, team: str, rules: Timeout) -> Refused | None:
+        """None where `team` has a time-out left, else why not (said before the state)."""
         if self.timeouts_used[team] >= rules.per_team:
-            raise Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
-        if not_stopped is not None:
-            raise not_stopped
+            return Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
+        return None
+
+    def take_timeout(self, team: str, rules: Timeout, now: float) -> None:
+        """Rule 26: a team's time-out (`timeouts_left`), while the clock is stopped (the
+        engine's table takes it only then), one per stoppage; it ends at its own deadline."""
+        if (used_up := self.timeouts_left(team, rules)) is not None:
+            raise used_up
         if self.timeout_team is not None:
             raise Refused(f"{self.timeout_team}'s time-out is running")
         if self.penalty_shot is not None:
