@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from timekeeper.rules.penalties import KINDS, MAX_KINDS, TEAMS
 
@@ -305,7 +306,7 @@ class Refused(Exception):
         super().__init__(reason)
         self.reason, self.hint, self.reset = reason, hint, reset
         self.prompt = ""
-        self.cues: list = []
+        self.cues: list[Any] = []  # (Cue: rules/match.py, which imports this)
 
     def __str__(self) -> str:
         return self.reason + self.prompt

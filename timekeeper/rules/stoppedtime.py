@@ -8,6 +8,7 @@ match's own record allows them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from timekeeper.rules.commands import Refused
 from timekeeper.rules.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
@@ -48,14 +49,14 @@ class StoppedTime:
     timeout_stoppage: int = -1  # the stoppage in which the last time-out was taken
     penalty_shot: str | None = None  # the team taking a penalty shot (rule 15), clock stopped
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["box"] = self.box.to_dict()
         out["score"] = self.score.to_dict() if self.score else None
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> StoppedTime:
+    def from_dict(cls, data: dict[str, Any]) -> StoppedTime:
         score = data.get("score")
         return cls(**{**data, "box": PenaltyBox.from_dict(data["box"]),
                       "score": ShootoutScore.from_dict(score) if score else None})
@@ -130,7 +131,7 @@ class StoppedTime:
         return taker
 
     def status(self, profile: Profile, play: float | None, now: float,
-               shootout: bool) -> dict:
+               shootout: bool) -> dict[str, Any]:
         """The Status fields of a stopped-time match at `now` (`play`: the period's play time,
         None between periods)."""
         teams = {}
