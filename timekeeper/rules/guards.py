@@ -13,7 +13,8 @@ from timekeeper.rules.scoring import Scoring
 
 
 class Guards(Scoring):
-    """The engine's guards (Scoring's and StoppedPlay's own beside theirs)."""
+    """The engine's own guards and needs (Scoring and StoppedPlay keep those of the score and
+    of stopped time beside their commands)."""
 
     def _needs_no_show(self, command: Command) -> Refused | None:
         if self.profile.no_show is not None:
