@@ -319,7 +319,7 @@ def button_latency(presses: int) -> list[float]:
     runner = Runner(StampingEngine(profile.load("ithf")), [])
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
-    panel = ButtonPanel(default_gpio(), runner.submit, runner.clock, 10.0, factory)
+    panel = ButtonPanel(default_gpio(), runner.submit, runner.clock, factory)
     pin = factory.pin(27)  # STOP/RESUME
     out = []
     for _ in range(presses):

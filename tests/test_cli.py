@@ -374,19 +374,19 @@ def test_a_client_hanging_up_does_not_put_a_traceback_in_the_log(
 def test_keys_map_to_commands() -> None:
     """The keys the README documents, and nothing for keys it does not."""
     from timekeeper.box.controls.keyboard import key_command
-    from timekeeper.rules.commands import Action
+    from timekeeper.rules.commands import Action, Command
 
-    assert key_command(" ", 10).action is Action.TOGGLE
-    assert key_command("S", 10).action is Action.START
-    assert key_command("\r", 10).action is Action.START
-    assert key_command("n", 10).action is Action.NEXT
-    assert key_command("+", 10).action is Action.ADD
-    minus = key_command("-", 15)
-    assert minus.action is Action.ADD and minus.seconds == -15
-    assert key_command("f", 10).action is Action.FINISH
-    assert key_command("r", 10).action is Action.RESET  # (the reader wants it twice)
-    assert key_command("q", 10).action is Action.QUIT
-    assert key_command("x", 10) is None
+    assert key_command(" ").action is Action.TOGGLE
+    assert key_command("S").action is Action.START
+    assert key_command("\r").action is Action.START
+    assert key_command("n").action is Action.NEXT
+    assert key_command("+").action is Action.ADD
+    minus = key_command("-")
+    assert minus == Command(Action.ADD, sign=-1)  # one step back: the engine's profile's
+    assert key_command("f").action is Action.FINISH
+    assert key_command("r").action is Action.RESET  # (the reader wants it twice)
+    assert key_command("q").action is Action.QUIT
+    assert key_command("x") is None
 
 
 def test_keyboard_reads_single_keys_from_a_terminal() -> None:
@@ -399,7 +399,7 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
     master, slave = os.openpty()
     before = termios.tcgetattr(slave)
     got: list = []
-    keyboard = Keyboard(got.append, add_step=10, fd=slave).start()
+    keyboard = Keyboard(got.append, fd=slave).start()
     try:
         os.write(master, b"s +-q")
         wait_for(lambda: len(got) >= 5, "five keys read", 5)
@@ -407,7 +407,7 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
         keyboard.close()
     assert [c.action for c in got] == [Action.START, Action.TOGGLE, Action.ADD, Action.ADD,
                                        Action.QUIT]
-    assert got[3].seconds == -10
+    assert got[3].sign == -1 and got[3].seconds is None  # a step back
     assert termios.tcgetattr(slave) == before
     os.close(master)
     os.close(slave)
@@ -499,7 +499,7 @@ def test_team_keys_are_two_presses() -> None:
     from timekeeper.box.controls.keyboard import KeyReader
     from timekeeper.rules.commands import Action
 
-    keys = KeyReader(add_step=1)
+    keys = KeyReader()
     assert keys.feed("h") is None
     penalty = keys.feed("1")
     assert penalty is not None and (penalty.action, penalty.team, penalty.kinds) == (
@@ -522,7 +522,7 @@ def test_reset_from_the_keyboard_takes_r_twice() -> None:
     from timekeeper.box.controls.keyboard import KeyReader
     from timekeeper.rules.commands import Action
 
-    keys = KeyReader(add_step=1)
+    keys = KeyReader()
     assert keys.feed("r") is None and "press r again" in keys.hint
     assert keys.feed(" ").action is Action.TOGGLE  # any other key: no reset
     assert keys.feed("r") is None

@@ -292,6 +292,25 @@ def test_play_time_of_the_end_cue_is_length_plus_added() -> None:
     assert result.cues[-1].name == "end" and result.cues[-1].play_time == pytest.approx(317)
 
 
+def test_add_is_signed_and_its_step_is_the_engines_profiles() -> None:
+    """`add -` (the `-` key, the SUBTRACT button) takes one step of this engine's profile
+    back, whatever a control was started with; `add -10` is ten seconds back, as before."""
+    back = Command.parse("add -")
+    assert back == Command(Action.ADD, sign=-1) and Command.parse(str(back)) == back
+    assert str(back) == "add=-" and Command.parse("add -10") == Command(Action.ADD, -10.0)
+    with pytest.raises(ValueError, match="sign"):
+        Command(Action.ADD, 10.0, sign=-1)  # an amount carries its own sign
+    for name, step in (("ithf", 10.0), ("hokejbal", 1.0)):
+        eng = Engine(profile.load(name))
+        eng.handle(START, 0)
+        eng.advance(30.0)
+        eng.handle(Command(Action.ADD), 30.0)
+        eng.handle(Command(Action.ADD), 31.0)
+        assert eng.status(31.0).added == 2 * step, name
+        eng.handle(back, 32.0)
+        assert eng.status(32.0).added == step, name
+
+
 def test_status_reports_the_running_match() -> None:
     eng = Engine(profile.load("pl-3x6"))
     eng.handle(START, 0)

@@ -12,7 +12,7 @@ import pytest
 from helpers import wait_for
 
 from timekeeper import cli
-from timekeeper.box.controls.keyboard import Keyboard, KeyReader
+from timekeeper.box.controls.keyboard import PENDING, Keyboard, KeyReader
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine, Snapshot
@@ -25,14 +25,14 @@ from timekeeper.sound.pack import find_pack
 
 @pytest.mark.parametrize("state", ["idle", "finished"])
 def test_one_q_quits_a_box_with_no_match_under_way(state: str) -> None:
-    keys = KeyReader(add_step=10, state=lambda: state)
+    keys = KeyReader(state=lambda: state)
     assert keys.feed("q").action is Action.QUIT
 
 
 @pytest.mark.parametrize("state", ["prestart", "running", "stopped", "break", "waiting",
                                    "shootout", "shot"])
 def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
-    keys = KeyReader(add_step=10, state=lambda: state)
+    keys = KeyReader(state=lambda: state)
     assert keys.feed("q") is None and "press q again to quit" in keys.hint
     assert keys.feed(" ").action is Action.TOGGLE  # any other key: no quit, and it counts
     assert keys.feed("Q") is None
@@ -42,12 +42,34 @@ def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
     assert keys.feed("\x03").action is Action.QUIT  # Ctrl-C is deliberate: at once
 
 
+def test_a_q_not_confirmed_in_time_says_so() -> None:
+    """The question lapses on the keyboard's clock, and says how to quit (no sleep: the
+    clock is the test's)."""
+    now = [100.0]
+    keys = KeyReader(state=lambda: "running", clock=lambda: now[0])
+    assert keys.feed("q") is None and "press q again to quit" in keys.hint
+    now[0] += PENDING - 0.1
+    keys.tick()  # not yet
+    assert keys.hint.startswith("press q again")
+    now[0] += 0.1
+    keys.tick()
+    assert keys.hint == f"quit not confirmed: press q twice within {PENDING:g} s"
+    assert keys.feed("q") is None  # a question again, not a quit
+    now[0] += PENDING  # no tick meanwhile (a busy reader): the late second q asks again
+    assert keys.feed("q") is None and "press q again to quit" in keys.hint
+    assert keys.feed("q").action is Action.QUIT
+    keys.feed("r")
+    now[0] += PENDING
+    keys.tick()
+    assert keys.hint == f"reset not confirmed: press r twice within {PENDING:g} s"
+
+
 def test_the_keyboard_asks_the_match_state_on_a_terminal(caplog) -> None:
     """On a real (pseudo) terminal: one `q` while running is a question, the second quits."""
     caplog.set_level(logging.INFO)
     master, slave = os.openpty()
     got: list[Command] = []
-    keyboard = Keyboard(got.append, add_step=10, fd=slave, state=lambda: "running").start()
+    keyboard = Keyboard(got.append, fd=slave, state=lambda: "running").start()
     try:
         os.write(master, b"q")
         # the first q has been read (its question is asked): it must not have quit

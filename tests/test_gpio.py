@@ -42,7 +42,7 @@ class Panel:
         self.commands: list[Command] = []
         self.now = 0.0  # the panel's clock (it tells a press from contact bounce): ours to move
         self.panel = ButtonPanel(config or panel_config(), submit or self.commands.append,
-                                 lambda: self.now, 5.0, factory)
+                                 lambda: self.now, factory)
         self.factory = factory
 
     def pin(self, name: str):
@@ -83,20 +83,12 @@ def panel(factory):
 
 
 def test_short_presses_map_to_their_commands(panel: Panel) -> None:
+    """± send a step of whatever profile the engine plays (none is copied into the panel:
+    a profile the hall switched to is obeyed at once)."""
     for name in ("start", "toggle", "add", "subtract"):
         panel.press(name)
     assert panel.commands == [Command(Action.GO), Command(Action.TOGGLE),
-                              Command(Action.ADD, 5.0), Command(Action.ADD, -5.0)]
-
-
-def test_after_a_profile_switch_the_buttons_add_the_new_profiles_step(panel: Panel) -> None:
-    """The hall switched the box to a profile with another ± step (box/switch.py)."""
-    from types import SimpleNamespace
-
-    panel.panel.take_profile(SimpleNamespace(add_step=10.0))
-    panel.press("add")
-    panel.press("subtract")
-    assert panel.commands == [Command(Action.ADD, 10.0), Command(Action.ADD, -10.0)]
+                              Command(Action.ADD), Command(Action.ADD, sign=-1)]
 
 
 def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) -> None:
@@ -107,7 +99,7 @@ def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) 
     panel.long_press("toggle")
     panel.long_press("add")
     assert panel.commands == [Command(Action.RESET), Command(Action.FINISH),
-                              Command(Action.ADD, -5.0)]
+                              Command(Action.ADD, sign=-1)]
 
 
 def test_reset_never_comes_from_a_short_press(panel: Panel) -> None:
@@ -139,7 +131,7 @@ def test_two_buttons_at_once_each_count(panel: Panel) -> None:
     panel.now += 0.04
     panel.up("add")
     panel.up("start")
-    assert panel.commands == [Command(Action.ADD, 5.0), Command(Action.GO)]
+    assert panel.commands == [Command(Action.ADD), Command(Action.GO)]
 
 
 def test_a_held_button_does_not_block_another(panel: Panel) -> None:
@@ -168,7 +160,7 @@ def test_buttons_drive_the_engine_through_the_runner(factory) -> None:
         assert settle() == "stopped"
         p.press("add")
         settle()
-        assert runner.status().added == 5.0
+        assert runner.status().added == chosen.add_step  # the engine's profile's step
         p.long_press("add")
         settle()
         assert runner.status().added == 0.0

@@ -5,11 +5,13 @@ when no match is under way. Played on the runner's own clock, turn by turn."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 from helpers import HallLinkSide, RecordingOutput
 
+from timekeeper.box.controls.keyboard import KeyReader, help_for
 from timekeeper.box.journal import Journal
 from timekeeper.box.runner import Runner
 from timekeeper.box.switch import ProfileSwitch
@@ -18,6 +20,7 @@ from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
+from timekeeper.show.status import StatusLine
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.guard import AudioGuard
 from timekeeper.sound.pack import default_pack_dir, load_pack, melody_window
@@ -109,3 +112,33 @@ def test_a_box_restarted_before_its_match_switches_again(tmp_path: Path) -> None
         match.handle(pairing("p1", "ithf"))  # (retained: delivered again after the restart)
         turns(runner)
         assert runner.status().profile == "ithf" and match.pairing.id == "p1", run
+
+
+def test_the_keys_follow_the_profile_the_hall_switched_to() -> None:
+    """The keyboard copies no profile fact: after a switch from ithf (a step of 10 s, the
+    score keys) to hokejbal (1 s, the penalty keys), `+`/`-` add and take back hokejbal's
+    step and `?` shows hokejbal's keys, as live.py wires them (no `take_profile` anywhere)."""
+    ithf, hokejbal = profile.load("ithf"), profile.load("hokejbal")
+    clock = Clock()
+    runner = Runner(Engine(ithf), [RecordingOutput()], clock=clock)
+    pack = load_pack(default_pack_dir(), ithf.cue_names | hokejbal.cue_names,
+                     max(melody_window(ithf), melody_window(hokejbal)))
+    out = io.StringIO()
+    line = StatusLine(runner.status, lambda: help_for(runner.engine.profile), out=out)
+    assert "1 minor" not in out.getvalue()  # ithf: the score keys only
+    assert ProfileSwitch(runner, pack, 30.0)("hokejbal") == ""
+    runner.step()
+    assert runner.engine.profile.key == "hokejbal"
+    keys = KeyReader(state=lambda: runner.engine.state.value, clock=clock)
+    for key in "s ":  # START (and its pre-start, if any, counted down), SPACE: stopped
+        if (command := keys.feed(key)) is not None:
+            runner.step(command)
+        clock.now += 10.0
+        runner.step()
+    assert runner.status().state == "stopped", runner.status()
+    runner.step(keys.feed("+"))
+    assert runner.status().added == hokejbal.add_step == 1.0
+    runner.step(keys.feed("-"))
+    assert runner.status().added == 0.0
+    line.show_help()
+    assert "1 minor" in out.getvalue().rpartition("keys:")[2]  # `?`: hokejbal's keys now

@@ -146,7 +146,7 @@ def test_key_help_is_printed_again_on_question_mark(monkeypatch) -> None:
     line = StatusLine(lambda: eng.status(0.0), help_text, out=out, tail="? keys")
     assert line.text(eng.status(0.0), WIDTH).endswith("  ? keys")
     out.truncate(0)
-    keys = KeyReader(add_step=10)
+    keys = KeyReader()
     assert keys.feed("?") is None and keys.help_wanted  # the Keyboard calls show_help
     line.show_help()
     printed = out.getvalue()

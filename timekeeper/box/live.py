@@ -123,16 +123,18 @@ def _run_live(args: argparse.Namespace) -> int:
         audio.start_checks(now)
         runner.listeners.append(journal)
         if not args.no_gpio and cfg.gpio.enabled:
-            devices.enter_context(_gpio(cfg, runner, audio, chosen.add_step, switch))
+            devices.enter_context(_gpio(cfg, runner, audio))
 
         interactive = in_foreground(sys.stdin.fileno()) and not args.no_keyboard
 
+        def key_help() -> str:  # the profile played now: the hall may have switched it
+            return help_for(runner.engine.profile)
+
         def show_help() -> None:  # `?` (a terminal's status line prints it above itself)
-            print(help_for(chosen), flush=True)
+            print(key_help(), flush=True)
 
         if sys.stdout.isatty():
-            help_text = (help_for(chosen) if interactive
-                         else "keys off: control it with `timekeeper ctl`")
+            help_text = key_help if interactive else "keys off: control it with `timekeeper ctl`"
             line = devices.enter_context(contextlib.closing(StatusLine(
                 runner.status, help_text, mark=mark, tail="? keys" if interactive else "",
                 words=language.words(cfg.language)).start()))
@@ -145,10 +147,9 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            keys = Keyboard(runner.submit, chosen.add_step, on_help=show_help,
+            keys = Keyboard(runner.submit, on_help=show_help,
                             state=lambda: runner.engine.state.value)
             devices.callback(keys.start().close)
-            switch.when_switched.append(keys.take_profile)
 
         web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
         if web is not None:
@@ -286,8 +287,7 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     return link.start()
 
 
-def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
-          switch) -> contextlib.ExitStack:  # (a ProfileSwitch)
+def _gpio(cfg: box_config.Config, runner, audio) -> contextlib.ExitStack:
     """Buttons, lamp, horn and buzzer, opened and told by the runner; closed when the stack
     closes (none, with one info line, where there is no GPIO)."""
     from timekeeper.box.controls.buttons import ButtonPanel, GpioUnavailable, pin_factory
@@ -301,9 +301,8 @@ def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
     g = cfg.gpio
     with contextlib.ExitStack() as opened:  # closed here only if one fails to open
         try:
-            panel = ButtonPanel(g, runner.submit, runner.clock, add_step, factory)
+            panel = ButtonPanel(g, runner.submit, runner.clock, factory)
             opened.callback(panel.close)
-            switch.when_switched.append(panel.take_profile)  # (the ± step of the new one)
             if g.lamp is not None:
                 lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
                 runner.timers.append(lamp)

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from timekeeper.rules.penalties import KINDS, MAX_KINDS, TEAMS
 
@@ -86,20 +87,32 @@ USAGE = {
 
 @dataclass(frozen=True)
 class Command:
+    """One press. ADD's amount is signed: `seconds` (+ adds, - takes back), or where it is
+    None one step of the profile the engine plays, `sign` saying which way (`add -`, the `-`
+    key): a control never copies the step, so a profile switched by the hall is obeyed."""
+
     action: Action
-    seconds: float | None = None  # ADD: None means the profile's step; SET: the time left
+    seconds: float | None = None  # ADD: the signed amount (None: a step); SET: the time left
     team: str = ""  # home | away, for the stopped-time commands
     kinds: tuple[str, ...] = ()  # PENALTY: e.g. ("major", "game")
     player: str = ""  # PENALTY, GOAL: the player's number or name, for the record
     ref: int | None = None  # REMOVE: the penalty's id (None: the team's latest)
     scored: bool = False  # ATTEMPT
     names: tuple[str, str] | None = None  # NAMES: home's and away's ("": none)
+    sign: int = 1  # ADD of a step (seconds None): +1 adds it, -1 takes it back
+
+    def __post_init__(self) -> None:
+        if self.sign not in (1, -1) or (self.sign == -1 and (
+                self.action is not Action.ADD or self.seconds is not None)):
+            raise ValueError("sign -1 is ADD's step taken back (seconds carry their own sign)")
 
     def __str__(self) -> str:
         if self.action is Action.NAMES and self.names is not None:
             return f"{self.action.value}={shlex.join(self.names)}"
         if self.action is Action.ADD and self.seconds is not None:
             return f"add={self.seconds:g}"
+        if self.action is Action.ADD and self.sign == -1:
+            return "add=-"
         if self.action is Action.SET and self.seconds is not None:
             return f"set={int(self.seconds) // 60}:{self.seconds % 60:02g}"
         words = [self.team] if self.team else []
@@ -117,7 +130,8 @@ class Command:
 
     @classmethod
     def parse(cls, text: str) -> Command:
-        """Parse `start`, `add`, `add 10`, `add=-10`, `penalty home minor 17`,
+        """Parse `start`, `add`, `add -` (a step back), `add 10`, `add=-10`,
+        `penalty home minor 17`,
         `penalty=home:major+game` (the forms of ctl and --actions)."""
         word, _, arg = text.strip().replace("=", " ", 1).partition(" ")
         try:
@@ -138,11 +152,13 @@ class Command:
             return cls(action)
         if action is not Action.ADD:
             raise ValueError(f"{action.value} takes no argument (got {arg!r})")
+        if arg == "-":
+            return cls(action, sign=-1)
         try:
             seconds = parse_number(arg)
         except ValueError:
-            raise ValueError(f"add takes a number of seconds, e.g. add 10 or add -5 "
-                             f"(got {arg!r})") from None
+            raise ValueError(f"add takes a number of seconds, e.g. add 10 or add -5, or - "
+                             f"for one step back (got {arg!r})") from None
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
@@ -290,7 +306,7 @@ class Refused(Exception):
         super().__init__(reason)
         self.reason, self.hint, self.reset = reason, hint, reset
         self.prompt = ""
-        self.cues: list = []
+        self.cues: list[Any] = []  # (Cue: rules/match.py, which imports this)
 
     def __str__(self) -> str:
         return self.reason + self.prompt

@@ -2,28 +2,42 @@
 cues. It never reads a clock and never sleeps, so live runs, renders and tests drive the very
 same code; `now` is whatever time base the caller uses (monotonic seconds, file seconds).
 
-    idle → prestart → running ⇄ stopped → break → running … → waiting → overtime …
-         → shootout ⇄ shot → finished
+`TRANSITIONS` (at the end) is its state diagram as a table, one row an arrow (source, command,
+guards, targets, handler; rules/transitions.py reads it), drawn here from it: `[…]` a guard,
+`(time)` what comes due by itself (`DUE`), `|` where it may lead (commands that keep the state
+are not drawn). A command with no row in the state is refused with the reason, and the prompt
+says what to press instead (show/prompts.py words it from the same rows: the rules name no key).
 
-`TRANSITIONS` (at the end) is that diagram as a table: (state, command) → handler; a command
-with no row in the match's state is refused with the reason, and the operator's prompt says
-what to press instead (show/prompts.py words it: the rules name no key). What comes due by
-itself is a table by state too (`DUE`: when, and what happens then).
+    <!-- states: drawn by scripts/draw_states.py -->
+    idle      start → prestart | running
+    prestart  (countdown) → running
+    running   next [sudden death] → finished;
+              add, (time) → break | waiting | shootout | finished;
+              finish [overtime, sudden death] → finished; toggle, pause → stopped;
+              goal → finished
+    stopped   next [sudden death] → finished; finish [overtime, sudden death] → finished;
+              toggle, resume [no penalty shot] → running | break | waiting | shootout | finished;
+              replay → idle; goal → finished; attempt [a penalty shot] → finished
+    break     start, next → running; replay → idle; (time) → running | waiting
+    waiting   start, next [on a draw, a part follows] → running;
+              start, next [on a draw, a shoot-out] → shootout;
+              finish [after regulation] → finished; replay → idle
+    shootout  start, next → shot; finish, goal, attempt → finished; replay → idle
+    shot      next [no result to enter] → shootout; finish → finished;
+              goal, attempt → shootout | finished; (time) → shootout
+    finished  start → prestart | running; no-show → idle; undo-goal → stopped
+    any       reset → idle
+    <!-- /states -->
 
 Every cue is due at an absolute deadline computed from the period clock's mapping; a command
 moves the mapping, never a sum of ticks.
 
-Stopped-time games (ball hockey) add, when their profile asks for them, a penalty box whose
-penalties end at a play time of the game clock (so they stop with it and are frozen in the
-breaks), a time-out with its own countdown while the clock is stopped, a correction of the
-game clock, the penalty shot, and the shoot-out's score, which ends the match once it is
-decided (rules/stoppedtime.py keeps them).
-
-Every profile keeps the score (rules/scoring.py): goals with their time and scorer, kept
-through a replay from the start (ITHF 4.5). A goal in a sudden death ends the match with the
-end signal, and where goals are kept an overtime or a shoot-out is played only on a draw.
-A no-show countdown (ball hockey rule 5) may run before the start. Status, snapshot and
-restore: rules/standing.py."""
+Stopped-time games (ball hockey) add, where their profile asks, penalties that run with the
+game clock (frozen in the breaks), time-outs, the penalty shot and an entered shoot-out score
+(rules/stoppedtime.py). Every profile keeps the score (rules/scoring.py), through a replay
+from the start too (ITHF 4.5): a goal in a sudden death ends the match, and where goals are
+kept an overtime or a shoot-out is played only on a draw. A no-show countdown (ball hockey
+rule 5) may run before the start. Status, snapshot and restore: rules/standing.py."""
 
 from __future__ import annotations
 
@@ -32,6 +46,7 @@ from collections.abc import Callable
 from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import (
     MAX_ADD,
+    TEAM_ACTIONS,
     USAGE,
     Action,
     Command,
@@ -39,16 +54,17 @@ from timekeeper.rules.commands import (
     Refused,
     check_name,
 )
-from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
-from timekeeper.rules.scoring import Scoring
+from timekeeper.rules.guards import Guards
+from timekeeper.rules.match import Cue, Snapshot, State, Status, mss, played, the
 from timekeeper.rules.standing import Standing
 from timekeeper.rules.stoppedplay import StoppedPlay
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
+from timekeeper.rules.transitions import Guard, Refusal, Row, Table, refused, rows
 
 __all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
-class Engine(Standing, Scoring, StoppedPlay):
+class Engine(Standing, Guards, StoppedPlay):
     """The match: `Engine(profile)`, then `handle(command, now)` and `advance(now)`."""
 
     # ------------------------------------------------------------------ public API
@@ -80,20 +96,15 @@ class Engine(Standing, Scoring, StoppedPlay):
         action = command.action
         if action is Action.GO:  # the START/NEXT button
             action = Action.START if self.state in (State.IDLE, State.FINISHED) else Action.NEXT
-        handler = TRANSITIONS.get((self.state, action)) or TRANSITIONS.get((None, action))
-        if handler is None:
-            raise self._not_now(action)
+        handler = TRANSITIONS.row(self, action, command).handler
+        assert handler is not None  # (a refusal row raises)
         return handler(self, command, now)
 
-    def _not_now(self, action: Action) -> Refused:
-        """The refusal of a command that has no row in this state."""
-        if action in _NOT_NOW:
-            head, bare = _NOT_NOW[action]
-            return self._refused(head, reset=action is Action.START, bare=bare)
-        if action is Action.FINISH:
-            return Refused(f"finish ends a match after regulation (overtime, shoot-out), "
-                           f"not {DOING[self.state]}")
-        return Refused(f"{action.value} is not an engine command")
+    def _waiting_for(self) -> str:
+        """What START/NEXT would do now (Status.waiting_for), as the table says."""
+        i, periods = self.m.index, self.profile.periods
+        return TRANSITIONS.then(self, periods[i + 1].name if i + 1 < len(periods)
+                                else "shoot-out")
 
     # ------------------------------------------------------------------ before the match
 
@@ -112,11 +123,7 @@ class Engine(Standing, Scoring, StoppedPlay):
         Counted from the scheduled start (`seconds` ago); `forfeit` sounds at its end, and
         START (the team came) ends the countdown."""
         limit, passed = self.profile.no_show, command.seconds or 0.0
-        if limit is None:
-            raise Refused(f"the profile {self.profile.key} has no no-show countdown "
-                          "(no_show: SECONDS)")
-        if self.state not in (State.IDLE, State.FINISHED):
-            raise Refused(f"the no-show countdown runs before a match, not {DOING[self.state]}")
+        assert limit is not None  # (the table's needs)
         if not 0 <= passed < limit:
             raise Refused(f"the time since the scheduled start must be under {mss(limit)} "
                           f"(got {mss(passed)})")
@@ -145,9 +152,6 @@ class Engine(Standing, Scoring, StoppedPlay):
     def _replay(self, command: Command, now: float) -> list[Cue]:
         """ITHF 4.5: a match that must be replayed (a timer failure) is played again from the
         start, and both players keep the goals already scored. START then begins it."""
-        if self.state not in (State.STOPPED, State.WAITING, State.BREAK, State.SHOOTOUT):
-            raise Refused(f"replay starts a match again once its clock is stopped, not "
-                          f"{DOING[self.state]}")
         cues = self._melody_stop(now)
         goals = self.m.tally.goals
         self.state, self.m = State.IDLE, self._new_match()
@@ -167,9 +171,6 @@ class Engine(Standing, Scoring, StoppedPlay):
     def _resume(self, command: Command, now: float) -> list[Cue]:
         clock = self.m.clock
         assert clock is not None
-        if (team := self._penalty_shot_team()) is not None:
-            raise Refused(f"{team}'s penalty shot is being taken; enter its result (attempt "
-                          f"{team} goal|miss) or end it with NEXT first")
         if self.m.extra is not None:  # play goes on: a time-out still running is over
             self.m.extra.end_timeout()
         clock.start(now)
@@ -184,7 +185,7 @@ class Engine(Standing, Scoring, StoppedPlay):
         so play time moves on, and the penalties with it."""
         clock, x = self.m.clock, self.m.extra
         assert clock is not None
-        step = self._add_step(command.seconds, clock)
+        step = self._add_step(command, clock)
         before = clock.play_time(now)
         change = clock.add(step, now, missed_play=x is not None)
         if change == 0:
@@ -206,10 +207,12 @@ class Engine(Standing, Scoring, StoppedPlay):
             return cues + self._end_period(now)
         return cues + self._melody_stop(now) + self._melody_sync(now)
 
-    def _add_step(self, seconds: float | None, clock: PeriodClock) -> float:
+    def _add_step(self, command: Command, clock: PeriodClock) -> float:
+        """ADD's signed amount: its seconds, or one step of this engine's profile."""
         if clock.length is None:
             raise Refused(f"{the(self.period.name) if self.period else 'the period'} is untimed")
-        step = self.profile.add_step if seconds is None else seconds
+        seconds = command.seconds
+        step = command.sign * self.profile.add_step if seconds is None else seconds
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
         if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
@@ -238,26 +241,12 @@ class Engine(Standing, Scoring, StoppedPlay):
             x.box.expire(clock.play_time(now))
         return []
 
-    def _next_in_play(self, command: Command, now: float) -> list[Cue]:
-        """NEXT while a period is played: a penalty shot's end, or a sudden death's goal."""
-        p = self.period
-        assert p is not None
-        if self._penalty_shot_team() is not None:  # taken, its result not entered
-            return self._end_penalty_shot(now)
-        if p.sudden_death:
-            return self._end_period(now, decided=True)
-        raise Refused(f"{the(p.name)} is still being played; NEXT comes after its end",
-                      Hint.RESUME if self.state is State.STOPPED else None)
+    def _shot_ended(self, command: Command, now: float) -> list[Cue]:
+        """NEXT during a penalty shot: taken, its result not entered."""
+        return self._end_penalty_shot(now)
 
-    def _finish_in_play(self, command: Command, now: float) -> list[Cue]:
-        p = self.period
-        assert p is not None
-        if not p.overtime:
-            raise Refused("finish ends a match after regulation (overtime, shoot-out); "
-                          f"{the(p.name)} is still being played")
-        if not p.sudden_death:
-            raise Refused(f"{the(p.name)} is played in full, it is not sudden death; "
-                          "FINISH comes after its end (if decided) or in the sudden death")
+    def _decided(self, command: Command, now: float) -> list[Cue]:
+        """NEXT or FINISH in a sudden death: the deciding goal was scored."""
         return self._end_period(now, decided=True)
 
     # ------------------------------------------------------------------ between the parts
@@ -265,25 +254,11 @@ class Engine(Standing, Scoring, StoppedPlay):
     def _next_period(self, command: Command, now: float) -> list[Cue]:
         return self._start_period(self.m.index + 1, now)
 
-    def _next_after_waiting(self, command: Command, now: float) -> list[Cue]:
-        """After a part: the next one; after regulation, an overtime or the shoot-out, but
-        only on a draw where goals are kept (a box whose operator enters none leaves it to
-        him: NEXT or FINISH)."""
-        if self.m.index + 1 >= self.profile.regulation and (
-                score := self.decided_score()) is not None:
-            what = (self.profile.periods[self.m.index + 1].name
-                    if self.m.index + 1 < len(self.profile.periods) else "shoot-out")
-            raise Refused(f"the score is {score}, not a draw: no {what}", Hint.FINISH)
-        if self.m.index + 1 < len(self.profile.periods):
-            return self._start_period(self.m.index + 1, now)
-        if self.profile.shootout is None:
-            raise Refused("the match is over", Hint.BEGIN_NEXT)
+    def _to_shootout(self, command: Command, now: float) -> list[Cue]:
         self._stand(State.SHOOTOUT)
         return []
 
     def _finish_waiting(self, command: Command, now: float) -> list[Cue]:
-        if self.m.index + 1 < self.profile.regulation:
-            raise self._not_now(Action.FINISH)
         self.state = State.FINISHED  # decided in regulation: the end signal has sounded
         return []
 
@@ -301,8 +276,6 @@ class Engine(Standing, Scoring, StoppedPlay):
 
     def _end_shot_early(self, command: Command, now: float) -> list[Cue]:
         """The shot was taken before its limit: no signal needed."""
-        if self.m.extra is not None and self.m.extra.score is not None:
-            raise Refused("enter the attempt's result", Hint.ATTEMPT)
         self._shot_taken()
         return []
 
@@ -518,70 +491,109 @@ class Engine(Standing, Scoring, StoppedPlay):
         return [self._cue(name, now)] if name in self.profile.feedback else []
 
 
-Handler = Callable[[Engine, Command, float], list[Cue]]
-
-
-def _refuse(head: str, hint: Hint | None = None) -> Handler:
-    """A row that refuses: `head` with what the match is doing, for the prompt to say what
-    to press now (`hint` None), or `head` with the prompt `hint` asks for."""
-
-    def refuse(engine: Engine, command: Command, now: float) -> list[Cue]:
-        raise engine._refused(head) if hint is None else Refused(head, hint)
-
-    return refuse
-
-
 S, A, E = State, Action, Engine
-# The state diagram: (state, command) → handler. None stands for every state: those commands
-# check the state themselves (their refusals name what the profile lacks first).
-TRANSITIONS: dict[tuple[State | None, Action], Handler] = {
-    (S.IDLE, A.START): E._begin_match,
-    (S.IDLE, A.NEXT): _refuse("the match has not begun", Hint.BEGIN),
-    (S.PRESTART, A.NEXT): _refuse("nothing to go on to"),
-    (S.PRESTART, A.TOGGLE): _refuse("nothing to stop or resume yet"),
-    **{(s, a): h for s in (S.RUNNING, S.STOPPED) for a, h in (
-        (A.NEXT, E._next_in_play), (A.ADD, E._add), (A.FINISH, E._finish_in_play))},
-    (S.RUNNING, A.TOGGLE): E._pause,
-    (S.RUNNING, A.PAUSE): E._pause,
-    (S.STOPPED, A.TOGGLE): E._resume,
-    (S.STOPPED, A.RESUME): E._resume,
-    (S.STOPPED, A.SET): E._set_clock,
-    (S.BREAK, A.START): E._next_period,  # START only ever starts something
-    (S.BREAK, A.NEXT): E._next_period,
-    (S.WAITING, A.START): E._next_after_waiting,
-    (S.WAITING, A.NEXT): E._next_after_waiting,
-    (S.WAITING, A.FINISH): E._finish_waiting,
-    (S.SHOOTOUT, A.START): E._start_shot,
-    (S.SHOOTOUT, A.NEXT): E._start_shot,
-    (S.SHOOTOUT, A.FINISH): E._finish_shootout,
-    (S.SHOT, A.NEXT): E._end_shot_early,
-    (S.SHOT, A.FINISH): E._finish_shootout,
-    (S.FINISHED, A.START): E._begin_match,
-    (S.FINISHED, A.NEXT): _refuse("the match is over", Hint.BEGIN_NEXT),
-    (None, A.RESET): E._reset,
-    (None, A.REPLAY): E._replay,
-    (None, A.NO_SHOW): E._no_show,
-    (None, A.NAMES): E._names,
-    **{(None, a): E._score for a in (A.GOAL, A.UNDO_GOAL, A.ATTEMPT)},
-    **{(None, a): E._stopped_time_command for a in (A.PENALTY, A.RELEASE, A.REMOVE,
-                                                    A.TIMEOUT, A.PENALTY_SHOT)},
+BEGUN = (S.PRESTART, S.RUNNING)
+PLAYED_ON = (S.RUNNING, S.BREAK, S.WAITING, S.SHOOTOUT, S.FINISHED)  # (time taken back to 0)
+PLAY, EVERY = (S.RUNNING, S.STOPPED), tuple(State)
+UNDER_WAY = tuple(s for s in State if s not in (S.IDLE, S.FINISHED))
+NOT_BEGUN = Refusal("the match has not begun", Hint.BEGIN, doing=False)
+OVER = Refusal("the match is over", None, doing=False)
+G = Guard
+# what comes due by itself, by state: when, what happens then, and (drawn) where it leads
+DUE: dict[State, tuple[Callable[[Engine], float | None], Callable[[Engine, float], list[Cue]],
+                       str, tuple[State, ...]]] = {
+    S.PRESTART: (E._countdown_end, E._prestart_over, "countdown", (S.RUNNING,)),
+    S.RUNNING: (E._play_deadline, E._play_due, "time", PLAYED_ON),
+    S.STOPPED: (E._timeout_deadline, E._timeout_over, "time-out", (S.STOPPED,)),
+    S.BREAK: (E._break_deadline, E._break_due, "time", (S.RUNNING, S.WAITING)),
+    S.SHOT: (E._countdown_end, E._shot_over, "time", (S.SHOOTOUT,)),
+    S.IDLE: (E._no_show_deadline, E._no_show_over, "no-show", (S.IDLE,)),
 }
-# no row in this state: (the reason, said bare) — START never ends a sudden death or a shot
-_NOT_NOW = {
-    A.START: ("already started", False),
-    A.TOGGLE: ("the clock is not stopped", False),
-    A.PAUSE: ("the clock is not running", False),
-    A.RESUME: ("the clock is not stopped", False),
-    A.ADD: ("no period is being played", False),
-    A.SET: ("the game clock is corrected while it is stopped, not", True),
+# no row in this state: the event's refusal (START never ends a sudden death or a shot)
+NOT_NOW = {
+    A.START: Refusal("already started", reset=True),
+    A.TOGGLE: Refusal("the clock is not stopped"), A.PAUSE: Refusal("the clock is not running"),
+    A.RESUME: Refusal("the clock is not stopped"), A.ADD: Refusal("no period is being played"),
+    A.SET: Refusal("the game clock is corrected while it is stopped, not", bare=True),
+    A.TIMEOUT: Refusal("a time-out is taken while the clock is stopped, not", bare=True),
+    **{a: Refusal(f"{reason}, not", None, bare=True) for a, reason in (
+        (A.FINISH, "finish ends a match after regulation (overtime, shoot-out)"),
+        (A.REPLAY, "replay starts a match again once its clock is stopped"),
+        (A.NO_SHOW, "the no-show countdown runs before a match"),
+        (A.ATTEMPT, "attempts are entered in the shoot-out"),
+        (A.PENALTY_SHOT, "a penalty shot is taken while the clock is stopped"))},
 }
-# what comes due by itself, by state: (when, what happens then)
-DUE: dict[State, tuple[Callable[[Engine], float | None], Callable[[Engine, float], list[Cue]]]] = {
-    S.PRESTART: (E._countdown_end, E._prestart_over),
-    S.RUNNING: (E._play_deadline, E._play_due),
-    S.STOPPED: (E._timeout_deadline, E._timeout_over),
-    S.BREAK: (E._break_deadline, E._break_due),
-    S.SHOT: (E._countdown_end, E._shot_over),
-    S.IDLE: (E._no_show_deadline, E._no_show_over),
-}
-del S, A, E
+# what the profile must have for a command, whatever the state (so said first)
+NEEDS: dict[Action, Callable[[Engine, Command], Refused | None]] = {
+    A.NO_SHOW: E._needs_no_show, A.ATTEMPT: E._needs_shootout_score,
+    **{a: E._needs_stopped_time for a in TEAM_ACTIONS}}
+DRAW, OVERTIME = G("on a draw", E._a_draw), G("overtime", E._an_overtime)
+NO_PENALTY_SHOT = G("no penalty shot", E._no_penalty_shot)
+PENALTY_SHOT = G("a penalty shot", E._a_penalty_shot)
+SUDDEN_DEATH = G("sudden death", E._sudden_death)
+# The state diagram, one row an arrow: (source, event, targets, handler, guards), or a
+# refusal; `then`: what START/NEXT does there (Status.waiting_for); `says`: the prompt's words.
+TRANSITIONS = Table([
+    *rows([S.IDLE], [A.START], E._begin_match, BEGUN, then="start", says="begins the match"),
+    *rows([S.FINISHED], [A.START], E._begin_match, BEGUN, then="start",
+          says="begins the next match"),
+    *refused([S.IDLE], [A.NEXT], NOT_BEGUN),
+    *refused([S.PRESTART], [A.NEXT], Refusal("nothing to go on to")),
+    *refused([S.PRESTART], [A.TOGGLE], Refusal("nothing to stop or resume yet")),
+    *rows(PLAY, [A.NEXT], E._shot_ended, guards=(PENALTY_SHOT,)),
+    *rows(PLAY, [A.NEXT], E._decided, (S.FINISHED,), guards=(SUDDEN_DEATH,)),
+    *rows([S.RUNNING], [A.ADD], E._add, PLAYED_ON),
+    *rows([S.STOPPED], [A.ADD], E._add),
+    *rows(PLAY, [A.FINISH], E._decided, (S.FINISHED,), guards=(
+        OVERTIME, G("sudden death", E._finish_in_sudden_death))),
+    *rows([S.RUNNING], [A.TOGGLE], E._pause, (S.STOPPED,)),
+    *rows([S.RUNNING], [A.PAUSE], E._pause, (S.STOPPED,), says="stops the clock"),
+    *rows([S.STOPPED], [A.TOGGLE], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,)),
+    *rows([S.STOPPED], [A.RESUME], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,),
+          says="goes on"),
+    *rows([S.STOPPED], [A.SET], E._set_clock),
+    *rows([S.BREAK], [A.START], E._next_period, (S.RUNNING,), then="next: {next}"),
+    *rows([S.BREAK], [A.NEXT], E._next_period, (S.RUNNING,), says="starts {next}"),
+    *[Row(S.WAITING, a, (to,), handler, (DRAW, follows), then="next: {next}",
+          says="starts {next}" if a is A.NEXT else "")
+      for to, handler, follows in ((S.RUNNING, E._next_period, G("a part follows",
+                                                                 E._part_follows)),
+                                   (S.SHOOTOUT, E._to_shootout, G("a shoot-out",
+                                                                  E._shootout_follows)))
+      for a in (A.START, A.NEXT)],
+    *rows([S.WAITING], [A.FINISH], E._finish_waiting, (S.FINISHED,), then="finish",
+          says="ends the match", guards=(G("after regulation", E._after_regulation),)),
+    *rows([S.SHOOTOUT], [A.START], E._start_shot, (S.SHOT,), then="next: shot"),
+    *rows([S.SHOOTOUT], [A.NEXT], E._start_shot, (S.SHOT,), says="starts the next shot"),
+    *rows([S.SHOT], [A.NEXT], E._end_shot_early, (S.SHOOTOUT,), says="ends the shot early",
+          guards=(G("no result to enter", E._no_result_entered),)),
+    *rows([S.SHOOTOUT, S.SHOT], [A.FINISH], E._finish_shootout, (S.FINISHED,),
+          says="ends the shoot-out"),
+    *refused([S.FINISHED], [A.NEXT], Refusal("the match is over", Hint.BEGIN_NEXT, doing=False)),
+    *rows(EVERY, [A.RESET], E._reset, (S.IDLE,)),
+    *rows((S.STOPPED, S.WAITING, S.BREAK, S.SHOOTOUT), [A.REPLAY], E._replay, (S.IDLE,)),
+    *rows((S.IDLE, S.FINISHED), [A.NO_SHOW], E._no_show, (S.IDLE,)),
+    *rows(EVERY, [A.NAMES], E._names),
+    # the score: goals and their undo in (almost) any state, the attempts in the shoot-out
+    *refused([S.IDLE], [A.GOAL, A.ATTEMPT], Refusal("the match has not begun; START begins it",
+                                                    None, doing=False)),
+    *refused([S.PRESTART], [A.GOAL], Refusal("the match has not started yet (pre-start "
+                                             "countdown)", None, doing=False)),
+    *rows([S.RUNNING], [A.GOAL], E._score, (S.RUNNING, S.FINISHED)),
+    *rows([S.STOPPED], [A.GOAL], E._score, (S.STOPPED, S.FINISHED)),
+    *rows((S.BREAK, S.WAITING), [A.GOAL], E._score),
+    *rows([S.FINISHED], [A.GOAL], E._score, guards=(G("no shoot-out", E._no_shootout),)),
+    *rows((S.SHOOTOUT, S.SHOT), [A.GOAL, A.ATTEMPT], E._score, (S.SHOOTOUT, S.FINISHED)),
+    *rows([S.STOPPED], [A.ATTEMPT], E._score, (S.STOPPED, S.FINISHED), guards=(PENALTY_SHOT,)),
+    *refused([S.FINISHED], [A.ATTEMPT], OVER),
+    *rows([S.IDLE], [A.UNDO_GOAL], E._score, guards=(G("goals kept", E._goals_kept),)),
+    *rows(UNDER_WAY, [A.UNDO_GOAL], E._score),
+    *rows([S.FINISHED], [A.UNDO_GOAL], E._score, (S.FINISHED, S.STOPPED)),
+    # stopped-time games: penalties, time-outs and the penalty shot once the match has begun
+    *refused([S.IDLE], TEAM_ACTIONS, NOT_BEGUN),
+    *refused([S.FINISHED], TEAM_ACTIONS, OVER),
+    *rows(UNDER_WAY, (A.PENALTY, A.RELEASE, A.REMOVE), E._penalty_command),
+    *rows([S.STOPPED], [A.TIMEOUT], E._timeout),
+    *rows([S.STOPPED], [A.PENALTY_SHOT], E._penalty_shot),
+], NOT_NOW, NEEDS, {s: (label, targets) for s, (_, _, label, targets) in DUE.items()})
+del S, A, E, G, BEGUN, PLAYED_ON, PLAY, EVERY, UNDER_WAY, NOT_BEGUN, OVER

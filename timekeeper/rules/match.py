@@ -1,16 +1,15 @@
 """What a match is made of, as the engine's parts share it: its states, the cues it answers
 with, what it tells (Status) and remembers (Snapshot), what one match has done so far
 (Match), and `MatchCore`, the few things every part of the engine asks of the match (the
-period being played, a cue at a time, the play time the penalties follow, a refusal that
-asks for the operator's prompt)."""
+period being played, a cue at a time, the play time the penalties follow)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from timekeeper.rules.clock import PeriodClock
-from timekeeper.rules.commands import Hint, Refused
 from timekeeper.rules.penalties import PenaltyBox
 from timekeeper.rules.profiletypes import Period, Profile
 from timekeeper.rules.score import Goal, Tally
@@ -82,7 +81,7 @@ class Status:
     # every profile: the score, home and away, and its goals in order (each team, period,
     # play_time, player)
     score: dict[str, int] = field(default_factory=lambda: {"home": 0, "away": 0})
-    goals: list[dict] = field(default_factory=list)
+    goals: list[dict[str, Any]] = field(default_factory=list)
     shootout_score: str = ""  # in a shoot-out with entered results: "home 2/3 away 1/3"
     # the box's, not the match's: MUTE (ceremonies) silences its cues (the engine says False;
     # the live runner fills it in)
@@ -92,15 +91,15 @@ class Status:
     names: dict[str, str] = field(default_factory=lambda: dict(NO_NAMES))
     # the shoot-out's attempts in order ({"team", "goal"}), where results are entered: the
     # screens show each (✓/✗) and whose turn it is
-    shootout_attempts: list[dict] = field(default_factory=list)
+    shootout_attempts: list[dict[str, Any]] = field(default_factory=list)
     # the box's, not the match's: hall commands held for an instant ahead, in order
     # ({"command": "start", "in": seconds}); the engine says none, the live runner fills it in
-    scheduled: list[dict] = field(default_factory=list)
+    scheduled: list[dict[str, Any]] = field(default_factory=list)
     # the box's, not the match's: why its sound is not heard now ("": it is), e.g. the card
     # lost and being reopened; the clock goes on meanwhile (the live runner fills it in)
     audio_fault: str = ""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall
         and every reply carry, so that a field exists everywhere or nowhere."""
         return asdict(self)
@@ -119,9 +118,9 @@ class Snapshot:
     added: float = 0.0
     shots: int = 0
     shootout: bool = False
-    extra: dict | None = None  # ball hockey: penalties, time-outs used, shoot-out score
-    score: dict | None = None  # the goals (and a Polish shoot-out's score); None in old journals
-    names: dict | None = None  # the sides' names, home and away; None in old journals
+    extra: dict[str, Any] | None = None  # ball hockey: penalties, time-outs used, shoot-out score
+    score: dict[str, Any] | None = None  # the goals (and a Polish shoot-out's); None: old journals
+    names: dict[str, Any] | None = None  # the sides' names, home and away; None in old journals
 
 
 @dataclass
@@ -208,11 +207,11 @@ class MatchCore:
         self.m.melody_on = False
         return [self._cue("last30", now, stop=True)]
 
-    def _cue(self, name: str, due: float, **kw: float | int | bool | str) -> Cue:
+    def _cue(self, name: str, due: float, **kw: Any) -> Cue:
         clock = None if self.m.shootout else self.m.clock
         play = played(clock, due) if clock else 0.0
         left = clock.total - play if clock and clock.total is not None else None
-        return Cue(name, due, self._part_number(), round(play, 6),  # type: ignore[arg-type]
+        return Cue(name, due, self._part_number(), round(play, 6),
                    remaining=None if left is None else round(left, 6), **kw)
 
     def _part_number(self) -> int:
@@ -232,15 +231,6 @@ class MatchCore:
         """Ball hockey keeps it with its penalties; the other profiles with their goals."""
         x = self.m.extra
         return x.score if x is not None else self.m.tally.shootout
-
-    def _refused(self, head: str, reset: bool = False, bare: bool = False) -> Refused:
-        """A refusal that says what the match is doing, for the operator's prompt to say what
-        to press now: `head (while the clock is stopped)`, or with `bare` `head while the
-        clock is stopped`. `reset`: the prompt also says how to start over."""
-        s = self.state
-        doing = DOING[s] if s is not State.PRESTART else "the start is counting down"
-        doing = f" {DOING[s]}" if bare else f" ({doing})"
-        return Refused(head + doing, Hint.WHAT_NOW, reset=reset and s is not State.PRESTART)
 
 
 SAME_INSTANT = 1e-6  # a mark this close to the corrected clock is due as play resumes

@@ -17,6 +17,7 @@ Everything is plain data (`to_dict`/`from_dict`) so that a journal can keep it."
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 TEAMS = ("home", "away")
 # game: game misconduct, out for the rest of the match, holding no place; match: match penalty
@@ -178,12 +179,12 @@ class PenaltyBox:
     def of(self, team: str | None, state: str) -> list[Penalty]:
         return [p for p in self.penalties if p.state == state and team in (None, p.team)]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"running_max": self.running_max, "next_id": self.next_id,
                 "penalties": [asdict(p) for p in self.penalties]}
 
     @classmethod
-    def from_dict(cls, data: dict) -> PenaltyBox:
+    def from_dict(cls, data: dict[str, Any]) -> PenaltyBox:
         penalties = [Penalty(**{**p, "kinds": tuple(p["kinds"]),
                                 "segments": tuple(p["segments"])}) for p in data["penalties"]]
         return cls(data["running_max"], penalties, data["next_id"])

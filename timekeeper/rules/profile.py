@@ -294,7 +294,7 @@ def _follows(r: Reader) -> str | None:
         known = ", ".join(RULE_SETS)
         raise r.doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or "
                                         "none (a club profile that follows no rule set)")
-    return follows
+    return str(follows)
 
 
 def _regular(r: Reader) -> _Regular:
@@ -332,7 +332,7 @@ def _intermission(r: Reader) -> Break | None:
     return Break(length, warning)
 
 
-def _overtime_specs(r: Reader) -> list:
+def _overtime_specs(r: Reader) -> list[Any]:
     specs = r.get(("overtime",), [])
     if not isinstance(specs, list):
         raise r.doc.error(("overtime",), "must be a list of overtime parts")
@@ -356,8 +356,9 @@ def _penalties(r: Reader) -> Penalties | None:
     if r.mapping(("penalties",), PENALTY_KEYS) is None:
         return None
     defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-    return Penalties(*(r.seconds(("penalties", k), v, most=MAX_PENALTY)
-                       for k, v in defaults.items()),
+    minor, major, personal = (r.seconds(("penalties", k), v, most=MAX_PENALTY)
+                              for k, v in defaults.items())
+    return Penalties(minor, major, personal,
                      running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
                      match=_at_most(r, ("penalties", "match"), 300.0),
                      power_play_goal_ends_minor=r.flag(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from timekeeper.rules.commands import BOX_ACTIONS, Action, Command, Refused, parse_number
 from timekeeper.rules.engine import Cue, Engine, State
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 
 # a scripted START/NEXT takes over the operator's next press: the replay waits for it (and so
 # does a scripted shoot-out result, once the operator has started the attempt)

@@ -14,6 +14,7 @@ Plain data (`to_dict`/`from_dict`), so that the journal can keep it."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from timekeeper.rules.penalties import RUNNING, TEAMS, Penalty, PenaltyBox
 from timekeeper.rules.shootout import ShootoutScore
@@ -30,9 +31,9 @@ class Goal:
     player: str = ""
     # a power-play goal: the short-handed team's penalties as they were before it ended a
     # minor, so that undo-goal can give the minor back
-    released: dict | None = None
+    released: dict[str, Any] | None = None
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """What `ctl status` shows of it."""
         return {"team": self.team, "period": self.period, "play_time": self.play_time,
                 "player": self.player}
@@ -44,7 +45,7 @@ class Tally:
     shootout: ShootoutScore | None = None  # profiles without a penalty box only
 
     def add(self, team: str, period: int, play_time: float, player: str = "",
-            released: dict | None = None) -> Goal:
+            released: dict[str, Any] | None = None) -> Goal:
         goal = Goal(team, period, round(play_time, 3), player[:MAX_PLAYER], released)
         self.goals.append(goal)
         return goal
@@ -64,12 +65,12 @@ class Tally:
         score = self.score()
         return f"{score['home']}:{score['away']}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"goals": [asdict(g) for g in self.goals],
                 "shootout": self.shootout.to_dict() if self.shootout else None}
 
     @classmethod
-    def from_dict(cls, data: dict, shootout: ShootoutScore | None = None) -> Tally:
+    def from_dict(cls, data: dict[str, Any], shootout: ShootoutScore | None = None) -> Tally:
         """`shootout`: the fresh score to fill from the data (None: the profile keeps none)."""
         goals = []
         for g in data.get("goals") or []:
@@ -85,7 +86,8 @@ class Tally:
         return cls(goals, shootout)
 
 
-def power_play_goal(box: PenaltyBox, scorer: str, play: float) -> tuple[Penalty, dict] | None:
+def power_play_goal(box: PenaltyBox, scorer: str,
+                    play: float) -> tuple[Penalty, dict[str, Any]] | None:
     """A goal by `scorer` at play time `play`: if the other team had fewer players on the
     field, its running minor with the least time left ends (`PenaltyBox.release`). Returns
     that penalty and what `give_back` needs to undo it; None if no minor ended."""
@@ -99,7 +101,7 @@ def power_play_goal(box: PenaltyBox, scorer: str, play: float) -> tuple[Penalty,
     return ended, {"team": against, "penalties": before}
 
 
-def give_back(box: PenaltyBox, released: dict, play: float) -> bool:
+def give_back(box: PenaltyBox, released: dict[str, Any], play: float) -> bool:
     """Undo a power-play goal's release: the team's penalties go back to where they were
     before it (their time running on as if never ended), provided that none of them was
     entered, removed or served since; False (nothing changed) otherwise."""

@@ -7,7 +7,7 @@ a goal)."""
 from __future__ import annotations
 
 from timekeeper.rules.commands import Action, Command, Refused
-from timekeeper.rules.match import DOING, Cue, MatchCore, State, played
+from timekeeper.rules.match import Cue, MatchCore, State, played
 from timekeeper.rules.score import MAX_GOALS, give_back, power_play_goal
 
 
@@ -15,22 +15,34 @@ class Scoring(MatchCore):
     """The engine's part that keeps the score."""
 
     def _score_command(self, command: Command, now: float) -> list[Cue]:
+        """In the states the engine's table sends each score command here from."""
         a, s, team = command.action, self.state, command.team
-        if s is State.IDLE and not (a is Action.UNDO_GOAL and self.m.tally.goals):
-            raise Refused("the match has not begun; START begins it")
         if a is Action.UNDO_GOAL:
             return self._undo_goal(team, now)
         scored = a is Action.ATTEMPT and command.scored
         if a is Action.GOAL and (self._penalty_shot_team() is not None or s in (
                 State.SHOOTOUT, State.SHOT)):
             scored, a = True, Action.ATTEMPT  # `goal` (key g) of a shot: a scored attempt
-        if s is State.FINISHED and (a is Action.ATTEMPT or self.m.shootout):
-            raise Refused("the match is over")
         if a is Action.ATTEMPT:
             return self._attempt(team, scored, now)
-        if s is State.PRESTART:
-            raise Refused("the match has not started yet (pre-start countdown)")
         return self._goal(team, command.player, now)
+
+    # ------------------------------------------------------------------ the table's guards
+
+    def _needs_shootout_score(self, command: Command) -> Refused | None:
+        if self._shootout_score() is None and self._penalty_shot_team() is None:
+            return Refused(f"the profile {self.profile.key} has no shoot-out score (it has no "
+                           "shoot-out)")
+        return None
+
+    def _no_shootout(self) -> Refused | None:
+        """A goal entered late, after the end, counts; not after a shoot-out."""
+        return Refused("the match is over") if self.m.shootout else None
+
+    def _goals_kept(self) -> Refused | None:
+        """Before the start, only a replay's goals kept may be taken back."""
+        return None if self.m.tally.goals else Refused("the match has not begun; START "
+                                                       "begins it")
 
     def _goal(self, team: str, player: str, now: float) -> list[Cue]:
         """A goal, at the period's play time now. Entered late (in the break, after the end)
@@ -71,11 +83,7 @@ class Scoring(MatchCore):
         if self._penalty_shot_team() is not None:
             return self._penalty_shot_result(team, scored, now)
         score = self._shootout_score()
-        if score is None:
-            raise Refused(f"the profile {self.profile.key} has no shoot-out score (it has no "
-                          "shoot-out)")
-        if self.state not in (State.SHOOTOUT, State.SHOT):
-            raise Refused(f"attempts are entered in the shoot-out, not {DOING[self.state]}")
+        assert score is not None  # (the table's needs)
         if (why := score.check(team)) is not None:
             raise Refused(why)
         recorded = sum(score.attempts.values())

@@ -6,6 +6,7 @@ each that one side alone won."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from timekeeper.rules.penalties import TEAMS
 
@@ -18,7 +19,7 @@ class ShootoutScore:
     goals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TEAMS, 0))
     opener: str | None = None  # the team that shot first: the order is kept throughout
     # every attempt in order, [team, scored] (the screens show each; older journals lack it)
-    sequence: list[list] = field(default_factory=list)
+    sequence: list[list[Any]] = field(default_factory=list)
 
     def next_team(self) -> str | None:
         """Whose attempt is next (None: either, before the first)."""
@@ -63,15 +64,15 @@ class ShootoutScore:
     def text(self) -> str:
         return " ".join(f"{t} {self.goals[t]}/{self.attempts[t]}" for t in TEAMS)
 
-    def attempts_shown(self) -> list[dict]:
+    def attempts_shown(self) -> list[dict[str, Any]]:
         """Each attempt in order, for the screens: {"team": "home", "goal": True}."""
         return [{"team": team, "goal": bool(scored)} for team, scored in self.sequence]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> ShootoutScore:
+    def from_dict(cls, data: dict[str, Any]) -> ShootoutScore:
         return cls(**data)
 
     def _tied(self) -> bool:

@@ -8,6 +8,7 @@ match's own record allows them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from timekeeper.rules.commands import Refused
 from timekeeper.rules.penalties import GAME, RUNNING, TEAMS, WAITING, PenaltyBox
@@ -48,14 +49,14 @@ class StoppedTime:
     timeout_stoppage: int = -1  # the stoppage in which the last time-out was taken
     penalty_shot: str | None = None  # the team taking a penalty shot (rule 15), clock stopped
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["box"] = self.box.to_dict()
         out["score"] = self.score.to_dict() if self.score else None
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> StoppedTime:
+    def from_dict(cls, data: dict[str, Any]) -> StoppedTime:
         score = data.get("score")
         return cls(**{**data, "box": PenaltyBox.from_dict(data["box"]),
                       "score": ShootoutScore.from_dict(score) if score else None})
@@ -83,14 +84,17 @@ class StoppedTime:
 
     # ------------------------------------------------------------ time-outs
 
-    def take_timeout(self, team: str, rules: Timeout, now: float,
-                     not_stopped: Refused | None) -> None:
-        """Rule 26: a team's time-out, while the clock is stopped (`not_stopped`: the refusal
-        the engine gives when it is not), one per stoppage; it ends at its own deadline."""
+    def timeouts_left(self, team: str, rules: Timeout) -> Refused | None:
+        """None where `team` has a time-out left, else why not (said before the state)."""
         if self.timeouts_used[team] >= rules.per_team:
-            raise Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
-        if not_stopped is not None:
-            raise not_stopped
+            return Refused(f"{team} has taken its time-out already ({rules.per_team} per match)")
+        return None
+
+    def take_timeout(self, team: str, rules: Timeout, now: float) -> None:
+        """Rule 26: a team's time-out (`timeouts_left`), while the clock is stopped (the
+        engine's table takes it only then), one per stoppage; it ends at its own deadline."""
+        if (used_up := self.timeouts_left(team, rules)) is not None:
+            raise used_up
         if self.timeout_team is not None:
             raise Refused(f"{self.timeout_team}'s time-out is running")
         if self.penalty_shot is not None:
@@ -127,7 +131,7 @@ class StoppedTime:
         return taker
 
     def status(self, profile: Profile, play: float | None, now: float,
-               shootout: bool) -> dict:
+               shootout: bool) -> dict[str, Any]:
         """The Status fields of a stopped-time match at `now` (`play`: the period's play time,
         None between periods)."""
         teams = {}

@@ -89,7 +89,7 @@ class Doc:
         return Doc(_merge(base.data, self.data), base.where | self.where, self.file,
                    base.keys | self.keys)
 
-    def check_keys(self, path: Path_, mapping: dict, allowed: Iterable[str]) -> None:
+    def check_keys(self, path: Path_, mapping: dict[str, Any], allowed: Iterable[str]) -> None:
         allowed = list(allowed)
         for key in mapping:
             if key not in allowed:
@@ -117,7 +117,8 @@ class Reader:
                 return default
         return value
 
-    def mapping(self, path: Path_, keys: tuple[str, ...], *, optional: bool = True) -> dict | None:
+    def mapping(self, path: Path_, keys: tuple[str, ...], *,
+                optional: bool = True) -> dict[str, Any] | None:
         value = self.get(path)
         if value is None:
             if optional:
@@ -163,7 +164,7 @@ class Reader:
         value = self.get(path, default)
         if value not in choices:
             raise self.doc.error(path, f"must be one of {', '.join(choices)}, not {value!r}")
-        return value
+        return str(value)
 
     def text(self, path: Path_, default: str, most: int = 4096) -> str:
         value = self.get(path, default)
@@ -238,21 +239,24 @@ class _Loader(yaml.SafeLoader):
         self._aliases = 0
         self._nodes = 0
 
+    def _mark(self) -> Any:
+        return self.peek_event().start_mark  # type: ignore[no-untyped-call]
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
                 raise yaml.MarkedYAMLError(problem=f"more than {MAX_ALIASES} aliases (*name)",
-                                           problem_mark=self.peek_event().start_mark)
+                                           problem_mark=self._mark())
         self._nodes += 1
         if self._nodes > MAX_VALUES:  # refused while parsing, before the rest is read
             raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values",
-                                       problem_mark=self.peek_event().start_mark)
+                                       problem_mark=self._mark())
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 raise yaml.MarkedYAMLError(problem=f"nested more than {MAX_DEPTH} deep",
-                                           problem_mark=self.peek_event().start_mark)
+                                           problem_mark=self._mark())
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -261,8 +265,8 @@ class _Loader(yaml.SafeLoader):
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
-def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict, keys: dict,
-           file: Path, budget: list[int]) -> Any:
+def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict[Path_, Where],
+           keys: dict[Path_, Where], file: Path, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values (after aliases "

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 
-from timekeeper.rules.commands import Hint, Refused
-from timekeeper.rules.match import Status, the
+from timekeeper.rules.commands import Action, Hint, Refused
+from timekeeper.rules.engine import TRANSITIONS
+from timekeeper.rules.match import State, Status, the
 from timekeeper.show.status import clock_text, elapsed_text
 
 PRESS_START = "START/NEXT (s/Enter, ctl start)"
@@ -18,6 +19,9 @@ PRESS_RESUME = "STOP/RESUME (SPACE, ctl resume)"
 PRESS_RESET = "RESET (r r, ctl reset, or hold START/NEXT)"
 PRESS_FINISH = "FINISH (f, ctl finish, or hold STOP/RESUME)"
 PRESS_ATTEMPT = "h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
+# the presses that go on from a state, as the engine's table names their events
+PRESS = {Action.START: PRESS_START, Action.NEXT: PRESS_NEXT, Action.PAUSE: PRESS_PAUSE,
+         Action.RESUME: PRESS_RESUME, Action.FINISH: PRESS_FINISH}
 
 
 def prompt(refusal: Refused, status: Status) -> str:
@@ -47,33 +51,31 @@ def complete(refusal: Refused, status: Status) -> Refused:
 
 
 def what_now(status: Status) -> str:
-    """Which press goes on from here, naming every control (button, key, ctl)."""
-    s = status.state
-    if s == "idle":
-        return f"{PRESS_START} begins the match"
-    if s == "finished":
-        return f"{PRESS_START} begins the next match"
-    if s == "prestart":
+    """Which press goes on from here, naming every control (button, key, ctl): the presses
+    the engine's table has from the status's state, worded. What their guards decided is
+    read from the status: `waiting_for` says what NEXT starts, or `finish` where it starts
+    nothing; after regulation FINISH is offered too."""
+    s = State(status.state)
+    if s is State.PRESTART:  # no press goes on: the start comes by itself
         left = math.ceil((status.countdown or 0.0) - 1e-9)
         return (f"the start signal comes by itself in {left} s (START and SPACE do nothing "
                 f"until then); {PRESS_RESET} calls it off")
-    if s == "running":
-        return f"{PRESS_PAUSE} stops the clock"
-    if s == "stopped":
-        return f"{PRESS_RESUME} goes on"
-    if s == "waiting" and status.waiting_for == "finish":  # a decided score: no overtime
-        score = f"{status.score['home']}:{status.score['away']}"
-        return f"the score is {score}, not a draw: {PRESS_FINISH} ends the match"
-    if s in ("break", "waiting"):
-        text = f"{PRESS_NEXT} starts {the(status.waiting_for.removeprefix('next: '))}"
-        if s == "waiting" and status.period >= status.periods:  # after regulation
-            text += f" (on a draw), {PRESS_FINISH} ends the match"
-        return text
-    if status.teams is not None:  # a stopped-time shoot-out: its attempts are entered
-        return f"enter each attempt: {PRESS_ATTEMPT}"
-    if s == "shootout":
-        return f"{PRESS_NEXT} starts the next shot, {PRESS_FINISH} ends the shoot-out"
-    return f"{PRESS_NEXT} ends the shot early, {PRESS_FINISH} ends the shoot-out"
+    if status.teams is not None and s in (State.SHOOTOUT, State.SHOT):  # stopped time
+        return f"enter each attempt: {PRESS_ATTEMPT}"  # (its result ends a shot, not NEXT)
+    waiting, after = s is State.WAITING, status.period >= status.periods
+    ends = waiting and status.waiting_for == "finish"  # NEXT goes nowhere: FINISH
+    presses, part = [], status.waiting_for.removeprefix("next: ")
+    for row in TRANSITIONS.ways_on(s):
+        if waiting and (ends if row.event is not Action.FINISH else not after):
+            continue
+        text = f"{PRESS[row.event]} {row.says.format(next=the(part) if part else '')}"
+        if waiting and after and row.event is not Action.FINISH and row.guards:
+            text += f" ({row.guards[0].label})"  # "(on a draw)"
+        presses.append(text)
+    score = status.score
+    if ends and status.goals and score["home"] != score["away"]:  # a decided score
+        presses[0] = f"the score is {score['home']}:{score['away']}, not a draw: {presses[0]}"
+    return ", ".join(presses)
 
 
 def resumed_text(status: Status, replayed: bool = False) -> str:

@@ -300,16 +300,17 @@ class StatusLine(RunnerListener):
     ends in `tail` (`? keys`) where there is room. `mark` (e.g. "SILENT") leads the line, is
     never dropped, and follows every cue."""
 
-    def __init__(self, status: Callable[[], Status], help_text: str,
+    def __init__(self, status: Callable[[], Status], help_text: str | Callable[[], str],
                  out: TextIO = sys.stdout, period: float = 0.2, tail: str = "",
                  mark: str = "", words: language.Words | None = None) -> None:
         self.status, self.out, self.period, self.mark = status, out, period, mark
         self.words = words  # the box's language (None: English)
-        self.help_text, self.tail = help_text, tail
+        self.tail = tail  # the key help: a text, or what to say now (the profile played)
+        self.help_text = help_text if callable(help_text) else lambda: help_text
         self.flags: list[str] = [mark] if mark else []  # never dropped
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        print(help_text, file=out, flush=True)
+        print(self.help_text(), file=out, flush=True)
         self._thread = threading.Thread(target=self._loop, name="status", daemon=True)
 
     def start(self) -> StatusLine:
@@ -339,7 +340,7 @@ class StatusLine(RunnerListener):
 
     def show_help(self) -> None:
         """The key help again (`?`), above the status line: it scrolled away long ago."""
-        for text in self.help_text.splitlines():
+        for text in self.help_text().splitlines():
             self.above(text)
         self._draw(self.status())
 

@@ -22,17 +22,17 @@ class GpioUnavailable(Exception):
     """No GPIO here (not a Pi, or no pin library); the box runs without buttons."""
 
 
-def commands_for(word: str | None, add_step: float) -> Command | None:
-    """A button action word from the config's table → the command it sends."""
-    return {
-        None: None,
-        "go": Command(Action.GO),
-        "toggle": Command(Action.TOGGLE),
-        "add": Command(Action.ADD, add_step),
-        "subtract": Command(Action.ADD, -add_step),
-        "finish": Command(Action.FINISH),
-        "reset": Command(Action.RESET),
-    }[word]
+# a button action word from the config's table → the command it sends (ADD: one step of the
+# profile the engine plays, whichever the hall switched it to)
+COMMANDS: dict[str | None, Command | None] = {
+    None: None,
+    "go": Command(Action.GO),
+    "toggle": Command(Action.TOGGLE),
+    "add": Command(Action.ADD),
+    "subtract": Command(Action.ADD, sign=-1),
+    "finish": Command(Action.FINISH),
+    "reset": Command(Action.RESET),
+}
 
 
 def pin_factory(factory: object | None = None) -> object:
@@ -67,41 +67,31 @@ class ButtonPanel:
     `clock` is the runner's clock, read only to tell bounce from a press."""
 
     def __init__(self, config: GpioConfig, submit: Callable[[Command], object],
-                 clock: Callable[[], float], add_step: float,
-                 factory: object | None = None) -> None:
+                 clock: Callable[[], float], factory: object | None = None) -> None:
         from gpiozero import Button
 
         self.submit, self.clock, self.bounce = submit, clock, config.bounce
-        self._specs = config.buttons
         factory = pin_factory(factory)
         self.buttons: dict[str, object] = {}
         self._presses: dict[str, _Press] = {}
         self._commands: dict[str, tuple[Command | None, Command | None]] = {}
         try:
             for spec in config.buttons:
-                self._add(Button, spec, config.pull_up, add_step, factory)
+                self._add(Button, spec, config.pull_up, factory)
         except Exception:
             self.close()
             raise
 
-    def _add(self, button_class: type, spec: ButtonConfig, pull_up: bool, add_step: float,
+    def _add(self, button_class: type, spec: ButtonConfig, pull_up: bool,
              factory: object) -> None:
         button = button_class(spec.pin, pull_up=pull_up, bounce_time=None, hold_time=spec.hold,
                               pin_factory=factory)
         self.buttons[spec.name] = button
         self._presses[spec.name] = _Press()
-        self._commands[spec.name] = (commands_for(spec.short, add_step),
-                                     commands_for(spec.long, add_step))
+        self._commands[spec.name] = (COMMANDS[spec.short], COMMANDS[spec.long])
         button.when_pressed = lambda: self._pressed(spec.name)
         button.when_held = lambda: self._held(spec.name)
         button.when_released = lambda: self._released(spec)
-
-    def take_profile(self, chosen) -> None:
-        """The hall switched the box to another profile (box/switch.py): the ± buttons add
-        its step from now on (a single dict assignment: safe beside a press's thread)."""
-        self._commands = {spec.name: (commands_for(spec.short, chosen.add_step),
-                                      commands_for(spec.long, chosen.add_step))
-                          for spec in self._specs if spec.name in self.buttons}
 
     def _pressed(self, name: str) -> None:
         self._presses[name] = _Press(started=self.clock())

@@ -9,6 +9,7 @@ import select
 import sys
 import termios
 import threading
+import time
 import tty
 from collections.abc import Callable
 
@@ -21,8 +22,9 @@ KEYS: dict[str, Command] = {
     "\n": Command(Action.START),
     "\r": Command(Action.START),
     "n": Command(Action.NEXT),
-    "+": Command(Action.ADD),
+    "+": Command(Action.ADD),  # the profile's step (the engine's, whichever it plays now)
     "=": Command(Action.ADD),
+    "-": Command(Action.ADD, sign=-1),  # one step taken back
     "f": Command(Action.FINISH),
     "r": Command(Action.RESET),
     "q": Command(Action.QUIT),
@@ -31,7 +33,7 @@ KEYS: dict[str, Command] = {
 log = logging.getLogger(__name__)
 HELP = ("keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset\n"
         "      q quit (q q while a match is under way)  ? these keys again")
-PENDING_ROUNDS = 15  # × 0.2 s: a team key or a first `r`/`q` waits this long for the next key
+PENDING = 3.0  # seconds a team key or a first `r`/`q` waits for the next key
 # a single `q` quits only a box with no match under way; otherwise it asks first
 QUIET_STATES = ("idle", "finished")
 # a team key, then what happened to that team (two presses, no Enter): the score in every
@@ -74,19 +76,20 @@ def in_foreground(fd: int) -> bool:
         return False
 
 
-def key_command(key: str, add_step: float) -> Command | None:
-    if key == "-":
-        return Command(Action.ADD, -add_step)
+def key_command(key: str) -> Command | None:
     return KEYS.get(key.lower() if key.isalpha() else key)
 
 
 class KeyReader:
     """Single keys, and the two-key team commands (`h1`: a minor penalty for home). A team
     key waits for the next key; a key that means nothing after it is read on its own.
-    `state` tells the match's state (the engine's): a match under way quits only on `q q`."""
+    `state` tells the match's state (the engine's): a match under way quits only on `q q`.
+    `clock` dates a pending key, which lapses after PENDING seconds (`tick`)."""
 
-    def __init__(self, add_step: float, state: Callable[[], str] = lambda: "idle") -> None:
-        self.add_step, self.state = add_step, state
+    def __init__(self, state: Callable[[], str] = lambda: "idle",
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.state, self.clock = state, clock
+        self.since = 0.0  # when the pending key (if any) was pressed
         self.team: str | None = None
         self.reset_armed = False  # `r` once: a second `r` resets (never a single stray key)
         self.quit_armed = False  # `q` once during a match: a second `q` quits
@@ -94,6 +97,7 @@ class KeyReader:
         self.hint = ""  # what the last key is waiting for, for the status line
 
     def feed(self, key: str) -> Command | None:
+        self.tick()  # a first `q` pressed long ago is no question any more
         lower, self.hint = key.lower(), ""
         armed, self.reset_armed = self.reset_armed, False
         quit_armed, self.quit_armed = self.quit_armed, False
@@ -106,17 +110,18 @@ class KeyReader:
                 return Command.parse(TEAM_KEYS[lower].format(team=team))
             self.hint = f"{team}: {key.strip() or 'that key'} is no team command; cancelled"
         if lower in TEAM_PREFIX:
-            self.team = TEAM_PREFIX[lower]
+            self.team, self.since = TEAM_PREFIX[lower], self.clock()
             self.hint = (f"{self.team}: g goal  u undo goal  m miss  1 minor  2 major  "
                          "3 personal  4 game  5 match  r release  x remove  t time-out  "
                          "p penalty shot")
             return None
-        command = key_command(key, self.add_step)
+        command = key_command(key)
         if command is not None and command.action is Action.RESET:
             if armed:
                 return command
             self.reset_armed = True
             self.hint = "press r again to reset the match (any other key: no)"
+            self.since = self.clock()
             return None
         if command is not None and command.action is Action.QUIT and lower == "q":
             state = self.state()
@@ -125,33 +130,42 @@ class KeyReader:
             self.quit_armed = True
             what = "the countdown stops" if state == "prestart" else "the match is kept"
             self.hint = f"press q again to quit ({what}); any other key: no"
+            self.since = self.clock()
             return None
         return command
 
+    def tick(self) -> None:
+        """A pending key PENDING seconds old is dropped, saying so (`q`: how to quit)."""
+        pending = self.team is not None or self.reset_armed or self.quit_armed
+        if pending and self.clock() - self.since >= PENDING:
+            self.expire()
+
     def expire(self) -> None:
-        """No key for a while: a pending team key or reset is dropped."""
-        if self.team is not None or self.reset_armed or self.quit_armed:
-            self.hint = "cancelled (no key)"
+        """No key for a while: a pending team key, reset or quit is dropped."""
+        if self.quit_armed:
+            self.hint = f"quit not confirmed: press q twice within {PENDING:g} s"
+        elif self.reset_armed:
+            self.hint = f"reset not confirmed: press r twice within {PENDING:g} s"
+        elif self.team is not None:
+            self.hint = f"{self.team}: cancelled (no key within {PENDING:g} s)"
         self.team, self.reset_armed, self.quit_armed = None, False, False
 
 
 class Keyboard:
     """Keys from the terminal, read on a thread of their own; commands go to `submit`.
-    `state` is the match's state (for `q q`), `on_help` prints the key help again (`?`)."""
+    `state` is the match's state (for `q q`), `on_help` prints the key help again (`?`).
+    It sends no profile's facts: `+` and `-` are one step of whatever the engine plays."""
 
-    def __init__(self, submit: Callable[[Command], object], add_step: float,
-                 fd: int | None = None, state: Callable[[], str] = lambda: "idle",
-                 on_help: Callable[[], object] | None = None) -> None:
-        self.submit, self.add_step, self.on_help = submit, add_step, on_help
-        self._keys = KeyReader(add_step, state)
+    def __init__(self, submit: Callable[[Command], object], fd: int | None = None,
+                 state: Callable[[], str] = lambda: "idle",
+                 on_help: Callable[[], object] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.submit, self.on_help = submit, on_help
+        self._keys = KeyReader(state, clock)
         self.fd = sys.stdin.fileno() if fd is None else fd
         self._saved = termios.tcgetattr(self.fd)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._read, name="keyboard", daemon=True)
-
-    def take_profile(self, chosen: Profile) -> None:
-        """Another profile for the next match (the hall's pairing): its ± step."""
-        self.add_step = self._keys.add_step = chosen.add_step
 
     def start(self) -> Keyboard:
         tty.setcbreak(self.fd)
@@ -166,16 +180,12 @@ class Keyboard:
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
     def _read(self) -> None:
-        idle = 0  # select rounds of 0.2 s with no key (a pending key is dropped after 3 s)
         while not self._stop.is_set():
             ready, _, _ = select.select([self.fd], [], [], 0.2)
             if not ready:
-                idle += 1
-                if idle == PENDING_ROUNDS:
-                    self._keys.expire()
-                    self._say()
+                self._keys.tick()  # a pending key lapses, saying so
+                self._say()
                 continue
-            idle = 0
             data = os.read(self.fd, 32).decode(errors="ignore")
             if not data:
                 self.submit(Command(Action.QUIT))

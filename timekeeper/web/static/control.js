@@ -89,7 +89,7 @@
     if (!button) return;
     const d = button.dataset;
     const player = $("player").value.trim();
-    if (d.cmd === "minus") send("add", [String(-addStep)]);
+    if (d.cmd === "minus") send("add", ["-"]);  // one step back, the engine's profile's
     else if (d.cmd === "mute") send(live.model.status && live.model.status.muted ? "unmute" : "mute");
     else if (d.cmd) send(...words(d.cmd));
     else if (d.teamCmd) {
