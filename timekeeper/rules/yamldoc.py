@@ -31,7 +31,9 @@ class Where:
 class ConfigError(Exception):
     """Bad input, refused before anything starts; says where and what."""
 
-    def __init__(self, message: str, where: Where | Path | None = None, field: str = "") -> None:
+    def __init__(
+        self, message: str, where: Where | Path | str | None = None, field: str = ""
+    ) -> None:
         self.message, self.where, self.field = message, where, field
         prefix = f"{where}: " if where is not None else ""
         super().__init__(f"{prefix}{field + ': ' if field else ''}{message}")

@@ -116,6 +116,7 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
                                                  last=level >= NO_PART - 1)):
             return short
     # a terminal narrower than any match needs: cut, state first (no names)
+    assert width is not None  # (with no width the first level was returned)
     return cut("  ".join(_parts(s, LEVELS - 1, flags, w)), width)
 
 
