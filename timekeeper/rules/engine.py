@@ -23,7 +23,7 @@ Every profile keeps the score (rules/scoring.py): goals with their time and scor
 through a replay from the start (ITHF 4.5). A goal in a sudden death ends the match with the
 end signal, and where goals are kept an overtime or a shoot-out is played only on a draw.
 A no-show countdown (ball hockey rule 5) may run before the start. Status, snapshot and
-restore: rules/standing.py."""
+restore: rules/reporting.py."""
 
 from __future__ import annotations
 
@@ -40,19 +40,19 @@ from timekeeper.rules.commands import (
     check_name,
 )
 from timekeeper.rules.match import DOING, Cue, Snapshot, State, Status, mss, played, the
+from timekeeper.rules.reporting import Reporting
 from timekeeper.rules.scoring import Scoring
-from timekeeper.rules.standing import Standing
 from timekeeper.rules.stoppedplay import StoppedPlay
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 
 __all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
-class Engine(Standing, Scoring, StoppedPlay):
+class Engine(Reporting, Scoring, StoppedPlay):
     """The match: `Engine(profile)`, then `handle(command, now)` and `advance(now)`."""
 
     # ------------------------------------------------------------------ public API
-    # (status, snapshot and restore: Standing)
+    # (status, snapshot and restore: Reporting)
 
     def next_deadline(self) -> float | None:
         """When the engine next has something to do unless a command comes first."""
