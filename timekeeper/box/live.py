@@ -26,6 +26,7 @@ from timekeeper.rules.engine import Engine
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.show.prompts import resumed_text
+from timekeeper.sound.listener import RunnerListener
 from timekeeper.sound.output import AudioError, Output
 from timekeeper.sound.priority import raise_priority
 
@@ -119,7 +120,6 @@ def _run_live(args: argparse.Namespace) -> int:
             signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
         switch = ProfileSwitch(runner, pack, melody_window(chosen), audio)  # (the hall's)
         now = runner.clock()
-        runner.timers += [audio, journal]
         audio.start_checks(now)
         runner.listeners.append(journal)
         if not args.no_gpio and cfg.gpio.enabled:
@@ -148,12 +148,16 @@ def _run_live(args: argparse.Namespace) -> int:
             keys = Keyboard(runner.submit, chosen.add_step, on_help=show_help,
                             state=lambda: runner.engine.state.value)
             devices.callback(keys.start().close)
-            switch.when_switched.append(keys.take_profile)
+            runner.listeners.append(_NewProfile(keys.take_profile))  # (its ± step)
 
-        web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
+        hall = _hall(args, cfg, runner, chosen.key, folder, switch)
+        if hall is not None:
+            devices.callback(hall.close)
+        # the box's commands beyond the match's: ctl result [confirm] (and the page's button)
+        commands = {} if hall is None else {"result": hall.match.ctl}
+        web = _web(args, cfg, runner, folder, commands)  # (its own listener, serving)
         if web is not None:
             devices.callback(web.close)
-            switch.when_switched.append(web.take_profile)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control))
@@ -163,21 +167,14 @@ def _run_live(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
-        server.handlers["link"] = _link_handler(web)
+        server.handlers.update(commands, link=_link_handler(web))
         devices.callback(server.start().close)
-        if (hall := _hall(args, cfg, runner, chosen.key, folder, switch)) is not None:
-            devices.callback(hall.close)
-            match = hall.extensions[0]
-            server.handlers["result"] = match.ctl  # ctl result [confirm]
-            if web is not None:  # (and the operator page's button)
-                web.handlers["result"] = match.ctl
-                web.extras.append(match.page_fields)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)
         interval = watchdog_interval()
         if interval is not None:
-            runner.timers.append(Watchdog(notifier, interval, now))
+            runner.listeners.append(Watchdog(notifier, interval, now))
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
@@ -203,8 +200,18 @@ def _run_live(args: argparse.Namespace) -> int:
     return 0
 
 
+class _NewProfile(RunnerListener):
+    """Tells a control that keeps the profile's ± step of another profile (the hall's)."""
+
+    def __init__(self, take_profile) -> None:
+        self.take_profile = take_profile
+
+    def engine_replaced(self, engine: Engine) -> None:
+        self.take_profile(engine.profile)
+
+
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
-         chosen: profile.Profile):
+         commands: dict):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
 
@@ -216,10 +223,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
             raise ConfigError(str(exc), field="--web") from None
     if listen is None:
         return None
-    from timekeeper.web.server import (  # (aiohttp: imported only when it serves)
-        WebServer,
-        page_settings,
-    )
+    from timekeeper.web.server import WebServer  # (aiohttp: imported only when it serves)
     from timekeeper.web.token import TokenStore
 
     try:
@@ -228,8 +232,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
         raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
                           Path(exc.filename or folder)) from None
     try:
-        web = WebServer(runner, *listen, tokens, chosen.add_step,
-                        page_settings(chosen), cfg.language).start()
+        web = WebServer(runner, *listen, tokens, cfg.language, commands).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None
@@ -273,15 +276,13 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
         raise ConfigError(str(exc), field="--sync" if "sync" in str(exc) else
                           "hall.password_file") from None
     try:
+        # the desk's pairings (the profile switched between matches), the results home
         link = HallLink(runner, broker, hall_name, str(table), profile_key,
-                        sync_check=sync_check)
+                        sync_check=sync_check, results=folder, switch=switch)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
-    runner.listeners.append(link)
-    from timekeeper.hall.tablematch import MatchLink
-
-    # the desk's pairings (the profile switched between matches), the results home
-    runner.listeners.append(MatchLink(link, folder, switch=switch))
+    runner.listeners += [link, link.match]
+    runner.hall_result = link.match.result_shown  # (a box fact of the status)
     return link.start()
 
 
@@ -302,10 +303,9 @@ def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
         try:
             panel = ButtonPanel(g, runner.submit, runner.clock, add_step, factory)
             opened.callback(panel.close)
-            switch.when_switched.append(panel.take_profile)  # (the ± step of the new one)
+            runner.listeners.append(_NewProfile(panel.take_profile))  # (its ± step)
             if g.lamp is not None:
                 lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
-                runner.timers.append(lamp)
                 runner.listeners.append(lamp)
                 now = runner.clock()
                 lamp.match_changed(runner.status(), now)
@@ -315,7 +315,6 @@ def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
                     relay = opened.enter_context(contextlib.closing(Relay(relay_config,
                                                                           factory)))
                     runner.listeners.append(relay)
-                    runner.timers.append(relay)
         except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
             where = cfg.source or "the default wiring"
             raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
