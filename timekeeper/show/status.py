@@ -4,6 +4,7 @@ state change when stdout is a file or the journal."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
@@ -116,7 +117,7 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
                                                  last=level >= NO_PART - 1)):
             return short
     # a terminal narrower than any match needs: cut, state first (no names)
-    return cut("  ".join(_parts(s, LEVELS - 1, flags, w)), width)
+    return cut("  ".join(_parts(s, LEVELS - 1, flags, w)), width or 0)
 
 
 class _Words:
@@ -252,6 +253,55 @@ def team_texts(s: Status, level: int = 0, w: _Words | None = None) -> list[str]:
     return out
 
 
+def status_block(s: dict) -> str:
+    """`ctl status` for a person: the status (`Status.to_dict()`, as the socket sends it) as
+    a few labelled lines, the fields that say nothing now left out (`--json` gives them all)."""
+    names = s.get("names") or {}
+    home, away = names.get("home") or "HOME", names.get("away") or "AWAY"
+    score = s.get("score") or {}
+    part = s.get("part") or "before the match"
+    rows = [("match", f"{s.get('title', '')} ({s.get('profile', '')})"),
+            ("state", f"{s.get('state', '').upper()}, {part}"
+                      + (f" ({s['period']} of {s['periods']})" if s.get("period") else ""))]
+    if s.get("remaining") is not None or s.get("play_time"):
+        clock = (f"{clock_text(s['remaining'])} left, " if s.get("remaining") is not None
+                 else "")
+        clock += f"{elapsed_text(s.get('play_time') or 0.0)} played"
+        if s.get("added"):
+            clock += f", {s['added']:+g} s added"
+        rows.append(("clock", clock))
+    if s.get("countdown") is not None:
+        rows.append(("countdown", clock_text(s["countdown"])))
+    rows.append(("score", f"{home} {score.get('home', 0)}:{score.get('away', 0)} {away}"
+                          + (f"  (shoot-out {s['shootout_score']})"
+                             if s.get("shootout_score") else "")))
+    for goal in s.get("goals") or []:
+        player = f" #{goal['player']}" if goal.get("player") else ""
+        rows.append(("goal", f"{goal['team']}{player}, part {goal['period']}, "
+                             f"{elapsed_text(goal['play_time'])}"))
+    for team, t in (s.get("teams") or {}).items():
+        for p in t.get("penalties") or []:
+            player = f" #{p['player']}" if p.get("player") else ""
+            left = "" if p.get("remaining") is None else f", {clock_text(p['remaining'])}"
+            rows.append(("penalty", f"{team} {p['id']}: {p['kinds']}{player}, "
+                                    f"{p['state']}{left}"))
+    if s.get("timeout"):
+        rows.append(("time-out", f"{s['timeout']}, {clock_text(s.get('timeout_countdown'))}"))
+    if s.get("waiting_for"):
+        rows.append(("next", s["waiting_for"]))
+    for held in s.get("scheduled") or []:
+        rows.append(("scheduled", f"{held['command']} in {held['in']:g} s"))
+    sound = "muted by the operator" if s.get("muted") else "on"
+    if s.get("audio_fault"):
+        sound = f"not heard: {s['audio_fault']}"
+    rows.append(("sound", sound))
+    if s.get("hall_result"):
+        r = s["hall_result"]
+        rows.append(("result", f"{r['match']} {r['score']} "
+                               f"({'confirmed' if r['confirmed'] else 'to confirm'})"))
+    return "\n".join(f"{label:<10} {text}" for label, text in rows)
+
+
 def cue_text(cue: Cue) -> str:
     what = cue.name + ("" if cue.count == 1 else f" x{cue.count}")
     if cue.name == "last30":
@@ -319,8 +369,10 @@ class StatusLine(RunnerListener):
     def close(self) -> None:
         self._stop.set()
         self.tail = ""  # the last line stays on screen: no keys to offer any more
-        with contextlib.suppress(Exception):
-            self._draw(self.status())
+        with contextlib.suppress(Exception):  # a clock still running stops with the box
+            status = self.status()  # (journaled: `timekeeper run` goes on from there)
+            self._draw(status if status.state != "running" else
+                       dataclasses.replace(status, state="stopped"))
         with self._lock:
             print(file=self.out, flush=True)
 
