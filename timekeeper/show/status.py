@@ -369,10 +369,10 @@ class StatusLine(RunnerListener):
     def close(self) -> None:
         self._stop.set()
         self.tail = ""  # the last line stays on screen: no keys to offer any more
-        with contextlib.suppress(Exception):  # a clock still running stops with the box
-            status = self.status()  # (journaled: `timekeeper run` goes on from there)
-            self._draw(status if status.state != "running" else
-                       dataclasses.replace(status, state="stopped"))
+        if self._thread.is_alive():
+            self._thread.join(1.0)  # (its last redraw is not drawn after ours)
+        with contextlib.suppress(Exception):
+            self._draw(self.status())
         with self._lock:
             print(file=self.out, flush=True)
 
@@ -416,6 +416,9 @@ class StatusLine(RunnerListener):
         return handler
 
     def _draw(self, status: Status) -> None:
+        if self._stop.is_set() and status.state == "running":  # (the box is quitting)
+            # its clock stops with it, journaled: `timekeeper run` goes on from there
+            status = dataclasses.replace(status, state="stopped")
         width = shutil.get_terminal_size().columns - 1  # the last column would wrap
         with self._lock:
             self.out.write(f"\r\x1b[K{self.text(status, width)}")
