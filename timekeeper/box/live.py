@@ -150,9 +150,7 @@ def _run_live(args: argparse.Namespace) -> int:
             devices.callback(keys.start().close)
             runner.listeners.append(_NewProfile(keys.take_profile))  # (its ± step)
 
-        hall = _hall(args, cfg, runner, chosen.key, folder, switch)
-        if hall is not None:
-            devices.callback(hall.close)
+        hall = _hall(args, cfg, runner, chosen.key, folder, switch)  # (joined below)
         # the box's commands beyond the match's: ctl result [confirm] (and the page's button)
         commands = {} if hall is None else {"result": hall.match.ctl}
         web = _web(args, cfg, runner, folder, commands)  # (its own listener, serving)
@@ -169,6 +167,8 @@ def _run_live(args: argparse.Namespace) -> int:
             return 1
         server.handlers.update(commands, link=_link_handler(web))
         devices.callback(server.start().close)
+        if hall is not None:  # (joined once nothing can be refused any more)
+            devices.callback(hall.start().close)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)
@@ -249,7 +249,8 @@ def _link_handler(web):
 
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
           folder: Path, switch=None):
-    """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
+    """The link to the hall (run --hall URL --table T, or the config's hall:), a listener of
+    the runner, not yet started; None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
@@ -283,7 +284,7 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
     runner.hall_result = link.match.result_shown  # (a box fact of the status)
-    return link.start()
+    return link
 
 
 def _gpio(cfg: box_config.Config, runner, audio, add_step: float,
