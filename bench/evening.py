@@ -88,8 +88,8 @@ def main() -> None:
         for i in range(1, n + 1):
             box = StandIn(idle)
             link = HallLink(box, Address.parse(broker.url), "bench", str(i), "radegast",
-                            sync_check=timesync.local_check)
-            match = MatchLink(link, root / f"box{i}")
+                            sync_check=timesync.local_check, results=root / f"box{i}")
+            match = link.match
             (root / f"box{i}").mkdir()
             real = match.handle
 

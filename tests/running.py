@@ -58,7 +58,7 @@ def wait_until_answers(proc: subprocess.Popen, env: dict[str, str], sock: Path) 
         return send(sock, "status")["ok"]
 
     wait_for(answers, f"an answer on {sock}", TIMEOUT)
-    done = tk(env, "ctl", "status", "--control", str(sock))
+    done = tk(env, "ctl", "status", "--json", "--control", str(sock))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -70,8 +70,9 @@ def wait_for_state(sock: Path, state: str, timeout: float = TIMEOUT) -> dict:
 
 
 def ctl(env: dict[str, str], sock: Path, *args: str) -> tuple[int, dict | None, str]:
-    """`timekeeper ctl ARGS --control SOCK`: exit code, the JSON it printed, its stderr."""
-    done = tk(env, "ctl", *args, "--control", str(sock))
+    """`timekeeper ctl ARGS --json --control SOCK`: exit code, the JSON it printed, its
+    stderr."""
+    done = tk(env, "ctl", *args, "--json", "--control", str(sock))
     lines = done.stdout.splitlines()
     if done.returncode == 0:
         assert len(lines) == 1, f"ctl must print one JSON object, got {done.stdout!r}"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from timekeeper.rules import profile
-from timekeeper.rules.commands import MAX_NAME, Command, Refused, check_name
+from timekeeper.rules.commands import MAX_NAME, Action, Command, Refused, check_name
 from timekeeper.rules.engine import Engine, Status
 from timekeeper.show import language
 from timekeeper.show.status import StatusLine, clock_text, columns, shorten, status_text
@@ -153,6 +153,21 @@ def test_key_help_is_printed_again_on_question_mark(monkeypatch) -> None:
     assert all(help_line in printed for help_line in help_text.splitlines())
     assert printed.rstrip().endswith("? keys")  # the status line is drawn again below
 
+
+
+def test_the_last_line_after_quitting_does_not_say_running(monkeypatch) -> None:
+    """`q` (or a stop signal) ends the box with the match journaled: the line it leaves on
+    the terminal says STOPPED, as the match resumes, not RUNNING with a clock gone still."""
+    monkeypatch.setenv("COLUMNS", "80")
+    eng = Engine(profile.load("ithf"))
+    eng.handle(Command(Action.START), 0.0)
+    eng.advance(30.0)
+    assert eng.status(30.0).state == "running"
+    out = io.StringIO()
+    line = StatusLine(lambda: eng.status(40.0), "keys", out=out).start()
+    line.close()
+    last = out.getvalue().rstrip("\n").rsplit("\r\x1b[K", 1)[-1]
+    assert "STOPPED" in last and "RUNNING" not in last, last
 
 # the sides' names as operators type them: long ones in Czech, Polish, Cyrillic and Slovak,
 # wide (two-column) characters, a name typed decomposed (a + combining acute), one side only,

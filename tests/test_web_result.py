@@ -34,9 +34,9 @@ def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -
     thread.start()
     link = HallLinkSide(runner)
     match = MatchLink(link, tmp_path)
-    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
-    server.handlers["result"] = match.ctl
-    server.extras.append(match.page_fields)
+    runner.hall_result = match.result_shown  # (as the box wires it)
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"),
+                       commands={"result": match.ctl})
     server.start()
     try:
         match.handle(Pairing("p1", 1, "A.1", "group A", "Novák", "Svoboda", "radegast",

@@ -221,6 +221,9 @@ def parser() -> argparse.ArgumentParser:
     ctl.add_argument("--control", type=Path, help="ctl socket path")
     ctl.add_argument("--new", action="store_true",
                      help="link: make a new operator token; every old link stops working")
+    ctl.add_argument("--json", action="store_true",
+                     help="print the status after the command as one JSON object (the same "
+                          "as /api/status and the hall's), not as lines for a person")
     ctl.set_defaults(func=cmd_ctl)
     tournament_cli.add_parser(sub)
     return p
@@ -362,6 +365,11 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         what = "not applied" if result in ("dropped", "busy") else result
         print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
         return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
+    if args.command != "result" and not args.json:
+        from timekeeper.show.status import status_block
+
+        print(status_block(answer["status"]))
+        return 0
     print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"],
                      ensure_ascii=False))  # (a name as written, not \u escapes)
     return 0

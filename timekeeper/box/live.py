@@ -119,7 +119,6 @@ def _run_live(args: argparse.Namespace) -> int:
             signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
         switch = ProfileSwitch(runner, pack, melody_window(chosen), audio)  # (the hall's)
         now = runner.clock()
-        runner.timers += [audio, journal]
         audio.start_checks(now)
         runner.listeners.append(journal)
         if not args.no_gpio and cfg.gpio.enabled:
@@ -151,10 +150,12 @@ def _run_live(args: argparse.Namespace) -> int:
                             state=lambda: runner.engine.state.value)
             devices.callback(keys.start().close)
 
-        web = _web(args, cfg, runner, folder, chosen)  # (its own listener, serving)
+        hall = _hall(args, cfg, runner, chosen.key, folder, switch)  # (joined below)
+        # the box's commands beyond the match's: ctl result [confirm] (and the page's button)
+        commands = {} if hall is None else {"result": hall.match.ctl}
+        web = _web(args, cfg, runner, folder, commands)  # (its own listener, serving)
         if web is not None:
             devices.callback(web.close)
-            switch.when_switched.append(web.take_profile)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(runner, control_path,
                                    make_folder=not (args.control or cfg.control))
@@ -164,21 +165,16 @@ def _run_live(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
-        server.handlers["link"] = _link_handler(web)
+        server.handlers.update(commands, link=_link_handler(web))
         devices.callback(server.start().close)
-        if (hall := _hall(args, cfg, runner, chosen.key, folder, switch)) is not None:
-            devices.callback(hall.close)
-            match = hall.extensions[0]
-            server.handlers["result"] = match.ctl  # ctl result [confirm]
-            if web is not None:  # (and the operator page's button)
-                web.handlers["result"] = match.ctl
-                web.extras.append(match.page_fields)
+        if hall is not None:  # (joined once nothing can be refused any more)
+            devices.callback(hall.start().close)
         notifier = devices.enter_context(contextlib.closing(Notifier()))
         service = ServiceStatus(notifier, mark)
         runner.listeners.append(service)
         interval = watchdog_interval()
         if interval is not None:
-            runner.timers.append(Watchdog(notifier, interval, now))
+            runner.listeners.append(Watchdog(notifier, interval, now))
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
             source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
@@ -206,7 +202,7 @@ def _run_live(args: argparse.Namespace) -> int:
 
 
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
-         chosen: profile.Profile):
+         commands: dict):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
 
@@ -218,10 +214,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
             raise ConfigError(str(exc), field="--web") from None
     if listen is None:
         return None
-    from timekeeper.web.server import (  # (aiohttp: imported only when it serves)
-        WebServer,
-        page_settings,
-    )
+    from timekeeper.web.server import WebServer  # (aiohttp: imported only when it serves)
     from timekeeper.web.token import TokenStore
 
     try:
@@ -230,8 +223,7 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
         raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
                           Path(exc.filename or folder)) from None
     try:
-        web = WebServer(runner, *listen, tokens, chosen.add_step,
-                        page_settings(chosen), cfg.language).start()
+        web = WebServer(runner, *listen, tokens, cfg.language, commands).start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
                           field="--web / web.listen") from None
@@ -248,7 +240,8 @@ def _link_handler(web):
 
 def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
           folder: Path, switch=None):
-    """Join the hall (run --hall URL --table T, or the config's hall:); None if not asked."""
+    """The link to the hall (run --hall URL --table T, or the config's hall:), a listener of
+    the runner, not yet started; None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
@@ -275,16 +268,14 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
         raise ConfigError(str(exc), field="--sync" if "sync" in str(exc) else
                           "hall.password_file") from None
     try:
+        # the desk's pairings (the profile switched between matches), the results home
         link = HallLink(runner, broker, hall_name, str(table), profile_key,
-                        sync_check=sync_check)
+                        sync_check=sync_check, results=folder, switch=switch)
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
-    runner.listeners.append(link)
-    from timekeeper.hall.tablematch import MatchLink
-
-    # the desk's pairings (the profile switched between matches), the results home
-    runner.listeners.append(MatchLink(link, folder, switch=switch))
-    return link.start()
+    runner.listeners += [link, link.match]
+    runner.hall_result = link.match.result_shown  # (a box fact of the status)
+    return link
 
 
 def _gpio(cfg: box_config.Config, runner, audio) -> contextlib.ExitStack:
@@ -305,7 +296,6 @@ def _gpio(cfg: box_config.Config, runner, audio) -> contextlib.ExitStack:
             opened.callback(panel.close)
             if g.lamp is not None:
                 lamp = opened.enter_context(contextlib.closing(Lamp(g.lamp, factory)))
-                runner.timers.append(lamp)
                 runner.listeners.append(lamp)
                 now = runner.clock()
                 lamp.match_changed(runner.status(), now)
@@ -315,7 +305,6 @@ def _gpio(cfg: box_config.Config, runner, audio) -> contextlib.ExitStack:
                     relay = opened.enter_context(contextlib.closing(Relay(relay_config,
                                                                           factory)))
                     runner.listeners.append(relay)
-                    runner.timers.append(relay)
         except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
             where = cfg.source or "the default wiring"
             raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None

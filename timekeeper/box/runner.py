@@ -21,7 +21,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Protocol
 
 from timekeeper.box.failalone import FailAlone
 from timekeeper.rules.commands import Action, Command, Refused
@@ -38,24 +37,13 @@ BETWEEN = ("idle", "finished")  # no match under way: the engine may be replaced
 MAX_SCHEDULED = 4  # commands held for an instant ahead (the hall's): a few, never a queue
 
 
-class Timed(Protocol):
-    """Something the runner wakes for at times of its choosing: lamp patterns, the horn's
-    release, journal writes, watchdog pings, audio checks and reopens (the guard makes the
-    device calls on its own thread, never this one). All of them run on the runner's thread,
-    at deadlines on the runner's clock, so none of them drifts or races."""
-
-    def next_due(self) -> float | None: ...
-
-    def fire(self, now: float) -> None: ...
-
-
 class Runner:
     def __init__(self, engine: Engine, outputs: list[Output], events: EventLog | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.engine, self.outputs, self.events, self.clock = engine, outputs, events, clock
-        # told what happens (the events log first: a cue is on record before it is shown)
+        # told what happens (the events log first: a cue is on record before it is shown),
+        # and woken at their own deadlines (`next_due`, `fire`), as the outputs are
         self.listeners: list[RunnerListener] = [] if events is None else [events]
-        self.timers: list[Timed] = []
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         # Each command goes with the runner's clock at submit: the time it was given
@@ -76,14 +64,15 @@ class Runner:
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
         self.audio_fault = ""  # why the sound is not heard now (an output's fault), "": it is
+        # the result this table holds for the hall's desk (tablematch.MatchLink's, where the
+        # box joins a hall): a box fact of the status, for its operator to confirm
+        self.hall_result: Callable[[], dict | None] = lambda: None
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
         self._scheduled: list[tuple[float, int, Command, Future]] = []
         self._order = itertools.count()
         self._next_engine: Engine | None = None  # the next match's (another profile)
-        for output in outputs:
-            output.when_fault_changed = self._fault_changed
 
     def submit(self, command: Command, at: float | None = None) -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused.
@@ -150,13 +139,17 @@ class Runner:
         self._tell("match_changed", status, now)
 
     def status(self) -> Status:
-        """The match now, with the box's mute: what every screen, reply and the hall get."""
+        """The one status of the box: what every screen, reply, the hall and the events log
+        get (`ctl status`, `/api/status`, the pages' WebSocket, the hall's retained status)."""
         with self._lock:
             return self._status(max(self.clock(), self._settled))
 
     def _status(self, now: float) -> Status:  # (under the lock)
+        """The engine's status (the match and its profile's facts) with the box's facts:
+        the one place they are added."""
         return dataclasses.replace(self.engine.status(now), muted=self.muted,
-                                   scheduled=self._waiting(now), audio_fault=self.audio_fault)
+                                   scheduled=self._waiting(now), audio_fault=self.audio_fault,
+                                   hall_result=self.hall_result())
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)
         return [{"command": str(command), "in": round(max(0.0, at - now), 3)}
@@ -180,7 +173,7 @@ class Runner:
     def wake_at(self) -> float | None:
         """When the next turn is due on the runner's clock without a command (None: only a
         command wakes it): the engine's next deadline less the lead (cues go out early), the
-        first scheduled command's instant less the lead, or a timer's due."""
+        first scheduled command's instant less the lead, or an output's or a listener's due."""
         with self._lock:
             deadline = self.engine.next_deadline()
         ahead = None if deadline is None else deadline - self.lead
@@ -192,8 +185,9 @@ class Runner:
              future: Future | None = None) -> bool:
         """One turn: apply `command`, given at `given` on the runner's clock (None: now), or
         with no command, what is due by now plus the lead and a scheduled command whose
-        instant has come; hand the cues to the outputs, tell the listeners, fire the timers
-        that are due, answer `future`. False once a QUIT has ended the loop."""
+        instant has come; hand the cues to the outputs, tell the listeners, fire what is due
+        (then tell a fault of the sound that came or went), answer `future`. False once a
+        QUIT has ended the loop."""
         if self._next_engine is not None:
             self._swap_engine()
         scheduled = command is None and bool(self._scheduled) and \
@@ -245,6 +239,7 @@ class Runner:
         if changed:
             self._tell("match_changed", status, now)
         self._run_timers(self.clock())
+        self._tell_fault()
         if future is not None:
             if refusal is not None:
                 future.set_exception(refusal)
@@ -281,21 +276,33 @@ class Runner:
             played = max(self.clock(), cue.due)  # an output with a lead plays it when due
             self._tell("cue_played", cue, status, played, "; ".join(unheard) or None)
 
-    def _fault_changed(self, fault: str | None, now: float) -> None:
-        """The sound is lost or back: the lamp hears of it, and every status shows it (ctl,
-        the pages, the hall, the status line) at once, not at the next change."""
+    def _tell_fault(self) -> None:
+        """The sound is lost or back (an output's `noticed_fault`, after a cue or a check):
+        the lamp hears of it, and every status shows it (ctl, the pages, the hall, the status
+        line) at once, not at the next change."""
+        faults = [f for f in (output.noticed_fault() for output in self.outputs) if f]
+        fault = "; ".join(faults) or None
+        if (fault or "")[:120] == self.audio_fault:
+            return
         self.audio_fault = (fault or "")[:120]  # (a device's message can be long)
+        now = self.clock()
         self._tell("fault_changed", fault, now)
-        self._tell("match_changed", self.status(), self.clock())
+        self._tell("match_changed", self.status(), now)
+
+    def _timed(self) -> list:
+        """What the runner wakes for at times of its choosing (lamp patterns, the horn's
+        release, journal writes, watchdog pings, audio checks and reopens): all on the
+        runner's thread, at deadlines on its clock, so none of them drifts or races."""
+        return [*self.outputs, *self.listeners]
 
     def _timer_dues(self) -> list[float | None]:
-        return [timer.next_due() for timer in self.timers]
+        return [timed.next_due() for timed in self._timed()]
 
     def _run_timers(self, now: float) -> None:
-        for timer in self.timers:
-            due = timer.next_due()
+        for timed in self._timed():
+            due = timed.next_due()
             if due is not None and due <= now:
-                self._fails.call(type(timer).__name__, timer.fire, now)
+                self._fails.call(type(timed).__name__, timed.fire, now)
 
     def _engine_time(self, ahead: bool, given: float | None = None) -> float:
         """The engine's `now`: the clock, plus the lead when looking ahead for deadlines; for

@@ -29,7 +29,7 @@ class Notifier:
         return self._sock is not None
 
     def notify(self, *lines: str) -> bool:
-        if self._sock is None:
+        if self._sock is None or self.address is None:
             return False
         try:
             self._sock.sendto("\n".join(lines).encode(), self.address)
@@ -80,9 +80,10 @@ def watchdog_interval() -> float | None:
         return None
 
 
-class Watchdog:
-    """Pings systemd from the runner's thread (a timer of the runner): if the engine's loop
-    hangs, the pings stop and systemd restarts the service, which resumes from its journal."""
+class Watchdog(RunnerListener):
+    """Pings systemd from the runner's thread (a listener woken at its `next_due`): if the
+    engine's loop hangs, the pings stop and systemd restarts the service, which resumes from
+    its journal."""
 
     def __init__(self, notifier: Notifier, interval: float, now: float) -> None:
         self.notifier, self.interval = notifier, interval

@@ -2,16 +2,15 @@
 another one: the profile loaded and checked exactly as `timekeeper run --profile` does, the
 sound pack the box runs with checked to hold its cues, the sound prepared for it, then a new
 engine handed to the runner (which swaps it only between matches). The sound pack, outputs,
-journal and pages stay; each neighbour that keeps something of the profile is told."""
+journal and pages stay; a neighbour that keeps something of the profile hears it from the
+runner (`RunnerListener.engine_replaced`), and the status carries the new profile's facts."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Engine
-from timekeeper.rules.profile import Profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.sound.pack import SoundPack, melody_window
 
@@ -23,7 +22,6 @@ class ProfileSwitch:
 
     def __init__(self, runner, pack: SoundPack, melody: float, audio=None) -> None:
         self.runner, self.pack, self.melody, self.audio = runner, pack, melody, audio
-        self.when_switched: list[Callable[[Profile], None]] = []  # (web, keys, hall link)
 
     def __call__(self, name: str) -> str:
         try:
@@ -43,7 +41,5 @@ class ProfileSwitch:
         if output is not None:
             output.prepare(chosen)  # every sample array built now, never mid-match
         self.runner.replace_engine(Engine(chosen))
-        for told in self.when_switched:
-            told(chosen)
         log.info("hall: switching to profile %s for the next match", chosen.key)
         return ""

@@ -24,7 +24,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from timekeeper.hall import timesync
@@ -38,9 +39,10 @@ from timekeeper.hall.messages import (
     check_name,
     parse_command,
 )
+from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Status
-from timekeeper.sound.listener import RunnerListener
+from timekeeper.sound.listener import LiveRunner, RunnerListener
 
 log = logging.getLogger(__name__)
 
@@ -54,18 +56,6 @@ STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second (a burst sends i
 # commands that move this table's clock: given locally, the table is off the hall's time
 CLOCK_ACTIONS = {Action.START, Action.NEXT, Action.GO, Action.TOGGLE, Action.PAUSE,
                  Action.RESUME, Action.ADD, Action.SET, Action.FINISH, Action.RESET}
-
-
-class Box(Protocol):
-    """What the link needs of the live box (the runner)."""
-
-    clock: Callable[[], float]
-
-    def submit(self, command: Command, at: float | None = None) -> Future: ...
-
-    def cancel_scheduled(self, why: str) -> list[str]: ...
-
-    def status(self) -> Status: ...
 
 
 @dataclass(frozen=True)
@@ -106,9 +96,13 @@ class HallLink(RunnerListener):
     as a runner listener it publishes the status on every change; `close()` says offline and
     leaves."""
 
-    def __init__(self, box: Box, broker: Broker, hall: str, table: str, profile: str,
+    def __init__(self, box: LiveRunner, broker: Broker, hall: str, table: str, profile: str,
                  client_factory: Callable[[str, Broker], Any] = make_client,
-                 sync_check: Callable[[], timesync.Sync] = timesync.check) -> None:
+                 sync_check: Callable[[], timesync.Sync] = timesync.check,
+                 results: Path | None = None,
+                 switch: Callable[[str], str] | None = None) -> None:
+        """`results`: the folder where the table's pairing and result are kept (None: not
+        kept); `switch`: takes a pairing's other profile (box.switch.ProfileSwitch)."""
         self.box, self.broker, self.profile = box, broker, profile
         self.topics = Topics(check_name("hall", hall), check_name("table", table))
         self.sync_check = sync_check
@@ -117,7 +111,6 @@ class HallLink(RunnerListener):
         self.last_error = ""  # why the last hall command was refused, for the desk
         self._seen: OrderedDict[str, float] = OrderedDict()  # id -> its `sent`
         self._lost = False  # the broker was lost (said once; its return is said too)
-        self.extensions: list[Any] = []  # more topics of this table's (tablematch.MatchLink)
         self._lock = threading.Lock()
         self._latest: Status | None = None  # handed over by the runner, not yet published
         self._news = threading.Event()  # publish now (a change, an error, a reconnect)
@@ -134,6 +127,9 @@ class HallLink(RunnerListener):
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
+        # the desk's pairings and this table's results (their topics, its status fields); a
+        # runner listener of its own
+        self.match = MatchLink(self, results, switch=switch)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -203,8 +199,7 @@ class HallLink(RunnerListener):
                    "synced": self.sync.synced, "sync": self.sync.text,
                    "offset": self.sync.offset, "error": error,
                    "sent": timesync.wall_now(), "status": status.to_dict()}
-        for extension in self.extensions:
-            payload.update(extension.status_fields())
+        payload.update(self.match.status_fields())
         self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
 
     # ------------------------------------------------------------------ the bus's side
@@ -214,8 +209,7 @@ class HallLink(RunnerListener):
             log.warning("hall broker %s refused us: %s", self.broker.host, reason_code)
             return
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
-        for extension in self.extensions:
-            extension.connected(client)
+        self.match.connected(client)
         log.info("hall: %s %s:%d", "the broker is back:" if self._lost else "connected to",
                  self.broker.host, self.broker.port)
         self._lost = False
@@ -232,9 +226,8 @@ class HallLink(RunnerListener):
 
     def _message(self, client, userdata, message) -> None:
         try:
-            for extension in self.extensions:
-                if extension.owns(message.topic):
-                    return extension.handle(message.payload)
+            if self.match.owns(message.topic):
+                return self.match.handle(message.payload)
             self._handle(message.payload, alone=message.topic == self.topics.command)
         except Exception:  # never: but a bug here must not kill paho's network thread
             log.exception("hall: a message could not be handled")

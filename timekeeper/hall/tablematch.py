@@ -35,7 +35,7 @@ BETWEEN = ("idle", "finished")  # no match under way: a new pairing may be taken
 
 
 class MatchLink(RunnerListener):
-    """Joined to a HallLink (its client, its table) and to the runner (as a listener)."""
+    """Made by its HallLink (its client, its table), and told by the runner (as a listener)."""
 
     def __init__(self, link: Any, folder: Path | None,
                  wall: Callable[[], float] = time.time,
@@ -53,7 +53,6 @@ class MatchLink(RunnerListener):
         self.note = ""
         self._lock = threading.Lock()
         self._load()
-        link.extensions.append(self)
 
     # ---------------------------------------------------------------- the journal
 
@@ -176,13 +175,12 @@ class MatchLink(RunnerListener):
                 "pairing_note": self.note,
                 "result": None if self.result is None else self.result.id}
 
-    def page_fields(self) -> dict:
-        """For the operator page (web.extras): the result the table holds, so that its
-        operator confirms it there as with `ctl result confirm` (web.handlers["result"])."""
+    def result_shown(self) -> dict | None:
+        """The status's `hall_result` (the runner adds it): the result the table holds, so
+        that its operator confirms it on the operator page as with `ctl result confirm`."""
         r = self.result
-        return {"hall_result": None if r is None else {
-            "id": r.id, "match": r.pairing.match, "score": r.score_text,
-            "confirmed": r.confirmed}}
+        return None if r is None else {"id": r.id, "match": r.pairing.match,
+                                       "score": r.score_text, "confirmed": r.confirmed}
 
     # ---------------------------------------------------------------- the runner's side
 

@@ -37,7 +37,7 @@ game clock (frozen in the breaks), time-outs, the penalty shot and an entered sh
 (rules/stoppedtime.py). Every profile keeps the score (rules/scoring.py), through a replay
 from the start too (ITHF 4.5): a goal in a sudden death ends the match, and where goals are
 kept an overtime or a shoot-out is played only on a draw. A no-show countdown (ball hockey
-rule 5) may run before the start. Status, snapshot and restore: rules/standing.py."""
+rule 5) may run before the start. Status, snapshot and restore: rules/reporting.py."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ from timekeeper.rules.commands import (
 )
 from timekeeper.rules.guards import Guards
 from timekeeper.rules.match import Cue, Snapshot, State, Status, mss, played, the
-from timekeeper.rules.standing import Standing
+from timekeeper.rules.reporting import Reporting
 from timekeeper.rules.stoppedplay import StoppedPlay
 from timekeeper.rules.stoppedtime import MAX_PENALTIES_HELD
 from timekeeper.rules.transitions import Guard, Refusal, Row, Table, refused, rows
@@ -64,11 +64,11 @@ from timekeeper.rules.transitions import Guard, Refusal, Row, Table, refused, ro
 __all__ = ["MAX_PENALTIES_HELD", "Cue", "Engine", "Snapshot", "State", "Status"]
 
 
-class Engine(Standing, Guards, StoppedPlay):
+class Engine(Reporting, Guards, StoppedPlay):
     """The match: `Engine(profile)`, then `handle(command, now)` and `advance(now)`."""
 
     # ------------------------------------------------------------------ public API
-    # (status, snapshot and restore: Standing)
+    # (status, snapshot and restore: Reporting)
 
     def next_deadline(self) -> float | None:
         """When the engine next has something to do unless a command comes first."""

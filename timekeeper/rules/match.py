@@ -98,6 +98,15 @@ class Status:
     # the box's, not the match's: why its sound is not heard now ("": it is), e.g. the card
     # lost and being reopened; the clock goes on meanwhile (the live runner fills it in)
     audio_fault: str = ""
+    # the box's, where it joins a hall: the result its table holds for the desk ({"id",
+    # "match", "score", "confirmed"}; None: none), for its operator to confirm
+    hall_result: dict[str, object] | None = None
+    # the profile's, for the screens: ADD's step (the operator page's ± buttons; ADD without
+    # seconds takes it), the first period's length (an idle display shows it; None:
+    # untimed) and whether the last minute shows tenths
+    add_step: float = 10.0
+    length: float | None = None
+    tenths: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The status as JSON data: the one form that `ctl status`, the web pages, the hall

@@ -4,6 +4,7 @@ state change when stdout is a file or the journal."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
@@ -253,6 +254,55 @@ def team_texts(s: Status, level: int = 0, w: _Words | None = None) -> list[str]:
     return out
 
 
+def status_block(s: dict) -> str:
+    """`ctl status` for a person: the status (`Status.to_dict()`, as the socket sends it) as
+    a few labelled lines, the fields that say nothing now left out (`--json` gives them all)."""
+    names = s.get("names") or {}
+    home, away = names.get("home") or "HOME", names.get("away") or "AWAY"
+    score = s.get("score") or {}
+    part = s.get("part") or "before the match"
+    rows = [("match", f"{s.get('title', '')} ({s.get('profile', '')})"),
+            ("state", f"{s.get('state', '').upper()}, {part}"
+                      + (f" ({s['period']} of {s['periods']})" if s.get("period") else ""))]
+    if s.get("remaining") is not None or s.get("play_time"):
+        clock = (f"{clock_text(s['remaining'])} left, " if s.get("remaining") is not None
+                 else "")
+        clock += f"{elapsed_text(s.get('play_time') or 0.0)} played"
+        if s.get("added"):
+            clock += f", {s['added']:+g} s added"
+        rows.append(("clock", clock))
+    if s.get("countdown") is not None:
+        rows.append(("countdown", clock_text(s["countdown"])))
+    rows.append(("score", f"{home} {score.get('home', 0)}:{score.get('away', 0)} {away}"
+                          + (f"  (shoot-out {s['shootout_score']})"
+                             if s.get("shootout_score") else "")))
+    for goal in s.get("goals") or []:
+        player = f" #{goal['player']}" if goal.get("player") else ""
+        rows.append(("goal", f"{goal['team']}{player}, part {goal['period']}, "
+                             f"{elapsed_text(goal['play_time'])}"))
+    for team, t in (s.get("teams") or {}).items():
+        for p in t.get("penalties") or []:
+            player = f" #{p['player']}" if p.get("player") else ""
+            left = "" if p.get("remaining") is None else f", {clock_text(p['remaining'])}"
+            rows.append(("penalty", f"{team} {p['id']}: {p['kinds']}{player}, "
+                                    f"{p['state']}{left}"))
+    if s.get("timeout"):
+        rows.append(("time-out", f"{s['timeout']}, {clock_text(s.get('timeout_countdown'))}"))
+    if s.get("waiting_for"):
+        rows.append(("next", s["waiting_for"]))
+    for held in s.get("scheduled") or []:
+        rows.append(("scheduled", f"{held['command']} in {held['in']:g} s"))
+    sound = "muted by the operator" if s.get("muted") else "on"
+    if s.get("audio_fault"):
+        sound = f"not heard: {s['audio_fault']}"
+    rows.append(("sound", sound))
+    if s.get("hall_result"):
+        r = s["hall_result"]
+        rows.append(("result", f"{r['match']} {r['score']} "
+                               f"({'confirmed' if r['confirmed'] else 'to confirm'})"))
+    return "\n".join(f"{label:<10} {text}" for label, text in rows)
+
+
 def cue_text(cue: Cue) -> str:
     what = cue.name + ("" if cue.count == 1 else f" x{cue.count}")
     if cue.name == "last30":
@@ -321,6 +371,8 @@ class StatusLine(RunnerListener):
     def close(self) -> None:
         self._stop.set()
         self.tail = ""  # the last line stays on screen: no keys to offer any more
+        if self._thread.is_alive():
+            self._thread.join(1.0)  # (its last redraw is not drawn after ours)
         with contextlib.suppress(Exception):
             self._draw(self.status())
         with self._lock:
@@ -366,6 +418,9 @@ class StatusLine(RunnerListener):
         return handler
 
     def _draw(self, status: Status) -> None:
+        if self._stop.is_set() and status.state == "running":  # (the box is quitting)
+            # its clock stops with it, journaled: `timekeeper run` goes on from there
+            status = dataclasses.replace(status, state="stopped")
         width = shutil.get_terminal_size().columns - 1  # the last column would wrap
         with self._lock:
             self.out.write(f"\r\x1b[K{self.text(status, width)}")

@@ -131,6 +131,9 @@ class AudioGuard(Output):
     def fault(self) -> str | None:
         return self._why
 
+    def noticed_fault(self) -> str | None:
+        return self._why
+
     def next_due(self) -> float | None:
         return self._due
 
@@ -182,7 +185,6 @@ class AudioGuard(Output):
             self.output = job.result
             log.warning("audio is back (it had failed: %s)", self._why)
             self._why, self._delay, self._due = None, FIRST_DELAY, now + CHECK_EVERY
-            self._fault_changed(now)
 
     def start_checks(self, now: float) -> None:
         """Begin polling the device's health (once the runner runs)."""
@@ -195,7 +197,6 @@ class AudioGuard(Output):
             self._ask("close", output.close, now, output)
         self._why, self._delay = why, FIRST_DELAY
         self._due = now + COLLECT
-        self._fault_changed(now)
 
     def _ask(self, kind: str, call: Callable[[], object], now: float,
              output: Output | None = None) -> None:
@@ -210,10 +211,6 @@ class AudioGuard(Output):
     def _serve(self) -> None:
         while (job := self._inbox.get()) is not None:
             job.run()
-
-    def _fault_changed(self, now: float) -> None:
-        if self.when_fault_changed is not None:  # (the runner's: its listeners hear of it)
-            self.when_fault_changed(self._why, now)
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Release the device within `timeout` seconds, hung or not: a shutdown must never

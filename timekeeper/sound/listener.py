@@ -2,12 +2,22 @@
 interface (Mopidy's `CoreListener` is the model) whose methods do nothing by default, so that
 each neighbour implements only what it needs.
 
-It lives beside `output.py` because the events log (sound/) is the lowest of the listeners:
+It is the only way to hear what the runner did (no callbacks beside it): a neighbour that
+must know of another profile hears `engine_replaced`, one that works at deadlines of its own
+(lamp patterns, the horn's release, journal writes, watchdog pings) says when in `next_due`.
+
+The runner (box/) owns its listeners, yet this interface and the events log live in sound/:
+the events log is the lowest of them, and the offline render (sound/render.py) writes it too;
 the status line (show/), the web and the hall link, the journal, lamp, relays and systemd's
-STATUS line (box/) all sit above it. Every method is called on the runner's thread and must
-not block; each call fails alone (the runner logs a failure once and calls again next time)."""
+STATUS line (box/) all sit above it, and a lower wing never imports a higher one. Every method
+is called on the runner's thread and must not block; each call fails alone (the runner logs
+a failure once and calls again next time)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Protocol
 
 from timekeeper.rules.commands import Command
 from timekeeper.rules.engine import Cue, Engine, Status
@@ -45,3 +55,24 @@ class RunnerListener:
     def engine_replaced(self, engine: Engine) -> None:
         """The runner plays the next match with `engine` (another profile, between matches:
         the hall's pairing asked for it); the new status follows at once."""
+
+    def next_due(self) -> float | None:
+        """When the runner is to call `fire` next, on its clock (None: it need not)."""
+        return None
+
+    def fire(self, now: float) -> None:
+        """`next_due` has come (`now`: the runner's clock)."""
+
+
+class LiveRunner(Protocol):
+    """What the wings below the box (the web, the hall link) need of the live runner
+    (timekeeper.box.runner.Runner), which they cannot import."""
+
+    clock: Callable[[], float]
+    listeners: list[RunnerListener]
+
+    def submit(self, command: Command, at: float | None = None) -> Future: ...
+
+    def cancel_scheduled(self, why: str) -> list[str]: ...
+
+    def status(self) -> Status: ...

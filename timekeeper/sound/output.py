@@ -4,8 +4,6 @@ not outputs: they are the runner's listeners (`sound/listener.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
 
@@ -24,11 +22,12 @@ class Output:
     An output with a `lead` is handed each cue that many seconds before it is due (the
     runner looks ahead by the largest lead), so that it can have it sound on time.
 
-    An output that notices its own faults (the AudioGuard) calls `when_fault_changed(fault,
-    now)`, which the runner sets to tell its listeners (the lamp shows it)."""
+    An output that notices its own faults (the AudioGuard) says so in `noticed_fault`, which
+    the runner asks after every turn, to tell its listeners (the lamp shows it). One that
+    works at deadlines of its own (the guard's checks and reopens) says when in `next_due`,
+    and the runner calls `fire` then, on its thread, as it does its listeners'."""
 
     lead: float = 0.0
-    when_fault_changed: Callable[[str | None, float], None] | None = None
 
     def prepare(self, profile: Profile) -> None:
         """Build whatever `play` will need for this profile, before the match starts."""
@@ -38,8 +37,21 @@ class Output:
 
     def fault(self) -> str | None:
         """Why the device has stopped working (e.g. its stream is gone), or None while it
-        works. Polled by the AudioGuard about once a second."""
+        works. Polled by the AudioGuard about once a second, on its own thread (it may ask
+        the device)."""
         return None
+
+    def noticed_fault(self) -> str | None:
+        """The fault this output has already found (None: none), asked by the runner on its
+        thread after every turn: never a call to the device."""
+        return None
+
+    def next_due(self) -> float | None:
+        """When `fire` is next due on the runner's clock (None: never)."""
+        return None
+
+    def fire(self, now: float) -> None:
+        """Called by the runner once `next_due` has come (on the runner's thread)."""
 
     def close(self) -> None:
         """Release the device."""

@@ -10,10 +10,9 @@ without stalling the others.
     GET  /              the display page (open)
     GET  /control       the operator page (commands need the token)
     GET  /overlay       a score bar for a stream (OBS browser source): transparent, read-only
-    GET  /api/status    the status as `ctl status` gives it (`Status.to_dict()`), and the
-                        profile's settings for the pages: `add_step` (the operator page's ±
-                        buttons), `length` (the match length an idle display shows) and
-                        `tenths` (tenths under the last minute) (open)
+    GET  /api/status    the status as `ctl status --json` gives it (`Status.to_dict()`,
+                        the profile's facts the pages need among them: `add_step`,
+                        `length`, `tenths`) (open)
     POST /api/command   {"command": "add", "args": ["10"]}, header Authorization: Bearer TOKEN
     GET  /api/live      WebSocket: the status on every change, and at least every second
     GET  /lang/XX.js    the pages' words in language XX (lang/XX.json, docs/web.md)
@@ -30,16 +29,13 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
 from timekeeper.rules.commands import Action, Command, Refused, command_line
 from timekeeper.rules.engine import Status
-from timekeeper.rules.profiletypes import Profile
 from timekeeper.show import language
-from timekeeper.sound.listener import RunnerListener
+from timekeeper.sound.listener import LiveRunner, RunnerListener
 from timekeeper.web import guard, safejson
 from timekeeper.web.guard import error
 from timekeeper.web.listen import url_host
@@ -59,30 +55,6 @@ MAX_LIVE_PER_ADDRESS = 8  # live pages from one address: no one takes every slot
 MAX_BUFFERED = 64 * 1024  # bytes a page has not taken yet: more, and it is dropped
 COMMANDS_PER_SECOND, COMMAND_BURST = 5.0, 20  # per client address
 SESSION_CLOSED = 4001  # WebSocket close code: the operator link was renewed
-
-
-class Box(Protocol):
-    """What the web wing needs of the live runner (timekeeper.box.runner.Runner)."""
-
-    listeners: list[RunnerListener]
-
-    def submit(self, command: Command) -> Future: ...
-
-    def status(self) -> Status: ...
-
-
-def status_payload(status: Status, add_step: float, page: dict | None = None) -> dict:
-    """The status as every other reader gets it (`Status.to_dict()`), and the profile's step
-    of added time: not a fact of the match but a setting of the page, for its ± buttons (`ctl
-    add` without seconds takes the same step on the box); `page`: the profile's other
-    settings for the pages (`page_settings`)."""
-    return status.to_dict() | (page or {}) | {"add_step": add_step}
-
-
-def page_settings(profile: Profile) -> dict:
-    """What the pages need of the profile beside the status: the first period's length (an
-    idle display shows it; None: untimed) and whether the last minute shows tenths."""
-    return {"length": profile.periods[0].length, "tenths": profile.tenths}
 
 
 class _Client:
@@ -147,16 +119,14 @@ def _transport(ws: web.WebSocketResponse) -> asyncio.Transport | None:
 
 
 class WebServer(RunnerListener):
-    def __init__(self, box: Box, host: str, port: int, tokens: TokenStore,
-                 add_step: float = 10.0, page: dict | None = None,
-                 lang: str = language.DEFAULT) -> None:
+    def __init__(self, box: LiveRunner, host: str, port: int, tokens: TokenStore,
+                 lang: str = language.DEFAULT,
+                 commands: dict[str, Callable[[list[str]], dict]] | None = None) -> None:
+        """`commands`: the box's commands beyond the match's, as the ctl socket has them (the
+        hall's `result confirm`), each answering as `ctl` does."""
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
         self.lang = language.check(lang)
-        self.add_step, self.page = add_step, page or {}
-        # the box's commands beyond the match's, as the ctl socket has them (the hall's
-        # `result confirm`), and what the pages need of them beside the status
-        self.handlers: dict[str, Callable[[list[str]], dict]] = {}
-        self.extras: list[Callable[[], dict]] = []
+        self.commands = dict(commands or {})
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
         self._latest: Status | None = None  # the last status the runner handed over
@@ -202,11 +172,6 @@ class WebServer(RunnerListener):
     @property
     def url(self) -> str:
         return f"http://{url_host(self.host)}:{self.port}"
-
-    def take_profile(self, chosen: Profile) -> None:
-        """Another profile for the next match (the hall's pairing): its ± step and the pages'
-        settings go with the next status (the runner tells it at once)."""
-        self.add_step, self.page = chosen.add_step, page_settings(chosen)
 
     def link(self, renew: bool = False) -> dict:
         """For `ctl link` (any thread): the operator URL with the token; `renew` makes a new
@@ -262,7 +227,7 @@ class WebServer(RunnerListener):
         return app
 
     async def _status(self, request: web.Request) -> web.Response:
-        return web.json_response(self._payload(self.box.status()))
+        return web.json_response(self.box.status().to_dict())
 
     async def _command(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
@@ -273,7 +238,7 @@ class WebServer(RunnerListener):
                                    '["10"]}')
         try:
             name, args = _words_of(body)
-            handler = self.handlers.get(name)
+            handler = self.commands.get(name)
             command = None if handler is not None else _match_command(name, args)
         except ValueError as exc:
             return error(400, str(exc))
@@ -289,7 +254,7 @@ class WebServer(RunnerListener):
                               "may not have been applied; the status shows which")
         if self._log_budget.allow(request.remote or "?"):
             log.info("web: %s from %s", command, request.remote)
-        return web.json_response({"ok": True, "status": self._payload(status)})
+        return web.json_response({"ok": True, "status": status.to_dict()})
 
     async def _handled(self, handler, name: str, args: list, who: str) -> web.Response:
         """One of the box's own commands (`result confirm`): answered as `ctl` answers it."""
@@ -299,7 +264,7 @@ class WebServer(RunnerListener):
             return error(409, str(answer.get("error", "refused")))
         if self._log_budget.allow(who):
             log.info("web: %s from %s", " ".join([name, *map(str, args)]), who)
-        return web.json_response({"ok": True, "status": self._payload(self.box.status())})
+        return web.json_response({"ok": True, "status": self.box.status().to_dict()})
 
     async def _live(self, request: web.Request) -> web.StreamResponse:
         who = request.remote or "?"
@@ -366,14 +331,8 @@ class WebServer(RunnerListener):
                 client.token = None
                 client.end(SESSION_CLOSED, b"the operator link was renewed")
 
-    def _payload(self, status: Status) -> dict:
-        payload = status_payload(status, self.add_step, self.page)
-        for extra in self.extras:
-            payload.update(extra())
-        return payload
-
     def _message(self, kind: str, status: Status) -> str:
-        return json.dumps({"type": kind, "status": self._payload(status)},
+        return json.dumps({"type": kind, "status": status.to_dict()},
                           separators=(",", ":"))
 
     async def _push(self) -> None:

@@ -1,6 +1,7 @@
-"""Where a match stands: the Status it tells at a time (screens, `ctl status`, the web, the
-hall), the Snapshot it is journaled as, and the restore of a match from one (after a crash,
-a power cut, or onto another box)."""
+"""The engine's reports of a match: the Status it tells at a time (the match's part of the
+one status that screens, `ctl status`, the web and the hall carry; the live runner adds the
+box's facts), the Snapshot it is journaled as, and the restore of a match from one (after a
+crash, a power cut, or onto another box)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from timekeeper.rules.stoppedtime import StoppedTime
 _NOT_KEPT = {"timeout_team": None, "timeout_until": None, "penalty_shot": None}
 
 
-class Standing(MatchCore):
+class Reporting(MatchCore):
     """The engine's part that tells and remembers where the match stands."""
 
     def status(self, now: float) -> Status:
@@ -49,6 +50,9 @@ class Standing(MatchCore):
             shootout_score=self._shootout_text(),
             names=dict(self.names),
             shootout_attempts=self._shootout_attempts(),
+            add_step=self.profile.add_step,
+            length=self.profile.periods[0].length,
+            tenths=self.profile.tenths,
         )
 
     def snapshot(self, now: float) -> Snapshot:
