@@ -64,6 +64,44 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(FIRST))
 
 
+# ------------------------------------------------- the fast tier: `pytest -m "not slow"`
+# A test that starts a real process (a box, a desk, a broker, PulseAudio, espeak, pip) or
+# borrows a browser is marked `slow`, by hand, where it is written: most start theirs through
+# helpers (tests/running.py, webbox.py), not fixtures, so no fixture list could mark them.
+# Kept honest here: an unmarked test that starts one fails and says so, whichever tier runs.
+
+_SPAWNS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.system", "os.fork",
+           "webbox.browser")
+_spawned: list[str] | None = None  # (None: the current test is marked slow, or none runs)
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _spawned is not None and event in _SPAWNS:
+        _spawned.append(f"{event} {str(args[0])[:80]}")
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    global _spawned
+    _spawned = None if item.get_closest_marker("slow") else []
+    try:
+        yield
+    finally:
+        _spawned = None
+
+
+@pytest.fixture(autouse=True)
+def fast_means_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An unmarked test that started a process or a browser (in its fixtures too) fails."""
+    yield
+    if _spawned:
+        pytest.fail(f"{request.node.nodeid} starts {_spawned[0]}: mark it @pytest.mark.slow "
+                    "(tests/conftest.py, the fast tier)", pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def own_state_dir(tmp_path_factory, monkeypatch) -> Path:
     """Each test its own journal folder: one test's match is never resumed by the next."""

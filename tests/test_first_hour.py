@@ -149,6 +149,7 @@ def bootstrap_link(home: Path, path: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
     """bootstrap links ~/.local/bin/timekeeper to the checkout's .venv, and tells whether
     ~/.local/bin is on PATH (and how to add it when it is not)."""
@@ -168,6 +169,7 @@ def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
     assert found.returncode == 0 and "ithf" in found.stdout
 
 
+@pytest.mark.slow
 def test_bootstrap_leaves_a_program_of_the_same_name_alone(tmp_path: Path) -> None:
     bin_dir = tmp_path / ".local" / "bin"
     bin_dir.mkdir(parents=True)

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto of the test's own)
 
@@ -21,6 +22,8 @@ from timekeeper.hall.desk import Desk, new_command
 from timekeeper.hall.director import Director
 from timekeeper.hall.link import Broker
 from timekeeper.hall.messages import Topics
+
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
 TABLES = ("1", "2", "3", "4")
 # each player's strength: the stronger side scores the match's one goal (no draws, and every

@@ -279,6 +279,7 @@ names:
 """
 
 
+@pytest.mark.slow
 def test_ctl_names_on_a_real_box_kept_through_a_restart(service_box) -> None:
     """The config's names at the first start; `ctl names` with spaces, Czech and Cyrillic;
     refusals said before the socket (exit 2); the journal's names over the config's after a

@@ -29,6 +29,8 @@ import pytest
 
 from tests.conftest import SHORT
 
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
+
 TOLD_WITHIN = 2.0  # s from the program's start (its imports done) to the message and fix
 # The child imports what `run` needs, then says GO: what is timed is the program's own
 # start-up (config, profile, pack, one try of the card), not Python's imports on a busy box.

@@ -240,6 +240,7 @@ print(json.dumps({"frames": frames, "late": audio.voices.late}))
 """
 
 
+@pytest.mark.slow
 def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Path) -> None:
     """SDL's disk driver writes what the sound card would get: two signals 0.123457 s apart
     are in it exactly as far apart as the frames the frame clock chose, unchanged. (Where

@@ -24,8 +24,9 @@ from timekeeper.rules.engine import Engine
 from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
 
-pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                           "(./bootstrap.sh --test)")
+pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                      "(./bootstrap.sh --test)")]
 
 
 def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -> None:
