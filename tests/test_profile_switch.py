@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import HallLinkSide, RecordingOutput
+from helpers import Clock, HallLinkSide, RecordingOutput
 
 from timekeeper.box.journal import Journal
 from timekeeper.box.runner import Runner
@@ -21,14 +21,6 @@ from timekeeper.rules.engine import Engine
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.guard import AudioGuard
 from timekeeper.sound.pack import default_pack_dir, load_pack, melody_window
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def pairing(ident: str, profile_name: str) -> bytes:
