@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -167,6 +168,30 @@ def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
                            timeout=60, cwd=tmp_path,
                            env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"})
     assert found.returncode == 0 and "ithf" in found.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("uid", ["0", "1000"])
+def test_bootstrap_installs_without_sudo_as_root_and_says_why_not_as_a_user(
+        tmp_path: Path, uid: str) -> None:
+    """bootstrap's apt-get step on a machine with no sudo (a container): root runs apt-get
+    itself; a user is told to run it as root, never `sudo: command not found`."""
+    tools = tmp_path / "bin"  # the PATH: id (the user we pretend to be), apt-get, no sudo
+    tools.mkdir()
+    for name, text in (("id", f"echo {uid}"), ("apt-get", 'echo "apt-get $*"')):
+        (tools / name).write_text(f"#!/bin/sh\n{text}\n")
+        (tools / name).chmod(0o755)
+    function = re.search(r"^as_root\(\) \{.*?^\}$", (ROOT / "bootstrap.sh").read_text(),
+                         re.M | re.S).group()
+    done = subprocess.run(["/bin/bash", "-c", f"need_apt=(mosquitto)\n{function}\n"
+                           "as_root apt-get install mosquitto"], capture_output=True,
+                          text=True, timeout=30, env={**os.environ, "PATH": str(tools)})
+    assert "not found" not in done.stderr
+    if uid == "0":
+        assert done.returncode == 0 and done.stdout == "apt-get install mosquitto\n"
+    else:
+        assert done.returncode == 1 and done.stdout == ""
+        assert "no sudo: run ./bootstrap.sh as root, or install mosquitto first" in done.stderr
 
 
 @pytest.mark.slow
