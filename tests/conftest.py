@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
-from hypothesis import settings
 from running import MATCH, TIMEOUT
 
 from timekeeper.box.journal import FILE_NAME
@@ -25,11 +24,18 @@ from timekeeper.box.journal import FILE_NAME
 # CPU each (the cache is in tests/__pycache__, ignored by git).
 sys.dont_write_bytecode = False
 
-# `HYPOTHESIS_PROFILE=deep pytest` searches 200 times harder than the everyday run (whose
-# 100 examples a test keep the suite within its time on 2 cores).
-settings.register_profile("default", max_examples=100, deadline=None)  # (Hypothesis's own)
-settings.register_profile("deep", max_examples=20_000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`HYPOTHESIS_PROFILE=deep pytest` searches 200 times harder than the everyday run (whose
+    100 examples a test keep the suite within its time on 2 cores). Imported here, not at the
+    top: pytest rewrites Hypothesis's modules as a plugin's, and only now (bytecode allowed,
+    above) is that work cached, not done again by every worker (0.9 s of CPU each)."""
+    from hypothesis import settings
+
+    settings.register_profile("default", max_examples=100, deadline=None)  # (Hypothesis's)
+    settings.register_profile("deep", max_examples=20_000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
 
 # Real pygame, but SDL's dummy driver: the tests must pass on a box with no sound card.
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
