@@ -50,7 +50,19 @@ if [ -n "$link_only" ]; then
     exit 0
 fi
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# apt-get as root: as it is when we are root (a container, a fresh image: often no sudo
+# there), else through sudo; with neither, what to install is said, never "sudo: not found"
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null; then
+        sudo "$@"
+    else
+        echo "bootstrap: apt-get needs root and there is no sudo: run ./bootstrap.sh as root," \
+             "or install ${need_apt[*]} first" >&2
+        exit 1
+    fi
+}
 
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)

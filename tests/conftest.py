@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
-from hypothesis import settings
 from running import MATCH, TIMEOUT
 
 from timekeeper.box.journal import FILE_NAME
@@ -25,11 +24,18 @@ from timekeeper.box.journal import FILE_NAME
 # CPU each (the cache is in tests/__pycache__, ignored by git).
 sys.dont_write_bytecode = False
 
-# `HYPOTHESIS_PROFILE=deep pytest` searches 200 times harder than the everyday run (whose
-# 100 examples a test keep the suite within its time on 2 cores).
-settings.register_profile("default", max_examples=100, deadline=None)  # (Hypothesis's own)
-settings.register_profile("deep", max_examples=20_000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`HYPOTHESIS_PROFILE=deep pytest` searches 200 times harder than the everyday run (whose
+    100 examples a test keep the suite within its time on 2 cores). Imported here, not at the
+    top: pytest rewrites Hypothesis's modules as a plugin's, and only now (bytecode allowed,
+    above) is that work cached, not done again by every worker (0.9 s of CPU each)."""
+    from hypothesis import settings
+
+    settings.register_profile("default", max_examples=100, deadline=None)  # (Hypothesis's)
+    settings.register_profile("deep", max_examples=20_000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
 
 # Real pygame, but SDL's dummy driver: the tests must pass on a box with no sound card.
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -62,6 +68,44 @@ FIRST = ("test_hall_whole_evening.py",)
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(FIRST))
+
+
+# ------------------------------------------------- the fast tier: `pytest -m "not slow"`
+# A test that starts a real process (a box, a desk, a broker, PulseAudio, espeak, pip) or
+# borrows a browser is marked `slow`, by hand, where it is written: most start theirs through
+# helpers (tests/running.py, webbox.py), not fixtures, so no fixture list could mark them.
+# Kept honest here: an unmarked test that starts one fails and says so, whichever tier runs.
+
+_SPAWNS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.system", "os.fork",
+           "webbox.browser")
+_spawned: list[str] | None = None  # (None: the current test is marked slow, or none runs)
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _spawned is not None and event in _SPAWNS:
+        _spawned.append(f"{event} {str(args[0])[:80]}")
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    global _spawned
+    _spawned = None if item.get_closest_marker("slow") else []
+    try:
+        yield
+    finally:
+        _spawned = None
+
+
+@pytest.fixture(autouse=True)
+def fast_means_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An unmarked test that started a process or a browser (in its fixtures too) fails."""
+    yield
+    if _spawned:
+        pytest.fail(f"{request.node.nodeid} starts {_spawned[0]}: mark it @pytest.mark.slow "
+                    "(tests/conftest.py, the fast tier)", pytrace=False)
 
 
 @pytest.fixture(autouse=True)

@@ -1,13 +1,17 @@
-"""What the tests share that is not a fixture: one `wait_for`, the recording fake output, a
-free port. (Fixtures live in conftest.py; this module is imported, never collected.)"""
+"""What the tests share that is not a fixture: one `wait_for`, one fake clock, the recording
+fake output, a free port, a hall link without a bus. (Fixtures live in conftest.py; this
+module is imported, never collected.)"""
 
 from __future__ import annotations
 
 import socket
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import paho.mqtt.client as mqtt
+
+from timekeeper.hall.link import Broker, HallLink
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import Output
@@ -38,6 +42,17 @@ def wait_for(predicate: Callable[[], T], what: str, timeout: float = 10.0,
         if time.monotonic() >= deadline:
             raise AssertionError(f"waited {timeout:g} s for {what}; last seen: {last!r}")
         time.sleep(interval)
+
+
+class Clock:
+    """The runner's clock, told by the test: `clock.now = 20.0` and the runner's next step
+    sees 20 s (the engine is told the time; so is the runner, here)."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def free_port() -> int:
@@ -71,29 +86,31 @@ class RecordingOutput(Output):
         return [c.name + ("/stop" if c.stop else "") for c in self.played]
 
 
-class BusClient:
-    """paho's client as a hall box's MatchLink uses it: what is published is kept."""
+class BusClient(mqtt.Client):
+    """paho's own client, as `hall.link.make_client` makes it, never connected: what is
+    published is kept as (topic, payload, retain), what is subscribed as its topic."""
 
-    def __init__(self) -> None:
-        self.published: list[tuple[str, bytes]] = []
+    def __init__(self, client_id: str = "", broker: Broker | None = None) -> None:
+        super().__init__(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         clean_session=True)
+        self.published: list[tuple[str, Any, bool]] = []
+        self.subscribed: list[Any] = []
 
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
-        self.published.append((topic, payload))
+    def publish(self, topic: str, payload: Any = None, qos: int = 0, retain: bool = False,
+                properties: Any = None) -> mqtt.MQTTMessageInfo:
+        self.published.append((topic, payload, retain))
+        return mqtt.MQTTMessageInfo(len(self.published))
 
-    def subscribe(self, topic, qos: int = 0) -> None:
-        pass
+    def subscribe(self, topic: Any, qos: int = 0, options: Any = None,
+                  properties: Any = None) -> tuple[mqtt.MQTTErrorCode, int | None]:
+        self.subscribed.append(topic)
+        return mqtt.MQTTErrorCode.MQTT_ERR_SUCCESS, len(self.subscribed)
 
 
-class HallLinkSide:
-    """The side of a box's HallLink that MatchLink uses: the box (its runner), the bus
-    client, the profile, its topics (hall "cup", table 3) and the status it publishes."""
+class HallLinkSide(HallLink):
+    """A box's real HallLink (hall "cup", table 3, profile radegast) on a BusClient, never
+    started: no broker, no thread (what it would publish is the BusClient's)."""
 
-    def __init__(self, runner) -> None:
-        from timekeeper.hall.messages import Topics
-
-        self.box, self.client, self.profile = runner, BusClient(), "radegast"
-        self.topics = Topics("cup", "3")
-        self.extensions: list = []
-
-    def publish_status(self) -> None:
-        pass
+    def __init__(self, box: Any) -> None:
+        super().__init__(box, Broker("127.0.0.1"), "cup", "3", "radegast",
+                         client_factory=BusClient)

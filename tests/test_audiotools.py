@@ -42,6 +42,7 @@ def write_config(tmp_path: Path, text: str) -> Path:
 # ----------------------------------------------------------------------------- devices
 
 
+@pytest.mark.slow
 def test_devices_lists_what_audio_device_may_name(tmp_path: Path) -> None:
     config_file = write_config(tmp_path, "audio: {driver: dummy}\n")
     done = audio("devices", "--config", str(config_file))
@@ -50,6 +51,7 @@ def test_devices_lists_what_audio_device_may_name(tmp_path: Path) -> None:
     assert "  System audio output device" in done.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_devices_says_when_there_are_none_and_what_to_do(tmp_path: Path) -> None:
     done = audio("devices", env=cardless_env(tmp_path))
     assert done.returncode == 1
@@ -61,6 +63,7 @@ def test_devices_says_when_there_are_none_and_what_to_do(tmp_path: Path) -> None
 # ----------------------------------------------------------------------------- test
 
 
+@pytest.mark.slow
 def test_test_plays_one_cue_through_the_configured_device_at_the_configured_volume(
         tmp_path: Path) -> None:
     """SDL's disk driver writes what the card would get: the `end` cue, at half level."""
@@ -79,6 +82,7 @@ def test_test_plays_one_cue_through_the_configured_device_at_the_configured_volu
     assert np.abs(got - np.clip(signal * 0.5, -1, 1)).max() < 1e-6
 
 
+@pytest.mark.slow
 def test_test_without_a_card_says_why_and_what_to_do(tmp_path: Path) -> None:
     done = audio("test", env=cardless_env(tmp_path))
     assert done.returncode == 1
@@ -86,6 +90,7 @@ def test_test_without_a_card_says_why_and_what_to_do(tmp_path: Path) -> None:
     assert "ALSA lib" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "message"), [
     (["nope"], "CUE: unknown cue 'nope'; cues: prestart, start"),
     (["--volume", "2"], "--volume: must be a level above 0 up to 1.0"),

@@ -23,6 +23,8 @@ from running import TIMEOUT, command, played, start, status, stop
 
 from timekeeper.box.controls.socket_client import send
 
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
+
 EVERY_SECOND = """\
 title: a mark every second
 prestart: 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -171,6 +172,7 @@ def bootstrap_link(home: Path, path: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
     """bootstrap links ~/.local/bin/timekeeper to the checkout's .venv, and tells whether
     ~/.local/bin is on PATH (and how to add it when it is not)."""
@@ -190,6 +192,31 @@ def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
     assert found.returncode == 0 and "ithf" in found.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("uid", ["0", "1000"])
+def test_bootstrap_installs_without_sudo_as_root_and_says_why_not_as_a_user(
+        tmp_path: Path, uid: str) -> None:
+    """bootstrap's apt-get step on a machine with no sudo (a container): root runs apt-get
+    itself; a user is told to run it as root, never `sudo: command not found`."""
+    tools = tmp_path / "bin"  # the PATH: id (the user we pretend to be), apt-get, no sudo
+    tools.mkdir()
+    for name, text in (("id", f"echo {uid}"), ("apt-get", 'echo "apt-get $*"')):
+        (tools / name).write_text(f"#!/bin/sh\n{text}\n")
+        (tools / name).chmod(0o755)
+    function = re.search(r"^as_root\(\) \{.*?^\}$", (ROOT / "bootstrap.sh").read_text(),
+                         re.M | re.S).group()
+    done = subprocess.run(["/bin/bash", "-c", f"need_apt=(mosquitto)\n{function}\n"
+                           "as_root apt-get install mosquitto"], capture_output=True,
+                          text=True, timeout=30, env={**os.environ, "PATH": str(tools)})
+    assert "not found" not in done.stderr
+    if uid == "0":
+        assert done.returncode == 0 and done.stdout == "apt-get install mosquitto\n"
+    else:
+        assert done.returncode == 1 and done.stdout == ""
+        assert "no sudo: run ./bootstrap.sh as root, or install mosquitto first" in done.stderr
+
+
+@pytest.mark.slow
 def test_bootstrap_leaves_a_program_of_the_same_name_alone(tmp_path: Path) -> None:
     bin_dir = tmp_path / ".local" / "bin"
     bin_dir.mkdir(parents=True)

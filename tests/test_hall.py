@@ -216,6 +216,7 @@ def hall(url: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=30)
 
 
+@pytest.mark.slow
 def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(boxes) -> None:
     url = boxes["broker"]["url"]
     boxes["start"]("1", "2")
@@ -237,6 +238,7 @@ def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(b
     assert status["3"]["synced"] is False and "NOT SYNCED" in status["3"]["error"]
 
 
+@pytest.mark.slow
 def test_bad_input_on_the_bus_is_refused_and_the_box_goes_on(boxes) -> None:
     import paho.mqtt.publish as publish
 
@@ -260,6 +262,7 @@ def test_bad_input_on_the_bus_is_refused_and_the_box_goes_on(boxes) -> None:
     assert "was carried out already" in out
 
 
+@pytest.mark.slow
 def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     broker = boxes["broker"]
     url = broker["url"]
@@ -280,6 +283,7 @@ def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     assert status["online"] and status["status"]["state"] == "finished"
 
 
+@pytest.mark.slow
 def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> None:
     """systemd/mosquitto-hall.acl on a real broker: box `1` reads its own and the hall's
     commands and writes its own status; it cannot forge table 2's status or read its
@@ -360,6 +364,7 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
             config.load(file)
 
 
+@pytest.mark.slow
 def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path: Path) -> None:
     """The desk sees a local stop at once (within 0.5 s), already off the hall's time: the
     box publishes its status after the command has taken it off, not at its next tick."""
@@ -388,6 +393,7 @@ def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path:
     assert status["2"]["status"]["state"] in ("running", "finished")  # (a short match)
 
 
+@pytest.mark.slow
 def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
         boxes, tmp_path: Path) -> None:
     """`hall serve`: /api/hall and the page show every table; commands need the desk's
@@ -449,6 +455,7 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
     assert f"/hall#token={token}" in out
 
 
+@pytest.mark.slow
 def test_the_desk_reads_every_retained_status_once_the_broker_handed_them_over(broker) -> None:
     """`hall status` returns once the broker has handed over the retained statuses (our own
     echo comes back behind them), not after a fixed pause; and none is missing."""

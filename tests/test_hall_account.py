@@ -167,6 +167,7 @@ def shipped_broker(tmp_path: Path, port: int) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
         tmp_path: Path) -> None:
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"

@@ -40,6 +40,7 @@ def test_a_round_call_in_the_tournaments_language() -> None:
         calls.round_call(1, TABLES, language="xx")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", calls.LANGUAGES)
 def test_calls_are_rendered_to_wav_before_they_are_needed(espeak, tmp_path: Path,
                                                           language: str) -> None:
@@ -50,6 +51,7 @@ def test_calls_are_rendered_to_wav_before_they_are_needed(espeak, tmp_path: Path
     assert len(list(tmp_path.glob("*.wav"))) == 1
 
 
+@pytest.mark.slow
 def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
     """A call placed among the hall's start signals, rendered into the desk's output as it
     would sound: the call is there, whole, and silent wherever a signal sounds."""
@@ -74,6 +76,7 @@ def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
         assert not [t for t in heard if start <= t <= end]
 
 
+@pytest.mark.slow
 def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:  # noqa: F811
     done = subprocess.run(
         [sys.executable, "-m", "timekeeper", "hall", "announce", "Table 3: the final.",
@@ -85,6 +88,7 @@ def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:  #
     assert list((tmp_path / "hall" / "calls").glob("call-*.wav"))
 
 
+@pytest.mark.slow
 def test_hall_announce_speaks_in_the_tournaments_language(espeak, broker,  # noqa: F811
                                                            tmp_path: Path) -> None:
     """`--tournament` lends its `language:` to an announcement, as to the round calls."""

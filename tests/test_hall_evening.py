@@ -59,6 +59,7 @@ def test_a_pairing_and_a_result_survive_the_trip_and_bad_ones_are_refused() -> N
         parse_pairing(PAIRING.to_json().replace(b'"Adam"', b'["Adam"]'))
 
 
+@pytest.mark.slow
 def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         boxes, tmp_path: Path) -> None:  # noqa: F811
     from timekeeper.box.controls.socket_client import send
@@ -138,6 +139,7 @@ def test_a_round_goes_to_the_tables_and_every_result_comes_home_once(
         desk.close()
 
 
+@pytest.mark.slow
 def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
         boxes, tmp_path: Path) -> None:  # noqa: F811
     """`hall serve --tournament`: /board and /api/board (read-only), the sheets; calling a
@@ -215,6 +217,7 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
     assert "/board" in out
 
 
+@pytest.mark.slow
 def test_a_real_box_switches_to_the_pairings_profile_and_refuses_an_unknown_one(
         boxes, tmp_path: Path) -> None:  # noqa: F811
     from timekeeper.hall.pairing import pairing_topic

@@ -34,6 +34,7 @@ def pending(boxes, table: str = "1") -> list[dict]:
     return boxes["tables"]()[table]["status"]["scheduled"]
 
 
+@pytest.mark.slow
 def test_a_scheduled_start_is_shown_everywhere_and_a_reset_calls_it_off(boxes, tmp_path) -> None:
     url = boxes["broker"]["url"]
     boxes["start"]("1")
@@ -55,6 +56,7 @@ def test_a_scheduled_start_is_shown_everywhere_and_a_reset_calls_it_off(boxes, t
     assert boxes["tables"]()["1"]["status"]["state"] == "idle"
 
 
+@pytest.mark.slow
 def test_hall_cancel_and_the_tables_operator_call_off_what_is_pending(boxes, tmp_path) -> None:
     url = boxes["broker"]["url"]
     boxes["start"]("1", "2")
@@ -71,6 +73,7 @@ def test_hall_cancel_and_the_tables_operator_call_off_what_is_pending(boxes, tmp
     assert out.count("called off") == 2, out
 
 
+@pytest.mark.slow
 def test_only_a_few_commands_are_held_and_the_rest_refused_with_the_reason(boxes) -> None:
     import paho.mqtt.publish as publish
 
@@ -87,6 +90,7 @@ def test_only_a_few_commands_are_held_and_the_rest_refused_with_the_reason(boxes
     assert f"already holds {MAX_SCHEDULED} scheduled commands" in table["error"]
 
 
+@pytest.mark.slow
 def test_a_poisoned_retained_status_is_refused_alone_and_the_desk_goes_on(boxes) -> None:
     import paho.mqtt.publish as publish
 
@@ -112,6 +116,7 @@ def test_a_poisoned_retained_status_is_refused_alone_and_the_desk_goes_on(boxes)
     assert status["1"]["online"] and "bad" in status["9"]
 
 
+@pytest.mark.slow
 def test_tables_that_do_not_answer_are_named_and_the_desk_exits_non_zero(boxes) -> None:
     url = boxes["broker"]["url"]
     boxes["start"]("1", "2")
@@ -124,12 +129,14 @@ def test_tables_that_do_not_answer_are_named_and_the_desk_exits_non_zero(boxes) 
     assert "did not answer: table 2" in done.stdout and done.returncode == 1
 
 
+@pytest.mark.slow
 def test_an_anonymous_broker_is_warned_of_loudly(boxes) -> None:
     status = hall(boxes["broker"]["url"], "status", "--json")
     assert status.returncode == 0 and json.loads(status.stdout) == {}
     assert "WARNING: the hall's broker lets anonymous clients in" in status.stderr
 
 
+@pytest.mark.slow
 def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
     from timekeeper.hall.desk import Desk
     from timekeeper.hall.link import Broker
@@ -150,6 +157,7 @@ def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
     assert out.count("lost the broker") == 1 and out.count("the broker is back") == 1, out
 
 
+@pytest.mark.slow
 def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
                                                                  write_profile) -> None:
     """The shipped config and ACL on a real broker: box 1 joins as user 1; someone with box
@@ -253,6 +261,7 @@ def test_deep_json_on_the_bus_is_a_bad_message_not_a_recursion_error(payload: by
         tablestatus.parse(payload)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
 def test_the_overview_page_marks_a_bad_table_and_draws_the_others(overview) -> None:
     """A table whose status the page cannot read (`"state": 5`, a list for a score) is

@@ -82,6 +82,7 @@ def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
         yield url, token, desk
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
 def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overview) -> None:
     url, token, desk = overview

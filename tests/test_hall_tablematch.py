@@ -9,64 +9,47 @@ import json
 from concurrent.futures import Future
 from pathlib import Path
 
-from timekeeper.hall.messages import Topics
+from helpers import Clock, HallLinkSide
+
+from timekeeper.box.runner import Runner
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
-from timekeeper.rules.engine import Engine
+from timekeeper.rules.commands import Command
+from timekeeper.rules.engine import Engine, Status
 
 IDLE = Engine(profile.load("radegast")).status(0.0)
 
 
-class Client:
+class Box(Runner):
+    """The box's real runner, never started: the commands the link submits are kept, and
+    its status is the test's to set (`state`)."""
+
     def __init__(self) -> None:
-        self.published: list[tuple[str, bytes, bool]] = []
-        self.subscribed: list[str] = []
+        super().__init__(Engine(profile.load("radegast")), [], clock=Clock())
+        self.commands: list[Command] = []
+        self.state = IDLE
 
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
-        self.published.append((topic, payload, retain))
-
-    def subscribe(self, topic, qos: int = 0) -> None:
-        self.subscribed.append(topic)
-
-
-class Box:
-    def __init__(self) -> None:
-        self.state, self.commands = IDLE, []
-
-    def status(self):
+    def status(self) -> Status:
         return self.state
 
-    def submit(self, command, at=None) -> Future:
+    def submit(self, command: Command, at: float | None = None) -> Future:
         self.commands.append(command)
-        done: Future = Future()
-        done.set_result(self.state)
-        return done
-
-
-class Link:
-    def __init__(self, box: Box) -> None:
-        self.box, self.client, self.profile = box, Client(), "radegast"
-        self.topics = Topics("cup", "3")
-        self.extensions: list = []
-        self.statuses = 0
-
-    def publish_status(self) -> None:
-        self.statuses += 1
+        return super().submit(command, at)
 
 
 def pairing(ident: str, match: str = "A.1", profile_name: str = "radegast") -> bytes:
     return Pairing(ident, 1, match, "group A", "Novák", "Svoboda", profile_name, 1.0).to_json()
 
 
-def results(link: Link) -> list[dict]:
+def results(link: HallLinkSide) -> list[dict]:
     return [json.loads(p) for t, p, retain in link.client.published
             if t == "timekeeper/cup/3/result" and retain]
 
 
 def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Path) -> None:
     box = Box()
-    link = Link(box)
+    link = HallLinkSide(box)
     match = MatchLink(link, tmp_path, wall=lambda: 5.0)
     match.handle(pairing("p1"))
     assert box.commands[-1].names == ("Novák", "Svoboda")  # the names on every screen
@@ -89,7 +72,7 @@ def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Pat
     assert results(link)[-1]["confirmed"] is True and len(results(link)) == 2
     sent = results(link)[-1:]
     # the box restarts (or was offline at the end): its journal sends the result again
-    again = Link(Box())
+    again = HallLinkSide(Box())
     MatchLink(again, tmp_path).connected(again.client)
     assert results(again) == sent and again.client.subscribed == ["timekeeper/cup/3/pairing"]
 
@@ -97,7 +80,7 @@ def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Pat
 def test_a_pairing_waits_for_the_match_under_way_and_a_profile_mismatch_is_said(
         tmp_path: Path) -> None:
     box = Box()
-    link = Link(box)
+    link = HallLinkSide(box)
     match = MatchLink(link, tmp_path)
     match.handle(pairing("p1"))
     box.state = dataclasses.replace(IDLE, state="running")

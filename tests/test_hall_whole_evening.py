@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto of the test's own)
 
@@ -22,6 +23,8 @@ from timekeeper.hall.director import Director
 from timekeeper.hall.link import Broker
 from timekeeper.hall.messages import Topics
 from timekeeper.tournament.events import ResultEvent
+
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
 TABLES = ("1", "2", "3", "4")
 # each player's strength: the stronger side scores the match's one goal (no draws, and every

@@ -81,6 +81,7 @@ def test_anchors_and_a_few_aliases_are_still_fine(tmp_path) -> None:
     assert profile.load(str(path)).periods[1].length == 60
 
 
+@pytest.mark.slow
 def test_an_alias_bomb_profile_exits_2_at_once(tmp_path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(alias_bomb())

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import Clock
 from hypothesis import given
 from hypothesis import strategies as st
 from running import ctl, start, status, stop
@@ -240,14 +241,6 @@ def test_bad_names_in_the_config_are_refused_with_file_line_and_field(
 # ------------------------------------------------------------------ the events log
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_every_cue_line_carries_the_names_once_there_are_some(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
     clock, events = Clock(), EventLog(path, profile="ithf")
@@ -279,6 +272,7 @@ names:
 """
 
 
+@pytest.mark.slow
 def test_ctl_names_on_a_real_box_kept_through_a_restart(service_box) -> None:
     """The config's names at the first start; `ctl names` with spaces, Czech and Cyrillic;
     refusals said before the socket (exit 2); the journal's names over the config's after a

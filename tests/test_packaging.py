@@ -10,9 +10,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) -> None:
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
                             str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True)
@@ -87,6 +90,7 @@ def test_every_dependency_is_pinned_and_the_pins_are_what_the_tests_run_on() -> 
     assert not differ, f"installed ≠ pinned (./bootstrap.sh --test installs the pins): {differ}"
 
 
+@pytest.mark.slow
 def test_bootstrap_and_the_pi_install_use_the_pins() -> None:
     assert '-c constraints.txt -e ".$extras"' in (ROOT / "bootstrap.sh").read_text()
     done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],

@@ -320,6 +320,7 @@ def test_a_signal_of_ten_seconds_loads_and_one_a_little_longer_is_refused(tmp_pa
     assert "is 10.1 s long; a signal lasts at most 10 s (trim it)" in refused(folder, "start")
 
 
+@pytest.mark.slow
 def test_check_reads_packs_without_starting_pygame() -> None:
     """soundfile decodes every format: `check` no longer opens SDL's mixer to read an OGG."""
     import subprocess

@@ -9,7 +9,7 @@ import io
 import json
 from pathlib import Path
 
-from helpers import HallLinkSide, RecordingOutput
+from helpers import Clock, HallLinkSide, RecordingOutput
 
 from timekeeper.box.controls.keyboard import KeyReader, help_for
 from timekeeper.box.journal import Journal
@@ -24,14 +24,6 @@ from timekeeper.show.status import StatusLine
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.guard import AudioGuard
 from timekeeper.sound.pack import default_pack_dir, load_pack, melody_window
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def pairing(ident: str, profile_name: str) -> bytes:

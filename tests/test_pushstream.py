@@ -314,6 +314,7 @@ def test_a_cue_handed_over_ahead_needs_no_rewrite(pack) -> None:
 # ----------------------------------------------------------------------------- PulseAudio
 
 
+@pytest.mark.slow
 def test_a_rewrite_leaves_libpulse_counting_the_room_there_is(pulseaudio, monkeypatch) -> None:
     """A write over frames written already is not new data: the room libpulse counts stays
     as it was. (Written with PA_SEEK_ABSOLUTE, its count fell by what was rewritten and came
@@ -340,6 +341,7 @@ def test_a_rewrite_leaves_libpulse_counting_the_room_there_is(pulseaudio, monkey
         sink.close()
 
 
+@pytest.mark.slow
 def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaudio,
                                                                   monkeypatch) -> None:
     """On a private server: the server's own timing reports set the clock, and a server that
@@ -360,6 +362,7 @@ def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaud
         audio.close()
 
 
+@pytest.mark.slow
 def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
         pack, pulseaudio, monkeypatch) -> None:
     """A writer still waiting inside libpulse when the program exits returns into a
@@ -388,6 +391,7 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
                 pulseaudio.thaw()
 
 
+@pytest.mark.slow
 def test_an_interrupt_after_the_writer_closed_the_stream_touches_nothing(pulseaudio,
                                                                          monkeypatch) -> None:
     """The writer closes its stream itself once the server is lost; the guard's close may

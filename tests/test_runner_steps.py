@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import Clock
 
 from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
@@ -24,14 +25,6 @@ MATCH = """\
     period: {length: 60, marks: 10, melody: 5}
 """
 LEAD = 0.05  # as a stream's look-ahead
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Speaker(Output):

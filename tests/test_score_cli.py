@@ -9,12 +9,15 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from running import ctl, start_run, tk, wait_until_answers, write
 
 from timekeeper.rules import profile
 from timekeeper.rules.replay import parse_actions, replay
 from timekeeper.sound.pack import default_pack_dir, load_pack
 from timekeeper.sound.render import voices_for
+
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
 SLOW = """\
     title: a 10-minute live test

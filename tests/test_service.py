@@ -55,6 +55,7 @@ def test_notifier_sends_datagrams(notify_socket) -> None:
     assert not Notifier("").enabled and not Notifier("").ready()
 
 
+@pytest.mark.slow
 def test_ready_watchdog_status_and_stopping(service_box, notify_socket) -> None:
     sock, path = notify_socket
     env = service_box["env"] | {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}
@@ -81,6 +82,7 @@ def journal(service_box: dict) -> dict:
     return json.loads(service_box["journal"].read_text())
 
 
+@pytest.mark.slow
 def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(service_box) -> None:
     proc = start(service_box)
     status(service_box, proc)
@@ -107,6 +109,7 @@ def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(service_box) -> 
     assert journal(service_box)["play_time"] > written["play_time"]
 
 
+@pytest.mark.slow
 def test_a_clean_shutdown_keeps_the_exact_time(service_box) -> None:
     proc = start(service_box)
     status(service_box, proc)
@@ -119,6 +122,7 @@ def test_a_clean_shutdown_keeps_the_exact_time(service_box) -> None:
     assert status(service_box, again)["play_time"] == stopped["play_time"]
 
 
+@pytest.mark.slow
 def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     """`systemctl stop` at any moment: SIGTERM's handler submits QUIT on the runner's own
     thread, maybe while it is inside the queue's get() (a non-reentrant queue deadlocked
@@ -140,6 +144,7 @@ def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
         assert list(pool.map(stop_when_ready, range(8))) == [0] * 8
 
 
+@pytest.mark.slow
 def test_sigterm_as_soon_as_the_socket_answers_is_a_clean_stop(service_box) -> None:
     """The ctl socket appears before READY=1; a SIGTERM from then on is already the box's
     own (it used to end it by the default action, exit -15, in that window: too narrow for
@@ -159,6 +164,7 @@ def test_sigterm_as_soon_as_the_socket_answers_is_a_clean_stop(service_box) -> N
         assert list(pool.map(stop_when_listening, range(4))) == [0] * 4
 
 
+@pytest.mark.slow
 def test_fresh_ignores_the_journal(service_box) -> None:
     service_box["journal"].write_text(json.dumps({
         "format": 1, "profile": "minute", "state": "stopped", "period": 1, "play_time": 12.5,
@@ -167,6 +173,7 @@ def test_fresh_ignores_the_journal(service_box) -> None:
     assert status(service_box, proc)["state"] == "idle"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ['{"format": 1, "profile": "minute", "state": "runn',
                                   "\x00\x00\x00\x00", ""])
 def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(service_box, text: str) -> None:
@@ -179,6 +186,7 @@ def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(service_box, text: 
     assert len(kept) == 1 and kept[0].read_text() == text
 
 
+@pytest.mark.slow
 def test_resume_at_continues_a_match_from_another_box(service_box) -> None:
     proc = start(service_box, "--resume-at", "1:00:42.5")
     s = status(service_box, proc)
@@ -188,6 +196,7 @@ def test_resume_at_continues_a_match_from_another_box(service_box) -> None:
     assert "from the journal" not in err
 
 
+@pytest.mark.slow
 def test_resume_from_an_exported_journal(service_box) -> None:
     exported = service_box["dir"] / "from-table-3.json"
     exported.write_text(json.dumps({"format": 1, "profile": "minute", "state": "running",
@@ -198,6 +207,7 @@ def test_resume_from_an_exported_journal(service_box) -> None:
     assert (s["state"], s["play_time"], s["added"]) == ("stopped", 30.25, 2.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (("--resume-at", "2:00:10"), "period 2 does not exist"),
     (("--resume-at", "1:02:00"), "does not fit"),
@@ -220,6 +230,7 @@ def write_config(service_box: dict, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_no_sound_card_at_start_retries_then_exits_non_zero(service_box) -> None:
     config = write_config(service_box, "audio: {driver: pulseaudio, attempts: 3}\n")
     env = service_box["env"] | {"PULSE_SERVER": "unix:/nonexistent/pulse", "SDL_AUDIODRIVER": ""}
@@ -237,6 +248,7 @@ def pulse(service_box, pulseaudio) -> dict:
             "down": pulseaudio.down, "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
 
 
+@pytest.mark.slow
 def test_sound_card_lost_mid_match_the_clock_keeps_running(service_box, pulse) -> None:
     proc = start(service_box, env=pulse["env"])
     status(service_box, proc)
@@ -277,6 +289,7 @@ def timed(line: str, service_box: dict) -> tuple[dict, float, float]:
     return answer, sent, time.monotonic() - sent
 
 
+@pytest.mark.slow
 def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) -> None:
     """PulseAudio stopped with SIGSTOP mid-match: the controls answer at once, a pause counts
     from when it was sent, the cues nobody hears are logged so, the sound comes back after
@@ -339,6 +352,7 @@ def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) ->
 # ----------------------------------------------------------------------------- GPIO
 
 
+@pytest.mark.slow
 def test_without_gpio_it_runs_with_one_info_line(service_box) -> None:
     proc = start(service_box, env=service_box["env"] | {"GPIOZERO_PIN_FACTORY": "no-such-factory"})
     status(service_box, proc)
@@ -346,6 +360,7 @@ def test_without_gpio_it_runs_with_one_info_line(service_box) -> None:
     assert err.count("no GPIO here") == 1 and "running without buttons" in err
 
 
+@pytest.mark.slow
 def test_with_mock_gpio_the_buttons_are_set_up(service_box) -> None:
     proc = start(service_box)
     status(service_box, proc)
@@ -353,6 +368,7 @@ def test_with_mock_gpio_the_buttons_are_set_up(service_box) -> None:
     assert "GPIO: buttons start, toggle, add, lamp" in err
 
 
+@pytest.mark.slow
 def test_a_bad_config_is_refused_with_file_line_and_field(service_box) -> None:
     config = write_config(service_box, "gpio:\n  buttons:\n    start: {pin: 17, hlod: 3}\n")
     proc = start(service_box, "--config", str(config))
@@ -392,6 +408,7 @@ def test_the_unit_file_says_what_the_service_needs() -> None:
     assert "timekeeper run --config /etc/timekeeper/config.yaml --no-keyboard" in exec_start
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="systemd-analyze not here")
 def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> None:
     # verify with ExecStart pointing at this checkout's program (the Pi's path is /opt/...)
@@ -412,6 +429,7 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> 
     assert exposure <= 1.5, rated.stdout
 
 
+@pytest.mark.slow
 def test_the_install_script_dry_run_shows_every_step() -> None:
     done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
                           capture_output=True, text=True, timeout=TIMEOUT)

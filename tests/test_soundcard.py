@@ -8,6 +8,7 @@ everywhere."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -26,8 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 from tests.conftest import SHORT
+
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
 TOLD_WITHIN = 2.0  # s from the program's start (its imports done) to the message and fix
 # The child imports what `run` needs, then says GO: what is timed is the program's own
@@ -75,20 +79,24 @@ class Pty:
 
     def read_until(self, wanted: str, timeout: float = 15.0, after: int = 0) -> float:
         """Wait for `wanted` on the screen (from character `after` on); the time it came."""
-        deadline = time.monotonic() + timeout
-        while wanted not in self.text[after:]:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                pytest.fail(f"never shown: {wanted!r}; the screen:\n{self.text}")
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
+
+        def shown() -> bool:
+            if wanted in self.text[after:]:
+                return True
+            if select.select([self.master], [], [], 0.1)[0]:
                 try:
                     chunk = os.read(self.master, 65536)
                 except OSError:  # the child has gone (EIO)
                     chunk = b""
-                if not chunk:
+                if not chunk:  # (pytest.fail is not an Exception: wait_for lets it through)
                     pytest.fail(f"exited before {wanted!r}; the screen:\n{self.text}")
                 self.text += chunk.decode(errors="replace")
+            return wanted in self.text[after:]
+
+        try:
+            wait_for(shown, repr(wanted), timeout, interval=0)
+        except AssertionError:
+            pytest.fail(f"never shown: {wanted!r}; the screen:\n{self.text}")
         return time.monotonic()
 
     def press(self, keys: str) -> None:
@@ -98,19 +106,19 @@ class Pty:
         """Stop the child (SIGTERM: the same quit as `q`), wait, and read what is left."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 65536)
-                except OSError:
-                    chunk = b""
-                self.text += chunk.decode(errors="replace")
-                if not chunk and self.proc.poll() is not None:
-                    break
-            elif self.proc.poll() is not None:
-                break
+
+        def drained() -> bool:  # (all it wrote read, and gone)
+            if not select.select([self.master], [], [], 0.1)[0]:
+                return self.proc.poll() is not None
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                chunk = b""
+            self.text += chunk.decode(errors="replace")
+            return not chunk and self.proc.poll() is not None
+
+        with contextlib.suppress(AssertionError):  # (still there: proc.wait says so below)
+            wait_for(drained, "the child to exit", 15, interval=0)
         return self.proc.wait(timeout=15)
 
     def close(self) -> None:
@@ -194,10 +202,9 @@ def test_audio_silent_is_chosen_up_front_and_marks_every_line(cardless) -> None:
                             env=cardless, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 15
         lines: list[str] = []
-        while time.monotonic() < deadline and not any("cue start" in li for li in lines):
-            lines.append(proc.stdout.readline())
+        wait_for(lambda: lines.append(proc.stdout.readline()) or "cue start" in lines[-1],
+                 "the start signal's line", 15, interval=0)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=15)
     finally:

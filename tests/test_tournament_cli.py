@@ -232,6 +232,7 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch
 CHROMIUM = "/usr/bin/chromium"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="needs Debian's chromium")
 def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> None:
     """Chromium's own print to PDF: every page of every sheet is A4 (595 × 842 pt)."""

@@ -353,6 +353,7 @@ def test_config_web_listen_is_checked_with_file_and_line(tmp_path: Path) -> None
         box_config.load(typo)
 
 
+@pytest.mark.slow
 def test_install_pi_kiosk_dry_run_sets_up_cage_and_chromium_as_their_own_unit() -> None:
     import subprocess
 

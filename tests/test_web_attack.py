@@ -152,6 +152,7 @@ sys.stdin.readline()
 """
 
 
+@pytest.mark.slow
 def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
     """Without the caps, a descriptor limit is reached: asyncio's accept loop fails each try;
     the box says so once, and again when it accepts connections again."""
@@ -196,6 +197,7 @@ def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
     assert "Traceback" not in out, out[-3000:]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
 def test_the_operator_page_shows_a_pending_hall_command_until_called_off(box) -> None:
     runner, server = box

@@ -17,8 +17,9 @@ from webbox import WebBox, browser, have_browser
 
 from timekeeper.show import language
 
-pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                           "(./bootstrap.sh --test)")
+pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                      "(./bootstrap.sh --test)")]
 ROOT = Path(__file__).resolve().parent.parent
 BOX_LANGUAGE = "cs"  # the box's config
 DESK_LANGUAGE = "de"  # `hall serve --language`, as the overview fixture is made here

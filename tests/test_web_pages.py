@@ -15,8 +15,9 @@ import pytest
 from helpers import wait_for
 from webbox import LOADED, WebBox, browser, csp_watched, have_browser
 
-pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                           "(./bootstrap.sh --test)")
+pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                      "(./bootstrap.sh --test)")]
 ROOT = Path(__file__).resolve().parent.parent
 
 

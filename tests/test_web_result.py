@@ -24,8 +24,9 @@ from timekeeper.rules.engine import Engine
 from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
 
-pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                           "(./bootstrap.sh --test)")
+pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                      "(./bootstrap.sh --test)")]
 
 
 def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -
             wait_for(lambda: match.result.confirmed, "the result confirmed", 10)
             wait_for(lambda: not button.is_displayed(), "the button gone", 10)
             assert "result confirm" in phone.find_element("id", "note").text
-        sent = [json.loads(p) for t, p in link.client.published if t.endswith("/result")]
+        sent = [json.loads(p) for t, p, _ in link.client.published if t.endswith("/result")]
         assert [r["confirmed"] for r in sent] == [False, True]  # told to the desk once more
     finally:
         server.close()

@@ -15,8 +15,9 @@ from webbox import WebBox, browser, have_browser
 
 from timekeeper.web.server import STATIC
 
-pytestmark = pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                           "(./bootstrap.sh --test)")
+pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
+                                                      "(./bootstrap.sh --test)")]
 
 # ITHF's play-off (its signals, its untimed sudden death), one minute long
 ITHF = """\

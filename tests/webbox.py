@@ -218,6 +218,7 @@ def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
     """Headless Chromium showing a viewport of width × height (`height_of_page`: grown to the
     page's height before a screenshot is taken); a fresh one to the page, if not to the OS
     (see _Chromium)."""
+    sys.audit("webbox.browser", width, height)  # (a test that borrows one is `slow`: conftest)
     chromium = _Chromium.lend()
     driver = chromium.driver
     visit = driver.get
