@@ -111,6 +111,7 @@ def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overvi
 
 
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+@pytest.mark.slow
 def test_the_overview_draws_with_the_boxes_shared_script_under_the_csp(overview) -> None:
     """The desk's page takes its words, clock and parts from the box's common.js (served by
     the desk too), and its CSP (script-src 'self', no inline script) refuses nothing."""

@@ -464,6 +464,7 @@ def test_a_sink_that_rewrites_is_handed_cues_only_the_rewrite_lead_early(pack) -
         wait_for(lambda: sink.closed, "the writer to close the device")
 
 
+@pytest.mark.slow
 def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_says(
         pack, pulseaudio, monkeypatch) -> None:
     """`audio.output` decides, not SDL_AUDIODRIVER: auto plays on the server that answers
@@ -487,6 +488,7 @@ def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_sa
             sink.close()
 
 
+@pytest.mark.slow
 def test_auto_takes_sdl_where_no_pulseaudio_server_answers_and_pulse_says_why(
         pack, monkeypatch, tmp_path) -> None:
     from timekeeper.sound.devices import open_sink

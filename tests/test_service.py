@@ -445,6 +445,7 @@ def test_the_install_script_dry_run_shows_every_step() -> None:
         assert step in gone.stdout, step
 
 
+@pytest.mark.slow
 def test_the_ready_line_names_the_sink_audio_output_chose(service_box, pulse) -> None:
     """`audio.output` decides, and the box says what it plays on: auto takes the PulseAudio
     server that answers though SDL_AUDIODRIVER says dummy; --audio-output sdl goes over it."""
