@@ -127,7 +127,7 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         ok = isinstance(value, kind) or (kind is float and isinstance(value, int))
         if not ok or (kind is not bool and isinstance(value, bool)):
             raise JournalError(f"{source}: field {key!r} missing or wrong ({value!r:.60})")
-        values[field.name] = float(value) if kind is float else value
+        values[field.name] = float(value) if kind is float else value  # type: ignore[arg-type]
     if values["state"] not in {s.value for s in State}:
         raise JournalError(f"{source}: unknown state {values['state']!r:.60}")
     for name, top in (("play_time", MAX_SECONDS), ("added", MAX_ADDED)):

@@ -44,10 +44,10 @@ def resume(engine: Engine, journal: Journal, resume_at: str | None = None,
                               "one: choose one", field="--replay")
         return None
     else:  # whatever is wrong with the journal, it is set aside: never a crash loop
-        snap = journal.resume()
-        if snap is None:
+        kept = journal.resume()
+        if kept is None:
             return None
-        return _restored(engine, snap, str(journal.path), replay)
+        return _restored(engine, kept, str(journal.path), replay)
     try:
         engine.restore(snap)
     except Exception as exc:

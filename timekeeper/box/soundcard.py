@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.guard import AudioGuard
 from timekeeper.sound.output import AudioError, Output, SilentOutput
 

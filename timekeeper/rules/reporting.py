@@ -5,6 +5,8 @@ crash, a power cut, or onto another box)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from timekeeper.rules.clock import PeriodClock
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.match import NO_NAMES, MatchCore, Snapshot, State, Status, played
@@ -130,18 +132,18 @@ class Reporting(MatchCore):
             return ""
         return score.text()
 
-    def _shootout_attempts(self) -> list[dict]:
+    def _shootout_attempts(self) -> list[dict[str, Any]]:
         score = self._shootout_score()
         return score.attempts_shown() if self.m.shootout and score is not None else []
 
-    def _stopped_time_status(self, now: float) -> dict:
+    def _stopped_time_status(self, now: float) -> dict[str, Any]:
         x = self.m.extra
         if x is None:
             return {}
         return x.status(self.profile, self._box_play(now), now, self.m.shootout)
 
 
-def _names_of(saved: dict | None) -> dict[str, str]:
+def _names_of(saved: dict[str, Any] | None) -> dict[str, str]:
     """A snapshot's names, checked as a command's are (None: a journal from before them)."""
     if saved is None:
         return dict(NO_NAMES)

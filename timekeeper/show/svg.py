@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from timekeeper.rules.profile import Period, Profile
+from timekeeper.rules.profiletypes import Period, Profile
 from timekeeper.show.status import clock_text
 
 WIDTH = 900

@@ -7,7 +7,7 @@ import textwrap
 
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Period, Profile
+from timekeeper.rules.profiletypes import Period, Profile
 from timekeeper.rules.replay import Step, replay
 from timekeeper.show.status import clock_text, elapsed_text
 

@@ -7,7 +7,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.output import AudioError, Output, SilentOutput
 
 if TYPE_CHECKING:  # (the command line reads AUDIO_KINDS: no numpy to import for that)

@@ -42,7 +42,7 @@ from collections.abc import Callable
 import numpy as np
 
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError, Output
 from timekeeper.sound.pack import SoundPack

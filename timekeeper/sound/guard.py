@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.output import AudioError, Output
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ not outputs: they are the runner's listeners (`sound/listener.py`)."""
 from __future__ import annotations
 
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 
 
 class AudioError(Exception):

@@ -19,7 +19,8 @@ import numpy as np
 
 from timekeeper.rules.data import builtin_dir, user_dirs
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import FEEDBACK_CUES, MAX_BEEPS, Profile, did_you_mean
+from timekeeper.rules.profile import MAX_BEEPS, did_you_mean
+from timekeeper.rules.profiletypes import FEEDBACK_CUES, Profile
 from timekeeper.rules.yamldoc import ConfigError, Doc
 from timekeeper.sound.decoding import FORMATS, MAX_SIGNAL_SECONDS, Source, decode_source
 from timekeeper.sound.loudness import dbfs, lufs, peak

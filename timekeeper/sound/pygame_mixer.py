@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import Output
 from timekeeper.sound.pack import SoundPack

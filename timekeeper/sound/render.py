@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from timekeeper.rules.engine import Cue
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.rules.replay import Replay, Step, replay
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.mixing import RATE

@@ -14,7 +14,7 @@ import tty
 from collections.abc import Callable
 
 from timekeeper.rules.commands import Action, Command
-from timekeeper.rules.profile import Profile
+from timekeeper.rules.profiletypes import Profile
 
 KEYS: dict[str, Command] = {
     " ": Command(Action.TOGGLE),
