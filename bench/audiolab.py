@@ -37,25 +37,50 @@ class PulseServer:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> dict[str, str]:
-        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.dir), HOME=str(self.dir),
-                   PULSE_RUNTIME_PATH=str(self.dir))
+        env = dict(
+            os.environ,
+            XDG_RUNTIME_DIR=str(self.dir),
+            HOME=str(self.dir),
+            PULSE_RUNTIME_PATH=str(self.dir),
+        )
         self.proc = subprocess.Popen(
             # --no-cpu-limit: at load 20+ with 8 boxes PulseAudio's own CPU limiter ended the
             # server mid-run (every box: "Connection refused"); the bench measures the boxes
-            ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
-             "--no-cpu-limit",
-             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-             *(f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
-               "format=float32le" for sink in self.sinks),
-             f"--load=module-native-protocol-unix auth-anonymous=1 socket={self.socket}"],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=(self.dir / "pulse.log").open("w"))
-        self.env = {"PULSE_SERVER": f"unix:{self.socket}", "SDL_AUDIODRIVER": "pulseaudio",
-                    "PULSE_SINK": self.sinks[0]}
+            [
+                "pulseaudio",
+                "-n",
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "--disallow-exit",
+                "--no-cpu-limit",
+                "--use-pid-file=no",
+                "--disable-shm=yes",
+                "--log-target=stderr",
+                *(
+                    f"--load=module-null-sink sink_name={sink} rate={RATE} channels=1 "
+                    "format=float32le"
+                    for sink in self.sinks
+                ),
+                f"--load=module-native-protocol-unix auth-anonymous=1 socket={self.socket}",
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=(self.dir / "pulse.log").open("w"),
+        )
+        self.env = {
+            "PULSE_SERVER": f"unix:{self.socket}",
+            "SDL_AUDIODRIVER": "pulseaudio",
+            "PULSE_SINK": self.sinks[0],
+        }
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            ok = subprocess.run(["pactl", "-s", f"unix:{self.socket}", "info"],
-                                capture_output=True).returncode == 0
+            ok = (
+                subprocess.run(
+                    ["pactl", "-s", f"unix:{self.socket}", "info"], capture_output=True
+                ).returncode
+                == 0
+            )
             if ok:
                 return self.env
             if self.proc.poll() is not None:
@@ -111,9 +136,18 @@ class Recorder:
         """`realtime`: at SCHED_FIFO where permitted, for one recorder alone (_raise)."""
         self.dir = Path(tempfile.mkdtemp(prefix="tk-rec-"))
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--record", env["PULSE_SERVER"], sink, str(self.dir),
-             "realtime" if realtime else "nice"],
-            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                __file__,
+                "--record",
+                env["PULSE_SERVER"],
+                sink,
+                str(self.dir),
+                "realtime" if realtime else "nice",
+            ],
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self.origin = float("inf")
         self.stamps: list[tuple[float, int]] = []
         deadline = time.monotonic() + 10
@@ -124,8 +158,9 @@ class Recorder:
         """Monotonic time of frame 0, from the reads from `span` seconds before `frame` to
         `after` seconds after it (not further: once the players have gone, an idle null
         sink hands its monitor data over in bursts ahead of time)."""
-        near = [t - f / RATE for t, f in self.stamps
-                if frame - span * RATE <= f <= frame + after * RATE]
+        near = [
+            t - f / RATE for t, f in self.stamps if frame - span * RATE <= f <= frame + after * RATE
+        ]
         return min(near) if near else self.origin
 
     def stop(self) -> np.ndarray:
@@ -136,16 +171,27 @@ class Recorder:
         self.origin = min((t - f / RATE for t, f in self.stamps), default=float("inf"))
         raw = (self.dir / "audio").read_bytes()
         shutil.rmtree(self.dir, ignore_errors=True)
-        return np.frombuffer(raw[:len(raw) // 4 * 4], np.float32)
+        return np.frombuffer(raw[: len(raw) // 4 * 4], np.float32)
 
 
 def _record(server: str, sink: str, folder: Path, realtime: bool) -> None:
     """The recorder's own process: parec's output to `audio`, (stamp, frames) to `stamps`."""
     _raise(realtime)
     proc = subprocess.Popen(
-        ["parec", "-s", server, f"--device={sink}.monitor", "--raw", f"--rate={RATE}",
-         "--channels=1", "--format=float32le", "--latency-msec=2"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        [
+            "parec",
+            "-s",
+            server,
+            f"--device={sink}.monitor",
+            "--raw",
+            f"--rate={RATE}",
+            "--channels=1",
+            "--format=float32le",
+            "--latency-msec=2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     try:
@@ -169,13 +215,18 @@ def _record(server: str, sink: str, folder: Path, realtime: bool) -> None:
     proc.wait()
 
 
-def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
-               before: int = RATE // 20, after: int = RATE) -> int | None:
+def find_onset(
+    recording: np.ndarray,
+    reference: np.ndarray,
+    around: int,
+    before: int = RATE // 20,
+    after: int = RATE,
+) -> int | None:
     """The recording sample where `reference` starts, searched from `around - before` to
     `around + after`: the first sample over a third of the sound's own opening peak, moved
     back by where the reference crosses that level, then refined to the best match within a
     few samples. None when nothing like it is there."""
-    head = reference[:RATE // 20]
+    head = reference[: RATE // 20]
     level = np.abs(head).max() / 3
     ref_cross = int(np.argmax(np.abs(head) > level))
     lo, hi = max(0, around - before), min(len(recording), around + after)
@@ -188,10 +239,10 @@ def find_onset(recording: np.ndarray, reference: np.ndarray, around: int,
         start = guess + shift
         if start < 0 or start + len(head) > len(recording):
             continue
-        err = float(np.mean((recording[start:start + len(head)] - head) ** 2))
+        err = float(np.mean((recording[start : start + len(head)] - head) ** 2))
         if err < best_err:
             best, best_err = start, err
-    if best is None or best_err > 0.05 * float(np.mean(head ** 2)):
+    if best is None or best_err > 0.05 * float(np.mean(head**2)):
         return None  # something sounded, but not this cue
     return best
 

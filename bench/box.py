@@ -44,8 +44,9 @@ def journal_writes(count: int, folder: Path) -> list[float]:
 def _start(cmd: list[str], env: dict, sock: Path) -> tuple[subprocess.Popen, float]:
     """Start a box; (the process, seconds until its socket answers)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     while True:
         try:
             send(sock, "status")
@@ -60,10 +61,22 @@ def recovery(repeat: int) -> list[tuple[float, float]]:
     out = []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
-            env = dict(os.environ, SDL_AUDIODRIVER="dummy", GPIOZERO_PIN_FACTORY="mock",
-                       STATE_DIRECTORY=tmp, TIMEKEEPER_CONTROL=f"{tmp}/c.sock")
-            cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", "radegast",
-                   "--no-keyboard"]
+            env = dict(
+                os.environ,
+                SDL_AUDIODRIVER="dummy",
+                GPIOZERO_PIN_FACTORY="mock",
+                STATE_DIRECTORY=tmp,
+                TIMEKEEPER_CONTROL=f"{tmp}/c.sock",
+            )
+            cmd = [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "run",
+                "--profile",
+                "radegast",
+                "--no-keyboard",
+            ]
 
             proc, _ = _start(cmd, env, Path(tmp) / "c.sock")
             send(Path(tmp) / "c.sock", "start")
@@ -93,19 +106,29 @@ def main() -> None:
     print(f"timekeeper box — python {sys.version.split()[0]}, {os.cpu_count()} cpus\n")
     print("| what | median | p99 / max | note |")
     print("|---|---|---|---|")
-    print(f"| journal write (atomic, 2 fsyncs), {writes}x | {statistics.median(w) * 1e3:.2f} ms "
-          f"| {p99 * 1e3:.2f} / {w[-1] * 1e3:.2f} ms | {size} bytes a write |")
-    print(f"| writes while a clock runs | 1 a second | | 3,600 an hour of play, "
-          f"{3600 * size / 1e6:.1f} MB of journal an hour |")
+    print(
+        f"| journal write (atomic, 2 fsyncs), {writes}x | {statistics.median(w) * 1e3:.2f} ms "
+        f"| {p99 * 1e3:.2f} / {w[-1] * 1e3:.2f} ms | {size} bytes a write |"
+    )
+    print(
+        f"| writes while a clock runs | 1 a second | | 3,600 an hour of play, "
+        f"{3600 * size / 1e6:.1f} MB of journal an hour |"
+    )
     ready = [x for x, _ in r]
     lost = [x for _, x in r]
-    print(f"| kill -9 mid-match → box answers again, stopped ({kills}x) | "
-          f"{statistics.median(ready) * 1e3:.0f} ms | {max(ready) * 1e3:.0f} ms | "
-          "process start to ctl answer, dummy audio |")
-    print(f"| play time not journaled at the kill | {statistics.median(lost):.2f} s | "
-          f"{max(lost):.2f} s | at most the 1-s journal interval |")
-    print(f"\n(journal folder: {os.environ.get('BENCH_STATE_DIR') or tempfile.gettempdir()}; "
-          "set BENCH_STATE_DIR to measure the SD card)")
+    print(
+        f"| kill -9 mid-match → box answers again, stopped ({kills}x) | "
+        f"{statistics.median(ready) * 1e3:.0f} ms | {max(ready) * 1e3:.0f} ms | "
+        "process start to ctl answer, dummy audio |"
+    )
+    print(
+        f"| play time not journaled at the kill | {statistics.median(lost):.2f} s | "
+        f"{max(lost):.2f} s | at most the 1-s journal interval |"
+    )
+    print(
+        f"\n(journal folder: {os.environ.get('BENCH_STATE_DIR') or tempfile.gettempdir()}; "
+        "set BENCH_STATE_DIR to measure the SD card)"
+    )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ class StandIn:
         done: Future = Future()
         if command.names is not None:
             self.state = dataclasses.replace(
-                self.state, names={"home": command.names[0], "away": command.names[1]})
+                self.state, names={"home": command.names[0], "away": command.names[1]}
+            )
         done.set_result(self.state)
         return done
 
@@ -65,8 +66,11 @@ def tournament(folder: Path, tables: int) -> Path:
 
     file = folder / "bench.yaml"
     players = "\n".join(f"  - Player {i:03d}" for i in range(1, 2 * tables + 1))
-    file.write_text(f"title: bench\nrules: radegast\ntables: {tables}\nplayers:\n{players}\n"
-                    "stages:\n  groups:\n    size: 4\n    advance: 2\n", encoding="utf-8")
+    file.write_text(
+        f"title: bench\nrules: radegast\ntables: {tables}\nplayers:\n{players}\n"
+        "stages:\n  groups:\n    size: 4\n    advance: 2\n",
+        encoding="utf-8",
+    )
     t, ledger = open_tournament(file)
     ledger.record(t, clerk.draw(t, 1))
     return file
@@ -87,8 +91,15 @@ def main() -> None:
     try:
         for i in range(1, n + 1):
             box = StandIn(idle)
-            link = HallLink(box, Address.parse(broker.url), "bench", str(i), "radegast",
-                            sync_check=timesync.local_check, results=root / f"box{i}")
+            link = HallLink(
+                box,
+                Address.parse(broker.url),
+                "bench",
+                str(i),
+                "radegast",
+                sync_check=timesync.local_check,
+                results=root / f"box{i}",
+            )
             match = link.match
             (root / f"box{i}").mkdir()
             real = match.handle
@@ -140,23 +151,35 @@ def main() -> None:
                 begun_all = time.monotonic()
                 for match, box in rest:
                     ends[match.pairing.match] = time.monotonic()
-                    match.match_changed(dataclasses.replace(box.state, state="finished",
-                                                            score={"home": 1, "away": 0}), 0)
+                    match.match_changed(
+                        dataclasses.replace(
+                            box.state, state="finished", score={"home": 1, "away": 0}
+                        ),
+                        0,
+                    )
                 while len(applied) < n and time.monotonic() < begun_all + 120:
                     time.sleep(0.001)
                 together = [applied[m] - ends[m] for m in ends if m in applied]
                 all_in = max(applied.values()) - begun_all
                 for box in boxes:  # (ready for the next round's pairing)
                     box.state = idle
-        print(f"evening bench: {n} tables, {2 * n} players, a real Mosquitto on localhost, "
-              "the desk's ledger on this disk")
+        print(
+            f"evening bench: {n} tables, {2 * n} players, a real Mosquitto on localhost, "
+            "the desk's ledger on this disk"
+        )
         rows = [
-            ("push a round to every table (ms), 1st / 2nd round",
-             f"{pushes[0] * 1e3:.1f} / {pushes[1] * 1e3:.1f}"),
-            ("one table's end → its result in the standings (ms), median of 5",
-             f"{statistics.median(singles) * 1e3:.1f}"),
-            (f"{n - 5} tables ending together: each end → standings (ms), median / max",
-             f"{statistics.median(together) * 1e3:.1f} / {max(together) * 1e3:.1f}"),
+            (
+                "push a round to every table (ms), 1st / 2nd round",
+                f"{pushes[0] * 1e3:.1f} / {pushes[1] * 1e3:.1f}",
+            ),
+            (
+                "one table's end → its result in the standings (ms), median of 5",
+                f"{statistics.median(singles) * 1e3:.1f}",
+            ),
+            (
+                f"{n - 5} tables ending together: each end → standings (ms), median / max",
+                f"{statistics.median(together) * 1e3:.1f} / {max(together) * 1e3:.1f}",
+            ),
             (f"… the last of the {n - 5} in the standings after (ms)", f"{all_in * 1e3:.1f}"),
             ("results in the ledger / matches played", f"{len(applied)} / {n}"),
         ]
@@ -175,8 +198,9 @@ def main() -> None:
 def finish(match: MatchLink, box: StandIn, applied: dict[str, float]) -> float:
     match.match_changed(dataclasses.replace(box.state, state="running"), 0)
     ended = time.monotonic()
-    match.match_changed(dataclasses.replace(box.state, state="finished",
-                                            score={"home": 2, "away": 1}), 0)
+    match.match_changed(
+        dataclasses.replace(box.state, state="finished", score={"home": 2, "away": 1}), 0
+    )
     name = match.pairing.match
     while name not in applied and time.monotonic() < ended + 30:
         time.sleep(0.0005)
@@ -184,6 +208,9 @@ def finish(match: MatchLink, box: StandIn, applied: dict[str, float]) -> float:
 
 
 if __name__ == "__main__":
-    threading.excepthook = lambda info: None if info.exc_type is SystemExit else \
-        sys.__excepthook__(info.exc_type, info.exc_value, info.exc_traceback)
+    threading.excepthook = lambda info: (
+        None
+        if info.exc_type is SystemExit
+        else sys.__excepthook__(info.exc_type, info.exc_value, info.exc_traceback)
+    )
     main()

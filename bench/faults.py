@@ -46,19 +46,36 @@ class Box:
         (self.dir / "state").mkdir()
         self.sock, self.journal = self.dir / "c.sock", self.dir / "state" / FILE_NAME
         self.args = list(args)
-        self.env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "GPIOZERO_PIN_FACTORY": "mock",
-                    "TIMEKEEPER_PROFILES_PATH": str(self.dir / "profiles"),
-                    "TIMEKEEPER_CONTROL": str(self.sock), "STATE_DIRECTORY":
-                    str(self.dir / "state")}
+        self.env = {
+            **os.environ,
+            "SDL_AUDIODRIVER": "dummy",
+            "GPIOZERO_PIN_FACTORY": "mock",
+            "TIMEKEEPER_PROFILES_PATH": str(self.dir / "profiles"),
+            "TIMEKEEPER_CONTROL": str(self.sock),
+            "STATE_DIRECTORY": str(self.dir / "state"),
+        }
         self.proc: subprocess.Popen | None = None
         self.err = self.dir / "stderr.txt"
 
     def start(self, *extra: str) -> Box:
         with open(self.err, "a") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "timekeeper", "run", "--profile", "hour",
-                 "--no-keyboard", *self.args, *extra], env=self.env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=err)
+                [
+                    sys.executable,
+                    "-m",
+                    "timekeeper",
+                    "run",
+                    "--profile",
+                    "hour",
+                    "--no-keyboard",
+                    *self.args,
+                    *extra,
+                ],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
         for _ in range(1500):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the box exited: {self.err.read_text()[-500:]}")
@@ -128,10 +145,12 @@ def kill_9(repeat: int) -> dict:
             box.cmd("resume")
     finally:
         box.close()
-    return row(f"kill -9 at random moments (×{repeat})",
-               f"resumed stopped at the journaled time {right}/{repeat}",
-               f"max {max(losses):.2f} s, mean {sum(losses) / len(losses):.2f} s, "
-               f"min {min(losses) * 1000:.0f} ms")
+    return row(
+        f"kill -9 at random moments (×{repeat})",
+        f"resumed stopped at the journaled time {right}/{repeat}",
+        f"max {max(losses):.2f} s, mean {sum(losses) / len(losses):.2f} s, "
+        f"min {min(losses) * 1000:.0f} ms",
+    )
 
 
 def stop_signal(sig: signal.Signals) -> dict:
@@ -147,8 +166,11 @@ def stop_signal(sig: signal.Signals) -> dict:
         kept = json.loads(box.journal.read_text())
         lost = seen + (signalled - at) - kept["play_time"]
         gone = "socket removed" if not box.sock.exists() else "SOCKET LEFT"
-        return row(sig.name, f"exit {code}, journaled {kept['state']}, {gone}",
-                   f"{max(0.0, lost) * 1000:.0f} ms (±1 ms)")
+        return row(
+            sig.name,
+            f"exit {code}, journaled {kept['state']}, {gone}",
+            f"{max(0.0, lost) * 1000:.0f} ms (±1 ms)",
+        )
     finally:
         box.close()
 
@@ -160,8 +182,16 @@ def flood(seconds: float, clients: int = 4) -> dict:
     box = Box()
     events = box.dir / "events.jsonl"
     box.args = ["--events", str(events)]
-    lines = ["status", "start", "frobnicate", "add 99999", "pause now", "penalty home minor",
-             '{"id": "x", "command": "start"}', "quit"]  # none of them may touch the clock
+    lines = [
+        "status",
+        "start",
+        "frobnicate",
+        "add 99999",
+        "pause now",
+        "penalty home minor",
+        '{"id": "x", "command": "start"}',
+        "quit",
+    ]  # none of them may touch the clock
     sent = answered = 0
     lock = threading.Lock()
     try:
@@ -190,31 +220,43 @@ def flood(seconds: float, clients: int = 4) -> dict:
             t.join()
         t1 = time.monotonic()
         box.signal(signal.SIGTERM)
-        cues = [c for c in map(json.loads, events.read_text().splitlines())
-                if t0 <= c["due"] <= t1 and c["cue"] == "minute"]  # the marks, each second
+        cues = [
+            c
+            for c in map(json.loads, events.read_text().splitlines())
+            if t0 <= c["due"] <= t1 and c["cue"] == "minute"
+        ]  # the marks, each second
     finally:
         box.close()
     if not cues:
         return row(f"flood: {sent:,} socket requests in {seconds:g} s", "NO CUES LOGGED")
-    drift = max(abs((c["play_time"] - cues[0]["play_time"]) - (c["due"] - cues[0]["due"]))
-                for c in cues)
+    drift = max(
+        abs((c["play_time"] - cues[0]["play_time"]) - (c["due"] - cues[0]["due"])) for c in cues
+    )
     late = max(c["played"] - c["due"] for c in cues)
-    return row(f"flood: {sent:,} socket requests in {seconds:g} s",
-               f"clock exact to {drift * 1000:.1f} ms over {len(cues)} cues (play time vs "
-               f"the monotonic clock); latest cue {late * 1000:.1f} ms", "0",
-               f"{answered:,}/{sent:,}")
+    return row(
+        f"flood: {sent:,} socket requests in {seconds:g} s",
+        f"clock exact to {drift * 1000:.1f} ms over {len(cues)} cues (play time vs "
+        f"the monotonic clock); latest cue {late * 1000:.1f} ms",
+        "0",
+        f"{answered:,}/{sent:,}",
+    )
 
 
 def full_disk() -> dict:
     box = Box()
     disk = box.dir / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
     if mounted.returncode != 0:
         box.close()
-        return row("full disk (--events, state dir)", "skipped: cannot mount a tmpfs "
-                   f"({mounted.stderr.strip()[:40]})")
+        return row(
+            "full disk (--events, state dir)",
+            f"skipped: cannot mount a tmpfs ({mounted.stderr.strip()[:40]})",
+        )
     try:
         events = disk / "events.jsonl"
         box.args = ["--events", str(events), "--state-dir", str(disk / "state")]
@@ -233,14 +275,26 @@ def full_disk() -> dict:
         err = box.err.read_text()
         told = err.count("cannot write the events log") + err.count("cannot write the journal")
         back = "written again" in err
-        marks = [c for c in map(json.loads, events.read_text().splitlines())
-                 if t0 <= c["due"] <= t1 and c["cue"] == "minute"]  # written once space came
-        drift = max((abs((c["play_time"] - marks[0]["play_time"]) - (c["due"] - marks[0]["due"]))
-                     for c in marks), default=float("nan"))
-        return row("full disk (--events, state dir)",
-                   f"{len(marks)} marks while full, all logged later, clock exact to "
-                   f"{drift * 1000:.1f} ms; told {told}× (log, journal); "
-                   f"{'resumed writing' if back else 'NOT RESUMED'}", "0", f"{answered}/20")
+        marks = [
+            c
+            for c in map(json.loads, events.read_text().splitlines())
+            if t0 <= c["due"] <= t1 and c["cue"] == "minute"
+        ]  # written once space came
+        drift = max(
+            (
+                abs((c["play_time"] - marks[0]["play_time"]) - (c["due"] - marks[0]["due"]))
+                for c in marks
+            ),
+            default=float("nan"),
+        )
+        return row(
+            "full disk (--events, state dir)",
+            f"{len(marks)} marks while full, all logged later, clock exact to "
+            f"{drift * 1000:.1f} ms; told {told}× (log, journal); "
+            f"{'resumed writing' if back else 'NOT RESUMED'}",
+            "0",
+            f"{answered}/20",
+        )
     finally:
         if box.proc is not None and box.proc.poll() is None:
             box.proc.kill()
@@ -281,17 +335,22 @@ def emfile() -> dict:
         back = time.monotonic() - closed
         err = box.err.read_text()
         state = box.status()["state"]
-        return row("EMFILE: 1,020 connection attempts, RLIMIT_NOFILE lowered",
-                   f"{state}; socket answers {back:.1f} s after they close; told "
-                   f"{err.count('cannot accept a connection')}×", "0")
+        return row(
+            "EMFILE: 1,020 connection attempts, RLIMIT_NOFILE lowered",
+            f"{state}; socket answers {back:.1f} s after they close; told "
+            f"{err.count('cannot accept a connection')}×",
+            "0",
+        )
     finally:
         box.close()
 
 
 def long_lines(size: int) -> list[dict]:
     rows = []
-    for label, data, newline in (("line", b"add " + b"9" * size, True),
-                                 ("without a newline", b"x" * (3 * size), False)):
+    for label, data, newline in (
+        ("line", b"add " + b"9" * size, True),
+        ("without a newline", b"x" * (3 * size), False),
+    ):
         box = Box()
         try:
             box.start("--fresh")
@@ -308,9 +367,13 @@ def long_lines(size: int) -> list[dict]:
             grew = rss_peak(box.proc.pid) - before
             ok = box.cmd("status")["ok"]
             what = json.loads(reply)["error"] if reply else "no reply"
-            rows.append(row(f"{len(data) / 1e6:g} MB {label}",
-                            f"refused in {len(reply)} bytes ({what[:28]}); memory "
-                            f"+{grew:.1f} MB; status {'answers' if ok else 'FAILS'}"))
+            rows.append(
+                row(
+                    f"{len(data) / 1e6:g} MB {label}",
+                    f"refused in {len(reply)} bytes ({what[:28]}); memory "
+                    f"+{grew:.1f} MB; status {'answers' if ok else 'FAILS'}",
+                )
+            )
         finally:
             box.close()
     return rows
@@ -319,16 +382,49 @@ def long_lines(size: int) -> list[dict]:
 def bad_journals() -> dict:
     cases = {
         "nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
-        "86,400 s added": json.dumps({"format": 1, "profile": "hour", "state": "stopped",
-                                      "period": 1, "play_time": 10, "added": 86_400,
-                                      "shots": 0, "shootout": False}),
+        "86,400 s added": json.dumps(
+            {
+                "format": 1,
+                "profile": "hour",
+                "state": "stopped",
+                "period": 1,
+                "play_time": 10,
+                "added": 86_400,
+                "shots": 0,
+                "shootout": False,
+            }
+        ),
         "random bytes": os.urandom(300).decode("latin-1"),
-        "a penalty's since as text": json.dumps({
-            "format": 1, "profile": "hour", "state": "stopped", "period": 1, "play_time": 10,
-            "added": 0, "shots": 0, "shootout": False, "extra": {"box": {
-                "running_max": 2, "next_id": 2, "penalties": [{
-                    "id": 1, "team": "home", "kinds": ["minor"], "segments": [120],
-                    "player": "", "state": "running", "served": 0, "since": "ten"}]}}}),
+        "a penalty's since as text": json.dumps(
+            {
+                "format": 1,
+                "profile": "hour",
+                "state": "stopped",
+                "period": 1,
+                "play_time": 10,
+                "added": 0,
+                "shots": 0,
+                "shootout": False,
+                "extra": {
+                    "box": {
+                        "running_max": 2,
+                        "next_id": 2,
+                        "penalties": [
+                            {
+                                "id": 1,
+                                "team": "home",
+                                "kinds": ["minor"],
+                                "segments": [120],
+                                "player": "",
+                                "state": "running",
+                                "served": 0,
+                                "since": "ten",
+                            }
+                        ],
+                    }
+                },
+            }
+        ),
     }
     fine = 0
     for text in cases.values():
@@ -337,13 +433,13 @@ def bad_journals() -> dict:
             box.journal.write_text(text)
             box.start()
             fine += box.status()["state"] == "idle" and bool(
-                list(box.journal.parent.glob(f"{FILE_NAME}.*.bad")))
+                list(box.journal.parent.glob(f"{FILE_NAME}.*.bad"))
+            )
         except RuntimeError:
             pass
         finally:
             box.close()
-    return row(f"bad journals ({', '.join(cases)})",
-               f"set aside, clean start {fine}/{len(cases)}")
+    return row(f"bad journals ({', '.join(cases)})", f"set aside, clean start {fine}/{len(cases)}")
 
 
 def quit_over_socket() -> dict:
@@ -392,15 +488,21 @@ def main() -> None:
 
     rows += attack_rows(args.quick)
     widths = {k: max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in rows[0]}
-    head = {"fault": "fault", "match": "what the match did", "lost": "play time lost",
-            "answered": "commands answered"}
+    head = {
+        "fault": "fault",
+        "match": "what the match did",
+        "lost": "play time lost",
+        "answered": "commands answered",
+    }
     widths = {k: max(w, len(head[k])) for k, w in widths.items()}
     print(" | ".join(head[k].ljust(w) for k, w in widths.items()))
     print("-+-".join("-" * w for w in widths.values()))
     for r in rows:
         print(" | ".join(str(r.get(k, "")).ljust(w) for k, w in widths.items()))
-    print(f"\n({time.monotonic() - t0:.0f} s; {os.cpu_count()} cores, shared with other work: "
-          "treat timings as indicative)")
+    print(
+        f"\n({time.monotonic() - t0:.0f} s; {os.cpu_count()} cores, shared with other work: "
+        "treat timings as indicative)"
+    )
 
 
 if __name__ == "__main__":

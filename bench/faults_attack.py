@@ -51,8 +51,7 @@ def timed(call) -> float | None:
 
 
 def api_status(port: int, source: str = "127.0.0.99") -> None:
-    with socket.create_connection(("127.0.0.1", port), timeout=6,
-                                  source_address=(source, 0)) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=6, source_address=(source, 0)) as s:
         s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         got = s.recv(64)
         if not got.startswith(b"HTTP/1.1 200"):
@@ -73,32 +72,45 @@ class Watch:
         ctl = timed(self.box.status)
         web = timed(lambda: api_status(port)) if port else None
         play = self.box.status()["play_time"]
-        clock = self._cues() if play > self.play else \
-            f"clock not started ({self.box.status()['state']})"
+        clock = (
+            self._cues()
+            if play > self.play
+            else f"clock not started ({self.box.status()['state']})"
+        )
         now, peak = rss(self.box.proc.pid)
         logged = self.box.err.stat().st_size - self.log0
         took = time.monotonic() - self.t0
         answers = f"ctl {_ms(ctl)}" + (f", /api/status {_ms(web)}" if port else "")
-        return (f"{clock}; {answers}; RSS "
-                f"{self.rss0:.0f}→{now:.0f} MB (peak {peak:.0f}); log +{logged / 1024:.1f} KB "
-                f"in {took:.0f} s")
-
+        return (
+            f"{clock}; {answers}; RSS "
+            f"{self.rss0:.0f}→{now:.0f} MB (peak {peak:.0f}); log +{logged / 1024:.1f} KB "
+            f"in {took:.0f} s"
+        )
 
     def _cues(self) -> str:
         """The clock, from the events log as flood() reads it: each mark's play time against
         its moment on the box's monotonic clock (ours too) keeps one mapping; none late."""
         events = self.box.dir / "events.jsonl"
         t1 = time.monotonic()
-        cues = [c for c in map(json.loads, events.read_text().splitlines())
-                if self.t0 <= c["due"] <= t1 and c["cue"] == "minute"] \
-            if events.exists() else []
+        cues = (
+            [
+                c
+                for c in map(json.loads, events.read_text().splitlines())
+                if self.t0 <= c["due"] <= t1 and c["cue"] == "minute"
+            ]
+            if events.exists()
+            else []
+        )
         if not cues:
             return "NO CUES LOGGED"
-        drift = max(abs((c["play_time"] - cues[0]["play_time"]) - (c["due"] - cues[0]["due"]))
-                    for c in cues)
+        drift = max(
+            abs((c["play_time"] - cues[0]["play_time"]) - (c["due"] - cues[0]["due"])) for c in cues
+        )
         late = max(c["played"] - c["due"] for c in cues)
-        return (f"clock exact to {drift * 1000:.1f} ms over {len(cues)} cues, latest "
-                f"{late * 1000:.1f} ms")
+        return (
+            f"clock exact to {drift * 1000:.1f} ms over {len(cues)} cues, latest "
+            f"{late * 1000:.1f} ms"
+        )
 
 
 def _ms(seconds: float | None) -> str:
@@ -126,8 +138,9 @@ def slowloris(box: Box, port: int, hold: float, sockets: int = 400) -> dict:
     held = []
     for n in range(sockets):
         try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=2,
-                                         source_address=(f"127.0.0.{2 + n % 50}", 0))
+            s = socket.create_connection(
+                ("127.0.0.1", port), timeout=2, source_address=(f"127.0.0.{2 + n % 50}", 0)
+            )
             s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\n")
             held.append(s)
         except OSError:
@@ -141,11 +154,13 @@ def slowloris(box: Box, port: int, hold: float, sockets: int = 400) -> dict:
         s.close()
     fds = len(os.listdir(f"/proc/{box.proc.pid}/fd"))
     did = watch.done(port)
-    return row(f"slowloris: {sockets} half-open connections, LimitNOFILE={NOFILE}, "
-               f"{hold:g} s", f"{did}; during: ctl {_ms(ctl_during)}, /api/status "
-               f"{_ms(during)}; {dropped}/{len(held)} closed by the box; box fds {fds_during} "
-               f"during, {fds} after",
-               "0")
+    return row(
+        f"slowloris: {sockets} half-open connections, LimitNOFILE={NOFILE}, {hold:g} s",
+        f"{did}; during: ctl {_ms(ctl_during)}, /api/status "
+        f"{_ms(during)}; {dropped}/{len(held)} closed by the box; box fds {fds_during} "
+        f"during, {fds} after",
+        "0",
+    )
 
 
 def _closed(s: socket.socket) -> bool:
@@ -164,8 +179,11 @@ async def _still_open(ws) -> bool:
     try:
         while True:
             msg = await ws.receive(timeout=0.3)
-            if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                            aiohttp.WSMsgType.ERROR):
+            if msg.type in (
+                aiohttp.WSMsgType.CLOSE,
+                aiohttp.WSMsgType.CLOSED,
+                aiohttp.WSMsgType.ERROR,
+            ):
                 return False
     except TimeoutError:
         return True
@@ -177,15 +195,17 @@ def ping_flood(box: Box, port: int, seconds: float, pages: int = 195) -> dict:
     """195 /api/live pages from one address sending pings and never reading."""
     import aiohttp
 
-
     async def flood() -> tuple[int, int]:
         opened = refused = 0
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
             sockets = []
             for _ in range(pages):
                 try:
-                    sockets.append(await session.ws_connect(
-                        f"http://127.0.0.1:{port}/api/live", autoping=False))
+                    sockets.append(
+                        await session.ws_connect(
+                            f"http://127.0.0.1:{port}/api/live", autoping=False
+                        )
+                    )
                     opened += 1
                 except aiohttp.ClientError:
                     refused += 1
@@ -204,20 +224,24 @@ def ping_flood(box: Box, port: int, seconds: float, pages: int = 195) -> dict:
 
     watch = Watch(box)
     opened, refused, alive = asyncio.run(flood())
-    return row(f"ping flood: {pages} live pages from one address, pings never read, "
-               f"{seconds:g} s", f"{watch.done(port)}; {opened} opened ({refused} refused: "
-               f"the cap per address), {opened - alive} closed by the box for flooding",
-               "0")
+    return row(
+        f"ping flood: {pages} live pages from one address, pings never read, {seconds:g} s",
+        f"{watch.done(port)}; {opened} opened ({refused} refused: "
+        f"the cap per address), {opened - alive} closed by the box for flooding",
+        "0",
+    )
 
 
 def log_flood(box: Box, port: int, seconds: float) -> dict:
     """Malformed HTTP, 5,000-character /static/ names and non-ASCII tokens, as fast as one
     address can send them: what reaches the log, a minute."""
-    bad = [b"\x16\x03\x01 not http\r\n\r\n",
-           f"GET /static/{'x' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-           f"GET /static/{'y' * 1800} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-           "POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer žžž\r\n"
-           "Content-Length: 2\r\n\r\n{}".encode()]
+    bad = [
+        b"\x16\x03\x01 not http\r\n\r\n",
+        f"GET /static/{'x' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        f"GET /static/{'y' * 1800} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        "POST /api/command HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer žžž\r\n"
+        "Content-Length: 2\r\n\r\n{}".encode(),
+    ]
     watch = Watch(box)
     sent, until = 0, time.monotonic() + seconds
     while time.monotonic() < until:
@@ -228,8 +252,9 @@ def log_flood(box: Box, port: int, seconds: float) -> dict:
         except OSError:
             pass
         sent += 1
-    return row(f"log flood: {sent:,} bad requests from one address in {seconds:g} s",
-               watch.done(port), "0")
+    return row(
+        f"log flood: {sent:,} bad requests from one address in {seconds:g} s", watch.done(port), "0"
+    )
 
 
 # ----------------------------------------------------------------------------- the hall
@@ -242,10 +267,13 @@ class Hall:
         self.dir = Path(tempfile.mkdtemp(prefix="tk-h-", dir="/tmp"))
         self.port = free_port()
         conf = self.dir / "m.conf"
-        conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                        "max_packet_size 4096\npersistence false\n")
-        self.broker = subprocess.Popen(["mosquitto", "-c", str(conf)],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        conf.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            "max_packet_size 4096\npersistence false\n"
+        )
+        self.broker = subprocess.Popen(
+            ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.box = Box("--hall", self.url, "--table", "1", "--sync", "local")
         self.box.args += ["--events", str(self.box.dir / "events.jsonl")]
@@ -253,8 +281,12 @@ class Hall:
         self.desk = None
 
     def hall(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker",
-                               self.url], capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", self.url],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     def desk_sees(self, what, timeout: float = 20.0) -> dict:
         from timekeeper.hall.desk import Desk
@@ -285,9 +317,22 @@ def scheduled_reset(hall: Hall, lead: float) -> dict:
     """`hall start --in LEAD`, then `hall reset`: the start must never happen."""
     hall.desk_sees(lambda t: t.get("1", {}).get("online"))
     watch = Watch(hall.box)
-    start = subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", "start", "--in",
-                              f"{lead:g}s", "--broker", hall.url], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    start = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "hall",
+            "start",
+            "--in",
+            f"{lead:g}s",
+            "--broker",
+            hall.url,
+        ],
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     instant = time.time() + lead
     shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
     from timekeeper.hall.desk import new_command
@@ -299,12 +344,15 @@ def scheduled_reset(hall: Hall, lead: float) -> dict:
         time.sleep(0.2)
     state = hall.box.status()["state"]
     never = "called off" in answer and state == "idle"
-    return row(f"a hall start {lead:g} s ahead, then a reset",
-               f"{'never started' if never else 'STARTED'} ({state} at its instant); shown "
-               f"pending: {shown['scheduled'][0]['command']}; after the reset "
-               f"{'ok' if reset.get('ok') else 'REFUSED'}: {len(pending)} pending; the start "
-               f"answered {'called off' if 'called off' in answer else 'ok'}, exit "
-               f"{start.returncode}; {watch.done()}", "-")
+    return row(
+        f"a hall start {lead:g} s ahead, then a reset",
+        f"{'never started' if never else 'STARTED'} ({state} at its instant); shown "
+        f"pending: {shown['scheduled'][0]['command']}; after the reset "
+        f"{'ok' if reset.get('ok') else 'REFUSED'}: {len(pending)} pending; the start "
+        f"answered {'called off' if 'called off' in answer else 'ok'}, exit "
+        f"{start.returncode}; {watch.done()}",
+        "-",
+    )
 
 
 def poisoned_status(hall: Hall) -> dict:
@@ -314,10 +362,18 @@ def poisoned_status(hall: Hall) -> dict:
     hall.desk_sees(lambda t: t.get("1", {}).get("online"))
     hall.box.cmd("start")
     watch = Watch(hall.box)
-    for table, payload in (("8", b"[" * 1000 + b"]" * 1000),
-                           ("9", json.dumps({"online": True, "status": {"state": 5}}))):
-        publish.single(f"timekeeper/hall/{table}/status", payload, qos=1, retain=True,
-                       hostname="127.0.0.1", port=hall.port)
+    for table, payload in (
+        ("8", b"[" * 1000 + b"]" * 1000),
+        ("9", json.dumps({"online": True, "status": {"state": 5}})),
+    ):
+        publish.single(
+            f"timekeeper/hall/{table}/status",
+            payload,
+            qos=1,
+            retain=True,
+            hostname="127.0.0.1",
+            port=hall.port,
+        )
     t0 = time.monotonic()
     stop = hall.hall("cancel")  # (a hall command that leaves the match's clock alone)
     took = time.monotonic() - t0
@@ -325,11 +381,14 @@ def poisoned_status(hall: Hall) -> dict:
     tables = json.loads(status.stdout)
     bad = sorted(t for t, s in tables.items() if s.get("bad"))
     traceback = "Traceback" in stop.stdout + stop.stderr + status.stderr
-    return row("a poisoned retained status (1000-deep JSON; state 5)",
-               f"hall cancel answered in {took:.1f} s, exit {stop.returncode}, table 1 "
-               f"{'answered' if 'table 1: REFUSED  no answer' not in stop.stdout else 'SILENT'}"
-               f"; BAD tables {', '.join(bad)}; traceback {'YES' if traceback else 'none'}; "
-               f"{watch.done()}", "-")
+    return row(
+        "a poisoned retained status (1000-deep JSON; state 5)",
+        f"hall cancel answered in {took:.1f} s, exit {stop.returncode}, table 1 "
+        f"{'answered' if 'table 1: REFUSED  no answer' not in stop.stdout else 'SILENT'}"
+        f"; BAD tables {', '.join(bad)}; traceback {'YES' if traceback else 'none'}; "
+        f"{watch.done()}",
+        "-",
+    )
 
 
 def attack_rows(quick: bool) -> list[dict]:
@@ -338,9 +397,11 @@ def attack_rows(quick: bool) -> list[dict]:
     its connections are then closed by the caps, not yet by the timeout."""
     box, port = web_box()
     try:
-        rows = [slowloris(box, port, 3.0 if quick else 30.0),
-                ping_flood(box, port, 2.0 if quick else 7.0),
-                log_flood(box, port, 2.0 if quick else 60.0)]
+        rows = [
+            slowloris(box, port, 3.0 if quick else 30.0),
+            ping_flood(box, port, 2.0 if quick else 7.0),
+            log_flood(box, port, 2.0 if quick else 60.0),
+        ]
     finally:
         box.close()
     hall = Hall()

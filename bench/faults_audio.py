@@ -69,13 +69,37 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
     with pulse as pulse_env, errors.open("w") as err:
         assert pulse.proc is not None
         server = pulse.proc.pid
-        env = {**os.environ, **pulse_env, "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
-               "XDG_STATE_HOME": str(folder / "state"), "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            **pulse_env,
+            "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
+            "XDG_STATE_HOME": str(folder / "state"),
+            "PYTHONUNBUFFERED": "1",
+        }
         box = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", "--profile", "freeze", "--start",
-             "--fresh", "--no-keyboard", "--no-gpio", "--audio", audio, "--events",
-             str(events), "--control", str(sock)],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "run",
+                "--profile",
+                "freeze",
+                "--start",
+                "--fresh",
+                "--no-keyboard",
+                "--no-gpio",
+                "--audio",
+                audio,
+                "--events",
+                str(events),
+                "--control",
+                str(sock),
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
         try:
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline and box.poll() is None:
@@ -100,16 +124,22 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
                 line = "status"
                 if paused_at is None and time.monotonic() - frozen_at >= min(3.0, freeze / 3):
                     line = "pause"
-                elif paused_at is not None and resumed_at is None and \
-                        time.monotonic() - paused_at >= min(3.0, freeze / 3):
+                elif (
+                    paused_at is not None
+                    and resumed_at is None
+                    and time.monotonic() - paused_at >= min(3.0, freeze / 3)
+                ):
                     line = "resume"
                 answer, sent, took = _ask(sock, line)
                 asked += 1
                 if answer and answer.get("ok"):
                     answered += 1
                     latencies.append(took)
-                slow.extend([f"{line} at +{sent - frozen_at:.1f} s: {took * 1e3:.0f} ms"]
-                            if took > 0.2 else [])
+                slow.extend(
+                    [f"{line} at +{sent - frozen_at:.1f} s: {took * 1e3:.0f} ms"]
+                    if took > 0.2
+                    else []
+                )
                 if line == "pause":
                     paused_at = sent
                     if answer and answer.get("ok"):
@@ -152,18 +182,31 @@ def scenario_frozen_server(freeze: float = 20.0, audio: str = "stream") -> dict[
     not_heard = sum(1 for c in during if c.get("heard") is False)
     late = [c["played"] - c["due"] for c in during if c.get("heard", True)]
     latency = f", max {max(latencies) * 1e3:.0f} ms" if latencies else ""
-    did = (f"clock ran on; {len(during)} cues in the freeze: {not_heard} logged not heard"
-           + (f", {len(late)} logged as heard (logged up to {max(late):.1f} s late)"
-              if late else "")
-           + (f"; audio back {back:.1f} s after SIGCONT" if back is not None
-              else "; audio NOT back" if "audio lost" in tail else "; no audio fault seen")
-           + ("; SIGTERM mid-freeze: exit "
-              + (f"{code} in {exit_took:.1f} s" if exit_took is not None else "hung >30 s")))
-    row = {"fault": f"sound server frozen {freeze:g} s (SIGSTOP), --audio {audio}",
-           "what the match did": did,
-           "play lost": (f"pause {pause_error:+.2f} s, run {drift:+.2f} s"
-                         if pause_error is not None else f"pause unanswered, run {drift:+.2f} s"),
-           "commands answered": f"{answered}/{asked}{latency}"}
+    did = (
+        f"clock ran on; {len(during)} cues in the freeze: {not_heard} logged not heard"
+        + (f", {len(late)} logged as heard (logged up to {max(late):.1f} s late)" if late else "")
+        + (
+            f"; audio back {back:.1f} s after SIGCONT"
+            if back is not None
+            else "; audio NOT back"
+            if "audio lost" in tail
+            else "; no audio fault seen"
+        )
+        + (
+            "; SIGTERM mid-freeze: exit "
+            + (f"{code} in {exit_took:.1f} s" if exit_took is not None else "hung >30 s")
+        )
+    )
+    row = {
+        "fault": f"sound server frozen {freeze:g} s (SIGSTOP), --audio {audio}",
+        "what the match did": did,
+        "play lost": (
+            f"pause {pause_error:+.2f} s, run {drift:+.2f} s"
+            if pause_error is not None
+            else f"pause unanswered, run {drift:+.2f} s"
+        ),
+        "commands answered": f"{answered}/{asked}{latency}",
+    }
     if os.environ.get("BENCH_VERBOSE"):
         print("\n".join(["slow answers:", *slow, "box log:", tail[-3000:]]), file=sys.stderr)
     if "Traceback" in tail:
@@ -183,15 +226,27 @@ def print_table(rows: list[dict[str, str]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--freeze", type=float, nargs="+", default=[20.0],
-                        help="freeze lengths in seconds (default 20)")
+    parser.add_argument(
+        "--freeze",
+        type=float,
+        nargs="+",
+        default=[20.0],
+        help="freeze lengths in seconds (default 20)",
+    )
     parser.add_argument("--quick", action="store_true", help="one 4-s freeze")
-    parser.add_argument("--audio", choices=[k for k in AUDIO_KINDS if k != "silent"], nargs="+",
-                        default=["stream"], help="the live audio path(s) to try (default: stream)")
+    parser.add_argument(
+        "--audio",
+        choices=[k for k in AUDIO_KINDS if k != "silent"],
+        nargs="+",
+        default=["stream"],
+        help="the live audio path(s) to try (default: stream)",
+    )
     args = parser.parse_args()
     freezes = [4.0] if args.quick else args.freeze
-    print(f"bench/faults_audio.py: {os.cpu_count()} cpus, private PulseAudio "
-          f"(a beep every 2 s; a status every 1 s and a pause/resume during the freeze)\n")
+    print(
+        f"bench/faults_audio.py: {os.cpu_count()} cpus, private PulseAudio "
+        f"(a beep every 2 s; a status every 1 s and a pause/resume during the freeze)\n"
+    )
     print_table([scenario_frozen_server(f, kind) for kind in args.audio for f in freezes])
 
 

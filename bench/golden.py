@@ -36,9 +36,9 @@ COMMON = {
 }
 BALL_HOCKEY = {
     "penalties": "30:penalty=home:minor:17,45:penalty=away:major+game,60:pause,61:timeout=home,"
-                 "80:resume,100:goal=away,130:pause,131:set=3:00,135:resume,200:release=home,"
-                 "220:penalty=home:minor+minor+personal,300:pause,301:penalty-shot=away,"
-                 "310:attempt=away:goal,330:resume,400:remove=home",
+    "80:resume,100:goal=away,130:pause,131:set=3:00,135:resume,200:release=home,"
+    "220:penalty=home:minor+minor+personal,300:pause,301:penalty-shot=away,"
+    "310:attempt=away:goal,330:resume,400:remove=home",
     "shootout": "60:goal=home,200:goal=away",
     # rule 30 d: a goal against a short-handed team ends no penalty being served
     "power-play": "30:penalty=away:minor:4,40:goal=home",
@@ -87,8 +87,11 @@ def run(keep: Path | None) -> dict[str, dict[str, str]]:
                         dropped.append(f"{bad.at:g}:{bad.command}")
                 cues = "\n".join(repr(c) for c in result.cues).encode()
                 results[f"{key} {name}"] = {
-                    "wav": _sha(wav.read_bytes()), "events": _sha(events.read_bytes()),
-                    "cues": _sha(cues), "refused": ",".join(dropped)}
+                    "wav": _sha(wav.read_bytes()),
+                    "events": _sha(events.read_bytes()),
+                    "cues": _sha(cues),
+                    "refused": ",".join(dropped),
+                }
     return results
 
 
@@ -129,8 +132,10 @@ def main() -> int:
             marks.append(f"refused {got['refused'] or 'nothing'}, was {want['refused']}")
         bad += any(m != "same" for m in marks)
         print(f"{name:34} {marks[0]:>8} {marks[1]:>8} {' '.join(marks[2:]):>8}")
-    print(f"{len(results)} renders in {took:.1f} s: "
-          + ("all the same as bench/golden.json" if not bad else f"{bad} differ"))
+    print(
+        f"{len(results)} renders in {took:.1f} s: "
+        + ("all the same as bench/golden.json" if not bad else f"{bad} differ")
+    )
     return 1 if bad else 0
 
 

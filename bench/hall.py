@@ -59,14 +59,17 @@ class Broker:
             raise SystemExit("bench: mosquitto is missing; run ./bootstrap.sh --test")
         self.exe, self.port = exe, free_port()
         self.conf = folder / "mosquitto.conf"
-        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                             "max_packet_size 4096\npersistence false\nmax_connections 500\n")
+        self.conf.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            "max_packet_size 4096\npersistence false\nmax_connections 500\n"
+        )
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
 
     def up(self) -> None:
-        self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [self.exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             with socket.socket() as s:
@@ -106,20 +109,55 @@ SDL_LATENCY = "32"  # ms: the SDL stream's old constant (0.75 of a 2048-frame ch
 BOX_ARGS: list[str] = []  # --sdl: ["--audio-latency", SDL_LATENCY] keeps boxes on SDL
 
 
-def start_box(table: str, root: Path, url: str, env: dict[str, str], audio: str = "stream",
-              fresh: bool = True, skew: float | None = None) -> Box:
+def start_box(
+    table: str,
+    root: Path,
+    url: str,
+    env: dict[str, str],
+    audio: str = "stream",
+    fresh: bool = True,
+    skew: float | None = None,
+) -> Box:
     """A box on this machine (`--sync local`), or one whose clock is `skew` s off."""
     folder = root / f"box{table}"
     folder.mkdir(exist_ok=True)
     launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
-    cmd = [*PREFIX, sys.executable, *launcher, "run", "--sync", "local", "--profile", str(PROFILE),
-           "--no-gpio", "--no-keyboard", "--state-dir", str(folder),
-           "--control", str(folder / "c.sock"), "--events", str(folder / "events.jsonl"),
-           "--audio", audio, "--hall", url,
-           "--table", table] + (["--fresh"] if fresh else []) + BOX_ARGS
+    cmd = (
+        [
+            *PREFIX,
+            sys.executable,
+            *launcher,
+            "run",
+            "--sync",
+            "local",
+            "--profile",
+            str(PROFILE),
+            "--no-gpio",
+            "--no-keyboard",
+            "--state-dir",
+            str(folder),
+            "--control",
+            str(folder / "c.sock"),
+            "--events",
+            str(folder / "events.jsonl"),
+            "--audio",
+            audio,
+            "--hall",
+            url,
+            "--table",
+            table,
+        ]
+        + (["--fresh"] if fresh else [])
+        + BOX_ARGS
+    )
     full = dict(os.environ) | env
-    proc = subprocess.Popen(cmd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=(folder / "log.txt").open("a"))
+    proc = subprocess.Popen(
+        cmd,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "log.txt").open("a"),
+    )
     return Box(table, folder, proc, env)
 
 
@@ -128,14 +166,20 @@ def wait_ready(boxes: list[Box], timeout: float = 120) -> None:
     for box in boxes:
         while not (box.folder / "c.sock").exists():
             if box.proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"bench: box {box.table} did not start:\n"
-                                 + (box.folder / "log.txt").read_text()[-2000:])
+                raise SystemExit(
+                    f"bench: box {box.table} did not start:\n"
+                    + (box.folder / "log.txt").read_text()[-2000:]
+                )
             time.sleep(0.05)
 
 
 def hall(url: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return done.stdout + done.stderr
 
 
@@ -193,6 +237,7 @@ def logged_spread(boxes: list[Box], key: str = "played") -> dict[str, float]:
 
 def cpu_mem(pids: list[int], seconds: float) -> tuple[list[float], list[float]]:
     """CPU (% of a core) over `seconds` and resident memory (MB) of each pid."""
+
     def ticks(pid: int) -> int:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return int(fields[11]) + int(fields[12])
@@ -231,11 +276,17 @@ def dummy_hall(n: int, root: Path, broker: Broker) -> dict:
     bcpu, bmem = cpu_mem([broker.proc.pid], 5.0)
     wait_end(boxes)
     stop(boxes)
-    return {"boxes": n, "joined": count, "refused": refused, "spread": logged_spread(boxes),
-            "box_cpu": statistics.median(cpu) if cpu else float("nan"),
-            "box_cpu_sum": sum(cpu), "box_mem": statistics.median(mem) if mem else float("nan"),
-            "broker_cpu": bcpu[0] if bcpu else float("nan"),
-            "broker_mem": bmem[0] if bmem else float("nan")}
+    return {
+        "boxes": n,
+        "joined": count,
+        "refused": refused,
+        "spread": logged_spread(boxes),
+        "box_cpu": statistics.median(cpu) if cpu else float("nan"),
+        "box_cpu_sum": sum(cpu),
+        "box_mem": statistics.median(mem) if mem else float("nan"),
+        "broker_cpu": bcpu[0] if bcpu else float("nan"),
+        "broker_mem": bmem[0] if bmem else float("nan"),
+    }
 
 
 def load_start(kind: str) -> list[subprocess.Popen]:
@@ -245,8 +296,14 @@ def load_start(kind: str) -> list[subprocess.Popen]:
     exe = shutil.which("stress-ng")
     if exe is None:
         raise SystemExit("bench: stress-ng is missing; run ./bootstrap.sh --bench")
-    return [subprocess.Popen([exe, "--cpu", "2", "--quiet"], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)]
+    return [
+        subprocess.Popen(
+            [exe, "--cpu", "2", "--quiet"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    ]
 
 
 def load_stop(procs: list[subprocess.Popen]) -> None:
@@ -255,8 +312,9 @@ def load_stop(procs: list[subprocess.Popen]) -> None:
         proc.wait(timeout=10)
 
 
-def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
-                  keep: bool = False) -> dict:
+def recorded_hall(
+    n: int, root: Path, broker: Broker, load: str = "quiet", keep: bool = False
+) -> dict:
     """n boxes through a private PulseAudio server, a null sink and a recorder each (the
     hall as heard: each box has its own speaker): every cue of every box found in its
     recording and compared with its due time, and the spread between boxes of each."""
@@ -278,8 +336,10 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
         time.sleep(0.5)
         boxes: list[Box] = []
         stack.callback(stop, boxes)
-        boxes += [start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
-                  for i, sink in enumerate(sinks)]
+        boxes += [
+            start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
+            for i, sink in enumerate(sinks)
+        ]
         wait_ready(boxes)
         count = joined(broker.url, n)
         stress = load_start(load)
@@ -319,12 +379,11 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
                 continue
             # the whole sound heard, not only its head: silence where it sounds is a dropout
             # (a block written late: docs/timing.md, the fifth pass)
-            whole = recording[onset:onset + len(ref)]
-            silent = int(np.sum((np.abs(whole) < 1e-7) & (np.abs(ref[:len(whole)]) > 0.05)))
+            whole = recording[onset : onset + len(ref)]
+            silent = int(np.sum((np.abs(whole) < 1e-7) & (np.abs(ref[: len(whole)]) > 0.05)))
             if silent:
                 dropouts.append(f"box {box.table} {name}: {silent / RATE * 1e3:.1f} ms")
-            heard.setdefault((name, nth), []).append(
-                (origin + onset / RATE - cue["due"]) * 1000)
+            heard.setdefault((name, nth), []).append((origin + onset / RATE - cue["due"]) * 1000)
     errors = [e for v in heard.values() for e in v]
     for (name, nth), v in heard.items():  # (on stderr: every cue, box by box)
         print(f"    {name} {nth}: " + " ".join(f"{e:+.2f}" for e in v), file=sys.stderr)
@@ -334,31 +393,44 @@ def recorded_hall(n: int, root: Path, broker: Broker, load: str = "quiet",
         return max(spreads, default=float("nan"))
 
     first = heard.get(("prestart", 0), [])
-    return {"boxes": n, "joined": count, "load": load, "loadavg": loadavg,
-            "missing": missing, "dropouts": dropouts,
-            "worst": max(map(abs, errors), default=float("nan")),
-            "median": statistics.median(errors) if errors else float("nan"),
-            "first_worst": max(map(abs, first), default=float("nan")),
-            "spread": {c: spread(c) for c in ("prestart", "start", "minute", "end")},
-            "logged": logged_spread(boxes)}
+    return {
+        "boxes": n,
+        "joined": count,
+        "load": load,
+        "loadavg": loadavg,
+        "missing": missing,
+        "dropouts": dropouts,
+        "worst": max(map(abs, errors), default=float("nan")),
+        "median": statistics.median(errors) if errors else float("nan"),
+        "first_worst": max(map(abs, first), default=float("nan")),
+        "spread": {c: spread(c) for c in ("prestart", "start", "minute", "end")},
+        "logged": logged_spread(boxes),
+    }
 
 
 def skewed_hall(root: Path, broker: Broker) -> dict:
     """Boxes whose clocks are off by an injected offset (test-only setting): below the 2-ms
     limit they start, their offset showing in the spread; above it they refuse."""
     offsets = {"1": 0.0, "2": 0.001, "3": -0.0015, "4": 0.005}
-    boxes = [start_box(t, root, broker.url, {"SDL_AUDIODRIVER": "dummy"}, skew=o)
-             for t, o in offsets.items()]
+    boxes = [
+        start_box(t, root, broker.url, {"SDL_AUDIODRIVER": "dummy"}, skew=o)
+        for t, o in offsets.items()
+    ]
     wait_ready(boxes)
     joined(broker.url, len(boxes))
     answer = hall(broker.url, "start", "--in", "3s")
     started = [b for b in boxes if "REFUSED" not in _line(answer, b.table)]
     wait_end(started)
     stop(boxes)
-    return {"offsets": offsets, "refused": [b.table for b in boxes if b not in started],
-            "spread": logged_spread(started, "due"),
-            "expected": (max(offsets[b.table] for b in started)
-                         - min(offsets[b.table] for b in started)) * 1000}
+    return {
+        "offsets": offsets,
+        "refused": [b.table for b in boxes if b not in started],
+        "spread": logged_spread(started, "due"),
+        "expected": (
+            max(offsets[b.table] for b in started) - min(offsets[b.table] for b in started)
+        )
+        * 1000,
+    }
 
 
 def _line(answer: str, table: str) -> str:
@@ -367,8 +439,9 @@ def _line(answer: str, table: str) -> str:
 
 def broker_fault(n: int, root: Path, broker: Broker) -> dict:
     """The broker killed 3 s into the match and started again 3 s later."""
-    boxes = [start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"})
-             for i in range(n)]
+    boxes = [
+        start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"}) for i in range(n)
+    ]
     wait_ready(boxes)
     joined(broker.url, n)
     hall(broker.url, "start", "--in", "3s")
@@ -386,8 +459,9 @@ def broker_fault(n: int, root: Path, broker: Broker) -> dict:
 def box_fault(n: int, root: Path, broker: Broker) -> dict:
     """One box killed (kill -9) mid-match and restarted: it comes back stopped from its
     journal; a hall stop, then a hall resume at one instant, bring every table together."""
-    boxes = [start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"})
-             for i in range(n)]
+    boxes = [
+        start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"}) for i in range(n)
+    ]
     wait_ready(boxes)
     joined(broker.url, n)
     hall(broker.url, "start", "--in", "3s")
@@ -410,9 +484,13 @@ def box_fault(n: int, root: Path, broker: Broker) -> dict:
     answer = hall(broker.url, "resume", "--in", "3s")
     wait_end(boxes)
     stop(boxes)
-    return {"boxes": n, "resumed": answer.count(": ok"),
-            "journal_lost": (killed_at - start_due) - plays[0],
-            "behind": max(plays) - plays[0], "spread_end": logged_spread(boxes)["end"]}
+    return {
+        "boxes": n,
+        "resumed": answer.count(": ok"),
+        "journal_lost": (killed_at - start_due) - plays[0],
+        "behind": max(plays) - plays[0],
+        "spread_end": logged_spread(boxes)["end"],
+    }
 
 
 # ---------------------------------------------------------------- the table
@@ -424,9 +502,11 @@ def fmt(x: float, digits: int = 2) -> str:
 
 def recorded_table(results: list[dict]) -> list[str]:
     """One line per recorded run: the hall as heard (ms)."""
-    head = ("| run | load (1-min avg) | boxes | worst \\|onset − due\\| | first cue: worst / "
-            "spread | start signal spread | marks spread | end spread | median | not found | "
-            "dropouts |")
+    head = (
+        "| run | load (1-min avg) | boxes | worst \\|onset − due\\| | first cue: worst / "
+        "spread | start signal spread | marks spread | end spread | median | not found | "
+        "dropouts |"
+    )
     lines = [head, "|" + "---|" * 11]
     for i, r in enumerate(results, 1):
         sp = r["spread"]
@@ -434,37 +514,60 @@ def recorded_table(results: list[dict]) -> list[str]:
             f"| {i} | {r['load']} ({r['loadavg']:.1f}) | {r['boxes']} | {fmt(r['worst'])} | "
             f"{fmt(r['first_worst'])} / {fmt(sp['prestart'])} | {fmt(sp['start'])} | "
             f"{fmt(sp['minute'])} | {fmt(sp['end'])} | {fmt(r['median'])} | "
-            f"{', '.join(r['missing']) or 0} | {', '.join(r['dropouts']) or 0} |")
+            f"{', '.join(r['missing']) or 0} | {', '.join(r['dropouts']) or 0} |"
+        )
     return lines
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="CI: 4 recorded boxes once, 4 dummy boxes, one broker fault")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="CI: 4 recorded boxes once, 4 dummy boxes, one broker fault",
+    )
     ap.add_argument("--boxes", type=int, default=50, help="dummy boxes (default %(default)s)")
     ap.add_argument("--recorded", type=int, default=4, help="recorded boxes (default 4)")
     ap.add_argument("--runs", type=int, default=5, help="recorded runs per load (default 5)")
-    ap.add_argument("--big", type=int, default=8,
-                    help="boxes of one more recorded run per load (default 8; 0: none)")
-    ap.add_argument("--load", choices=("quiet", "stress", "both"), default="both",
-                    help="recorded runs quiet, under stress-ng --cpu 2, or both (default)")
-    ap.add_argument("--sdl", action="store_true",
-                    help="the boxes on the SDL stream of before (a callback fit and a constant "
-                         f"{SDL_LATENCY}-ms latency), to compare")
-    ap.add_argument("--as-unit", action="store_true",
-                    help="the boxes without real-time priority, at the service unit's nice "
-                         "values (default: what this user may have; root: SCHED_FIFO)")
+    ap.add_argument(
+        "--big",
+        type=int,
+        default=8,
+        help="boxes of one more recorded run per load (default 8; 0: none)",
+    )
+    ap.add_argument(
+        "--load",
+        choices=("quiet", "stress", "both"),
+        default="both",
+        help="recorded runs quiet, under stress-ng --cpu 2, or both (default)",
+    )
+    ap.add_argument(
+        "--sdl",
+        action="store_true",
+        help="the boxes on the SDL stream of before (a callback fit and a constant "
+        f"{SDL_LATENCY}-ms latency), to compare",
+    )
+    ap.add_argument(
+        "--as-unit",
+        action="store_true",
+        help="the boxes without real-time priority, at the service unit's nice "
+        "values (default: what this user may have; root: SCHED_FIFO)",
+    )
     ap.add_argument("--keep", type=Path, help="keep the boxes' folders (logs, events) here")
-    ap.add_argument("--recorded-only", action="store_true",
-                    help="only the recorded runs (no dummy boxes, skew or faults)")
+    ap.add_argument(
+        "--recorded-only",
+        action="store_true",
+        help="only the recorded runs (no dummy boxes, skew or faults)",
+    )
     args = ap.parse_args()
     if args.sdl:
         BOX_ARGS[:] = ["--audio-latency", SDL_LATENCY]
     if args.as_unit:
         PREFIX[:] = AS_UNIT
-    print(f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cpus, Mosquitto on localhost\n")
+    print(
+        f"timekeeper hall bench — {PROFILE.name}, python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cpus, Mosquitto on localhost\n"
+    )
     rows: list[tuple[str, str, str]] = []
     recorded: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
@@ -473,17 +576,24 @@ def main() -> None:
         broker = Broker(root)
         broker.up()
         try:
-            loads = ["quiet"] if args.quick else (
-                ["quiet", "stress"] if args.load == "both" else [args.load])
-            plan = [args.recorded] if args.quick else (
-                [args.recorded] * args.runs + ([args.big] if args.big else []))
+            loads = (
+                ["quiet"]
+                if args.quick
+                else (["quiet", "stress"] if args.load == "both" else [args.load])
+            )
+            plan = (
+                [args.recorded]
+                if args.quick
+                else ([args.recorded] * args.runs + ([args.big] if args.big else []))
+            )
             for load in loads:
                 for n in plan:
                     print(f"  {n} recorded boxes, {load} …", file=sys.stderr)
                     folder = root / f"rec{len(recorded)}"
                     folder.mkdir()
-                    recorded.append(recorded_hall(n, folder, broker, load,
-                                                  keep=args.keep is not None))
+                    recorded.append(
+                        recorded_hall(n, folder, broker, load, keep=args.keep is not None)
+                    )
                     print("  " + recorded_table(recorded)[-1], file=sys.stderr)
             if args.recorded_only:
                 return
@@ -493,53 +603,80 @@ def main() -> None:
             d = dummy_hall(n, root / "dummy", broker)
             rows += [
                 (f"{n} dummy boxes: joined / refused", "", f"{d['joined']} / {d['refused']}"),
-                (f"{n} dummy boxes: spread of logged start (ms)", "≤ 5",
-                 fmt(d["spread"]["start"], 3)),
-                (f"{n} dummy boxes: spread of logged end (ms)", "≤ 5",
-                 fmt(d["spread"]["end"], 3)),
-                ("box CPU while the match runs, median (% of a core)", "",
-                 fmt(d["box_cpu"])),
+                (
+                    f"{n} dummy boxes: spread of logged start (ms)",
+                    "≤ 5",
+                    fmt(d["spread"]["start"], 3),
+                ),
+                (f"{n} dummy boxes: spread of logged end (ms)", "≤ 5", fmt(d["spread"]["end"], 3)),
+                ("box CPU while the match runs, median (% of a core)", "", fmt(d["box_cpu"])),
                 (f"all {n} boxes' CPU together (% of a core)", "", fmt(d["box_cpu_sum"], 1)),
                 ("box resident memory, median (MB)", "", fmt(d["box_mem"], 1)),
-                ("broker CPU (% of a core) / memory (MB)", "",
-                 f"{fmt(d['broker_cpu'])} / {fmt(d['broker_mem'], 1)}"),
+                (
+                    "broker CPU (% of a core) / memory (MB)",
+                    "",
+                    f"{fmt(d['broker_cpu'])} / {fmt(d['broker_mem'], 1)}",
+                ),
             ]
             if not args.quick:
                 print("  skewed clocks …", file=sys.stderr)
                 (root / "skew").mkdir()
                 s = skewed_hall(root / "skew", broker)
                 rows += [
-                    ("skew 0, +1, −1.5, +5 ms: refused (NOT SYNCED)", "+5 ms",
-                     ", ".join(f"table {t}" for t in s["refused"]) or "none"),
-                    ("skew: spread of the started boxes' start (ms)",
-                     f"≈ {s['expected']:.1f}", fmt(s["spread"]["start"], 3)),
+                    (
+                        "skew 0, +1, −1.5, +5 ms: refused (NOT SYNCED)",
+                        "+5 ms",
+                        ", ".join(f"table {t}" for t in s["refused"]) or "none",
+                    ),
+                    (
+                        "skew: spread of the started boxes' start (ms)",
+                        f"≈ {s['expected']:.1f}",
+                        fmt(s["spread"]["start"], 3),
+                    ),
                 ]
                 print("  a box killed and restarted …", file=sys.stderr)
                 (root / "boxfault").mkdir()
                 b = box_fault(4, root / "boxfault", broker)
                 rows += [
-                    ("box kill -9 + restart: play time its journal lost (s)", "≤ 1",
-                     fmt(b["journal_lost"], 3)),
-                    ("… behind the others at the hall stop (s; + the stop's delivery)", "",
-                     fmt(b["behind"], 3)),
-                    ("… after a hall resume at one instant: spread of end (ms)",
-                     "= behind", fmt(b["spread_end"], 1)),
+                    (
+                        "box kill -9 + restart: play time its journal lost (s)",
+                        "≤ 1",
+                        fmt(b["journal_lost"], 3),
+                    ),
+                    (
+                        "… behind the others at the hall stop (s; + the stop's delivery)",
+                        "",
+                        fmt(b["behind"], 3),
+                    ),
+                    (
+                        "… after a hall resume at one instant: spread of end (ms)",
+                        "= behind",
+                        fmt(b["spread_end"], 1),
+                    ),
                 ]
             print("  the broker killed and restarted mid-match …", file=sys.stderr)
             (root / "brokerfault").mkdir()
             f = broker_fault(4, root / "brokerfault", broker)
             rows += [
-                ("broker down 3 s mid-match: boxes that ended on time", "all",
-                 f"{f['ended']} / {f['boxes']}"),
-                ("… boxes that republished their status", "all",
-                 f"{f['republished']} / {f['boxes']}"),
+                (
+                    "broker down 3 s mid-match: boxes that ended on time",
+                    "all",
+                    f"{f['ended']} / {f['boxes']}",
+                ),
+                (
+                    "… boxes that republished their status",
+                    "all",
+                    f"{f['republished']} / {f['boxes']}",
+                ),
                 ("… spread of the end signal (ms)", "≤ 5", fmt(f["spread"]["end"], 3)),
             ]
         finally:
             broker.down()
             if recorded:
-                print("The hall as heard (ms; every cue of every box against its due time; "
-                      "goal: every figure ≤ 2)\n")
+                print(
+                    "The hall as heard (ms; every cue of every box against its due time; "
+                    "goal: every figure ≤ 2)\n"
+                )
                 print("\n".join(recorded_table(recorded)) + "\n")
     if not rows:
         return

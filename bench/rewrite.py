@@ -52,8 +52,9 @@ def run(period: int, target: float, ahead: float, seconds: float) -> dict:
             sink.wait_room(period)
             sink.write(silence)
             written, periods = written + period, periods + 1
-            if (periods % every == 0 or origin is None) and \
-                    (report := sink.timing(time.monotonic)) is not None:
+            if (periods % every == 0 or origin is None) and (
+                report := sink.timing(time.monotonic)
+            ) is not None:
                 figures = [*figures[-8:], report[1] - report[0] / RATE]
                 origin = sorted(figures)[len(figures) // 2]
             now = time.monotonic()
@@ -81,30 +82,47 @@ def run(period: int, target: float, ahead: float, seconds: float) -> dict:
         onset = find_onset(recording, CLICK, round((due - origin_near) * RATE))
         errors.append(None if onset is None else (origin_near + onset / RATE - due) * 1000)
     found = [e for e in errors if e is not None]
-    return {"period": period, "target": target, "ahead": ahead, "cpu": cpu / wall * 100,
-            "per_period": cpu / periods * 1e6, "presses": len(presses),
-            "lost": len(errors) - len(found),
-            "buffered": (min(b for _, b in presses), max(b for _, b in presses)),
-            "errors": (min(found), max(found)) if found else (float("nan"),) * 2}
+    return {
+        "period": period,
+        "target": target,
+        "ahead": ahead,
+        "cpu": cpu / wall * 100,
+        "per_period": cpu / periods * 1e6,
+        "presses": len(presses),
+        "lost": len(errors) - len(found),
+        "buffered": (min(b for _, b in presses), max(b for _, b in presses)),
+        "errors": (min(found), max(found)) if found else (float("nan"),) * 2,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="per configuration")
-    ap.add_argument("--ahead", type=float, default=0.030,
-                    help="s from a press to its click (default %(default)s)")
+    ap.add_argument(
+        "--ahead",
+        type=float,
+        default=0.030,
+        help="s from a press to its click (default %(default)s)",
+    )
     args = ap.parse_args()
-    print(f"timekeeper rewrite bench — python {sys.version.split()[0]}, {os.cpu_count()} "
-          f"cpus, a private PulseAudio null sink\n")
-    print("| period | latency asked | writer CPU (% of a core) | µs a period | presses | "
-          "buffered at the press | click onset − due (ms) | lost |")
+    print(
+        f"timekeeper rewrite bench — python {sys.version.split()[0]}, {os.cpu_count()} "
+        f"cpus, a private PulseAudio null sink\n"
+    )
+    print(
+        "| period | latency asked | writer CPU (% of a core) | µs a period | presses | "
+        "buffered at the press | click onset − due (ms) | lost |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for period, target in ((1920, 0.08), (4800, 0.2), (9600, 0.4)):
         r = run(period, target, args.ahead, args.seconds)
-        print(f"| {period / RATE * 1e3:.0f} ms | {target * 1e3:.0f} ms | {r['cpu']:.2f} | "
-              f"{r['per_period']:.0f} | {r['presses']} | {r['buffered'][0] * 1e3:.0f}–"
-              f"{r['buffered'][1] * 1e3:.0f} ms | {r['errors'][0]:+.2f} … "
-              f"{r['errors'][1]:+.2f} | {r['lost']} |", flush=True)
+        print(
+            f"| {period / RATE * 1e3:.0f} ms | {target * 1e3:.0f} ms | {r['cpu']:.2f} | "
+            f"{r['per_period']:.0f} | {r['presses']} | {r['buffered'][0] * 1e3:.0f}–"
+            f"{r['buffered'][1] * 1e3:.0f} ms | {r['errors'][0]:+.2f} … "
+            f"{r['errors'][1]:+.2f} | {r['lost']} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ def worst_alias_db(y: np.ndarray, seconds: float, top: float = 20000.0) -> float
         f_hi = 20.0 + rate * (lo + n) / RATE
         if f_hi > top or f_lo < 200:
             continue
-        spectrum = np.abs(np.fft.rfft(y[lo:lo + n] * window))
+        spectrum = np.abs(np.fft.rfft(y[lo : lo + n] * window))
         away = (freqs < f_lo - 300) | (freqs > f_hi + 300)
         worst = max(worst, 20 * np.log10(spectrum[away].max() / spectrum.max()))
     return worst
@@ -74,7 +74,7 @@ def high_loss_db(resample, freq: float) -> float:
     """Level of a `freq` tone after resampling, relative to the same tone made at 48 kHz."""
     t = np.arange(SOURCE_RATE) / SOURCE_RATE
     y = resample((0.5 * np.sin(2 * np.pi * freq * t)).astype(np.float32))
-    mid = y[len(y) // 4:3 * len(y) // 4]
+    mid = y[len(y) // 4 : 3 * len(y) // 4]
     return 20 * np.log10(np.sqrt(2 * np.mean(np.square(mid, dtype=np.float64))) / 0.5)
 
 
@@ -82,16 +82,23 @@ def make_packs(tmp: Path) -> dict[str, Path]:
     """The built-in pack, and the same sounds as 44.1-kHz stereo WAVs and MP3s."""
     packs = {"default pack, 48 kHz mono WAV": default_pack_dir()}
     yaml = (default_pack_dir() / "pack.yaml").read_text(encoding="utf-8")
-    for kind, ext, fmt in (("44.1 kHz stereo WAV", "wav", "WAV"),
-                           ("44.1 kHz stereo MP3", "mp3", "MP3")):
+    for kind, ext, fmt in (
+        ("44.1 kHz stereo WAV", "wav", "WAV"),
+        ("44.1 kHz stereo MP3", "mp3", "MP3"),
+    ):
         folder = tmp / ext
         folder.mkdir()
         for wav in sorted(default_pack_dir().glob("*.wav")):
             x, rate = soundfile.read(str(wav), dtype="float32")
             y = soxr.resample(x, rate, SOURCE_RATE, quality="VHQ")
             stereo = np.repeat(y[:, None], 2, axis=1)
-            soundfile.write(str(folder / f"{wav.stem}.{ext}"), stereo, SOURCE_RATE, format=fmt,
-                            **({"subtype": "PCM_16"} if fmt == "WAV" else {}))
+            soundfile.write(
+                str(folder / f"{wav.stem}.{ext}"),
+                stereo,
+                SOURCE_RATE,
+                format=fmt,
+                **({"subtype": "PCM_16"} if fmt == "WAV" else {}),
+            )
         (folder / "pack.yaml").write_text(yaml.replace(".wav", f".{ext}"), encoding="utf-8")
         packs[f"same pack, {kind}"] = folder
     levelled = tmp / "levelled"
@@ -99,8 +106,7 @@ def make_packs(tmp: Path) -> dict[str, Path]:
     for file in (tmp / "wav").iterdir():
         os.link(file, levelled / file.name)  # a symlink out of the pack would be refused
     (levelled / "pack.yaml").unlink()
-    (levelled / "pack.yaml").write_text("normalize: true\n" + yaml,
-                                        encoding="utf-8")
+    (levelled / "pack.yaml").write_text("normalize: true\n" + yaml, encoding="utf-8")
     packs["44.1 kHz WAVs with normalize: true"] = levelled
     return packs
 
@@ -113,11 +119,31 @@ def run_memory(pack: Path, tree: Path | None, settle: float) -> tuple[float, flo
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--sounds",
-             str(pack), "--start", "--no-gpio", "--no-keyboard", "--fresh",
-             "--control", str(Path(tmp) / "c.sock"), "--state-dir", tmp],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=env, text=True, cwd=tree or Path.cwd())
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "run",
+                "--profile",
+                "ithf",
+                "--sounds",
+                str(pack),
+                "--start",
+                "--no-gpio",
+                "--no-keyboard",
+                "--fresh",
+                "--control",
+                str(Path(tmp) / "c.sock"),
+                "--state-dir",
+                tmp,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            cwd=tree or Path.cwd(),
+        )
         assert proc.stderr is not None
         ready = float("nan")
         for line in proc.stderr:
@@ -138,12 +164,18 @@ def run_memory(pack: Path, tree: Path | None, settle: float) -> tuple[float, flo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a shorter sweep and wait (smoke run)")
-    ap.add_argument("--tree", type=Path, help="run `timekeeper run` from this checkout instead "
-                                              "(e.g. main, for the figures before a change)")
+    ap.add_argument(
+        "--tree",
+        type=Path,
+        help="run `timekeeper run` from this checkout instead "
+        "(e.g. main, for the figures before a change)",
+    )
     args = ap.parse_args()
     seconds = 5.0 if args.quick else 20.0
-    print(f"timekeeper sounds — python {sys.version.split()[0]}, soxr {soxr.__version__}, "
-          f"soundfile {soundfile.__version__} (libsndfile {soundfile.__libsndfile_version__})\n")
+    print(
+        f"timekeeper sounds — python {sys.version.split()[0]}, soxr {soxr.__version__}, "
+        f"soundfile {soundfile.__version__} (libsndfile {soundfile.__libsndfile_version__})\n"
+    )
 
     x = sweep(seconds)
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,21 +188,32 @@ def main() -> None:
     old = linear(x)
     linear_ms = (time.perf_counter() - t0) * 1000
     print(f"Resampling a {seconds:g}-s 44.1-kHz sweep (20 Hz → 20 kHz) to 48 kHz")
-    print(f"| {'resampler':<30} | {'worst alias':>12} | {'15 kHz level':>12} | "
-          f"{'19 kHz level':>12} | {'time':>8} |")
+    print(
+        f"| {'resampler':<30} | {'worst alias':>12} | {'15 kHz level':>12} | "
+        f"{'19 kHz level':>12} | {'time':>8} |"
+    )
     print(f"|{'-' * 32}|{'-' * 14}|{'-' * 14}|{'-' * 14}|{'-' * 10}|")
     for name, y, ms, fn in (
-            ("linear (np.interp, before)", old, linear_ms, linear),
-            ("soxr HQ stream (pack loader)", loaded, loader_ms,
-             lambda s: soxr.resample(s, SOURCE_RATE, RATE, quality="HQ"))):
-        print(f"| {name:<30} | {worst_alias_db(y, seconds):>9.1f} dB | "
-              f"{high_loss_db(fn, 15000):>9.2f} dB | {high_loss_db(fn, 19000):>9.2f} dB | "
-              f"{ms:>5.0f} ms |")
+        ("linear (np.interp, before)", old, linear_ms, linear),
+        (
+            "soxr HQ stream (pack loader)",
+            loaded,
+            loader_ms,
+            lambda s: soxr.resample(s, SOURCE_RATE, RATE, quality="HQ"),
+        ),
+    ):
+        print(
+            f"| {name:<30} | {worst_alias_db(y, seconds):>9.1f} dB | "
+            f"{high_loss_db(fn, 15000):>9.2f} dB | {high_loss_db(fn, 19000):>9.2f} dB | "
+            f"{ms:>5.0f} ms |"
+        )
 
     settle = 1.0 if args.quick else 3.0
     where = f" from {args.tree}" if args.tree else ""
-    print(f"\n`timekeeper run --profile ithf --start`{where}, SDL dummy driver, "
-          f"{settle:g} s after ready")
+    print(
+        f"\n`timekeeper run --profile ithf --start`{where}, SDL dummy driver, "
+        f"{settle:g} s after ready"
+    )
     print(f"| {'pack':<34} | {'VmHWM (peak)':>12} | {'VmRSS':>9} | {'ready':>8} |")
     print(f"|{'-' * 36}|{'-' * 14}|{'-' * 11}|{'-' * 10}|")
     with tempfile.TemporaryDirectory() as tmp:

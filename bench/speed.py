@@ -43,10 +43,25 @@ def startup_until_ready(repeat: int) -> list[float]:
         with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
             t0 = time.perf_counter()
             proc = subprocess.Popen(
-                [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--no-keyboard",
-                 "--control", str(Path(tmp) / "c.sock"), "--state-dir", tmp],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "timekeeper",
+                    "run",
+                    "--profile",
+                    "ithf",
+                    "--no-keyboard",
+                    "--control",
+                    str(Path(tmp) / "c.sock"),
+                    "--state-dir",
+                    tmp,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
             assert proc.stderr is not None
             for line in proc.stderr:
                 if "ready" in line:
@@ -60,8 +75,10 @@ def startup_until_ready(repeat: int) -> list[float]:
 def row(name: str, values: list[float], unit: str, extra: str = "") -> str:
     med = statistics.median(values)
     scale = 1000 if unit == "ms" else 1
-    return (f"| {name:<38} | {med * scale:>9.2f} {unit:<2} | {min(values) * scale:>9.2f} | "
-            f"{max(values) * scale:>9.2f} | {extra:<22} |")
+    return (
+        f"| {name:<38} | {med * scale:>9.2f} {unit:<2} | {min(values) * scale:>9.2f} | "
+        f"{max(values) * scale:>9.2f} | {extra:<22} |"
+    )
 
 
 def main() -> None:
@@ -70,8 +87,10 @@ def main() -> None:
     args = ap.parse_args()
     repeat = 2 if args.quick else 7
 
-    print(f"timekeeper speed — python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
-          f"{repeat} runs each (median, min, max)\n")
+    print(
+        f"timekeeper speed — python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+        f"{repeat} runs each (median, min, max)\n"
+    )
     print(f"| {'what':<38} | {'median':>12} | {'min':>9} | {'max':>9} | {'note':<22} |")
     print(f"|{'-' * 40}|{'-' * 14}|{'-' * 11}|{'-' * 11}|{'-' * 24}|")
 
@@ -91,19 +110,37 @@ def main() -> None:
         result = render(ithf, pack, out, steps)
         seconds = result.end + 0.5
         times = timed(lambda: render(ithf, pack, out, steps), repeat)
-        print(row("render ithf + actions to WAV", times, "ms",
-                  f"{seconds / statistics.median(times):,.0f}x real time"))
+        print(
+            row(
+                "render ithf + actions to WAV",
+                times,
+                "ms",
+                f"{seconds / statistics.median(times):,.0f}x real time",
+            )
+        )
         final = profile.load("pl-3x6-final")
         fpack = load_pack(default_pack_dir(), final.cue_names)
         fresult = render(final, fpack, out)
         times = timed(lambda: render(final, fpack, out), max(1, repeat // 2))
-        print(row("render pl-3x6-final to WAV", times, "ms",
-                  f"{(fresult.end + 0.5) / statistics.median(times):,.0f}x real time"))
+        print(
+            row(
+                "render pl-3x6-final to WAV",
+                times,
+                "ms",
+                f"{(fresult.end + 0.5) / statistics.median(times):,.0f}x real time",
+            )
+        )
 
     times = timed(lambda: load_pack(default_pack_dir()), repeat)
     print(row("decode the default pack (15 cues)", times, "ms"))
-    print(row("`timekeeper run` start-up until ready", startup_until_ready(repeat), "ms",
-              "SDL dummy driver"))
+    print(
+        row(
+            "`timekeeper run` start-up until ready",
+            startup_until_ready(repeat),
+            "ms",
+            "SDL dummy driver",
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,9 @@ SOCKET = f"tk-startup-{os.getpid()}"
 
 
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True,
-                          check=False).stdout
+    return subprocess.run(
+        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False
+    ).stdout
 
 
 def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
@@ -36,10 +37,12 @@ def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
     if driver:  # (--driver "": SDL chooses, as on a fresh machine)
         env["SDL_AUDIODRIVER"] = driver
     exports = " ".join(f"{k}={v}" for k, v in env.items())
-    command = (f"cd {ROOT} && env -u TIMEKEEPER_CONFIG -u PULSE_SERVER -u PULSE_RUNTIME_PATH "
-               "-u SDL_AUDIODRIVER "
-               f"{exports} {TIMEKEEPER} run --profile ithf {' '.join(extra)}; "
-               "echo EXITED $?; sleep 60")
+    command = (
+        f"cd {ROOT} && env -u TIMEKEEPER_CONFIG -u PULSE_SERVER -u PULSE_RUNTIME_PATH "
+        "-u SDL_AUDIODRIVER "
+        f"{exports} {TIMEKEEPER} run --profile ithf {' '.join(extra)}; "
+        "echo EXITED $?; sleep 60"
+    )
     tmux("kill-server")
     start = time.monotonic()
     tmux("new-session", "-d", "-x", "100", "-y", "50", command)
@@ -70,9 +73,15 @@ def one_run(driver: str, extra: list[str], limit: float) -> dict[str, object]:
         print(screen)
     alsa = sum(1 for line in screen.splitlines() if line.startswith("ALSA lib"))
     exited = next((line for line in screen.splitlines() if line.startswith("EXITED")), "")
-    return {"first": first, "told": told, "ready": ready, "alsa": alsa,
-            "silent": "SILENT" in screen, "exit": exited.removeprefix("EXITED ").strip(),
-            "ended": time.monotonic() - start}
+    return {
+        "first": first,
+        "told": told,
+        "ready": ready,
+        "alsa": alsa,
+        "silent": "SILENT" in screen,
+        "exit": exited.removeprefix("EXITED ").strip(),
+        "ended": time.monotonic() - start,
+    }
 
 
 def main() -> int:
@@ -86,10 +95,11 @@ def main() -> int:
         sys.exit("bench: run ./bootstrap.sh first")
     if subprocess.run(["which", "tmux"], capture_output=True).returncode:
         sys.exit("bench: tmux is missing (apt-get install tmux)")
-    print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver or '(unset)'}, in a 100x50 "
-          "tmux pane")
-    print(f"{'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'ALSA lib':>8}  "
-          f"{'SILENT':>6}  exit")
+    print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver or '(unset)'}, in a 100x50 tmux pane")
+    print(
+        f"{'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'ALSA lib':>8}  "
+        f"{'SILENT':>6}  exit"
+    )
 
     def secs(value: object) -> str:
         return "-" if value is None else f"{value:.2f}"
@@ -100,8 +110,10 @@ def main() -> int:
             exit_text = r["exit"] or "running"
             if r["ready"] is None and r["exit"]:
                 exit_text += f" at {r['ended']:.1f} s"
-            print(f"{i:>3}  {secs(r['first']):>8}  {secs(r['told']):>6}  "
-                  f"{secs(r['ready']):>6}  {r['alsa']:>8}  {r['silent']!s:>6}  {exit_text}")
+            print(
+                f"{i:>3}  {secs(r['first']):>8}  {secs(r['told']):>6}  "
+                f"{secs(r['ready']):>6}  {r['alsa']:>8}  {r['silent']!s:>6}  {exit_text}"
+            )
     finally:
         tmux("kill-server")
     return 0

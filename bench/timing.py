@@ -41,8 +41,7 @@ from timekeeper.sound.pack import default_pack_dir, load_pack
 HERE = Path(__file__).resolve().parent
 ANSWER_CUES = {"prestart", "pause", "resume", "time_added"}  # sounded when a command comes
 TICK = os.sysconf("SC_CLK_TCK")
-TARGETS = {"max": 2.0, "cpu": 0.5, "rss": 45.0, "startup": 500.0, "render": 600.0,
-           "button": 1.0}
+TARGETS = {"max": 2.0, "cpu": 0.5, "rss": 45.0, "startup": 500.0, "render": 600.0, "button": 1.0}
 
 
 @dataclass
@@ -113,9 +112,10 @@ class LivePages:
             # each page from a loopback address of its own (127.0.1.2, …), as displays on a
             # hall's LAN: the box caps live pages per address (web/server.py)
             local = (f"127.0.{1 + n // 250}.{2 + n % 250}", 0)
-            async with aiohttp.ClientSession(
-                    connector=aiohttp.TCPConnector(local_addr=local)) as session, \
-                    session.ws_connect(f"http://127.0.0.1:{self.port}/api/live") as ws:
+            async with (
+                aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=local)) as session,
+                session.ws_connect(f"http://127.0.0.1:{self.port}/api/live") as ws,
+            ):
                 self.connected += 1
                 while not self._stop.is_set():
                     try:
@@ -127,8 +127,7 @@ class LivePages:
                     self.messages += 1
 
         async def main() -> None:
-            await asyncio.gather(*(page(n) for n in range(self.count)),
-                                 return_exceptions=True)
+            await asyncio.gather(*(page(n) for n in range(self.count)), return_exceptions=True)
 
         asyncio.run(main())
 
@@ -141,16 +140,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
-              chunk: int | None, web_clients: int = 0) -> Run:
+def run_match(
+    path: str,
+    env: dict[str, str],
+    profile_file: Path,
+    actions,
+    pack,
+    chunk: int | None,
+    web_clients: int = 0,
+) -> Run:
     result = Run(path)
     recorder = Recorder(env, realtime=True)  # (one recorder: audiolab._raise)
     time.sleep(0.5)  # the recorder is running before the program starts
     with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
         events, sock = Path(tmp) / "events.jsonl", Path(tmp) / "ctl.sock"
-        cmd = [sys.executable, "-m", "timekeeper", "run", "--profile", str(profile_file),
-               "--audio", path, "--start", "--no-keyboard", "--control", str(sock),
-               "--events", str(events), "--state-dir", tmp]
+        cmd = [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "run",
+            "--profile",
+            str(profile_file),
+            "--audio",
+            path,
+            "--start",
+            "--no-keyboard",
+            "--control",
+            str(sock),
+            "--events",
+            str(events),
+            "--state-dir",
+            tmp,
+        ]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
         port = free_port()
@@ -158,8 +179,14 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
             cmd += ["--web", str(port)]
             cmd.remove("--start")  # the pages open first, then the match starts
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=dict(os.environ, **env), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd,
+            env=dict(os.environ, **env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stderr is not None
         log: list[str] = []
         for line in proc.stderr:
@@ -199,13 +226,16 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
             rss = max(rss, proc_rss_mb(proc.pid))
             end = next((c for c in cues() if c["cue"] == "end"), None)
             if proc.poll() is not None:
-                raise SystemExit(f"bench: timekeeper run ({path}) died (exit {proc.returncode}):\n"
-                                 f"{''.join(log)}")
+                raise SystemExit(
+                    f"bench: timekeeper run ({path}) died (exit {proc.returncode}):\n{''.join(log)}"
+                )
         cpu1, t_cpu1 = proc_ticks(proc.pid), time.monotonic()
         result.cpu_percent = (cpu1 - cpu0) / TICK / (t_cpu1 - t_cpu0) * 100
         result.rss_mb = max(rss, proc_rss_mb(proc.pid, "VmHWM"))
-        result.rss_parts = (f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
-                            f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB")
+        result.rss_parts = (
+            f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
+            f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB"
+        )
         time.sleep(2.5)  # the end signal plays out
         pages.close()
         if web_clients:
@@ -223,15 +253,16 @@ def run_match(path: str, env: dict[str, str], profile_file: Path, actions, pack,
         origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
         # (an answer is looked for up to 3 s late: the first one, at start-up, is heard late
         # on an idle null sink — see docs/timing.md)
-        onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE),
-                           after=3 * RATE if answer else RATE)
+        onset = find_onset(
+            recording, ref, round((cue["due"] - origin) * RATE), after=3 * RATE if answer else RATE
+        )
         if onset is None:
             result.missing.append(cue["cue"])
             continue
         # taken out of the recording once found: a cue that overlaps it (the start signal
         # over a pre-start heard late at start-up) is then found on its own
-        heard = recording[onset:onset + len(ref)]
-        heard -= np.clip(ref[:len(heard)], -1.0, 1.0)
+        heard = recording[onset : onset + len(ref)]
+        heard -= np.clip(ref[: len(heard)], -1.0, 1.0)
         error = (origin + onset / RATE - cue["due"]) * 1000
         if answer:
             result.answers_ms.append(error)
@@ -258,11 +289,29 @@ def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> floa
     """CPU of a ready, idle `timekeeper run` (stream running, no match)."""
     with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", "--profile", "ithf", "--audio", path,
-             "--audio-chunk", str(chunk), "--no-keyboard", "--control", str(Path(tmp) / "c"),
-             "--state-dir", tmp],
-            env=dict(os.environ, **env), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "run",
+                "--profile",
+                "ithf",
+                "--audio",
+                path,
+                "--audio-chunk",
+                str(chunk),
+                "--no-keyboard",
+                "--control",
+                str(Path(tmp) / "c"),
+                "--state-dir",
+                tmp,
+            ],
+            env=dict(os.environ, **env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
@@ -340,15 +389,24 @@ def button_latency(presses: int) -> list[float]:
 
 def import_rss() -> list[tuple[str, float]]:
     """What each import costs in resident memory (a fresh interpreter for each)."""
-    steps = [("python alone", ""), ("+ numpy", "import numpy"),
-             ("+ numpy + pygame", "import numpy, pygame"),
-             ("+ numpy + pygame._sdl2.audio only", "import numpy, pygame._sdl2.audio")]
+    steps = [
+        ("python alone", ""),
+        ("+ numpy", "import numpy"),
+        ("+ numpy + pygame", "import numpy, pygame"),
+        ("+ numpy + pygame._sdl2.audio only", "import numpy, pygame._sdl2.audio"),
+    ]
     out = []
     for name, code in steps:
-        script = (f"{code}\nimport re\nprint(re.search(r'VmRSS:\\s+(\\d+)', "
-                  "open('/proc/self/status').read()).group(1))")
-        text = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              env=dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1")).stdout
+        script = (
+            f"{code}\nimport re\nprint(re.search(r'VmRSS:\\s+(\\d+)', "
+            "open('/proc/self/status').read()).group(1))"
+        )
+        text = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1"),
+        ).stdout
         out.append((name, int(text.split()[-1]) / 1024))
     return out
 
@@ -390,40 +448,75 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
         return statistics.mean(xs[-k:]) - statistics.mean(xs[:k])
 
     rows = [
-        ("timed cues: max |onset − due| (ms)", "≤ 2", lambda r: absmax(r.errors_ms),
-         lambda v: v <= TARGETS["max"]),
-        ("timed cues: median onset − due (ms)", "", lambda r: statistics.median(r.errors_ms)
-         if r.errors_ms else float("nan"), None),
+        (
+            "timed cues: max |onset − due| (ms)",
+            "≤ 2",
+            lambda r: absmax(r.errors_ms),
+            lambda v: v <= TARGETS["max"],
+        ),
+        (
+            "timed cues: median onset − due (ms)",
+            "",
+            lambda r: statistics.median(r.errors_ms) if r.errors_ms else float("nan"),
+            None,
+        ),
         ("timed cues: spread, max |e − median| (ms)", "", lambda r: spread(r.errors_ms), None),
-        ("first timed cue: start signal (ms)", "≤ 2", lambda r: abs(r.first_ms)
-         if r.first_ms is not None else None, lambda v: v <= TARGETS["max"]),
-        ("drift, last fifth − first fifth (ms)", "≈ 0", lambda r: drift(r.errors_ms),
-         lambda v: abs(v) <= TARGETS["max"]),
+        (
+            "first timed cue: start signal (ms)",
+            "≤ 2",
+            lambda r: abs(r.first_ms) if r.first_ms is not None else None,
+            lambda v: v <= TARGETS["max"],
+        ),
+        (
+            "drift, last fifth − first fifth (ms)",
+            "≈ 0",
+            lambda r: drift(r.errors_ms),
+            lambda v: abs(v) <= TARGETS["max"],
+        ),
         ("first cue after start-up: pre-start (ms)", "", lambda r: r.first_answer_ms, None),
-        ("command-answer cues: median late (ms)", "", lambda r: statistics.median(r.answers_ms)
-         if r.answers_ms else None, None),
-        ("CPU while the match runs (% of a core)", "≤ 0.5", lambda r: r.cpu_percent,
-         lambda v: v <= TARGETS["cpu"]),
-        ("resident memory, peak (MB)", "≤ 45", lambda r: r.rss_mb,
-         lambda v: v <= TARGETS["rss"]),
-        ("start-up until ready (ms)", "≤ 500", lambda r: r.startup_ms,
-         lambda v: v <= TARGETS["startup"]),
+        (
+            "command-answer cues: median late (ms)",
+            "",
+            lambda r: statistics.median(r.answers_ms) if r.answers_ms else None,
+            None,
+        ),
+        (
+            "CPU while the match runs (% of a core)",
+            "≤ 0.5",
+            lambda r: r.cpu_percent,
+            lambda v: v <= TARGETS["cpu"],
+        ),
+        ("resident memory, peak (MB)", "≤ 45", lambda r: r.rss_mb, lambda v: v <= TARGETS["rss"]),
+        (
+            "start-up until ready (ms)",
+            "≤ 500",
+            lambda r: r.startup_ms,
+            lambda v: v <= TARGETS["startup"],
+        ),
     ]
-    lines = [f"| {'figure':<42} | {'target':>6} | {'mixer (naive)':>13} | {'stream':>8} | "
-             f"{'naive/stream':>12} | {'met (stream)':<12} |",
-             f"|{'-' * 44}|{'-' * 8}|{'-' * 15}|{'-' * 10}|{'-' * 14}|{'-' * 14}|"]
+    lines = [
+        f"| {'figure':<42} | {'target':>6} | {'mixer (naive)':>13} | {'stream':>8} | "
+        f"{'naive/stream':>12} | {'met (stream)':<12} |",
+        f"|{'-' * 44}|{'-' * 8}|{'-' * 15}|{'-' * 10}|{'-' * 14}|{'-' * 14}|",
+    ]
     for name, target, fn, ok in rows:
         a, b = stat(naive, fn), stat(chosen, fn)
         met = "—" if ok is None or b != b else "NO" if b is None or not ok(b) else "yes"
-        lines.append(f"| {name:<42} | {target:>6} | {fmt(a):>13} | {fmt(b):>8} | "
-                     f"{ratio(a, b):>12} | {met:<12} |")
+        lines.append(
+            f"| {name:<42} | {target:>6} | {fmt(a):>13} | {fmt(b):>8} | "
+            f"{ratio(a, b):>12} | {met:<12} |"
+        )
     p99 = percentile(button, 99)
-    lines.append(f"| {'render ithf to WAV (× real time)':<42} | {'≥ 600':>6} | {'(one path)':>13} "
-                 f"| {render_x:>8.0f} | {'':>12} | "
-                 f"{'yes' if render_x >= TARGETS['render'] else 'NO':<12} |")
-    lines.append(f"| {'button (mock pin) → engine, p99 (ms)':<42} | {'≤ 1':>6} | "
-                 f"{'(one path)':>13} | {fmt(p99, 3):>8} | {'':>12} | "
-                 f"{'yes' if p99 <= TARGETS['button'] else 'NO':<12} |")
+    lines.append(
+        f"| {'render ithf to WAV (× real time)':<42} | {'≥ 600':>6} | {'(one path)':>13} "
+        f"| {render_x:>8.0f} | {'':>12} | "
+        f"{'yes' if render_x >= TARGETS['render'] else 'NO':<12} |"
+    )
+    lines.append(
+        f"| {'button (mock pin) → engine, p99 (ms)':<42} | {'≤ 1':>6} | "
+        f"{'(one path)':>13} | {fmt(p99, 3):>8} | {'':>12} | "
+        f"{'yes' if p99 <= TARGETS['button'] else 'NO':<12} |"
+    )
     return lines
 
 
@@ -432,12 +525,23 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
     ap.add_argument("--soak", action="store_true", help="a 30-minute match on each path")
     ap.add_argument("--paths", default="mixer,stream", help="audio paths to run (%(default)s)")
-    ap.add_argument("--chunk", type=int, help="audio chunk for the match runs (defaults: "
-                                              "mixer 512, stream 2048)")
-    ap.add_argument("--chunks", default="512,1024,2048,4096",
-                    help="chunk sizes for the idle-CPU scan ('' to skip)")
-    ap.add_argument("--web-clients", type=int, default=0, metavar="N",
-                    help="run the box with its web server and N live display pages open")
+    ap.add_argument(
+        "--chunk",
+        type=int,
+        help="audio chunk for the match runs (defaults: mixer 512, stream 2048)",
+    )
+    ap.add_argument(
+        "--chunks",
+        default="512,1024,2048,4096",
+        help="chunk sizes for the idle-CPU scan ('' to skip)",
+    )
+    ap.add_argument(
+        "--web-clients",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the box with its web server and N live display pages open",
+    )
     args = ap.parse_args()
     paths = [p for p in args.paths.split(",") if p]
     if args.soak:
@@ -450,16 +554,20 @@ def main() -> None:
     pack = load_pack(default_pack_dir())
     chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
 
-    print(f"timekeeper timing bench — {profile_file.name}, python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cpus, PulseAudio null sink at {RATE} Hz, recorded with parec"
-          + (f", {args.web_clients} live web pages open" if args.web_clients else "") + "\n")
+    print(
+        f"timekeeper timing bench — {profile_file.name}, python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cpus, PulseAudio null sink at {RATE} Hz, recorded with parec"
+        + (f", {args.web_clients} live web pages open" if args.web_clients else "")
+        + "\n"
+    )
     runs: dict[str, Run] = {}
     scan: list[tuple[int, dict[str, float]]] = []
     with PulseServer() as env:
         for path in paths:
             print(f"  running {profile_file.stem} on the {path} path …", file=sys.stderr)
-            runs[path] = run_match(path, env, profile_file, actions, pack, args.chunk,
-                                   args.web_clients)
+            runs[path] = run_match(
+                path, env, profile_file, actions, pack, args.chunk, args.web_clients
+            )
         for chunk in chunks:
             print(f"  idle CPU at chunk {chunk} …", file=sys.stderr)
             scan.append((chunk, {p: idle_cpu(p, env, chunk, 10.0) for p in paths}))
@@ -469,28 +577,35 @@ def main() -> None:
     for line in table(runs, render_x, button):
         print(line)
     for path, run in runs.items():
-        print(f"\n{path}: {len(run.errors_ms)} timed cues "
-              f"[{', '.join(f'{e:+.2f}' for e in run.errors_ms)}] ms; "
-              f"{len(run.answers_ms)} command answers "
-              f"[{', '.join(f'{e:+.1f}' for e in run.answers_ms)}] ms"
-              + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
-              + f"; memory at the end: {run.rss_parts}"
-              + (f"; {run.web_messages} live statuses to the web pages"
-                 if run.web_messages else ""))
+        print(
+            f"\n{path}: {len(run.errors_ms)} timed cues "
+            f"[{', '.join(f'{e:+.2f}' for e in run.errors_ms)}] ms; "
+            f"{len(run.answers_ms)} command answers "
+            f"[{', '.join(f'{e:+.1f}' for e in run.answers_ms)}] ms"
+            + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
+            + f"; memory at the end: {run.rss_parts}"
+            + (f"; {run.web_messages} live statuses to the web pages" if run.web_messages else "")
+        )
     if scan:
-        print(f"\nidle CPU (% of a core, ready and waiting, 10 s) by chunk size:\n"
-              f"| {'chunk (frames)':>14} | {'ms':>6} | " + " | ".join(f"{p:>8}" for p in paths)
-              + " |")
+        print(
+            f"\nidle CPU (% of a core, ready and waiting, 10 s) by chunk size:\n"
+            f"| {'chunk (frames)':>14} | {'ms':>6} | " + " | ".join(f"{p:>8}" for p in paths) + " |"
+        )
         print(f"|{'-' * 16}|{'-' * 8}|" + "|".join("-" * 10 for _ in paths) + "|")
         for chunk, cpu in scan:
-            print(f"| {chunk:>14} | {chunk / RATE * 1000:>6.1f} | "
-                  + " | ".join(f"{cpu[p]:>8.2f}" for p in paths) + " |")
+            print(
+                f"| {chunk:>14} | {chunk / RATE * 1000:>6.1f} | "
+                + " | ".join(f"{cpu[p]:>8.2f}" for p in paths)
+                + " |"
+            )
     print("\nresident memory of imports (fresh interpreter each):")
     for name, mb in import_rss():
         print(f"  {name:<36} {mb:6.1f} MB")
-    print(f"\nbutton → engine over {len(button)} presses: median "
-          f"{statistics.median(button):.3f} ms, p99 {percentile(button, 99):.3f} ms, "
-          f"max {max(button):.3f} ms")
+    print(
+        f"\nbutton → engine over {len(button)} presses: median "
+        f"{statistics.median(button):.3f} ms, p99 {percentile(button, 99):.3f} ms, "
+        f"max {max(button):.3f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -99,8 +99,10 @@ def shown_time(samples: int, stops: int) -> dict:
     with WebBox("hokejbal") as box, browser(1280, 720) as page:
         page.get(f"{box.url}/")
         deadline = time.monotonic() + 10
-        while page.execute_script("return window.tkDisplay && window.tkDisplay.online()") \
-                is not True and time.monotonic() < deadline:
+        while (
+            page.execute_script("return window.tkDisplay && window.tkDisplay.online()") is not True
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         box.command("start")
         time.sleep(1.5)
@@ -131,8 +133,14 @@ def shown_time(samples: int, stops: int) -> dict:
             time.sleep(0.5)
             box.command("toggle")
             time.sleep(1.2)
-    return {"errors": errors, "spans": spans, "ahead_text": ahead_text, "stop_ms": stop_ms,
-            "page_cpu": page_cpu, "page_pss": page_pss}
+    return {
+        "errors": errors,
+        "spans": spans,
+        "ahead_text": ahead_text,
+        "stop_ms": stop_ms,
+        "page_cpu": page_cpu,
+        "page_pss": page_pss,
+    }
 
 
 def main() -> None:
@@ -155,8 +163,7 @@ def main() -> None:
     runs = {}
     with PulseServer() as env:
         for pages in (0, args.pages):
-            print(f"  {profile_file.stem} on the stream path with {pages} pages …",
-                  file=sys.stderr)
+            print(f"  {profile_file.stem} on the stream path with {pages} pages …", file=sys.stderr)
             runs[pages] = run_match("stream", env, profile_file, actions, pack, None, pages)
 
     rows = []
@@ -169,8 +176,11 @@ def main() -> None:
             ("shown − box, most ahead (ms; − = ahead)", "", f"{min(e):+.1f}"),
             ("samples; digits ever ahead of the box", "0", f"{len(e)}; {shown['ahead_text']}"),
             ("sampling window, max (ms)", "", f"{max(shown['spans']):.1f}"),
-            ("at a stop: page shows the stopped time, max (ms)", "≤ 200",
-             f"{max(shown['stop_ms']):.0f}"),
+            (
+                "at a stop: page shows the stopped time, max (ms)",
+                "≤ 200",
+                f"{max(shown['stop_ms']):.0f}",
+            ),
             ("a display page in headless Chromium: CPU (%)", "", f"{shown['page_cpu']:.1f}"),
             ("a display page in headless Chromium: PSS (MB)", "", f"{shown['page_pss']:.0f}"),
         ]
@@ -181,12 +191,18 @@ def main() -> None:
         (f"cue timing, {args.pages} pages: max |onset − due| (ms)", "≤ 2", f"{absmax(many):.2f}"),
         ("box CPU, no web (% of a core)", "", f"{none.cpu_percent:.2f}"),
         (f"box CPU, {args.pages} pages (% of a core)", "", f"{many.cpu_percent:.2f}"),
-        (f"server CPU for {args.pages} pages (difference)", "",
-         f"{many.cpu_percent - none.cpu_percent:+.2f}"),
+        (
+            f"server CPU for {args.pages} pages (difference)",
+            "",
+            f"{many.cpu_percent - none.cpu_percent:+.2f}",
+        ),
         ("box memory peak, no web (MB)", "", f"{none.rss_mb:.1f}"),
         (f"box memory peak, {args.pages} pages (MB)", "", f"{many.rss_mb:.1f}"),
-        (f"server memory for {args.pages} pages (difference, MB)", "",
-         f"{many.rss_mb - none.rss_mb:+.1f}"),
+        (
+            f"server memory for {args.pages} pages (difference, MB)",
+            "",
+            f"{many.rss_mb - none.rss_mb:+.1f}",
+        ),
         (f"live statuses received by the {args.pages} pages", "", f"{many.web_messages}"),
     ]
     print(f"| {'figure':<52} | {'target':>6} | {'measured':>10} |")
@@ -194,9 +210,11 @@ def main() -> None:
     for name, target, value in rows:
         print(f"| {name:<52} | {target:>6} | {value:>10} |")
     for pages, run in runs.items():
-        print(f"\n{pages} pages: {len(run.errors_ms)} timed cues "
-              f"[{', '.join(f'{x:+.2f}' for x in run.errors_ms)}] ms"
-              + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else ""))
+        print(
+            f"\n{pages} pages: {len(run.errors_ms)} timed cues "
+            f"[{', '.join(f'{x:+.2f}' for x in run.errors_ms)}] ms"
+            + (f"; NOT FOUND: {', '.join(run.missing)}" if run.missing else "")
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,11 @@ def main(argv: list[str]) -> int:
             if not check:
                 path.write_text(new, encoding="utf-8")
     if check and stale:
-        print(f"the state diagram differs from TRANSITIONS in {', '.join(map(str, stale))}: "
-              "run scripts/draw_states.py", file=sys.stderr)
+        print(
+            f"the state diagram differs from TRANSITIONS in {', '.join(map(str, stale))}: "
+            "run scripts/draw_states.py",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

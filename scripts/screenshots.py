@@ -50,8 +50,10 @@ def take(out: Path, state_dir: Path | None = None, hall_shot: Path | None = None
             shots.append(out / "control-phone.png")
             driver.save_screenshot(str(shots[-1]))
         with browser(900, 80) as driver:
-            driver.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride",
-                                   {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+            driver.execute_cdp_cmd(
+                "Emulation.setDefaultBackgroundColorOverride",
+                {"color": {"r": 0, "g": 0, "b": 0, "a": 0}},
+            )
             driver.get(f"{box.url}/overlay")
             drawn(driver, "/\\d:\\d\\d/.test(window.tkOverlay.clock())")
             shots.append(out / "overlay.png")
@@ -61,15 +63,23 @@ def take(out: Path, state_dir: Path | None = None, hall_shot: Path | None = None
     return shots
 
 
-def _table(state: str, part: str, left: float | None, score: tuple[int, int],
-           **table: object) -> dict:
+def _table(
+    state: str, part: str, left: float | None, score: tuple[int, int], **table: object
+) -> dict:
     """A table's entry as the desk holds it (its retained status and what the desk knows)."""
     counting = state in ("prestart", "break", "shot")
-    status = {"state": state, "part": part, "remaining": None if counting else left,
-              "countdown": left if counting else None,
-              "score": {"home": score[0], "away": score[1]}}
-    return {"online": True, "synced": True, "in_step": True, "sent": time.time()} | table | {
-        "status": status}
+    status = {
+        "state": state,
+        "part": part,
+        "remaining": None if counting else left,
+        "countdown": left if counting else None,
+        "score": {"home": score[0], "away": score[1]},
+    }
+    return (
+        {"online": True, "synced": True, "in_step": True, "sent": time.time()}
+        | table
+        | {"status": status}
+    )
 
 
 def hall(shot: Path) -> Path:
@@ -83,21 +93,35 @@ def hall(shot: Path) -> Path:
         "4": _table("break", "half 1", 142.0, (2, 2)),
         "5": _table("prestart", "", 58.4, (0, 0)),
         "6": _table("shootout", "shoot-out", None, (3, 3)),
-        "7": _table("running", "half 1", 463.4, (0, 1), synced=False,
-                    sync="NOT SYNCED: clock +4.0 ms off the hall's time (limit 2 ms)"),
+        "7": _table(
+            "running",
+            "half 1",
+            463.4,
+            (0, 1),
+            synced=False,
+            sync="NOT SYNCED: clock +4.0 ms off the hall's time (limit 2 ms)",
+        ),
         "8": _table("idle", "", None, (0, 0), online=False),
     }
     shot.parent.mkdir(parents=True, exist_ok=True)
     desk = FakeDesk({n: {"table": n} | t for n, t in tables.items()})
     desk.hall = "bigcup"
-    with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder, \
-            serving(desk, Path(folder)) as (url, token), browser(1280, 560) as driver:
+    with (
+        tempfile.TemporaryDirectory(prefix="tk-shots-") as folder,
+        serving(desk, Path(folder)) as (url, token),
+        browser(1280, 560) as driver,
+    ):
         for table in desk.statuses.values():  # (their clocks as sent now, not at the setup)
             table["sent"] = time.time()
         driver.get(f"{url}/hall#token={token}")
-        wait_for(lambda: driver.execute_script(
-            "return document.querySelectorAll('.table').length") == len(tables),
-            "every table on the overview", 10)
+        wait_for(
+            lambda: (
+                driver.execute_script("return document.querySelectorAll('.table').length")
+                == len(tables)
+            ),
+            "every table on the overview",
+            10,
+        )
         driver.save_screenshot(str(shot))
     return shot
 
@@ -142,15 +166,24 @@ def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
 
 def drawn(driver, condition: str) -> None:
     """Wait until the page has its status (`condition`, in JavaScript) and its fonts."""
-    wait_for(lambda: driver.execute_script(
-        f"return document.fonts.status === 'loaded' && ({condition})"), condition, 10)
+    wait_for(
+        lambda: driver.execute_script(
+            f"return document.fonts.status === 'loaded' && ({condition})"
+        ),
+        condition,
+        10,
+    )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
-    ap.add_argument("--hall", type=Path, default=ROOT / "docs" / "hall-overview.png",
-                    help="the hall overview's picture (docs/hall.md shows it)")
+    ap.add_argument(
+        "--hall",
+        type=Path,
+        default=ROOT / "docs" / "hall-overview.png",
+        help="the hall overview's picture (docs/hall.md shows it)",
+    )
     args = ap.parse_args()
     for shot in take(args.out, hall_shot=args.hall):
         print(f"wrote {shot}")

@@ -76,8 +76,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # helpers (tests/running.py, webbox.py), not fixtures, so no fixture list could mark them.
 # Kept honest here: an unmarked test that starts one fails and says so, whichever tier runs.
 
-_SPAWNS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.system", "os.fork",
-           "webbox.browser")
+_SPAWNS = (
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.exec",
+    "os.system",
+    "os.fork",
+    "webbox.browser",
+)
 _spawned: list[str] | None = None  # (None: the current test is marked slow, or none runs)
 
 
@@ -104,8 +110,11 @@ def fast_means_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
     """An unmarked test that started a process or a browser (in its fixtures too) fails."""
     yield
     if _spawned:
-        pytest.fail(f"{request.node.nodeid} starts {_spawned[0]}: mark it @pytest.mark.slow "
-                    "(tests/conftest.py, the fast tier)", pytrace=False)
+        pytest.fail(
+            f"{request.node.nodeid} starts {_spawned[0]}: mark it @pytest.mark.slow "
+            "(tests/conftest.py, the fast tier)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -157,25 +166,42 @@ class PulseAudio:
         self.runtime = folder / "pulse-rt"
         self.runtime.mkdir(mode=0o700)
         self.socket = self.runtime / "pulse" / "native"
-        self.env = {"XDG_RUNTIME_DIR": str(self.runtime), "SDL_AUDIODRIVER": "pulseaudio",
-                    "PULSE_SERVER": f"unix:{self.socket}"}
+        self.env = {
+            "XDG_RUNTIME_DIR": str(self.runtime),
+            "SDL_AUDIODRIVER": "pulseaudio",
+            "PULSE_SERVER": f"unix:{self.socket}",
+        }
         self.proc: subprocess.Popen | None = None
 
     def up(self) -> None:
         self.proc = subprocess.Popen(
-            ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no",
-             "--load=module-null-sink sink_name=tk rate=48000",
-             "--load=module-native-protocol-unix", "--disallow-exit=no"],
+            [
+                "pulseaudio",
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "-n",
+                "--use-pid-file=no",
+                "--load=module-null-sink sink_name=tk rate=48000",
+                "--load=module-native-protocol-unix",
+                "--disallow-exit=no",
+            ],
             # the test owns its environment: no PULSE_* of the shell (PULSE_RUNTIME_PATH would
             # move the socket, PULSE_SERVER point at a desktop's server) reaches the server
-            env={**{k: v for k, v in os.environ.items() if not k.startswith("PULSE_")},
-                 **self.env, "HOME": str(self.runtime),
-                 "PULSE_RUNTIME_PATH": str(self.socket.parent)},
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env={
+                **{k: v for k, v in os.environ.items() if not k.startswith("PULSE_")},
+                **self.env,
+                "HOME": str(self.runtime),
+                "PULSE_RUNTIME_PATH": str(self.socket.parent),
+            },
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         proc = self.proc
         with contextlib.suppress(AssertionError):  # (not up in time: failed just below)
-            wait_for(lambda: self.socket.exists() or proc.poll() is not None,
-                     "pulseaudio's socket", 10)
+            wait_for(
+                lambda: self.socket.exists() or proc.poll() is not None, "pulseaudio's socket", 10
+            )
         if not self.socket.exists():
             self.kill()
             pytest.fail("pulseaudio did not start")
@@ -227,8 +253,13 @@ def sock() -> Iterator[Path]:
 @pytest.fixture
 def env(sock: Path) -> dict[str, str]:
     """The environment of every CLI process: silent SDL, built-ins only, our socket."""
-    return {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_CONTROL": str(sock),
-            "TIMEKEEPER_PROFILES_PATH": "", "TIMEKEEPER_SOUNDS_PATH": ""}
+    return {
+        **os.environ,
+        "SDL_AUDIODRIVER": "dummy",
+        "TIMEKEEPER_CONTROL": str(sock),
+        "TIMEKEEPER_PROFILES_PATH": "",
+        "TIMEKEEPER_SOUNDS_PATH": "",
+    }
 
 
 @pytest.fixture
@@ -251,13 +282,23 @@ def service_box() -> Iterator[dict]:
     (folder / "state").mkdir()
     (folder / "profiles").mkdir()
     (folder / "profiles" / "minute.yaml").write_text(MATCH)
-    env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_PROFILES_PATH":
-           str(folder / "profiles"), "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
-           "STATE_DIRECTORY": str(folder / "state"), "PYTHONUNBUFFERED": "1",
-           "PYTHONFAULTHANDLER": "1"}
+    env = {
+        **os.environ,
+        "SDL_AUDIODRIVER": "dummy",
+        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
+        "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
+        "STATE_DIRECTORY": str(folder / "state"),
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONFAULTHANDLER": "1",
+    }
     procs: list[subprocess.Popen] = []
-    yield {"dir": folder, "env": env, "procs": procs, "sock": folder / "c.sock",
-           "journal": folder / "state" / FILE_NAME}
+    yield {
+        "dir": folder,
+        "env": env,
+        "procs": procs,
+        "sock": folder / "c.sock",
+        "journal": folder / "state" / FILE_NAME,
+    }
     for proc in procs:
         if proc.poll() is None:
             proc.kill()

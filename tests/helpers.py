@@ -21,8 +21,9 @@ T = TypeVar("T")
 INTERVAL = 0.02  # short: a condition met is seen at once, and polling costs little
 
 
-def wait_for(predicate: Callable[[], T], what: str, timeout: float = 10.0,
-             interval: float = INTERVAL) -> T:
+def wait_for(
+    predicate: Callable[[], T], what: str, timeout: float = 10.0, interval: float = INTERVAL
+) -> T:
     """Poll `predicate` until it returns something true, and return that; after `timeout`
     seconds raise AssertionError naming `what` and the last value (or error) seen.
 
@@ -91,18 +92,24 @@ class BusClient(mqtt.Client):
     published is kept as (topic, payload, retain), what is subscribed as its topic."""
 
     def __init__(self, client_id: str = "", broker: Broker | None = None) -> None:
-        super().__init__(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                         clean_session=True)
+        super().__init__(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
         self.published: list[tuple[str, Any, bool]] = []
         self.subscribed: list[Any] = []
 
-    def publish(self, topic: str, payload: Any = None, qos: int = 0, retain: bool = False,
-                properties: Any = None) -> mqtt.MQTTMessageInfo:
+    def publish(
+        self,
+        topic: str,
+        payload: Any = None,
+        qos: int = 0,
+        retain: bool = False,
+        properties: Any = None,
+    ) -> mqtt.MQTTMessageInfo:
         self.published.append((topic, payload, retain))
         return mqtt.MQTTMessageInfo(len(self.published))
 
-    def subscribe(self, topic: Any, qos: int = 0, options: Any = None,
-                  properties: Any = None) -> tuple[mqtt.MQTTErrorCode, int | None]:
+    def subscribe(
+        self, topic: Any, qos: int = 0, options: Any = None, properties: Any = None
+    ) -> tuple[mqtt.MQTTErrorCode, int | None]:
         self.subscribed.append(topic)
         return mqtt.MQTTErrorCode.MQTT_ERR_SUCCESS, len(self.subscribed)
 
@@ -112,5 +119,4 @@ class HallLinkSide(HallLink):
     started: no broker, no thread (what it would publish is the BusClient's)."""
 
     def __init__(self, box: Any) -> None:
-        super().__init__(box, Broker("127.0.0.1"), "cup", "3", "radegast",
-                         client_factory=BusClient)
+        super().__init__(box, Broker("127.0.0.1"), "cup", "3", "radegast", client_factory=BusClient)

@@ -32,17 +32,30 @@ period: {length: 60, marks: none}
 
 def tk(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run `timekeeper ARGS` to completion, stdin not a terminal."""
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], env=env, cwd=cwd,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-m", "timekeeper", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
 
 
-def start_run(procs: list[subprocess.Popen], env: dict[str, str], cwd: Path,
-              *args: str) -> subprocess.Popen:
+def start_run(
+    procs: list[subprocess.Popen], env: dict[str, str], cwd: Path, *args: str
+) -> subprocess.Popen:
     """`timekeeper run ARGS` in the background, stdout and stderr to pipes (not a TTY)."""
-    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", *args], env=env,
-                            cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "run", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     procs.append(proc)
     return proc
 
@@ -65,8 +78,11 @@ def wait_until_answers(proc: subprocess.Popen, env: dict[str, str], sock: Path) 
 
 def wait_for_state(sock: Path, state: str, timeout: float = TIMEOUT) -> dict:
     """Ask the socket in-process (quick) until the runner reports `state`; its status."""
-    return wait_for(lambda: (s := send(sock, "status")["status"])["state"] == state and s,
-                    f"the state {state!r}", timeout)
+    return wait_for(
+        lambda: (s := send(sock, "status")["status"])["state"] == state and s,
+        f"the state {state!r}",
+        timeout,
+    )
 
 
 def ctl(env: dict[str, str], sock: Path, *args: str) -> tuple[int, dict | None, str]:
@@ -89,8 +105,7 @@ def write(path: Path, text: str) -> Path:
 # ------------------------------------------------------------- a box run as systemd would run it
 
 
-def start(box: dict, *args: str, env: dict | None = None,
-          ready: bool = True) -> subprocess.Popen:
+def start(box: dict, *args: str, env: dict | None = None, ready: bool = True) -> subprocess.Popen:
     """`timekeeper run` as systemd starts it; with `ready`, returns once it has told systemd
     READY=1 (or has ended). Its socket answers a little earlier; its stop signals are its own
     before that (a SIGTERM at any moment after is a clean stop)."""
@@ -102,10 +117,14 @@ def start(box: dict, *args: str, env: dict | None = None,
         notify.bind(str(path))
         notify.setblocking(False)
         env["NOTIFY_SOCKET"] = str(path)
-    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "minute",
-                             "--no-keyboard", *args], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "run", "--profile", "minute", "--no-keyboard", *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     box["procs"].append(proc)
     if notify is not None:
         said: list[bytes] = []
@@ -142,8 +161,11 @@ def status(box: dict, proc: subprocess.Popen) -> dict:
 def played(box: dict, proc: subprocess.Popen, seconds: float) -> dict:
     """Wait until the box's own match clock has played `seconds`; its status then. (A real
     process's clock runs in real time: this waits for its state, not for a pause.)"""
-    return wait_for(lambda: (s := status(box, proc))["play_time"] >= seconds and s,
-                    f"{seconds} s played", TIMEOUT)
+    return wait_for(
+        lambda: (s := status(box, proc))["play_time"] >= seconds and s,
+        f"{seconds} s played",
+        TIMEOUT,
+    )
 
 
 def stays_stopped(box: dict, proc: subprocess.Popen) -> float:

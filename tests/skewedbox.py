@@ -16,14 +16,18 @@ def skew(offset: float) -> None:
 
     def check(limit: float = timesync.MAX_OFFSET, run=None) -> timesync.Sync:
         if abs(offset) > limit:
-            return timesync.Sync(False, offset, f"clock {offset * 1e3:+.1f} ms off the hall's "
-                                                f"time (limit {limit * 1e3:g} ms)")
+            return timesync.Sync(
+                False,
+                offset,
+                f"clock {offset * 1e3:+.1f} ms off the hall's time (limit {limit * 1e3:g} ms)",
+            )
         return timesync.Sync(True, offset)
 
     timesync.check = check
     timesync.checker = lambda mode, host: check
     timesync.to_clock = lambda at, clock, wall=time.time: real_to_clock(
-        at, clock, lambda: wall() + offset)
+        at, clock, lambda: wall() + offset
+    )
     timesync.wall_now = lambda wall=time.time: wall() + offset
 
 

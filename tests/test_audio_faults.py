@@ -78,7 +78,8 @@ def beeps(write_profile):
 
 
 def test_cues_nobody_heard_are_logged_so_and_commands_count_from_when_given(
-        beeps, tmp_path: Path, caplog) -> None:
+    beeps, tmp_path: Path, caplog
+) -> None:
     speaker = Speaker(plays_before_gone=3)
     guard = AudioGuard(lambda: speaker)
     guard.prepare(beeps)
@@ -99,9 +100,15 @@ def test_cues_nobody_heard_are_logged_so_and_commands_count_from_when_given(
     heard = [e for e in lines if "heard" not in e]
     unheard = [e for e in lines if e.get("heard") is False]
     assert [(e["cue"], round(e["play_time"])) for e in heard] == [
-        ("start", 0), ("minute", 1), ("minute", 2)]
+        ("start", 0),
+        ("minute", 1),
+        ("minute", 2),
+    ]
     assert [(e["cue"], round(e["play_time"])) for e in unheard] == [
-        ("minute", 3), ("minute", 4), ("pause", 5)]
+        ("minute", 3),
+        ("minute", 4),
+        ("pause", 5),
+    ]
     assert all(e["why"] == "audio lost: speaker unplugged" for e in unheard)
     assert speaker.played == ["start", "minute", "minute"]
     assert guard.faulty
@@ -166,7 +173,8 @@ def test_a_hung_device_never_holds_up_the_runner(beeps, caplog) -> None:
     returns_at_once(guard.fire, 4.0)  # the check's answer: lost; closing it
     assert guard.faulty
     assert returns_at_once(guard.play, Cue("mark", 4.2), 4.1) == (
-        "audio lost: audio stream stalled: no callback for 3.0 s")
+        "audio lost: audio stream stalled: no callback for 3.0 s"
+    )
     settle(guard)
     returns_at_once(guard.fire, 4.1)  # closed
     assert first.closed

@@ -19,9 +19,13 @@ from timekeeper.sound.pack import default_pack_dir, load_pack
 
 def audio(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`timekeeper audio …` in a process of its own (SDL picks its driver once a process)."""
-    return subprocess.run([sys.executable, "-m", "timekeeper", "audio", *args],
-                          env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "timekeeper", "audio", *args],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def cardless_env(tmp_path: Path) -> dict[str, str]:
@@ -65,19 +69,25 @@ def test_devices_says_when_there_are_none_and_what_to_do(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_test_plays_one_cue_through_the_configured_device_at_the_configured_volume(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """SDL's disk driver writes what the card would get: the `end` cue, at half level."""
     raw = tmp_path / "device.raw"
     config_file = write_config(tmp_path, "audio: {driver: disk, volume: 0.5}\n")
-    done = audio("test", "end", "--config", str(config_file),
-                 env={"SDL_DISKAUDIOFILE": str(raw), "SDL_DISKAUDIODELAY": "5"})
+    done = audio(
+        "test",
+        "end",
+        "--config",
+        str(config_file),
+        env={"SDL_DISKAUDIOFILE": str(raw), "SDL_DISKAUDIODELAY": "5"},
+    )
     assert done.returncode == 0, done.stderr
     assert "playing end" in done.stdout and "driver disk" in done.stdout
     assert "volume -6.0 dB" in done.stdout
     device = np.frombuffer(raw.read_bytes(), "<f4")
     signal = load_pack(default_pack_dir(), {"end"}).sounds["end"].samples
     onset = int(np.argmax(device != 0))
-    got = device[onset:onset + len(signal)]
+    got = device[onset : onset + len(signal)]
     assert len(got) == len(signal)
     assert np.abs(got - np.clip(signal * 0.5, -1, 1)).max() < 1e-6
 
@@ -91,10 +101,13 @@ def test_test_without_a_card_says_why_and_what_to_do(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("args", "message"), [
-    (["nope"], "CUE: unknown cue 'nope'; cues: prestart, start"),
-    (["--volume", "2"], "--volume: must be a level above 0 up to 1.0"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope"], "CUE: unknown cue 'nope'; cues: prestart, start"),
+        (["--volume", "2"], "--volume: must be a level above 0 up to 1.0"),
+    ],
+)
 def test_test_refuses_what_cannot_be_played(args: list[str], message: str) -> None:
     done = audio("test", *args, env={"SDL_AUDIODRIVER": "dummy"})
     assert done.returncode == 2 and message in done.stderr
@@ -103,25 +116,36 @@ def test_test_refuses_what_cannot_be_played(args: list[str], message: str) -> No
 # ----------------------------------------------------------------------------- volume
 
 
-@pytest.mark.parametrize(("value", "gain"), [
-    ("0.5", 0.5), ("1", 1.0), ("1.0", 1.0), ("-6 dB", 10 ** (-6 / 20)), ("'-20dB'", 0.1),
-    ("0 dB", 1.0),
-])
+@pytest.mark.parametrize(
+    ("value", "gain"),
+    [
+        ("0.5", 0.5),
+        ("1", 1.0),
+        ("1.0", 1.0),
+        ("-6 dB", 10 ** (-6 / 20)),
+        ("'-20dB'", 0.1),
+        ("0 dB", 1.0),
+    ],
+)
 def test_volume_is_a_level_or_decibels(tmp_path: Path, value: str, gain: float) -> None:
     cfg = config.load(write_config(tmp_path, f"audio:\n  volume: {value}\n"))
     assert cfg.audio_volume == pytest.approx(gain)
 
 
-@pytest.mark.parametrize(("value", "where"), [
-    ("0", r":2:11: audio.volume: .*0 would be silence: for no sound use audio.kind: silent"),
-    ("1.5", r":2:11: audio.volume: .*not 1.5; to play louder turn up the card's mixer"),
-    ("+3 dB", r":2:11: audio.volume: .*to play louder turn up the card's mixer"),
-    ("-70 dB", r":2:11: audio.volume: must be a level .* from -60 to 0"),
-    ("loud", r":2:11: audio.volume: must be a level above 0 up to 1.0 .*not 'loud'"),
-    ("true", r":2:11: audio.volume: must be a level"),
-])
-def test_bad_volumes_are_refused_with_file_line_and_field(tmp_path: Path, value: str,
-                                                         where: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ("0", r":2:11: audio.volume: .*0 would be silence: for no sound use audio.kind: silent"),
+        ("1.5", r":2:11: audio.volume: .*not 1.5; to play louder turn up the card's mixer"),
+        ("+3 dB", r":2:11: audio.volume: .*to play louder turn up the card's mixer"),
+        ("-70 dB", r":2:11: audio.volume: must be a level .* from -60 to 0"),
+        ("loud", r":2:11: audio.volume: must be a level above 0 up to 1.0 .*not 'loud'"),
+        ("true", r":2:11: audio.volume: must be a level"),
+    ],
+)
+def test_bad_volumes_are_refused_with_file_line_and_field(
+    tmp_path: Path, value: str, where: str
+) -> None:
     with pytest.raises(ConfigError, match=where):
         config.load(write_config(tmp_path, f"audio:\n  volume: {value}\n"))
 
@@ -133,8 +157,9 @@ def test_the_gain_is_applied_to_every_sample_once_at_load() -> None:
     for name, sound in pack.sounds.items():
         assert quiet.sounds[name].samples.dtype == np.float32
         assert np.allclose(quiet.sounds[name].samples, sound.samples * 0.25, atol=1e-7)
-    assert np.allclose(quiet.repeated("minute", 3), np.clip(pack.repeated("minute", 3) * 0.25,
-                                                           -1, 1), atol=1e-6)
+    assert np.allclose(
+        quiet.repeated("minute", 3), np.clip(pack.repeated("minute", 3) * 0.25, -1, 1), atol=1e-6
+    )
     assert np.abs(pack.sounds["start"].samples).max() > 0.3  # the original is untouched
 
 

@@ -43,16 +43,24 @@ def penalties(eng: Engine, now: float, team: str = "home") -> list[tuple]:
 
 def timeline(name: str, actions: str = "") -> list[tuple[float, str]]:
     result = replay(profile.load(name), parse_actions(actions))
-    return [(round(c.due - result.start, 6), c.name + (f" {c.detail}" if c.detail else ""))
-            for c in result.cues if not c.stop]
+    return [
+        (round(c.due - result.start, 6), c.name + (f" {c.detail}" if c.detail else ""))
+        for c in result.cues
+        if not c.stop
+    ]
 
 
 # ---------------------------------------------------------------- whole matches
 
 
 def test_group_match_two_halves_of_net_time_with_a_three_minute_break() -> None:
-    assert timeline("hokejbal") == [(0, "start"), (480, "period_end"), (660, "break_warning"),
-                                    (660, "start"), (1140, "end")]
+    assert timeline("hokejbal") == [
+        (0, "start"),
+        (480, "period_end"),
+        (660, "break_warning"),
+        (660, "start"),
+        (1140, "end"),
+    ]
     p = profile.load("hokejbal")
     assert [x.name for x in p.periods] == ["half 1", "half 2"]  # a draw stands (VHT 7)
     assert not p.feedback  # no blips on every whistle
@@ -64,16 +72,20 @@ def test_every_whistle_stops_the_clock_and_the_halves_end_exactly_at_zero() -> N
 
 
 def test_playoff_overtime_then_a_shootout_decided_by_the_entered_results() -> None:
-    tl = timeline("hokejbal-playoff", "45:00:attempt=home:goal,45:10:attempt=away:miss,"
-                                      "45:20:attempt=home:goal,45:30:attempt=away:miss")
+    tl = timeline(
+        "hokejbal-playoff",
+        "45:00:attempt=home:goal,45:10:attempt=away:miss,"
+        "45:20:attempt=home:goal,45:30:attempt=away:miss",
+    )
     assert tl[-4:] == [(1380, "end"), (1380, "start"), (1680, "period_end"), (2730, "end")]
 
 
 def test_a_penalty_expires_by_play_time_however_long_the_stoppages() -> None:
     tl = timeline("hokejbal", "1:40:penalty=home:minor:17,2:00:pause,2:50:resume")
     assert (160 + 50, "penalty_end home #1 17 minor") in tl
-    result = replay(profile.load("hokejbal"), parse_actions("100:penalty=home:minor,120:pause,"
-                                                            "170:resume"))
+    result = replay(
+        profile.load("hokejbal"), parse_actions("100:penalty=home:minor,120:pause,170:resume")
+    )
     served = next(c for c in result.cues if c.name == "penalty_end")
     assert served.play_time == pytest.approx(160) and served.period == 1
 
@@ -88,21 +100,26 @@ def test_penalties_are_frozen_in_the_break_and_go_on_in_the_second_half() -> Non
     eng.advance(700)
     eng.handle(NEXT, 700)  # the second half starts
     cues = eng.advance(900)
-    assert [(c.name, c.due, c.play_time, c.period) for c in cues] == [
-        ("penalty_end", 820, 120, 2)]
+    assert [(c.name, c.due, c.play_time, c.period) for c in cues] == [("penalty_end", 820, 120, 2)]
 
 
 def test_third_penalty_waits_for_a_free_place_then_runs_its_full_length() -> None:
     eng = match()
     for kind in ("minor", "major", "minor"):
         eng.handle(cmd(f"penalty home {kind}"), 30)
-    assert penalties(eng, 40) == [(1, "minor", "running", 50), (2, "major", "running", 170),
-                                  (3, "minor", "waiting", 60)]
+    assert penalties(eng, 40) == [
+        (1, "minor", "running", 50),
+        (2, "major", "running", 170),
+        (3, "minor", "waiting", 60),
+    ]
     eng.handle(STOP, 50)
     eng.handle(GO, 80)  # 30 s stoppage
     cues = eng.advance(400)
     assert [(c.due, c.detail) for c in cues if c.name == "penalty_end"] == [
-        (120, "home #1 minor"), (180, "home #3 minor"), (240, "home #2 major")]
+        (120, "home #1 minor"),
+        (180, "home #3 minor"),
+        (240, "home #2 major"),
+    ]
 
 
 def test_a_penalty_served_exactly_at_the_end_of_the_half_ends_with_the_half() -> None:
@@ -145,7 +162,9 @@ def test_combinations_one_plus_one_plus_five_and_three_plus_game() -> None:
     assert penalties(eng, 90) == [(1, "minor+minor+personal", "running", 330)]
     cues = eng.advance(420)
     assert [(c.due, c.detail) for c in cues if c.name == "penalty_end"] == [
-        (180, "away #2 11 major+game"), (420, "home #1 4 minor+minor+personal")]
+        (180, "away #2 11 major+game"),
+        (420, "home #1 4 minor+minor+personal"),
+    ]
     assert penalties(eng, 421, "away") == [(2, "major+game", "game", None)]  # out for good
 
 
@@ -205,8 +224,7 @@ def test_restarting_play_ends_a_timeout_early_without_its_signal() -> None:
 
 
 def test_penalties_do_not_run_during_a_timeout() -> None:
-    tl = timeline("hokejbal", "0:10:penalty=home:minor,0:20:pause,0:20:timeout=away,"
-                              "0:55:resume")
+    tl = timeline("hokejbal", "0:10:penalty=home:minor,0:20:pause,0:20:timeout=away,0:55:resume")
     assert tl[1:3] == [(50, "timeout_end away"), (105, "penalty_end home #1 minor")]
 
 
@@ -293,8 +311,14 @@ def test_shootout_turns_and_the_one_each_series() -> None:
     eng.handle(cmd("attempt away goal"), t)  # entered without NEXT: counted all the same
     with pytest.raises(Refused, match="home's turn"):
         eng.handle(cmd("attempt away goal"), t)
-    for team, result in [("home", "goal"), ("away", "miss"), ("home", "miss"),
-                         ("away", "miss"), ("home", "miss"), ("away", "goal")]:
+    for team, result in [
+        ("home", "goal"),
+        ("away", "miss"),
+        ("home", "miss"),
+        ("away", "miss"),
+        ("home", "miss"),
+        ("away", "goal"),
+    ]:
         assert eng.handle(cmd(f"attempt {team} {result}"), t) == []
     st = eng.status(t)
     assert (st.shot, st.series) == (7, 2)
@@ -321,7 +345,8 @@ def test_status_is_json_with_penalties_and_timeouts() -> None:
     eng.handle(cmd("timeout away"), 20)
     data = json.loads(json.dumps(dataclasses.asdict(eng.status(25))))
     assert data["teams"]["home"]["penalties"] == [
-        {"id": 1, "kinds": "minor", "player": "17", "state": "running", "remaining": 50.0}]
+        {"id": 1, "kinds": "minor", "player": "17", "state": "running", "remaining": 50.0}
+    ]
     assert data["teams"]["away"]["timeouts_left"] == 0
     assert (data["timeout"], data["timeout_countdown"]) == ("away", 25.0)
 
@@ -346,28 +371,37 @@ def test_the_match_state_of_penalties_and_timeouts_is_plain_data() -> None:
 
 def test_ball_hockey_commands_parse_in_ctl_and_script_forms() -> None:
     assert cmd("penalty home minor+minor+personal 17") == Command(
-        Action.PENALTY, team="home", kinds=("minor", "minor", "personal"), player="17")
-    assert cmd("penalty=a:major+game") == Command(Action.PENALTY, team="away",
-                                                  kinds=("major", "game"))
+        Action.PENALTY, team="home", kinds=("minor", "minor", "personal"), player="17"
+    )
+    assert cmd("penalty=a:major+game") == Command(
+        Action.PENALTY, team="away", kinds=("major", "game")
+    )
     assert cmd("remove home #3").ref == 3 and cmd("set 4:32").seconds == 272
     steps = parse_actions("30:penalty=home:minor,1:30:set=4:30,2:00:attempt=away:goal")
     assert [(s.at, str(s.command)) for s in steps] == [
-        (30, "penalty=home:minor"), (90, "set=4:30"), (120, "attempt=away:goal")]
+        (30, "penalty=home:minor"),
+        (90, "set=4:30"),
+        (120, "attempt=away:goal"),
+    ]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("penalty home", "usage: penalty TEAM"),
-    ("penalty visitors minor", "unknown team 'visitors'; teams: home, away"),
-    ("penalty home mjaor", "did you mean 'major'?"),
-    ("penalty home game+minor", "a game misconduct comes once, last"),
-    ("timeout", "timeout needs a team"),
-    ("remove home last", "a penalty's id is a number"),
-    ("attempt home scored", "usage: attempt TEAM goal|miss"),
-    ("set 4:75", "set M:SS"),
-    ("release home 3", "release takes a team only"),
-])
-def test_ball_hockey_commands_that_cannot_mean_anything_are_refused(text: str,
-                                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("penalty home", "usage: penalty TEAM"),
+        ("penalty visitors minor", "unknown team 'visitors'; teams: home, away"),
+        ("penalty home mjaor", "did you mean 'major'?"),
+        ("penalty home game+minor", "a game misconduct comes once, last"),
+        ("timeout", "timeout needs a team"),
+        ("remove home last", "a penalty's id is a number"),
+        ("attempt home scored", "usage: attempt TEAM goal|miss"),
+        ("set 4:75", "set M:SS"),
+        ("release home 3", "release takes a team only"),
+    ],
+)
+def test_ball_hockey_commands_that_cannot_mean_anything_are_refused(
+    text: str, message: str
+) -> None:
     with pytest.raises(ValueError, match=message.replace("|", r"\|")):
         cmd(text)
 

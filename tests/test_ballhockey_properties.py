@@ -29,14 +29,37 @@ SHORT_BALL = """\
     timeout:
       length: 3
 """
-TEXTS = ["pause", "resume", "toggle", "next", "penalty home minor", "penalty away minor",
-         "penalty home major", "penalty away minor+minor+personal", "penalty home major+game",
-         "penalty away game", "release home", "release away", "remove home", "remove away 2",
-         "timeout home", "timeout away", "set 0:30", "set 0:59", "add 3",
-         # the score: power-play goals end minors, undo-goal gives them back; match penalties,
-         # penalty shots
-         "goal home", "goal away 9", "undo-goal home", "undo-goal away", "penalty away match",
-         "penalty-shot home", "attempt home goal", "attempt home miss"]
+TEXTS = [
+    "pause",
+    "resume",
+    "toggle",
+    "next",
+    "penalty home minor",
+    "penalty away minor",
+    "penalty home major",
+    "penalty away minor+minor+personal",
+    "penalty home major+game",
+    "penalty away game",
+    "release home",
+    "release away",
+    "remove home",
+    "remove away 2",
+    "timeout home",
+    "timeout away",
+    "set 0:30",
+    "set 0:59",
+    "add 3",
+    # the score: power-play goals end minors, undo-goal gives them back; match penalties,
+    # penalty shots
+    "goal home",
+    "goal away 9",
+    "undo-goal home",
+    "undo-goal away",
+    "penalty away match",
+    "penalty-shot home",
+    "attempt home goal",
+    "attempt home miss",
+]
 COMMANDS = st.sampled_from([Command.parse(t) for t in TEXTS])
 SCRIPTS = st.lists(st.tuples(st.floats(0, 6, allow_nan=False), COMMANDS), max_size=40)
 

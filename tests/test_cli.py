@@ -22,8 +22,19 @@ from timekeeper import cli
 from timekeeper.box.controls.socket_client import send
 from timekeeper.sound.mixing import RATE
 
-BUILTINS = ("ithf", "ithf-thirds", "ithf-playoff", "radegast", "radegast-playoff", "pl-3x6",
-            "pl-3x6-ko", "pl-3x6-final", "hokejbal", "hokejbal-group-ot", "hokejbal-playoff")
+BUILTINS = (
+    "ithf",
+    "ithf-thirds",
+    "ithf-playoff",
+    "radegast",
+    "radegast-playoff",
+    "pl-3x6",
+    "pl-3x6-ko",
+    "pl-3x6-final",
+    "hokejbal",
+    "hokejbal-group-ot",
+    "hokejbal-playoff",
+)
 
 # ~6 s of match: prestart 1, 5-s period, marks at 4 and 2 s left (×2, ×1), 2-s melody
 LIVE = """\
@@ -72,11 +83,21 @@ def test_show_ithf_prints_the_timeline(capsys: pytest.CaptureFixture[str]) -> No
     assert cli.main(["show", "ithf"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ithf — ")
-    cues = [(m[1], m[2]) for line in out.splitlines()
-            if (m := re.match(r"\s+(-?\d+:\d\d)\s+(?:\d+:\d\d)?\s+p[-\d] (\S+(?: ×\d)?)", line))]
-    assert cues == [("-0:20", "prestart"), ("0:00", "start"), ("1:00", "minute ×4"),
-                    ("2:00", "minute ×3"), ("3:00", "minute ×2"), ("4:00", "minute"),
-                    ("4:30", "last30"), ("5:00", "end")]
+    cues = [
+        (m[1], m[2])
+        for line in out.splitlines()
+        if (m := re.match(r"\s+(-?\d+:\d\d)\s+(?:\d+:\d\d)?\s+p[-\d] (\S+(?: ×\d)?)", line))
+    ]
+    assert cues == [
+        ("-0:20", "prestart"),
+        ("0:00", "start"),
+        ("1:00", "minute ×4"),
+        ("2:00", "minute ×3"),
+        ("3:00", "minute ×2"),
+        ("4:00", "minute"),
+        ("4:30", "last30"),
+        ("5:00", "end"),
+    ]
 
 
 # ----------------------------------------------------------------------------- check
@@ -91,18 +112,27 @@ def test_check_accepts_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ok  sound pack default" in out
 
 
-@pytest.mark.parametrize(("body", "where", "message"), [
-    ("period:\n  length: -5\n", "2:11: period.length", "must be more than zero seconds"),
-    ("period:\n  length: 300\n  lenght: 10\n", "3:3: period.lenght",
-     "unknown key; did you mean 'length'?"),
-    ("period:\n  length: 20\n  melody: 30\n", "3:11: period.melody", "longer than the period"),
-    ("period:\n  length: 20\n  marks: often\n", "3:10: period.marks", "must be minutes"),
-    ("follows: ithf\nprestart: 5\nperiod:\n  length: 300\n  marks: minutes\n  melody: 30\n",
-     "2:11: prestart", "ITHF rule 4.4"),
-])
+@pytest.mark.parametrize(
+    ("body", "where", "message"),
+    [
+        ("period:\n  length: -5\n", "2:11: period.length", "must be more than zero seconds"),
+        (
+            "period:\n  length: 300\n  lenght: 10\n",
+            "3:3: period.lenght",
+            "unknown key; did you mean 'length'?",
+        ),
+        ("period:\n  length: 20\n  melody: 30\n", "3:11: period.melody", "longer than the period"),
+        ("period:\n  length: 20\n  marks: often\n", "3:10: period.marks", "must be minutes"),
+        (
+            "follows: ithf\nprestart: 5\nperiod:\n  length: 300\n  marks: minutes\n  melody: 30\n",
+            "2:11: prestart",
+            "ITHF rule 4.4",
+        ),
+    ],
+)
 def test_check_bad_profile_names_file_line_column_and_field(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, where: str,
-        message: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, where: str, message: str
+) -> None:
     """A bad profile is refused with exit 2 and `FILE:LINE:COLUMN: FIELD: what is wrong`."""
     path = tmp_path / "bad.yaml"
     path.write_text("title: bad\n" + body, encoding="utf-8")
@@ -114,8 +144,7 @@ def test_check_bad_profile_names_file_line_column_and_field(
 
 
 @pytest.mark.slow
-def test_check_bad_profile_exit_status_of_the_process(tmp_path: Path,
-                                                      env: dict[str, str]) -> None:
+def test_check_bad_profile_exit_status_of_the_process(tmp_path: Path, env: dict[str, str]) -> None:
     """The process itself exits 2 (not a traceback) on a bad profile."""
     path = write(tmp_path / "bad.yaml", "period:\n  length: abc\n")
     done = tk(env, "check", "--profile", str(path))
@@ -127,7 +156,8 @@ def test_check_bad_profile_exit_status_of_the_process(tmp_path: Path,
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["missing", "garbage", "bad-header"])
 def test_check_sounds_refuses_a_missing_or_corrupt_file(
-        tmp_path: Path, env: dict[str, str], damage: str) -> None:
+    tmp_path: Path, env: dict[str, str], damage: str
+) -> None:
     """`check --sounds PACK` exits 2 naming the audio file (and where pack.yaml names it)
     when a cue's file is missing or is not audio."""
     pack = tmp_path / "pack"
@@ -165,8 +195,18 @@ def test_render_writes_a_wav(tmp_path: Path, env: dict[str, str]) -> None:
     events file shows the operator's pause and resume."""
     prof = write(tmp_path / "short.yaml", SHORT_RENDER)
     out, events = tmp_path / "out.wav", tmp_path / "ev.jsonl"
-    done = tk(env, "render", "--profile", str(prof), "-o", str(out), "--events", str(events),
-              "--actions", "1.5:pause,3:resume")
+    done = tk(
+        env,
+        "render",
+        "--profile",
+        str(prof),
+        "-o",
+        str(out),
+        "--events",
+        str(events),
+        "--actions",
+        "1.5:pause,3:resume",
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"wrote {out}: ")
     # 0.5 lead-in + 1 prestart + 6 play + 1.5 stopped, then the 2.5-s end sound and 0.5 tail
@@ -176,8 +216,9 @@ def test_render_writes_a_wav(tmp_path: Path, env: dict[str, str]) -> None:
 
 
 @pytest.mark.slow
-def test_render_reports_the_length_of_the_file_it_wrote(tmp_path: Path,
-                                                        env: dict[str, str]) -> None:
+def test_render_reports_the_length_of_the_file_it_wrote(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     """The `wrote FILE: N s` line states the length of the WAV written."""
     prof = write(tmp_path / "short.yaml", SHORT_RENDER)
     out = tmp_path / "out.wav"
@@ -187,17 +228,21 @@ def test_render_reports_the_length_of_the_file_it_wrote(tmp_path: Path,
     assert stated == pytest.approx(wav_seconds(out), abs=0.05)
 
 
-@pytest.mark.parametrize(("actions", "says"), [
-    ("xx", "'xx': write TIME:COMMAND"),
-    ("10:bogus", "'10:bogus': unknown command 'bogus'"),
-    ("-5:pause", "cannot be negative"),
-    ("10:quit", "quit is not a match command"),
-    ("10:pause=3", "pause takes no argument"),
-    ("10:add=lots", "add takes a number of seconds"),
-    ("10:resume", "10:resume refused: the clock is not stopped"),
-])
-def test_render_bad_actions_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                              actions: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("actions", "says"),
+    [
+        ("xx", "'xx': write TIME:COMMAND"),
+        ("10:bogus", "'10:bogus': unknown command 'bogus'"),
+        ("-5:pause", "cannot be negative"),
+        ("10:quit", "quit is not a match command"),
+        ("10:pause=3", "pause takes no argument"),
+        ("10:add=lots", "add takes a number of seconds"),
+        ("10:resume", "10:resume refused: the clock is not stopped"),
+    ],
+)
+def test_render_bad_actions_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], actions: str, says: str
+) -> None:
     """A malformed or refused --actions script exits 2, names --actions and the bad item,
     and writes no WAV."""
     out = tmp_path / "never.wav"
@@ -211,8 +256,16 @@ def test_render_bad_actions_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.slow
 def test_render_bad_actions_process_exit_status(tmp_path: Path, env: dict[str, str]) -> None:
     """The process exits 2 with the message, no traceback."""
-    done = tk(env, "render", "--profile", "ithf", "-o", str(tmp_path / "x.wav"),
-              "--actions", "120:pause,oops")
+    done = tk(
+        env,
+        "render",
+        "--profile",
+        "ithf",
+        "-o",
+        str(tmp_path / "x.wav"),
+        "--actions",
+        "120:pause,oops",
+    )
     assert done.returncode == 2
     assert "--actions: 'oops': write TIME:COMMAND" in done.stderr
     assert "Traceback" not in done.stderr
@@ -223,20 +276,31 @@ def test_render_bad_actions_process_exit_status(tmp_path: Path, env: dict[str, s
 
 @pytest.mark.slow
 def test_run_a_live_match_controlled_over_the_socket(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     """A whole live match on SDL's dummy driver, driven by `ctl`: status, pause, add, resume,
     a refused resume; the match runs out, SIGTERM ends the process cleanly (exit 0, socket
     removed); stdout logs every cue and state change; the events file has every cue in order,
     none played before it was due, all on one consistent clock."""
     prof = write(tmp_path / "live.yaml", LIVE)
     events = tmp_path / "ev.jsonl"
-    proc = start_run(procs, env, tmp_path, "--start", "--profile", str(prof),
-                     "--events", str(events), "--control", str(sock))
+    proc = start_run(
+        procs,
+        env,
+        tmp_path,
+        "--start",
+        "--profile",
+        str(prof),
+        "--events",
+        str(events),
+        "--control",
+        str(sock),
+    )
 
     first = wait_until_answers(proc, env, sock)
     assert {"profile", "state", "period", "periods", "play_time", "remaining", "added"} <= (
-        first.keys())
+        first.keys()
+    )
     assert first["profile"] == "live" and first["periods"] == 1
     assert sock.stat().st_mode & 0o777 == 0o660
 
@@ -271,10 +335,20 @@ def test_run_a_live_match_controlled_over_the_socket(
     # the pause normally lands well inside the first second of play, before the first mark
     # (4 s left); on a busy machine that mark may come first, and then sounds again after
     # the added 3 s took the clock back above it (marks are re-armed by the time left)
-    early = names[2:names.index("pause")]
+    early = names[2 : names.index("pause")]
     assert early in ([], ["minute"]), names
-    assert names == ["prestart", "start", *early, "pause", "time_added", "resume",
-                     "minute", "minute", "last30", "end"]
+    assert names == [
+        "prestart",
+        "start",
+        *early,
+        "pause",
+        "time_added",
+        "resume",
+        "minute",
+        "minute",
+        "last30",
+        "end",
+    ]
     for e in entries:
         assert {"cue", "due", "played", "period", "play_time"} <= e.keys()
         assert e["due"] <= e["played"], f"{e['cue']} played before it was due"
@@ -288,8 +362,7 @@ def test_run_a_live_match_controlled_over_the_socket(
     assert by_name["last30"]["play_time"] == 6.0 and by_name["end"]["play_time"] == 8.0
     # one clock: the end came 8 s of play plus the stopped time after the start
     stopped = by_name["resume"]["due"] - by_name["pause"]["due"]
-    assert by_name["end"]["due"] - by_name["start"]["due"] == pytest.approx(8 + stopped,
-                                                                            abs=1e-5)
+    assert by_name["end"]["due"] - by_name["start"]["due"] == pytest.approx(8 + stopped, abs=1e-5)
 
     lines = out.splitlines()
     assert all(re.match(r"\d\d:\d\d:\d\d (cue|state) ", line) for line in lines), out
@@ -328,15 +401,16 @@ def test_ctl_offers_every_action_the_socket_takes_and_stays_light() -> None:
     offered = set(cli.CTL_COMMANDS)
     assert offered == {a.value for a in Action} - {"go", "quit"} | {"status", "link", "result"}
     code = "import sys, timekeeper.cli; print(sorted({'numpy', 'pygame'} & set(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
     assert done.stdout.strip() == "[]", done.stderr
 
 
 @pytest.mark.slow
 def test_second_run_on_the_same_socket_is_refused(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     """A second `run` on a socket another timekeeper listens on exits 1 saying so, and leaves
     the first one's socket working."""
     first = start_run(procs, env, tmp_path, "--profile", "ithf", "--control", str(sock))
@@ -351,12 +425,16 @@ def test_second_run_on_the_same_socket_is_refused(
     assert code == 0 and status is not None and status["state"] == "prestart"
 
     # the refusal says how to run a second box beside it, and that advice works as written
-    advice = next(line.split() for line in second.stderr.splitlines()
-                  if line.strip().startswith("timekeeper run --control"))
+    advice = next(
+        line.split()
+        for line in second.stderr.splitlines()
+        if line.strip().startswith("timekeeper run --control")
+    )
     assert "--state-dir" in advice
     other_sock = Path(advice[advice.index("--control") + 1])
-    beside = start_run(procs, env, tmp_path, *[os.path.expanduser(a) for a in advice[2:]],
-                       "--profile", "ithf")
+    beside = start_run(
+        procs, env, tmp_path, *[os.path.expanduser(a) for a in advice[2:]], "--profile", "ithf"
+    )
     assert wait_until_answers(beside, env, other_sock)["state"] == "idle"
     beside.send_signal(signal.SIGTERM)
     beside.communicate(timeout=TIMEOUT)
@@ -369,8 +447,8 @@ def test_second_run_on_the_same_socket_is_refused(
 
 @pytest.mark.slow
 def test_a_client_hanging_up_does_not_put_a_traceback_in_the_log(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     """A ctl client that disconnects without reading the answer (here: the probe a second
     `run` makes) must not make the running timekeeper log a traceback."""
     first = start_run(procs, env, tmp_path, "--profile", "ithf", "--control", str(sock))
@@ -417,8 +495,13 @@ def test_keyboard_reads_single_keys_from_a_terminal() -> None:
         wait_for(lambda: len(got) >= 5, "five keys read", 5)
     finally:
         keyboard.close()
-    assert [c.action for c in got] == [Action.START, Action.TOGGLE, Action.ADD, Action.ADD,
-                                       Action.QUIT]
+    assert [c.action for c in got] == [
+        Action.START,
+        Action.TOGGLE,
+        Action.ADD,
+        Action.ADD,
+        Action.QUIT,
+    ]
     assert got[3].sign == -1 and got[3].seconds is None  # a step back
     assert termios.tcgetattr(slave) == before
     os.close(master)
@@ -468,14 +551,24 @@ LIVE_BALL = """\
 
 @pytest.mark.slow
 def test_ball_hockey_live_over_ctl_penalties_timeouts_and_correction(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     """`ctl penalty home minor`, `ctl timeout away` (and refused a second time), `ctl set`,
     `ctl status` JSON with the penalties; the penalty_end and timeout_end cues are played."""
     prof = write(tmp_path / "ball.yaml", LIVE_BALL)
     events = tmp_path / "ev.jsonl"
-    proc = start_run(procs, env, tmp_path, "--start", "--profile", str(prof),
-                     "--events", str(events), "--control", str(sock))
+    proc = start_run(
+        procs,
+        env,
+        tmp_path,
+        "--start",
+        "--profile",
+        str(prof),
+        "--events",
+        str(events),
+        "--control",
+        str(sock),
+    )
     wait_until_answers(proc, env, sock)
     wait_for_state(sock, "running")
     code, _, err = ctl(env, sock, "timeout", "away")
@@ -484,11 +577,15 @@ def test_ball_hockey_live_over_ctl_penalties_timeouts_and_correction(
     code, st, _ = ctl(env, sock, "penalty", "home", "minor", "17")
     assert code == 0 and st is not None
     assert [(p["kinds"], p["player"], p["state"]) for p in st["teams"]["home"]["penalties"]] == [
-        ("minor", "17", "running")]
+        ("minor", "17", "running")
+    ]
     ctl(env, sock, "penalty", "home", "major")
     code, st, _ = ctl(env, sock, "penalty", "home", "minor+minor+personal")
     assert [p["state"] for p in st["teams"]["home"]["penalties"]] == [  # type: ignore[index]
-        "running", "running", "waiting"]
+        "running",
+        "running",
+        "waiting",
+    ]
     code, st, _ = ctl(env, sock, "remove", "home")  # the third one was a mistake
     assert code == 0 and len(st["teams"]["home"]["penalties"]) == 2  # type: ignore[index]
     code, st, _ = ctl(env, sock, "timeout", "away")
@@ -516,7 +613,10 @@ def test_team_keys_are_two_presses() -> None:
     assert keys.feed("h") is None
     penalty = keys.feed("1")
     assert penalty is not None and (penalty.action, penalty.team, penalty.kinds) == (
-        Action.PENALTY, "home", ("minor",))
+        Action.PENALTY,
+        "home",
+        ("minor",),
+    )
     assert keys.feed("1") is None  # no team key before it: nothing
     assert keys.feed("a") is None
     timeout = keys.feed("T")
@@ -526,7 +626,12 @@ def test_team_keys_are_two_presses() -> None:
     assert toggle is not None and toggle.action is Action.TOGGLE
     # g is a goal in every profile now (the engine counts it as a scored attempt in a shoot-out)
     assert [str(keys.feed(k)) for k in "hrhxhgamau"][1::2] == [
-        "release=home", "remove=home", "goal=home", "attempt=away:miss", "undo-goal=away"]
+        "release=home",
+        "remove=home",
+        "goal=home",
+        "attempt=away:miss",
+        "undo-goal=away",
+    ]
     assert keys.feed("h") is None and "1 minor" in keys.hint
     assert keys.feed("z") is None and "no team command; cancelled" in keys.hint
 
@@ -561,10 +666,17 @@ def test_status_line_shows_penalties_and_the_timeout() -> None:
     from timekeeper.show.status import status_text
 
     eng = Engine(profile.load("hokejbal"))
-    for at, line in [(0, "start"), (10, "penalty home minor 17"), (11, "penalty home major"),
-                     (12, "penalty home minor"), (13, "penalty away major+game"), (20, "pause"),
-                     (21, "timeout away")]:
+    for at, line in [
+        (0, "start"),
+        (10, "penalty home minor 17"),
+        (11, "penalty home major"),
+        (12, "penalty home minor"),
+        (13, "penalty away major+game"),
+        (20, "pause"),
+        (21, "timeout away"),
+    ]:
         eng.handle(Command.parse(line), at)
     assert status_text(eng.status(30)) == (
         "hokejbal  STOPPED  half 1  0:0  left 7:40  TIME-OUT away 0:21  "
-        "home 0:50 #17 2:51 +1 waiting  away 2:53 t/o used")
+        "home 0:50 #17 2:51 +1 waiting  away 2:53 t/o used"
+    )

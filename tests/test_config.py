@@ -23,8 +23,11 @@ def test_no_config_file_means_the_default_wiring(monkeypatch) -> None:
     monkeypatch.setattr(config, "DEFAULT_FILE", Path("/nonexistent/config.yaml"))
     cfg = config.load(None)
     assert cfg.source is None and cfg.profile is None
-    assert [(b.name, b.pin) for b in cfg.gpio.buttons] == [("start", 17), ("toggle", 27),
-                                                          ("add", 22)]
+    assert [(b.name, b.pin) for b in cfg.gpio.buttons] == [
+        ("start", 17),
+        ("toggle", 27),
+        ("add", 22),
+    ]
     assert cfg.gpio.lamp == wiring.LampConfig(23) and cfg.gpio.horn is None
 
 
@@ -34,43 +37,55 @@ def test_the_shipped_example_is_valid_and_matches_the_defaults() -> None:
 
 
 def test_shorthand_pins_names_and_relays(tmp_path: Path) -> None:
-    cfg = load(tmp_path, """\
+    cfg = load(
+        tmp_path,
+        """\
         profile: radegast
         state_dir: journal
         gpio:
           buttons: {start: GPIO5, reset: {pin: 6, hold: 4}}
           lamp: {pin: 13, active_high: false}
           horn: {pin: 24, cues: [end], seconds: 3}
-    """)
+    """,
+    )
     assert cfg.state_dir == tmp_path / "journal"
     # buttons not mentioned keep their default pins
     assert [(b.name, b.pin, b.hold, b.short, b.long) for b in cfg.gpio.buttons] == [
-        ("start", 5, 3.0, "go", "reset"), ("toggle", 27, 2.0, "toggle", "finish"),
-        ("add", 22, 1.0, "add", "subtract"), ("reset", 6, 4.0, None, "reset")]
+        ("start", 5, 3.0, "go", "reset"),
+        ("toggle", 27, 2.0, "toggle", "finish"),
+        ("add", 22, 1.0, "add", "subtract"),
+        ("reset", 6, 4.0, None, "reset"),
+    ]
     assert cfg.gpio.lamp == wiring.LampConfig(13, active_high=False)
     assert cfg.gpio.horn == wiring.RelayConfig(24, frozenset({"end"}), 3.0)
 
 
-@pytest.mark.parametrize("text, where", [
-    ("profle: ithf\n", r":1:1: profle: unknown key; did you mean 'profile'\?"),
-    ("gpio:\n  buttons:\n    start: 99\n", r":3:12: gpio.buttons.start: must be a GPIO number"),
-    ("gpio:\n  buttons: {start: BOARD11, toggle: GPIO17}\n",
-     r"gpio.buttons.toggle: GPIO17 is already used by buttons.start"),
-    ("gpio:\n  buttons: {toggle: BOARD16}\n", r"gpio.lamp: GPIO23 is already used by buttons"),
-    ("gpio:\n  buttons: {add: BOARD6}\n", r"header pin 6 is not a GPIO pin"),
-    ("gpio:\n  bounce: 2\n", r"gpio.bounce: must be shorter than every hold time"),
-    ("profile: ithff\n", r":1:10: profile: unknown profile 'ithff'; did you mean 'ithf'\?"),
-    ("sounds: ./nowhere\n", r":1:9: sounds: no sound pack"),
-    ("audio: {driver: alas}\n", r"audio.driver: must be one of alsa"),
-    ("gpio:\n  lamp: 27\n", r":2:9: gpio.lamp: GPIO27 is already used by buttons.toggle"),
-    ("gpio:\n  horn: {pin: 24, seconds: 0}\n", r":2:28: gpio.horn.seconds: must be more than"),
-    ("gpio:\n  horn: {pin: 24, cues: end}\n", r":2:25: gpio.horn.cues: must be a list"),
-    ("audio: {attempts: 0}\n", r":1:19: audio.attempts: must be a whole number"),
-    ("gpio: [1, 2]\n", r":1:7: gpio: must be a mapping"),
-    ("- a list\n", r"must be a mapping"),
-])
-def test_bad_configs_are_refused_with_file_line_and_field(tmp_path: Path, text: str,
-                                                          where: str) -> None:
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("profle: ithf\n", r":1:1: profle: unknown key; did you mean 'profile'\?"),
+        ("gpio:\n  buttons:\n    start: 99\n", r":3:12: gpio.buttons.start: must be a GPIO number"),
+        (
+            "gpio:\n  buttons: {start: BOARD11, toggle: GPIO17}\n",
+            r"gpio.buttons.toggle: GPIO17 is already used by buttons.start",
+        ),
+        ("gpio:\n  buttons: {toggle: BOARD16}\n", r"gpio.lamp: GPIO23 is already used by buttons"),
+        ("gpio:\n  buttons: {add: BOARD6}\n", r"header pin 6 is not a GPIO pin"),
+        ("gpio:\n  bounce: 2\n", r"gpio.bounce: must be shorter than every hold time"),
+        ("profile: ithff\n", r":1:10: profile: unknown profile 'ithff'; did you mean 'ithf'\?"),
+        ("sounds: ./nowhere\n", r":1:9: sounds: no sound pack"),
+        ("audio: {driver: alas}\n", r"audio.driver: must be one of alsa"),
+        ("gpio:\n  lamp: 27\n", r":2:9: gpio.lamp: GPIO27 is already used by buttons.toggle"),
+        ("gpio:\n  horn: {pin: 24, seconds: 0}\n", r":2:28: gpio.horn.seconds: must be more than"),
+        ("gpio:\n  horn: {pin: 24, cues: end}\n", r":2:25: gpio.horn.cues: must be a list"),
+        ("audio: {attempts: 0}\n", r":1:19: audio.attempts: must be a whole number"),
+        ("gpio: [1, 2]\n", r":1:7: gpio: must be a mapping"),
+        ("- a list\n", r"must be a mapping"),
+    ],
+)
+def test_bad_configs_are_refused_with_file_line_and_field(
+    tmp_path: Path, text: str, where: str
+) -> None:
     with pytest.raises(ConfigError, match=where):
         load(tmp_path, text)
 
@@ -88,8 +103,7 @@ def test_the_docs_show_the_shipped_config_and_the_current_wiring() -> None:
     spec = importlib.util.spec_from_file_location("draw", ROOT / "scripts" / "draw_wiring.py")
     draw = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(draw)  # type: ignore[union-attr]
-    assert (ROOT / "docs" / "wiring.svg").read_text() == draw.svg(), \
-        "run scripts/draw_wiring.py"
+    assert (ROOT / "docs" / "wiring.svg").read_text() == draw.svg(), "run scripts/draw_wiring.py"
 
 
 def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
@@ -98,17 +112,26 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
     assert cfg.profile == str(tmp_path / "league.yaml")
 
 
-@pytest.mark.parametrize("text, where", [
-    ("audio:\n  output: alsa\n", r"config.yaml:2:11: audio.output: must be one of auto, "
-                                  r"pulse, sdl, not 'alsa'"),
-    ("audio:\n  output: pulse\n  device: hw:1\n",
-     r"config.yaml:3:11: audio.device: is for audio.output sdl"),
-    ("audio:\n  latency_ms: 20\n  output: pulse\n",
-     r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl"),
-    ("audio: {output: pulse, trim_ms: 5}\n", r"config.yaml:1:33: audio.trim_ms: is for"),
-])
-def test_the_audio_output_is_checked_at_its_line(tmp_path: Path, text: str,
-                                                 where: str) -> None:
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        (
+            "audio:\n  output: alsa\n",
+            r"config.yaml:2:11: audio.output: must be one of auto, "
+            r"pulse, sdl, not 'alsa'",
+        ),
+        (
+            "audio:\n  output: pulse\n  device: hw:1\n",
+            r"config.yaml:3:11: audio.device: is for audio.output sdl",
+        ),
+        (
+            "audio:\n  latency_ms: 20\n  output: pulse\n",
+            r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl",
+        ),
+        ("audio: {output: pulse, trim_ms: 5}\n", r"config.yaml:1:33: audio.trim_ms: is for"),
+    ],
+)
+def test_the_audio_output_is_checked_at_its_line(tmp_path: Path, text: str, where: str) -> None:
     with pytest.raises(ConfigError, match=where):
         load(tmp_path, text)
 
@@ -132,16 +155,20 @@ def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys
 
     for text, said in [
         ("audio: {output: pulse}\n", "ok  audio: stream, audio.output pulse (PulseAudio's"),
-        ("audio: {kind: stream}\n", "ok  audio: stream, audio.output auto: pulse when a "
-                                    "PulseAudio server answers, else sdl"),
-        ("audio: {driver: alsa, latency_ms: 20}\n",
-         "ok  audio: stream, audio.output auto: sdl, as SDL settings are made (audio.driver "
-         "alsa, audio.latency_ms 20)"),
+        (
+            "audio: {kind: stream}\n",
+            "ok  audio: stream, audio.output auto: pulse when a "
+            "PulseAudio server answers, else sdl",
+        ),
+        (
+            "audio: {driver: alsa, latency_ms: 20}\n",
+            "ok  audio: stream, audio.output auto: sdl, as SDL settings are made (audio.driver "
+            "alsa, audio.latency_ms 20)",
+        ),
         ("audio: {kind: mixer}\n", "ok  audio: mixer (audio.output is for the stream only)"),
     ]:
         (tmp_path / "config.yaml").write_text(text)
-        assert main(["check", "--config", str(tmp_path / "config.yaml"),
-                     "--profile", "ithf"]) == 0
+        assert main(["check", "--config", str(tmp_path / "config.yaml"), "--profile", "ithf"]) == 0
         assert said in capsys.readouterr().out, text
 
 
@@ -151,8 +178,12 @@ def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: P
     kind, chunk, latency, output = config.audio_for_run(trimmed, None, None, None)
     assert (kind, chunk, output) == ("stream", None, "auto")
     assert latency == pytest.approx(0.75 * 2048 / 48000 + 0.010)
-    assert config.audio_for_run(trimmed, None, 1024, 20.0) == ("stream", 1024,
-                                                              pytest.approx(0.030), "auto")
+    assert config.audio_for_run(trimmed, None, 1024, 20.0) == (
+        "stream",
+        1024,
+        pytest.approx(0.030),
+        "auto",
+    )
     with pytest.raises(ConfigError, match="trim_ms"):
         config.audio_for_run(trimmed, "mixer", None, None)
     plain = config.Config(None)

@@ -35,16 +35,21 @@ def marks_after(eng: Engine, resume_at: float, until: float) -> list[tuple[float
 
 # ---------------------------------------------------------------- 11.1 one rule for the marks
 
-@pytest.mark.parametrize(("name", "correction", "left", "cue", "count"), [
-    ("ithf", "set 3:00", 180, "minute", 3),
-    ("ithf", "set 3:00.0", 180, "minute", 3),
-    ("ithf-thirds", "set 3:20", 200, "third", 2),
-    ("ithf-thirds", "set 1:40", 100, "third", 1),
-    ("ithf", "add -20", 180, "minute", 3),  # 20 s added before, taken back to exactly 3:00
-    ("ithf", "add 10", 180, "minute", 3),  # 2:50 left, 10 s of lost time given back
-])
+
+@pytest.mark.parametrize(
+    ("name", "correction", "left", "cue", "count"),
+    [
+        ("ithf", "set 3:00", 180, "minute", 3),
+        ("ithf", "set 3:00.0", 180, "minute", 3),
+        ("ithf-thirds", "set 3:20", 200, "third", 2),
+        ("ithf-thirds", "set 1:40", 100, "third", 1),
+        ("ithf", "add -20", 180, "minute", 3),  # 20 s added before, taken back to exactly 3:00
+        ("ithf", "add 10", 180, "minute", 3),  # 2:50 left, 10 s of lost time given back
+    ],
+)
 def test_a_correction_landing_exactly_on_a_mark_sounds_it_as_play_resumes(
-        name, correction, left, cue, count) -> None:
+    name, correction, left, cue, count
+) -> None:
     eng = started(name)
     t0 = eng.profile.prestart
     if correction == "add -20":
@@ -79,6 +84,7 @@ def test_a_match_restored_exactly_on_a_mark_sounds_it_when_resumed() -> None:
 
 # ---------------------------------------------------------------- 11.2 corrections move penalties
 
+
 def ball_hockey_with_a_minor() -> Engine:
     eng = started("hokejbal")
     eng.handle(cmd("penalty home minor"), 100)
@@ -109,8 +115,10 @@ def test_time_is_taken_back_in_a_stopped_time_game_and_penalties_go_with_it(corr
     assert eng.status(125).remaining == 350 and home_left(eng, 125) == [30]
     assert eng.status(125).added == 0
     eng.handle(GO, 130)
-    assert [(c.name, c.due) for c in eng.advance(2000)][:2] == [("penalty_end", 160),
-                                                                ("period_end", 480)]
+    assert [(c.name, c.due) for c in eng.advance(2000)][:2] == [
+        ("penalty_end", 160),
+        ("period_end", 480),
+    ]
 
 
 def test_taking_time_back_never_goes_below_zero_and_ends_what_it_serves() -> None:
@@ -137,6 +145,7 @@ def test_gross_time_still_takes_back_only_added_time() -> None:
 
 # ---------------------------------------------------------------- 11.4 FINISH in a timed overtime
 
+
 def test_finish_is_refused_in_an_overtime_played_in_full() -> None:
     eng = started("radegast-playoff")
     for t in (180, 360):
@@ -152,6 +161,7 @@ def test_finish_is_refused_in_an_overtime_played_in_full() -> None:
 
 
 # ---------------------------------------------------------------- 11.3 FINISH in a render
+
 
 def cue_names(name: str, actions: str) -> list[tuple[float, str]]:
     result = replay(profile.load(name), parse_actions(actions))
@@ -171,10 +181,11 @@ def test_a_scripted_finish_during_a_shot_keeps_that_shots_start_signal() -> None
     shots = [t for t, n in tl if n == "shot_start"]
     assert shots == [1320, 1335, 1350, 1365, 1380] and tl[-1] == (1381, "end")
     assert "shot_end" not in [n for t, n in tl if t > 1380]  # the finish ended the shot
-    assert timeline.describe(profile.load("pl-3x6-ko"), parse_actions("23:01:finish"))[-3:] \
-        == ["     23:00          so shot_start     shot starts",
-            "     23:01            (operator: FINISH)",
-            "     23:01          so end            final signal"]
+    assert timeline.describe(profile.load("pl-3x6-ko"), parse_actions("23:01:finish"))[-3:] == [
+        "     23:00          so shot_start     shot starts",
+        "     23:01            (operator: FINISH)",
+        "     23:01          so end            final signal",
+    ]
 
 
 def test_a_scripted_finish_as_a_shot_would_start_starts_no_further_shot() -> None:

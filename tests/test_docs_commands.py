@@ -42,8 +42,11 @@ class DocCommand:
 def _commands_in(words: str) -> list[str]:
     """The timekeeper commands of a shell line: `a && b` is two, a comment is none."""
     words = re.sub(r"(^|\s)#\s.*$", "", words)
-    return [part.strip() for part in words.split("&&")
-            if re.match(r"(\.venv/bin/)?timekeeper\s", part.strip())]
+    return [
+        part.strip()
+        for part in words.split("&&")
+        if re.match(r"(\.venv/bin/)?timekeeper\s", part.strip())
+    ]
 
 
 def doc_commands() -> list[DocCommand]:
@@ -73,8 +76,10 @@ def doc_commands() -> list[DocCommand]:
                 current.output.append(text)
                 continue
             if fence in ("sh", "bash", "shell", "console"):
-                joined, start = (joined + " " if joined else "") + text.rstrip("\\"), (
-                    start or number)
+                joined, start = (
+                    (joined + " " if joined else "") + text.rstrip("\\"),
+                    (start or number),
+                )
                 if text.endswith("\\"):
                     continue
                 found += [DocCommand(f"{name}:{start}", c) for c in _commands_in(joined)]
@@ -102,8 +107,9 @@ def _plain(text: str) -> str:
 
 
 @pytest.mark.parametrize("doc", SAFE_COMMANDS, ids=lambda c: f"{c.where} {c.line}")
-def test_a_documented_command_runs_as_written(doc: DocCommand, tmp_path: Path, monkeypatch,
-                                              capsys) -> None:
+def test_a_documented_command_runs_as_written(
+    doc: DocCommand, tmp_path: Path, monkeypatch, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)
     for name, text in FILES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

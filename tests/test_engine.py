@@ -35,8 +35,10 @@ def melody(at: float, length: float = 30) -> list[tuple[float, str]]:
 
 
 def regulation(t0: float, length: float, minutes: int, end: str) -> list[tuple[float, str]]:
-    marks = [(t0 + length - n * 60, f"minute{'x' + str(n) if n > 1 else ''}")
-             for n in range(minutes, 0, -1)]
+    marks = [
+        (t0 + length - n * 60, f"minute{'x' + str(n) if n > 1 else ''}")
+        for n in range(minutes, 0, -1)
+    ]
     return [(t0, "start"), *marks, *melody(t0 + length - 30), (t0 + length, end)]
 
 
@@ -51,22 +53,37 @@ def ko_after_regulation() -> tuple[Engine, float]:
 
 def test_ithf_whole_match() -> None:
     assert timeline("ithf") == [
-        (-20, "prestart"), (0, "start"), (60, "minutex4"), (120, "minutex3"), (180, "minutex2"),
-        (240, "minute"), (270, "last30"), (300, "last30/stop"), (300, "end"),
+        (-20, "prestart"),
+        (0, "start"),
+        (60, "minutex4"),
+        (120, "minutex3"),
+        (180, "minutex2"),
+        (240, "minute"),
+        (270, "last30"),
+        (300, "last30/stop"),
+        (300, "end"),
     ]
 
 
 def test_ithf_thirds_marks_at_1_40_and_3_20() -> None:
     assert timeline("ithf-thirds") == [
-        (-20, "prestart"), (0, "start"), (100, "thirdx2"), (200, "third"),
-        *melody(270), (300, "end"),
+        (-20, "prestart"),
+        (0, "start"),
+        (100, "thirdx2"),
+        (200, "third"),
+        *melody(270),
+        (300, "end"),
     ]
 
 
 def test_ithf_playoff_adds_untimed_sudden_death_begun_by_next() -> None:
     # the replay's operator presses NEXT at once, and decides the sudden death at once
-    assert timeline("ithf-playoff")[-4:] == [(300, "last30/stop"), (300, "end"),
-                                             (300, "start"), (300, "end")]
+    assert timeline("ithf-playoff")[-4:] == [
+        (300, "last30/stop"),
+        (300, "end"),
+        (300, "start"),
+        (300, "end"),
+    ]
 
 
 def test_ithf_playoff_sudden_death_runs_until_the_operator_ends_it() -> None:
@@ -129,8 +146,13 @@ def test_pl_3x6_breaks_are_signalled_and_the_next_period_starts_itself() -> None
 def test_pl_3x6_ko_overtime_then_shootout_of_15_second_shots() -> None:
     tl = timeline("pl-3x6-ko")
     ot = 3 * 360 + 2 * 30
-    assert tl[-19:-13] == [(ot, "start"), (ot + 60, "minutex2"), (ot + 120, "minute"),
-                           *melody(ot + 150), (ot + 180, "period_end")]
+    assert tl[-19:-13] == [
+        (ot, "start"),
+        (ot + 60, "minutex2"),
+        (ot + 120, "minute"),
+        *melody(ot + 150),
+        (ot + 180, "period_end"),
+    ]
     shots = tl[-14:]
     assert shots[0] == (ot + 180, "period_end")
     for k in range(6):  # three shots each, 15 s each, then the operator finishes
@@ -142,7 +164,9 @@ def test_pl_3x6_ko_overtime_then_shootout_of_15_second_shots() -> None:
 def test_pl_3x6_final_has_3_plus_6_minutes_of_overtime_and_five_shots_each() -> None:
     p = profile.load("pl-3x6-final")
     assert [(x.name, x.length, x.end_cue) for x in p.periods[3:]] == [
-        ("overtime 1", 180, "period_end"), ("overtime 2", 360, "period_end")]
+        ("overtime 1", 180, "period_end"),
+        ("overtime 2", 360, "period_end"),
+    ]
     assert p.shootout is not None and (p.shootout.first, p.shootout.then) == (5, 1)
     tl = timeline("pl-3x6-final")
     assert sum(1 for _, c in tl if c == "shot_start") == 10
@@ -199,8 +223,15 @@ def test_added_time_while_stopped() -> None:
 
 def test_pause_inside_last_30_resumes_the_melody_where_it_was() -> None:
     tl = timeline("ithf", "280:pause,300:resume")
-    assert tl[-7:] == [(270, "last30"), (280, "last30/stop"), (280, "pause"),
-                       (300, "resume"), (300, "last30"), (320, "last30/stop"), (320, "end")]
+    assert tl[-7:] == [
+        (270, "last30"),
+        (280, "last30/stop"),
+        (280, "pause"),
+        (300, "resume"),
+        (300, "last30"),
+        (320, "last30/stop"),
+        (320, "end"),
+    ]
     result = replay(profile.load("ithf"), parse_actions("280:pause,300:resume"))
     resumed = [c for c in result.cues if c.name == "last30" and not c.stop][-1]
     assert resumed.offset == pytest.approx(10)  # 10 s of the tune were played before the stop
@@ -209,15 +240,21 @@ def test_pause_inside_last_30_resumes_the_melody_where_it_was() -> None:
 
 def test_added_time_above_30_s_stops_the_melody_and_it_starts_again_at_30() -> None:
     result = replay(profile.load("ithf"), parse_actions("285:add=20"))
-    mel = [(round(c.due - result.start, 6), c.stop, c.offset) for c in result.cues
-           if c.name == "last30"]
+    mel = [
+        (round(c.due - result.start, 6), c.stop, c.offset)
+        for c in result.cues
+        if c.name == "last30"
+    ]
     assert mel == [(270, False, 0), (285, True, 0), (290, False, 0), (320, True, 0)]
 
 
 def test_small_added_time_inside_the_melody_moves_its_position() -> None:
     result = replay(profile.load("ithf"), parse_actions("290:add=5"))
-    mel = [(round(c.due - result.start, 6), c.stop, round(c.offset, 6)) for c in result.cues
-           if c.name == "last30"]
+    mel = [
+        (round(c.due - result.start, 6), c.stop, round(c.offset, 6))
+        for c in result.cues
+        if c.name == "last30"
+    ]
     # 10 s left → 15 s left: the tune jumps back to where 15 s are left
     assert mel == [(270, False, 0), (290, True, 0), (290, False, 15), (305, True, 0)]
 
@@ -337,7 +374,8 @@ def test_next_after_the_end_does_not_start_a_new_match() -> None:
     with pytest.raises(Refused, match="has not begun") as caught:
         eng.handle(NEXT, 0)
     assert str(prompts.complete(caught.value, eng.status(0))) == (
-        "the match has not begun; START/NEXT (s/Enter, ctl start) begins it")
+        "the match has not begun; START/NEXT (s/Enter, ctl start) begins it"
+    )
     eng.handle(START, 0)
     eng.advance(400)
     with pytest.raises(Refused, match="the match is over"):
@@ -369,7 +407,10 @@ def test_status_after_a_shootout_says_shoot_out() -> None:
 def test_actions_script_forms() -> None:
     steps = parse_actions("2:15:pause, 140:resume;200:add=-10")
     assert [(s.at, str(s.command)) for s in steps] == [
-        (135, "pause"), (140, "resume"), (200, "add=-10")]
+        (135, "pause"),
+        (140, "resume"),
+        (200, "add=-10"),
+    ]
     for bad in ("pause", "5:60:pause", "1:2:3:pause", "10:jump", "10:pause=3", "10:quit"):
         with pytest.raises(ValueError):
             parse_actions(bad)

@@ -14,16 +14,25 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Cue, Engine, State
 
-ACTIONS = st.sampled_from([
-    Command(Action.PAUSE), Command(Action.RESUME), Command(Action.TOGGLE),
-    Command(Action.ADD), Command(Action.ADD, -5.0), Command(Action.ADD, 2.5),
-    Command(Action.ADD, -1.0), Command(Action.NEXT), Command(Action.START),
-])
+ACTIONS = st.sampled_from(
+    [
+        Command(Action.PAUSE),
+        Command(Action.RESUME),
+        Command(Action.TOGGLE),
+        Command(Action.ADD),
+        Command(Action.ADD, -5.0),
+        Command(Action.ADD, 2.5),
+        Command(Action.ADD, -1.0),
+        Command(Action.NEXT),
+        Command(Action.START),
+    ]
+)
 SCRIPTS = st.lists(st.tuples(st.floats(0, 8, allow_nan=False), ACTIONS), max_size=25)
 
 
-def drive(p: profile.Profile, script: list[tuple[float, Command]], to_the_end: bool = True
-          ) -> tuple[Engine, list[Cue], set[float]]:
+def drive(
+    p: profile.Profile, script: list[tuple[float, Command]], to_the_end: bool = True
+) -> tuple[Engine, list[Cue], set[float]]:
     """Replay the script; between commands, probe the melody against the clock; then (if
     `to_the_end`) let the match run out. Also returns when time was taken back to zero."""
     cut_at: set[float] = set()
@@ -64,8 +73,13 @@ def check_melody(eng: Engine, cues: list[Cue], now: float) -> None:
     remaining = clock.remaining(now) if clock is not None else None
     melody = [c for c in cues if c.name == "last30"]
     playing = bool(melody) and not melody[-1].stop
-    inside = (period is not None and period.melody > 0 and status.state == "running"
-              and remaining is not None and 0 < remaining <= period.melody)
+    inside = (
+        period is not None
+        and period.melody > 0
+        and status.state == "running"
+        and remaining is not None
+        and 0 < remaining <= period.melody
+    )
     if period is not None and remaining is not None and abs(remaining - period.melody) < 1e-9:
         return  # at the very instant the melody is due: either answer is right
     if status.state != "running" or remaining is None or remaining == 0:

@@ -58,8 +58,11 @@ def test_a_broken_lamp_relay_and_listener_never_stop_the_cues(write_profile, cap
         # (a mark every second of the real clock: these waits are for cues, not for seconds)
         wait_for(lambda: heard.count("minute") >= 2, "two marks with the pins broken", 10)
         broken["on"] = False  # the pin works again
-        wait_for(lambda: heard.count("minute") >= 3 and "the relay on GPIO24 works again"
-                 in caplog.text, "a mark with the pins working", 10)
+        wait_for(
+            lambda: heard.count("minute") >= 3 and "the relay on GPIO24 works again" in caplog.text,
+            "a mark with the pins working",
+            10,
+        )
         assert runner.submit(Command(Action.PAUSE)).result(5).state == "stopped"
         wait_for(lambda: "the lamp (GPIO23) works again" in caplog.text, "the lamp", 5)
     finally:
@@ -75,8 +78,7 @@ def test_a_broken_lamp_relay_and_listener_never_stop_the_cues(write_profile, cap
 
 
 @pytest.mark.parametrize("name", ["events"])
-def test_an_events_log_on_a_full_disk_is_told_once_and_catches_up(tmp_path, caplog,
-                                                                  name) -> None:
+def test_an_events_log_on_a_full_disk_is_told_once_and_catches_up(tmp_path, caplog, name) -> None:
     """(The real full tmpfs is in test_faults_box; here the write itself fails, as on a
     device that went away, and comes back.)"""
     from timekeeper.rules.engine import Cue

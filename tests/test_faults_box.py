@@ -37,11 +37,16 @@ def disk(service_box) -> Iterator[Path]:
     """A 64 KiB tmpfs: full in a moment, freed by deleting a file."""
     folder = service_box["dir"] / "disk"
     folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}): run as root, or "
-                    "see bench/faults.py")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({done.stderr.strip()}): run as root, or "
+            "see bench/faults.py"
+        )
     yield folder
     subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
@@ -78,9 +83,11 @@ def test_a_full_disk_never_stops_the_match(service_box, disk) -> None:
     again = start(service_box, *args)  # a restart on the full disk comes up and goes on
     # --start begins anew (no journal could be written), or a journal resumes it stopped; the
     # box may answer before --start is applied (idle): wait for one or the other, then go on
-    state = wait_for(lambda: (st := status(service_box, again)["state"]) in ("running",
-                                                                           "stopped") and st,
-                     "the restarted box running or stopped", TIMEOUT)
+    state = wait_for(
+        lambda: (st := status(service_box, again)["state"]) in ("running", "stopped") and st,
+        "the restarted box running or stopped",
+        TIMEOUT,
+    )
     if state == "stopped":
         assert command(service_box, "resume")["state"] == "running"
     # a cue (one a second) or two
@@ -101,10 +108,13 @@ def test_a_full_disk_never_stops_the_match(service_box, disk) -> None:
 def test_out_of_file_descriptors_the_socket_comes_back(service_box) -> None:
     log = service_box["dir"] / "stderr.txt"
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile",
-                                 "minute", "--no-keyboard"], env=service_box["env"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=err)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "timekeeper", "run", "--profile", "minute", "--no-keyboard"],
+            env=service_box["env"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
     service_box["procs"].append(proc)
     # ready (the socket answers a moment before the box has said so): its start-up is over
     wait_for(lambda: "timekeeper: ready:" in log.read_text(), "the box ready", TIMEOUT)
@@ -119,8 +129,11 @@ def test_out_of_file_descriptors_the_socket_comes_back(service_box) -> None:
         with contextlib.suppress(BlockingIOError):
             sock.connect(str(service_box["sock"]))
         held.append(sock)
-    wait_for(lambda: "cannot accept a connection (Too many open files)" in log.read_text(),
-             "EMFILE in accept()", TIMEOUT)
+    wait_for(
+        lambda: "cannot accept a connection (Too many open files)" in log.read_text(),
+        "EMFILE in accept()",
+        TIMEOUT,
+    )
     for sock in held:
         sock.close()
     assert wait_for(lambda: _answers(service_box), "the socket to answer again", TIMEOUT)

@@ -30,8 +30,9 @@ def test_one_q_quits_a_box_with_no_match_under_way(state: str) -> None:
     assert keys.feed("q").action is Action.QUIT
 
 
-@pytest.mark.parametrize("state", ["prestart", "running", "stopped", "break", "waiting",
-                                   "shootout", "shot"])
+@pytest.mark.parametrize(
+    "state", ["prestart", "running", "stopped", "break", "waiting", "shootout", "shot"]
+)
 def test_a_match_under_way_quits_on_q_twice_only(state: str) -> None:
     keys = KeyReader(state=lambda: state)
     assert keys.feed("q") is None and "press q again to quit" in keys.hint
@@ -132,16 +133,21 @@ def test_start_while_stopped_says_that_stop_resume_goes_on() -> None:
     eng.advance(30.0)
     eng.handle(Command.parse("pause"), 30.0)
     text = refusal(eng, "start", 31.0)
-    assert text.startswith("already started (while the clock is stopped): "
-                           "STOP/RESUME (SPACE, ctl resume) goes on; RESET")
+    assert text.startswith(
+        "already started (while the clock is stopped): "
+        "STOP/RESUME (SPACE, ctl resume) goes on; RESET"
+    )
     assert "STOP/RESUME (SPACE, ctl resume) goes on" in refusal(eng, "next", 31.0)
 
 
-@pytest.mark.parametrize("state, line, press", [
-    ("idle", "toggle", "START/NEXT (s/Enter, ctl start) begins the match"),
-    ("running", "resume", "STOP/RESUME (SPACE, ctl pause) stops the clock"),
-    ("waiting", "add 10", "START/NEXT (n, ctl next) starts period 2"),
-])
+@pytest.mark.parametrize(
+    "state, line, press",
+    [
+        ("idle", "toggle", "START/NEXT (s/Enter, ctl start) begins the match"),
+        ("running", "resume", "STOP/RESUME (SPACE, ctl pause) stops the clock"),
+        ("waiting", "add 10", "START/NEXT (n, ctl next) starts period 2"),
+    ],
+)
 def test_every_refusal_of_a_state_names_the_press_that_goes_on(state, line, press) -> None:
     eng = Engine(profile.load("pl-3x6"))  # three periods with breaks
     if state == "running":
@@ -165,9 +171,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bootstrap_link(home: Path, path: str) -> str:
-    done = subprocess.run(["bash", str(ROOT / "bootstrap.sh"), "--link"], capture_output=True,
-                          text=True, timeout=30, env={**os.environ, "HOME": str(home),
-                                                      "PATH": path})
+    done = subprocess.run(
+        ["bash", str(ROOT / "bootstrap.sh"), "--link"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "HOME": str(home), "PATH": path},
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -186,16 +196,22 @@ def test_bootstrap_puts_timekeeper_on_path_and_says_how(tmp_path: Path) -> None:
     assert said.startswith("bootstrap: ready: timekeeper (linked in")
     if not link.exists():  # tests run from another environment than the checkout's .venv
         return
-    found = subprocess.run(["timekeeper", "profiles"], capture_output=True, text=True,
-                           timeout=60, cwd=tmp_path,
-                           env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"})
+    found = subprocess.run(
+        ["timekeeper", "profiles"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"},
+    )
     assert found.returncode == 0 and "ithf" in found.stdout
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("uid", ["0", "1000"])
 def test_bootstrap_installs_without_sudo_as_root_and_says_why_not_as_a_user(
-        tmp_path: Path, uid: str) -> None:
+    tmp_path: Path, uid: str
+) -> None:
     """bootstrap's apt-get step on a machine with no sudo (a container): root runs apt-get
     itself; a user is told to run it as root, never `sudo: command not found`."""
     tools = tmp_path / "bin"  # the PATH: id (the user we pretend to be), apt-get, no sudo
@@ -203,11 +219,16 @@ def test_bootstrap_installs_without_sudo_as_root_and_says_why_not_as_a_user(
     for name, text in (("id", f"echo {uid}"), ("apt-get", 'echo "apt-get $*"')):
         (tools / name).write_text(f"#!/bin/sh\n{text}\n")
         (tools / name).chmod(0o755)
-    function = re.search(r"^as_root\(\) \{.*?^\}$", (ROOT / "bootstrap.sh").read_text(),
-                         re.M | re.S).group()
-    done = subprocess.run(["/bin/bash", "-c", f"need_apt=(mosquitto)\n{function}\n"
-                           "as_root apt-get install mosquitto"], capture_output=True,
-                          text=True, timeout=30, env={**os.environ, "PATH": str(tools)})
+    function = re.search(
+        r"^as_root\(\) \{.*?^\}$", (ROOT / "bootstrap.sh").read_text(), re.M | re.S
+    ).group()
+    done = subprocess.run(
+        ["/bin/bash", "-c", f"need_apt=(mosquitto)\n{function}\nas_root apt-get install mosquitto"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "PATH": str(tools)},
+    )
     assert "not found" not in done.stderr
     if uid == "0":
         assert done.returncode == 0 and done.stdout == "apt-get install mosquitto\n"

@@ -28,10 +28,14 @@ def factory():
 
 
 def panel_config(**holds: float) -> GpioConfig:
-    buttons = tuple(ButtonConfig(b.name, b.pin, holds.get(b.name, HOLD), b.short, b.long)
-                    for b in default_gpio().buttons)
-    extra = (ButtonConfig("subtract", 5, HOLD, "subtract", "subtract"),
-             ButtonConfig("reset", 6, HOLD, None, "reset"))
+    buttons = tuple(
+        ButtonConfig(b.name, b.pin, holds.get(b.name, HOLD), b.short, b.long)
+        for b in default_gpio().buttons
+    )
+    extra = (
+        ButtonConfig("subtract", 5, HOLD, "subtract", "subtract"),
+        ButtonConfig("reset", 6, HOLD, None, "reset"),
+    )
     return GpioConfig(buttons=buttons + extra, bounce=0.02)
 
 
@@ -41,14 +45,19 @@ class Panel:
     def __init__(self, factory, config: GpioConfig | None = None, submit=None) -> None:
         self.commands: list[Command] = []
         self.now = 0.0  # the panel's clock (it tells a press from contact bounce): ours to move
-        self.panel = ButtonPanel(config or panel_config(), submit or self.commands.append,
-                                 lambda: self.now, factory)
+        self.panel = ButtonPanel(
+            config or panel_config(), submit or self.commands.append, lambda: self.now, factory
+        )
         self.factory = factory
 
     def pin(self, name: str):
-        return {"start": self.factory.pin(17), "toggle": self.factory.pin(27),
-                "add": self.factory.pin(22), "subtract": self.factory.pin(5),
-                "reset": self.factory.pin(6)}[name]
+        return {
+            "start": self.factory.pin(17),
+            "toggle": self.factory.pin(27),
+            "add": self.factory.pin(22),
+            "subtract": self.factory.pin(5),
+            "reset": self.factory.pin(6),
+        }[name]
 
     def down(self, name: str) -> None:
         self.pin(name).drive_low()  # buttons are wired to ground: pressed = low
@@ -87,8 +96,12 @@ def test_short_presses_map_to_their_commands(panel: Panel) -> None:
     a profile the hall switched to is obeyed at once)."""
     for name in ("start", "toggle", "add", "subtract"):
         panel.press(name)
-    assert panel.commands == [Command(Action.GO), Command(Action.TOGGLE),
-                              Command(Action.ADD), Command(Action.ADD, sign=-1)]
+    assert panel.commands == [
+        Command(Action.GO),
+        Command(Action.TOGGLE),
+        Command(Action.ADD),
+        Command(Action.ADD, sign=-1),
+    ]
 
 
 def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) -> None:
@@ -98,8 +111,11 @@ def test_long_presses_are_decided_on_release_and_never_also_short(panel: Panel) 
     panel.up("start")
     panel.long_press("toggle")
     panel.long_press("add")
-    assert panel.commands == [Command(Action.RESET), Command(Action.FINISH),
-                              Command(Action.ADD, sign=-1)]
+    assert panel.commands == [
+        Command(Action.RESET),
+        Command(Action.FINISH),
+        Command(Action.ADD, sign=-1),
+    ]
 
 
 def test_reset_never_comes_from_a_short_press(panel: Panel) -> None:
@@ -150,6 +166,7 @@ def test_buttons_drive_the_engine_through_the_runner(factory) -> None:
     applied: list = []  # the runner's answers, in order
     p = Panel(factory, submit=lambda command: applied.append(runner.submit(command)))
     try:
+
         def settle() -> str:
             applied[-1].exception(timeout=5)  # applied (or refused) by the runner
             return runner.status().state
@@ -216,8 +233,12 @@ def test_lamp_patterns_follow_the_state(lamp) -> None:
     box.state = "stopped"
     lamp.update(102.0)
     assert lamp.pattern is SLOW and pin.state is True
-    assert run_timer(lamp, 104.0, 102.0) == [(102.5, False), (103.0, True), (103.5, False),
-                                              (104.0, True)]
+    assert run_timer(lamp, 104.0, 102.0) == [
+        (102.5, False),
+        (103.0, True),
+        (103.5, False),
+        (104.0, True),
+    ]
     box.state = "prestart"
     lamp.update(110.0)
     assert lamp.pattern is FAST

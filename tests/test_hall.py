@@ -44,23 +44,26 @@ def command(**fields) -> bytes:
     return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
 
 
-@pytest.mark.parametrize("payload, why", [
-    (b"{not json", "not a JSON object"),
-    (b"[1, 2]", "not a JSON object"),
-    (b"\xff\xfe", "not a JSON object"),
-    (b"[" * 2000, "not a JSON object"),
-    (b"x" * 5000, "payload of 5000 bytes"),
-    (command(kind="explode"), "unknown command kind"),
-    (command(id="a/b#"), "id must be"),
-    (command(sent=NOW - 120), "stale"),
-    (command(at=None), "needs at"),
-    (command(at=NOW + 10**6), "allowed: up to"),
-    (command(kind="add", at=None), "add needs seconds"),
-    (command(kind="add", at=None, seconds=float("inf")), "Infinity is not a number"),
-    (b'{"id": "c1", "kind": "add", "sent": 1e400}', "sent must be a number"),
-    (command(kind="add", at=None, seconds=1e6), "add needs seconds"),
-    (command(extra=1), "unknown field"),
-])
+@pytest.mark.parametrize(
+    "payload, why",
+    [
+        (b"{not json", "not a JSON object"),
+        (b"[1, 2]", "not a JSON object"),
+        (b"\xff\xfe", "not a JSON object"),
+        (b"[" * 2000, "not a JSON object"),
+        (b"x" * 5000, "payload of 5000 bytes"),
+        (command(kind="explode"), "unknown command kind"),
+        (command(id="a/b#"), "id must be"),
+        (command(sent=NOW - 120), "stale"),
+        (command(at=None), "needs at"),
+        (command(at=NOW + 10**6), "allowed: up to"),
+        (command(kind="add", at=None), "add needs seconds"),
+        (command(kind="add", at=None, seconds=float("inf")), "Infinity is not a number"),
+        (b'{"id": "c1", "kind": "add", "sent": 1e400}', "sent must be a number"),
+        (command(kind="add", at=None, seconds=1e6), "add needs seconds"),
+        (command(extra=1), "unknown field"),
+    ],
+)
 def test_bad_messages_are_refused_with_a_reason(payload: bytes, why: str) -> None:
     with pytest.raises(BadMessage, match=why):
         parse_command(payload, NOW)
@@ -119,13 +122,16 @@ def broker(tmp_path: Path) -> Iterator[dict]:
         pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
     port = free_port()
     conf = tmp_path / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-                    "max_packet_size 4096\npersistence false\n")
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+        "max_packet_size 4096\npersistence false\n"
+    )
     info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
 
     def up() -> None:
-        info["proc"] = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        info["proc"] = subprocess.Popen(
+            [exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         wait_for(lambda: listening(port), "mosquitto to listen", 10)
 
     def down() -> None:
@@ -163,15 +169,40 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
             launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
             with open(folder / "out.log", "w") as out:
                 procs[table] = subprocess.Popen(
-                    [sys.executable, *launcher, "run", "--sync", "local", "--profile", str(prof),
-                     "--no-gpio", "--no-keyboard", "--fresh", "--state-dir", str(folder),
-                     "--control", str(folder / "c.sock"), "--events",
-                     str(folder / "events.jsonl"), "--hall", broker["url"], "--table", table],
-                    env=environ, stdout=out, stderr=subprocess.STDOUT, text=True)
+                    [
+                        sys.executable,
+                        *launcher,
+                        "run",
+                        "--sync",
+                        "local",
+                        "--profile",
+                        str(prof),
+                        "--no-gpio",
+                        "--no-keyboard",
+                        "--fresh",
+                        "--state-dir",
+                        str(folder),
+                        "--control",
+                        str(folder / "c.sock"),
+                        "--events",
+                        str(folder / "events.jsonl"),
+                        "--hall",
+                        broker["url"],
+                        "--table",
+                        table,
+                    ],
+                    env=environ,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
         for table in tables:
             folder, proc = tmp_path / f"box{table}", procs[table]
-            wait_for(lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
-                     f"box {table} to start", 30)
+            wait_for(
+                lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
+                f"box {table} to start",
+                30,
+            )
             assert proc.poll() is None, output(table)
 
     def output(table: str) -> str:
@@ -180,8 +211,7 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
 
     def events(table: str) -> list[dict]:
         path = tmp_path / f"box{table}" / "events.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] \
-            if path.exists() else []
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
     def log(table: str) -> str:
         """Stop the box (SIGTERM) and return all it printed."""
@@ -200,8 +230,14 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
         return desk[0].tables()
 
     try:
-        yield {"start": start, "events": events, "log": log, "output": output,
-               "broker": broker, "tables": tables}
+        yield {
+            "start": start,
+            "events": events,
+            "log": log,
+            "output": output,
+            "broker": broker,
+            "tables": tables,
+        }
     finally:
         for d in desk:
             d.close()
@@ -212,8 +248,12 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
 
 
 def hall(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                          capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 @pytest.mark.slow
@@ -226,8 +266,14 @@ def test_a_hall_start_sounds_every_box_at_one_instant_and_a_skewed_box_refuses(b
     assert "table 1: ok" in done.stdout and "table 2: ok" in done.stdout, done.stdout
     assert "table 3: REFUSED" in done.stdout and "NOT SYNCED" in done.stdout, done.stdout
     assert done.returncode == 1  # one table refused: the desk is told
-    ends = [wait_for(lambda t=t: [e for e in boxes["events"](t) if e["cue"] == "end"],
-                     f"table {t} ended", HALL_WAIT) for t in ("1", "2")]
+    ends = [
+        wait_for(
+            lambda t=t: [e for e in boxes["events"](t) if e["cue"] == "end"],
+            f"table {t} ended",
+            HALL_WAIT,
+        )
+        for t in ("1", "2")
+    ]
     firsts = [boxes["events"](t)[0] for t in ("1", "2")]
     assert all(f["cue"] == "prestart" for f in firsts)
     # one machine, one monotonic clock: the boxes' instants are directly comparable
@@ -246,14 +292,33 @@ def test_bad_input_on_the_bus_is_refused_and_the_box_goes_on(boxes) -> None:
     boxes["start"]("1")
     wait_for(lambda: boxes["tables"]().get("1"), "box 1 joined", HALL_WAIT)
     old = {"id": "once", "kind": "add", "sent": time.time(), "seconds": 5}
-    for payload in (b"{oops", json.dumps({"id": "e", "kind": "explode"}).encode(), b"\xff" * 100,
-                    json.dumps(old).encode(), json.dumps(old).encode()):
+    for payload in (
+        b"{oops",
+        json.dumps({"id": "e", "kind": "explode"}).encode(),
+        b"\xff" * 100,
+        json.dumps(old).encode(),
+        json.dumps(old).encode(),
+    ):
         publish.single("timekeeper/hall/all/command", payload, hostname="127.0.0.1", port=port)
-    publish.single("timekeeper/hall/7/command", json.dumps(old | {"id": "x"}).encode(),
-                   hostname="127.0.0.1", port=port)
-    wait_for(lambda: all(line in boxes["output"]("1") for line in (
-        "not a JSON object", "unknown command kind", "command once refused",
-        "was carried out already")), "the box to have read every message", HALL_WAIT)
+    publish.single(
+        "timekeeper/hall/7/command",
+        json.dumps(old | {"id": "x"}).encode(),
+        hostname="127.0.0.1",
+        port=port,
+    )
+    wait_for(
+        lambda: all(
+            line in boxes["output"]("1")
+            for line in (
+                "not a JSON object",
+                "unknown command kind",
+                "command once refused",
+                "was carried out already",
+            )
+        ),
+        "the box to have read every message",
+        HALL_WAIT,
+    )
     out = boxes["log"]("1")
     assert out.count("hall: command") >= 3 and "Traceback" not in out, out
     assert "not a JSON object" in out and "unknown command kind" in out
@@ -271,15 +336,23 @@ def test_the_broker_dies_mid_match_and_every_box_goes_on(boxes) -> None:
     assert "table 1: ok" in hall(url, "start", "--in", "2s").stdout
     wait_for(lambda: [e for e in boxes["events"]("1") if e["cue"] == "start"], "the start", 15)
     broker["down"]()  # mid-match
-    end = wait_for(lambda: [e for e in boxes["events"]("1") if e["cue"] == "end"],
-                   "the match ended without the broker", HALL_WAIT)
+    end = wait_for(
+        lambda: [e for e in boxes["events"]("1") if e["cue"] == "end"],
+        "the match ended without the broker",
+        HALL_WAIT,
+    )
     start = next(e for e in boxes["events"]("1") if e["cue"] == "start")
     assert abs(end[0]["due"] - start["due"] - LENGTH) < 1e-6  # its cues, unchanged
     broker["up"]()
-    status = wait_for(lambda: (s := json.loads(hall(url, "status", "--json").stdout or "{}")
-                               .get("1"))
-                      and s["status"]["state"] == "finished" and s,
-                      "the box republished its status after the outage", 30)
+    status = wait_for(
+        lambda: (
+            (s := json.loads(hall(url, "status", "--json").stdout or "{}").get("1"))
+            and s["status"]["state"] == "finished"
+            and s
+        ),
+        "the box republished its status after the outage",
+        30,
+    )
     assert status["online"] and status["status"]["state"] == "finished"
 
 
@@ -296,15 +369,20 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     for user in ("desk", "1", "2"):
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
     acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1` leaves it
-    acl.write_text((root / "systemd" / "mosquitto-hall.acl").read_text() +
-                   "\nuser 1\ntopic read timekeeper/+/all/command\n")
+    acl.write_text(
+        (root / "systemd" / "mosquitto-hall.acl").read_text()
+        + "\nuser 1\ntopic read timekeeper/+/all/command\n"
+    )
     port = free_port()
     conf = tmp_path / "m.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
-                    f"acl_file {acl}\n")
-    broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
+        f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
+        f"acl_file {acl}\n"
+    )
+    broker = subprocess.Popen(
+        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for(lambda: listening(port), "broker up", 10)
         seen: list[str] = []
@@ -321,8 +399,13 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
 
         desk, box1 = client("desk"), client("1")
         desk.subscribe("timekeeper/#", qos=1)
-        box1.subscribe([("timekeeper/+/1/command", 1), ("timekeeper/+/all/command", 1),
-                        ("timekeeper/+/2/command", 1)])
+        box1.subscribe(
+            [
+                ("timekeeper/+/1/command", 1),
+                ("timekeeper/+/all/command", 1),
+                ("timekeeper/+/2/command", 1),
+            ]
+        )
         wait_for(lambda: len(subscribed) == 2, "both subscriptions granted", 5)
         # what must not arrive is sent first: one sender's messages come in order, so once
         # the allowed one that follows has arrived, the forbidden one would have too
@@ -331,8 +414,13 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
         desk.publish("timekeeper/h/2/command", b"two", qos=1)
         desk.publish("timekeeper/h/all/command", b"all", qos=1)
         desk.publish("timekeeper/h/1/command", b"one", qos=1)
-        wait_for(lambda: "desk got timekeeper/h/1/status" in seen
-                 and "1 got timekeeper/h/1/command" in seen, "the allowed messages", 5)
+        wait_for(
+            lambda: (
+                "desk got timekeeper/h/1/status" in seen and "1 got timekeeper/h/1/command" in seen
+            ),
+            "the allowed messages",
+            5,
+        )
         for c in (desk, box1):
             c.loop_stop()
             c.disconnect()
@@ -350,15 +438,18 @@ def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
     from timekeeper.rules.yamldoc import ConfigError
 
     file = tmp_path / "config.yaml"
-    file.write_text("hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\n"
-                    "audio: {trim_ms: -12.5}\n")
+    file.write_text(
+        "hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\naudio: {trim_ms: -12.5}\n"
+    )
     cfg = config.load(file)
     assert cfg.hall == config.HallConfig("mqtt://desk:1883", "bigcup", "7")
     assert cfg.audio_trim == -0.0125
-    for text, field in (("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
-                        ("hall: {broker: desk, sync: local}\n", "hall.sync"),
-                        ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
-                        ("audio: {trim_ms: 900}\n", "audio.trim_ms")):
+    for text, field in (
+        ("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
+        ("hall: {broker: desk, sync: local}\n", "hall.sync"),
+        ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
+        ("audio: {trim_ms: 900}\n", "audio.trim_ms"),
+    ):
         file.write_text(text)
         with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
             config.load(file)
@@ -374,28 +465,40 @@ def test_a_table_stopped_on_its_own_is_shown_off_the_halls_time(boxes, tmp_path:
     boxes["start"]("1", "2")
     wait_for(lambda: len(boxes["tables"]()) == 2, "boxes joined", HALL_WAIT)
     assert hall(url, "start", "--in", "2s").returncode == 0
-    wait_for(lambda: all(t["status"]["state"] == "running" and t["in_step"]
-                         for t in boxes["tables"]().values()), "both tables running", 15)
+    wait_for(
+        lambda: all(
+            t["status"]["state"] == "running" and t["in_step"] for t in boxes["tables"]().values()
+        ),
+        "both tables running",
+        15,
+    )
     assert send(tmp_path / "box2" / "c.sock", "pause")["ok"]  # table 2's own stop
-    status = wait_for(lambda: (s := boxes["tables"]())["2"]["in_step"] is False and s,
-                      "table 2 shown off the hall's time within 0.5 s", 0.5)
+    status = wait_for(
+        lambda: (s := boxes["tables"]())["2"]["in_step"] is False and s,
+        "table 2 shown off the hall's time within 0.5 s",
+        0.5,
+    )
     assert status["1"]["in_step"] is True and status["2"]["status"]["state"] == "stopped"
     assert status["2"]["status"]["muted"] is False  # (the one status: `ctl status`'s fields)
     resumed = hall(url, "resume", "--in", "2s")  # a hall resume brings it back in step
     assert "table 2: ok" in resumed.stdout and "table 1: REFUSED" in resumed.stdout
     # the refusal names what the desk can do (table 1 runs, or its short match is over),
     # not the table's keys
-    assert "from the desk, stop stops the clock" in resumed.stdout or \
-        "from the desk, reset makes the table ready" in resumed.stdout, resumed.stdout
+    assert (
+        "from the desk, stop stops the clock" in resumed.stdout
+        or "from the desk, reset makes the table ready" in resumed.stdout
+    ), resumed.stdout
     assert "SPACE" not in resumed.stdout and "ctl resume" not in resumed.stdout
-    status = wait_for(lambda: (s := boxes["tables"]())["2"]["in_step"] and s,
-                      "table 2 back in step", 15)
+    status = wait_for(
+        lambda: (s := boxes["tables"]())["2"]["in_step"] and s, "table 2 back in step", 15
+    )
     assert status["2"]["status"]["state"] in ("running", "finished")  # (a short match)
 
 
 @pytest.mark.slow
 def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
-        boxes, tmp_path: Path) -> None:
+    boxes, tmp_path: Path
+) -> None:
     """`hall serve`: /api/hall and the page show every table; commands need the desk's
     token (401 without it); with it, the page's buttons start the hall."""
     import urllib.error
@@ -409,11 +512,26 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
     port = free_port()
     state = tmp_path / "desk"
     server = subprocess.Popen(
-        [sys.executable, "-m", "timekeeper", "hall", "serve", "--broker", url, "--listen",
-         str(port), "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "hall",
+            "serve",
+            "--broker",
+            url,
+            "--listen",
+            str(port),
+            "--state-dir",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
+
         def tables() -> dict:
             try:
                 with urllib.request.urlopen(f"{base}/api/hall", timeout=5) as answer:
@@ -423,27 +541,42 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
 
         wait_for(lambda: len(tables()) == 2, "both tables on the overview", HALL_WAIT)
         token = (state / "hall" / "web-token").read_text().strip()
-        post = urllib.request.Request(f"{base}/api/hall/command", method="POST",
-                                      data=json.dumps({"command": "start", "in": 3}).encode())
+        post = urllib.request.Request(
+            f"{base}/api/hall/command",
+            method="POST",
+            data=json.dumps({"command": "start", "in": 3}).encode(),
+        )
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(post, timeout=10)
         assert refused.value.code == 401
         if have_browser():
             with browser(1280, 800) as driver:
                 driver.get(f"{base}/hall")  # read-only: no desk buttons without the token
-                wait_for(lambda: "table 1" in driver.find_element("tag name", "body").text,
-                         "the read-only page shows the tables", HALL_WAIT)
+                wait_for(
+                    lambda: "table 1" in driver.find_element("tag name", "body").text,
+                    "the read-only page shows the tables",
+                    HALL_WAIT,
+                )
                 assert not driver.find_element("id", "desk").is_displayed()
                 driver.get("about:blank")  # (a new load: a changed #fragment alone is none)
                 driver.get(f"{base}/hall#token={token}")
-                wait_for(lambda: "NOT SYNCED" in driver.find_element("tag name", "body").text,
-                         "the page shows the unsynced table", HALL_WAIT)
+                wait_for(
+                    lambda: "NOT SYNCED" in driver.find_element("tag name", "body").text,
+                    "the page shows the unsynced table",
+                    HALL_WAIT,
+                )
                 driver.find_element("css selector", "button[data-command=start]").click()
-                wait_for(lambda: "table 1: ok" in driver.find_element("id", "answer").text,
-                         "the page's start answered", 20)
+                wait_for(
+                    lambda: "table 1: ok" in driver.find_element("id", "answer").text,
+                    "the page's start answered",
+                    20,
+                )
                 assert "table 2: REFUSED" in driver.find_element("id", "answer").text
-                wait_for(lambda: "RUNNING" in driver.find_element("tag name", "body").text,
-                         "table 1 running on the page", 20)
+                wait_for(
+                    lambda: "RUNNING" in driver.find_element("tag name", "body").text,
+                    "table 1 running on the page",
+                    20,
+                )
         else:  # the same through the API
             post.add_header("Authorization", f"Bearer {token}")
             with urllib.request.urlopen(post, timeout=20) as answer:
@@ -464,8 +597,15 @@ def test_the_desk_reads_every_retained_status_once_the_broker_handed_them_over(b
     from timekeeper.hall.desk import Desk
     from timekeeper.hall.link import Broker
 
-    retained = [{"topic": f"timekeeper/hall/{t}/status", "retain": True, "qos": 1,
-                 "payload": json.dumps({"table": str(t), "online": True})} for t in range(1, 41)]
+    retained = [
+        {
+            "topic": f"timekeeper/hall/{t}/status",
+            "retain": True,
+            "qos": 1,
+            "payload": json.dumps({"table": str(t), "online": True}),
+        }
+        for t in range(1, 41)
+    ]
     publish.multiple(retained, hostname="127.0.0.1", port=broker["port"])
     desk = Desk(Broker.parse(broker["url"]), "hall")
     try:

@@ -40,8 +40,10 @@ def test_the_config_reads_the_account_and_sync_and_refuses_local_elsewhere(tmp_p
     secret = tmp_path / "desk.pass"
     secret.write_text("s3cret\n")
     good = tmp_path / "desk.yaml"
-    good.write_text("hall:\n  broker: mqtt://localhost:1883\n  hall: cup\n  user: desk\n"
-                    "  password_file: desk.pass\n  sync: local\n")
+    good.write_text(
+        "hall:\n  broker: mqtt://localhost:1883\n  hall: cup\n  user: desk\n"
+        "  password_file: desk.pass\n  sync: local\n"
+    )
     hall = box_config.load(good).hall
     assert hall.user == "desk" and hall.password_file == secret and hall.sync == "local"
     assert hall.table == ""  # the desk has no table
@@ -75,21 +77,39 @@ def test_the_desks_options_go_over_its_config_in_one_place(tmp_path) -> None:
     secret = tmp_path / "pw"
     secret.write_text("s3cret\n")
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(f"language: cs\nhall:\n  broker: mqtt://10.0.0.2\n  hall: club\n"
-                   f"  user: desk\n  password_file: {secret}\n", encoding="utf-8")
+    cfg.write_text(
+        f"language: cs\nhall:\n  broker: mqtt://10.0.0.2\n  hall: club\n"
+        f"  user: desk\n  password_file: {secret}\n",
+        encoding="utf-8",
+    )
 
     def settings(**given):
-        args = argparse.Namespace(**{"config": cfg, "broker": None, "hall_name": None,
-                                     "user": None, "password_file": None, "language": None,
-                                     **given})
+        args = argparse.Namespace(
+            **{
+                "config": cfg,
+                "broker": None,
+                "hall_name": None,
+                "user": None,
+                "password_file": None,
+                "language": None,
+                **given,
+            }
+        )
         return desk_settings(args, box_config.load)
 
     own = settings()
     assert (own.broker, own.hall, own.language, own.language_given) == (
-        Broker("10.0.0.2", 1883, "desk", "s3cret"), "club", "cs", False)
+        Broker("10.0.0.2", 1883, "desk", "s3cret"),
+        "club",
+        "cs",
+        False,
+    )
     other = settings(broker="mqtt://10.0.0.3:1884", hall_name="b", user="u", language="de")
     assert (other.broker, other.hall, other.language_for("cs")) == (
-        Broker("10.0.0.3", 1884, "u", "s3cret"), "b", "de")  # (the password file: the config's)
+        Broker("10.0.0.3", 1884, "u", "s3cret"),
+        "b",
+        "de",
+    )  # (the password file: the config's)
     with pytest.raises(ConfigError, match="--language"):
         settings(language="xx")
     with pytest.raises(ConfigError, match="--broker"):
@@ -98,15 +118,35 @@ def test_the_desks_options_go_over_its_config_in_one_place(tmp_path) -> None:
 
 def test_hall_status_is_a_table_one_line_per_table() -> None:
     statuses = {
-        "1": {"online": True, "synced": True, "in_step": True,
-              "status": {"state": "running", "part": "1st half", "remaining": 65.2,
-                         "score": {"home": 2, "away": 1}}},
-        "2": {"online": True, "synced": False, "sync": "NOT SYNCED: chrony is not running",
-              "status": {"state": "idle", "score": {"home": 0, "away": 0}}},
+        "1": {
+            "online": True,
+            "synced": True,
+            "in_step": True,
+            "status": {
+                "state": "running",
+                "part": "1st half",
+                "remaining": 65.2,
+                "score": {"home": 2, "away": 1},
+            },
+        },
+        "2": {
+            "online": True,
+            "synced": False,
+            "sync": "NOT SYNCED: chrony is not running",
+            "status": {"state": "idle", "score": {"home": 0, "away": 0}},
+        },
         "3": {"online": False},
-        "4": {"online": True, "synced": True, "in_step": False,
-              "status": {"state": "running", "part": "1st half", "remaining": 30,
-                         "score": {"home": 0, "away": 0}}},
+        "4": {
+            "online": True,
+            "synced": True,
+            "in_step": False,
+            "status": {
+                "state": "running",
+                "part": "1st half",
+                "remaining": 30,
+                "score": {"home": 0, "away": 0},
+            },
+        },
     }
     lines = status_table("cup", statuses).splitlines()
     assert lines[0] == "hall cup: 3 of 4 tables online"
@@ -154,13 +194,24 @@ def shipped_broker(tmp_path: Path, port: int) -> Path:
     folder.mkdir()
     conf = (ROOT / "systemd" / "mosquitto-hall.conf").read_text()
     conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1").replace(
-        "/etc/mosquitto/", f"{folder}/")
+        "/etc/mosquitto/", f"{folder}/"
+    )
     acl = (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
     (folder / "timekeeper.acl").write_text(acl + "\nuser 1\ntopic read timekeeper/+/all/command\n")
     passwd = folder / "timekeeper.passwd"
     for user, secret in (("desk", "desk-secret"), ("1", "box-1-secret")):
-        subprocess.run(["mosquitto_passwd", "-b", *([] if passwd.exists() else ["-c"]),
-                        str(passwd), user, secret], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "mosquitto_passwd",
+                "-b",
+                *([] if passwd.exists() else ["-c"]),
+                str(passwd),
+                user,
+                secret,
+            ],
+            check=True,
+            capture_output=True,
+        )
     # (started as root, Mosquitto would become user mosquitto, who cannot read tmp_path)
     runs_as = "user root\n" if os.geteuid() == 0 else ""
     (folder / "mosquitto.conf").write_text(conf + "persistence false\n" + runs_as)
@@ -169,7 +220,8 @@ def shipped_broker(tmp_path: Path, port: int) -> Path:
 
 @pytest.mark.slow
 def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if not Path(exe).exists():
         pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
@@ -177,23 +229,34 @@ def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
     folder = shipped_broker(tmp_path, port)
     log = folder / "log.txt"
     with open(log, "w") as out:
-        proc = subprocess.Popen([exe, "-v", "-c", str(folder / "mosquitto.conf")], stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [exe, "-v", "-c", str(folder / "mosquitto.conf")], stdout=out, stderr=subprocess.STDOUT
+        )
     try:
-        wait_for(lambda: "running" in log.read_text() or proc.poll() is not None,
-                 "mosquitto to start", 10)
-        said = [line for line in log.read_text().splitlines()
-                if "should not be run as root" not in line]  # (the test's own setup)
-        assert not [line for line in said if any(word in line for word in (
-            "Warning", "Note", "Error", "recommended"))], said
+        wait_for(
+            lambda: "running" in log.read_text() or proc.poll() is not None,
+            "mosquitto to start",
+            10,
+        )
+        said = [
+            line for line in log.read_text().splitlines() if "should not be run as root" not in line
+        ]  # (the test's own setup)
+        assert not [
+            line
+            for line in said
+            if any(word in line for word in ("Warning", "Note", "Error", "recommended"))
+        ], said
         secret = tmp_path / "desk.pass"
         secret.write_text("desk-secret\n")
         url = f"mqtt://127.0.0.1:{port}"
 
         def hall(*args: str) -> subprocess.CompletedProcess:
-            return subprocess.run([sys.executable, "-m", "timekeeper", "hall", "status",
-                                   "--broker", url, *args], capture_output=True, text=True,
-                                  timeout=30)
+            return subprocess.run(
+                [sys.executable, "-m", "timekeeper", "hall", "status", "--broker", url, *args],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
 
         refused = hall()
         assert refused.returncode == 1 and "did not let us in" in refused.stdout
@@ -203,9 +266,21 @@ def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
         assert "no table has reported" in done.stdout
         config = tmp_path / "desk.yaml"
         config.write_text(f"hall:\n  broker: {url}\n  user: desk\n  password_file: desk.pass\n")
-        by_config = subprocess.run([sys.executable, "-m", "timekeeper", "hall", "status",
-                                    "--config", str(config), "--json"], capture_output=True,
-                                   text=True, timeout=30)
+        by_config = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "hall",
+                "status",
+                "--config",
+                str(config),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert by_config.returncode == 0 and by_config.stdout.strip() == "{}", by_config
     finally:
         proc.kill()

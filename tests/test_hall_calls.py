@@ -32,18 +32,21 @@ def espeak() -> None:
 
 
 def test_a_round_call_in_the_tournaments_language() -> None:
-    assert calls.round_call(3, TABLES) == ("Round 3. Table 1: Novák – Svoboda. Table 2: "
-                                           "Dvořák – Černý. Start in two minutes.")
+    assert calls.round_call(3, TABLES) == (
+        "Round 3. Table 1: Novák – Svoboda. Table 2: Dvořák – Černý. Start in two minutes."
+    )
     assert calls.round_call(3, TABLES[:1], language="cs") == (
-        "Kolo 3. Stůl 1: Novák – Svoboda. Začátek za dvě minuty.")
+        "Kolo 3. Stůl 1: Novák – Svoboda. Začátek za dvě minuty."
+    )
     with pytest.raises(calls.CallError, match="spoken in en, cs, sk, pl, sl, de, sv, fi"):
         calls.round_call(1, TABLES, language="xx")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("language", calls.LANGUAGES)
-def test_calls_are_rendered_to_wav_before_they_are_needed(espeak, tmp_path: Path,
-                                                          language: str) -> None:
+def test_calls_are_rendered_to_wav_before_they_are_needed(
+    espeak, tmp_path: Path, language: str
+) -> None:
     text = calls.round_call(3, TABLES, language=language)
     wav = calls.Voice(language).render(text, tmp_path)
     assert wav.exists() and 3.0 < calls.length(wav) < 30.0 and loudness(wav) > 0.1
@@ -69,7 +72,7 @@ def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
         rate, voice = w.getframerate(), array.array("h", w.readframes(w.getnframes()))
     out = array.array("h", bytes(2 * rate * 80))
     first = int(begin * rate)
-    out[first:first + len(voice)] = voice
+    out[first : first + len(voice)] = voice
     heard = [i / rate for i in range(0, len(out), rate // 100) if abs(out[i]) > 300]
     assert heard and min(heard) >= begin and max(heard) <= begin + seconds
     for start, end in windows:
@@ -77,32 +80,66 @@ def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:  # noqa: F811
+def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "hall", "announce", "Table 3: the final.",
-         "--broker", broker["url"], "--state-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, SDL_AUDIODRIVER="dummy"))
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "hall",
+            "announce",
+            "Table 3: the final.",
+            "--broker",
+            broker["url"],
+            "--state-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, SDL_AUDIODRIVER="dummy"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spoken (" in done.stdout and "Table 3: the final." in done.stdout
     assert list((tmp_path / "hall" / "calls").glob("call-*.wav"))
 
 
 @pytest.mark.slow
-def test_hall_announce_speaks_in_the_tournaments_language(espeak, broker,  # noqa: F811
-                                                           tmp_path: Path) -> None:
+def test_hall_announce_speaks_in_the_tournaments_language(
+    espeak,
+    broker,
+    tmp_path: Path,
+) -> None:
     """`--tournament` lends its `language:` to an announcement, as to the round calls."""
     from timekeeper.hall import calls
 
     cup = tmp_path / "cup.yaml"
-    cup.write_text("title: Pohár\nlanguage: cs\nrules: radegast\ntables: 1\nplayers: [A, B, "
-                   "C, D]\nstages:\n  knockout:\n    tree: seeded\n", encoding="utf-8")
+    cup.write_text(
+        "title: Pohár\nlanguage: cs\nrules: radegast\ntables: 1\nplayers: [A, B, "
+        "C, D]\nstages:\n  knockout:\n    tree: seeded\n",
+        encoding="utf-8",
+    )
     line = "Stůl 3: finále."
     done = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "hall", "announce", line, "--tournament",
-         str(cup), "--broker", broker["url"], "--state-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, SDL_AUDIODRIVER="dummy"))
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "hall",
+            "announce",
+            line,
+            "--tournament",
+            str(cup),
+            "--broker",
+            broker["url"],
+            "--state-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, SDL_AUDIODRIVER="dummy"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     folder = tmp_path / "hall" / "calls"
     spoken = calls.Voice("cs").render(line, folder)  # (made already: the same file)

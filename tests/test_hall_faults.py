@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the fixtures `broker` and `boxes` come from test_hall)
 """The hall's bus under attack and fault (issue 18), on a real Mosquitto with real boxes:
 scheduled commands seen and called off, a poisoned retained status, a replayed id, client
 ids tied to users, an anonymous broker, tables that do not answer."""
@@ -26,8 +25,12 @@ from timekeeper.hall.desk import summary
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def pending(boxes, table: str = "1") -> list[dict]:
@@ -82,11 +85,23 @@ def test_only_a_few_commands_are_held_and_the_rest_refused_with_the_reason(boxes
     now = time.time()
     for n in range(MAX_SCHEDULED + 3):
         body = {"id": f"add-{n}", "kind": "add", "sent": now, "at": now + 600, "seconds": 5}
-        publish.single("timekeeper/hall/1/command", json.dumps(body), qos=1,
-                       hostname="127.0.0.1", port=boxes["broker"]["port"])
-    table = wait_for(lambda: (t := boxes["tables"]()["1"]) and "already holds" in t["error"]
-                     and len(t["status"]["scheduled"]) == MAX_SCHEDULED and t,
-                     "the refusal of the fifth, the first four held", HALL_WAIT)
+        publish.single(
+            "timekeeper/hall/1/command",
+            json.dumps(body),
+            qos=1,
+            hostname="127.0.0.1",
+            port=boxes["broker"]["port"],
+        )
+    table = wait_for(
+        lambda: (
+            (t := boxes["tables"]()["1"])
+            and "already holds" in t["error"]
+            and len(t["status"]["scheduled"]) == MAX_SCHEDULED
+            and t
+        ),
+        "the refusal of the fifth, the first four held",
+        HALL_WAIT,
+    )
     assert f"already holds {MAX_SCHEDULED} scheduled commands" in table["error"]
 
 
@@ -98,17 +113,29 @@ def test_a_poisoned_retained_status_is_refused_alone_and_the_desk_goes_on(boxes)
     boxes["start"]("1")
     wait_for(lambda: boxes["tables"]().get("1", {}).get("online"), "box 1 joined", HALL_WAIT)
     deep = b"[" * 1000 + b"]" * 1000  # 2 KB, passes the broker's 4-KB limit
-    for table, payload in (("8", deep), ("9", json.dumps(
-            {"online": True, "status": {"state": 5}}).encode())):
-        publish.single(f"timekeeper/hall/{table}/status", payload, qos=1, retain=True,
-                       hostname="127.0.0.1", port=port)
-    tables = wait_for(lambda: (t := boxes["tables"]()) and {"8", "9"} <= set(t) and t,
-                      "the desk read both", HALL_WAIT)
+    for table, payload in (
+        ("8", deep),
+        ("9", json.dumps({"online": True, "status": {"state": 5}}).encode()),
+    ):
+        publish.single(
+            f"timekeeper/hall/{table}/status",
+            payload,
+            qos=1,
+            retain=True,
+            hostname="127.0.0.1",
+            port=port,
+        )
+    tables = wait_for(
+        lambda: (t := boxes["tables"]()) and {"8", "9"} <= set(t) and t,
+        "the desk read both",
+        HALL_WAIT,
+    )
     assert "nested deeper" in tables["8"]["bad"] and "state" in tables["9"]["bad"]
     assert summary(tables["9"]).startswith("BAD STATUS")
     stop = hall(url, "stop")  # the desk's MQTT thread lives: table 1 answers
-    assert "table 1: REFUSED" in stop.stdout and "no answer" not in stop.stdout.split(
-        "table 8")[0], stop.stdout  # (idle: refused by the table itself, with its reason)
+    assert (
+        "table 1: REFUSED" in stop.stdout and "no answer" not in stop.stdout.split("table 8")[0]
+    ), stop.stdout  # (idle: refused by the table itself, with its reason)
     assert "table 8: REFUSED  no answer (its status is bad" in stop.stdout, stop.stdout
     assert "did not answer: tables 8, 9" in stop.stdout and stop.returncode == 1
     assert "Traceback" not in stop.stdout + stop.stderr
@@ -124,8 +151,9 @@ def test_tables_that_do_not_answer_are_named_and_the_desk_exits_non_zero(boxes) 
     boxes["log"]("2")  # table 2 leaves (its status: offline)
     wait_for(lambda: boxes["tables"]()["2"]["online"] is False, "table 2 offline", HALL_WAIT)
     done = hall(url, "start", "--in", "2s")
-    assert "table 1: ok" in done.stdout and "table 2: REFUSED  no answer: OFFLINE" in \
-        done.stdout, done.stdout
+    assert "table 1: ok" in done.stdout and "table 2: REFUSED  no answer: OFFLINE" in done.stdout, (
+        done.stdout
+    )
     assert "did not answer: table 2" in done.stdout and done.returncode == 1
 
 
@@ -158,8 +186,9 @@ def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
 
 
 @pytest.mark.slow
-def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
-                                                                 write_profile) -> None:
+def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
+    tmp_path: Path, write_profile
+) -> None:
     """The shipped config and ACL on a real broker: box 1 joins as user 1; someone with box
     2's credentials connects again and again with the ids box 1 could have used: box 1 stays
     on the bus (its id is its own, unguessable) and the desk (a user of its own) hears it."""
@@ -171,15 +200,20 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
     for user in ("desk", "1", "2"):
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
     acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1 … 2` leaves it
-    acl.write_text((root / "systemd" / "mosquitto-hall.acl").read_text() + "".join(
-        f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in ("1", "2")))
+    acl.write_text(
+        (root / "systemd" / "mosquitto-hall.acl").read_text()
+        + "".join(f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in ("1", "2"))
+    )
     port = free_port()
     conf = tmp_path / "m.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-                    f"acl_file {acl}\n")
-    server = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
+        f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+        f"acl_file {acl}\n"
+    )
+    server = subprocess.Popen(
+        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     prof = write_profile("hall", HALL_PROFILE)
     folder = tmp_path / "box1"
     folder.mkdir()
@@ -188,16 +222,38 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(tmp_path: Path,
         wait_for(lambda: listening(port), "broker up", 10)
         with open(folder / "out.log", "w") as out:
             box = subprocess.Popen(
-                [sys.executable, "-m", "timekeeper", "run", "--profile", str(prof), "--no-gpio",
-                 "--no-keyboard", "--fresh", "--state-dir", str(folder), "--control",
-                 str(folder / "c.sock"), "--hall", f"mqtt://1:pw-1@127.0.0.1:{port}",
-                 "--table", "1", "--sync", "local"], stdout=out, stderr=subprocess.STDOUT,
-                env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"))
+                [
+                    sys.executable,
+                    "-m",
+                    "timekeeper",
+                    "run",
+                    "--profile",
+                    str(prof),
+                    "--no-gpio",
+                    "--no-keyboard",
+                    "--fresh",
+                    "--state-dir",
+                    str(folder),
+                    "--control",
+                    str(folder / "c.sock"),
+                    "--hall",
+                    f"mqtt://1:pw-1@127.0.0.1:{port}",
+                    "--table",
+                    "1",
+                    "--sync",
+                    "local",
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"),
+            )
         url = f"mqtt://desk:pw-desk@127.0.0.1:{port}"
         wait_for(lambda: "connected to" in (folder / "out.log").read_text(), "box 1 on", 30)
         for n in range(28):  # the takeover attempts, with the predictable ids
-            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                            client_id="timekeeper-hall-1" if n % 2 else "timekeeper-hall-2")
+            c = mqtt.Client(
+                mqtt.CallbackAPIVersion.VERSION2,
+                client_id="timekeeper-hall-1" if n % 2 else "timekeeper-hall-2",
+            )
             c.username_pw_set("2", "pw-2")
             c.connect("127.0.0.1", port)
             c.loop(0.05)
@@ -232,19 +288,20 @@ def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -
     class Unplugged:  # paho's client, never connected (what the link publishes is dropped)
         def __init__(self, *_a) -> None:
             import paho.mqtt.client as mqtt
+
             self.real = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="t")
 
         def __getattr__(self, name: str):
             return getattr(self.real, name)
 
-    link = HallLink(runner, Broker("127.0.0.1"), "hall", "1", "hall",
-                    client_factory=lambda *a: Unplugged(*a))
+    link = HallLink(
+        runner, Broker("127.0.0.1"), "hall", "1", "hall", client_factory=lambda *a: Unplugged(*a)
+    )
     refused: list[str] = []
     link._refuse = lambda ident, why: refused.append(f"{ident}: {why}")  # type: ignore
     now = time.time()
     for n in range(1002):
-        link._handle(json.dumps({"id": f"c{n}", "kind": "add", "sent": now,
-                                 "seconds": 5}).encode())
+        link._handle(json.dumps({"id": f"c{n}", "kind": "add", "sent": now, "seconds": 5}).encode())
     link._handle(json.dumps({"id": "c0", "kind": "add", "sent": now, "seconds": 5}).encode())
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     assert len(link._seen) == 1002  # every one remembered: none was let through again
@@ -268,17 +325,26 @@ def test_the_overview_page_marks_a_bad_table_and_draws_the_others(overview) -> N
     marked BAD on its own tile; the others are drawn, with what they hold pending."""
     url, _, desk = overview
     desk.statuses["3"] = {"table": "3", "online": True, "synced": True, "status": {"state": 5}}
-    desk.statuses["4"] = {"table": "4", "online": True, "synced": True,
-                          "status": {"state": "idle", "score": [1, 2]}}
+    desk.statuses["4"] = {
+        "table": "4",
+        "online": True,
+        "synced": True,
+        "status": {"state": "idle", "score": [1, 2]},
+    }
     desk.statuses["5"] = {"table": "5", "online": None, "bad": "status.state must be text"}
-    desk.statuses["6"] = {"table": "6", "online": True, "synced": True, "sent": time.time(),
-                          "status": {"state": "idle", "scheduled": [
-                              {"command": "start", "in": 42.0}]}}
+    desk.statuses["6"] = {
+        "table": "6",
+        "online": True,
+        "synced": True,
+        "sent": time.time(),
+        "status": {"state": "idle", "scheduled": [{"command": "start", "in": 42.0}]},
+    }
     with browser(1280, 800) as page:
         page.get(f"{url}/hall")
         tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
-        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 6 and t,
-                         "every table drawn", 10)
+        texts = wait_for(
+            lambda: (t := page.execute_script(tile)) and len(t) == 6 and t, "every table drawn", 10
+        )
         assert "RUNNING" in texts[0] and "PRE-START" in texts[1]
         assert all("BAD STATUS" in t for t in texts[2:5]), texts
         assert "state is not text" in texts[2] and "score" in texts[3]

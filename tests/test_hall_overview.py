@@ -24,10 +24,26 @@ from timekeeper.hall.overview import Overview
 from timekeeper.web.guard import Site
 from timekeeper.web.token import TokenStore
 
-RUNNING = {"state": "running", "part": "period", "remaining": 200.0, "countdown": None,
-           "score": {"home": 1, "away": 0}, "period": 1, "periods": 1, "waiting_for": ""}
-PRESTART = {"state": "prestart", "part": "", "remaining": None, "countdown": 58.4,
-            "score": {"home": 0, "away": 0}, "period": 0, "periods": 1, "waiting_for": ""}
+RUNNING = {
+    "state": "running",
+    "part": "period",
+    "remaining": 200.0,
+    "countdown": None,
+    "score": {"home": 1, "away": 0},
+    "period": 1,
+    "periods": 1,
+    "waiting_for": "",
+}
+PRESTART = {
+    "state": "prestart",
+    "part": "",
+    "remaining": None,
+    "countdown": 58.4,
+    "score": {"home": 0, "away": 0},
+    "period": 0,
+    "periods": 1,
+    "waiting_for": "",
+}
 
 
 class FakeDesk(Desk):
@@ -40,11 +56,17 @@ class FakeDesk(Desk):
         self._lock = threading.Lock()
         self.sent: list[HallCommand] = []
 
-    def send(self, command: HallCommand, table: str | None = None,
-             wait: float = 2.0) -> dict[str, dict]:
+    def send(
+        self, command: HallCommand, table: str | None = None, wait: float = 2.0
+    ) -> dict[str, dict]:
         self.sent.append(command)
-        return {"1": {"table": "1", "ok": False, "error": "the match is under way"
-                      + desk_prompt(RUNNING)}}
+        return {
+            "1": {
+                "table": "1",
+                "ok": False,
+                "error": "the match is under way" + desk_prompt(RUNNING),
+            }
+        }
 
 
 @contextlib.contextmanager
@@ -73,11 +95,26 @@ def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
     """The overview served: (url, token, desk); in English, or the language an indirect
     parameter names."""
     sent = time.time()
-    desk = FakeDesk({
-        "1": {"table": "1", "online": True, "synced": True, "in_step": True, "sent": sent,
-              "status": RUNNING},
-        "2": {"table": "2", "online": True, "synced": True, "in_step": True, "sent": sent,
-              "status": PRESTART}})
+    desk = FakeDesk(
+        {
+            "1": {
+                "table": "1",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": sent,
+                "status": RUNNING,
+            },
+            "2": {
+                "table": "2",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": sent,
+                "status": PRESTART,
+            },
+        }
+    )
     with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
         yield url, token, desk
 
@@ -89,8 +126,9 @@ def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overvi
     with browser(1280, 800) as page:
         page.get(f"{url}/hall#token={token}")
         tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
-        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 2 and t,
-                         "both tables", 10)
+        texts = wait_for(
+            lambda: (t := page.execute_script(tile)) and len(t) == 2 and t, "both tables", 10
+        )
         assert "PRE-START" in texts[1] and "--:--" not in texts[1]
         assert re.search(r"0:[345]\d", texts[1]), texts[1]  # counting down from 0:59
 
@@ -102,8 +140,11 @@ def test_the_overview_counts_a_prestart_down_and_asks_before_stopping_all(overvi
         assert desk.sent == []
         stop.click()
         wait_for(lambda: page.switch_to.alert, "the confirmation", 5).accept()
-        answer = wait_for(lambda: (a := page.find_element("id", "answer").text)
-                          and "REFUSED" in a and a, "the answer", 10)
+        answer = wait_for(
+            lambda: (a := page.find_element("id", "answer").text) and "REFUSED" in a and a,
+            "the answer",
+            10,
+        )
         assert [c.kind for c in desk.sent] == ["stop"]
         # what the desk can do, never the table's keys
         assert "from the desk, stop stops the clock" in answer
@@ -119,30 +160,41 @@ def test_the_overview_draws_with_the_boxes_shared_script_under_the_csp(overview)
     with browser(1280, 800) as page, csp_watched(page):
         page.get(f"{url}/hall")
         tile = "return [...document.querySelectorAll('.table')].map(t => t.textContent)"
-        texts = wait_for(lambda: (t := page.execute_script(tile)) and len(t) == 2 and t,
-                         "both tables", 10)
+        texts = wait_for(
+            lambda: (t := page.execute_script(tile)) and len(t) == 2 and t, "both tables", 10
+        )
         assert "table 1" in texts[0] and re.search(r"[23]:\d\d", texts[0]), texts[0]
         assert page.find_element("id", "counts").text == "2 tables, 2 online"
         loaded = page.execute_script(LOADED)
-        assert {"/lang/en.js", "/static/common.js", "/static/hall.js", "/static/hall.css"} <= \
-            set(loaded), loaded
+        assert {"/lang/en.js", "/static/common.js", "/static/hall.js", "/static/hall.css"} <= set(
+            loaded
+        ), loaded
         assert page.execute_script("return [window.tkViolations, window.tkMissing]") == [[], []]
 
 
-@pytest.mark.parametrize(("status", "words"), [
-    ({"state": "idle"}, "start begins the match"),
-    ({"state": "prestart", "countdown": 4.2}, "the start comes by itself in 5 s"),
-    ({"state": "running"}, "stop stops the clock"),
-    ({"state": "stopped"}, "resume goes on"),
-    ({"state": "waiting", "waiting_for": "next: overtime", "period": 1, "periods": 1},
-     "next starts the overtime; the table's operator may finish"),
-    ({"state": "break", "waiting_for": "next: period 2", "period": 1, "periods": 3},
-     "next starts period 2"),
-    ({"state": "waiting", "waiting_for": "finish", "period": 1, "periods": 1},
-     "the match is decided, the table's operator finishes it"),
-    ({"state": "shootout"}, "the shoot-out is the table operator's"),
-    ({"state": "finished"}, "reset makes the table ready for the next round, then start"),
-])
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        ({"state": "idle"}, "start begins the match"),
+        ({"state": "prestart", "countdown": 4.2}, "the start comes by itself in 5 s"),
+        ({"state": "running"}, "stop stops the clock"),
+        ({"state": "stopped"}, "resume goes on"),
+        (
+            {"state": "waiting", "waiting_for": "next: overtime", "period": 1, "periods": 1},
+            "next starts the overtime; the table's operator may finish",
+        ),
+        (
+            {"state": "break", "waiting_for": "next: period 2", "period": 1, "periods": 3},
+            "next starts period 2",
+        ),
+        (
+            {"state": "waiting", "waiting_for": "finish", "period": 1, "periods": 1},
+            "the match is decided, the table's operator finishes it",
+        ),
+        ({"state": "shootout"}, "the shoot-out is the table operator's"),
+        ({"state": "finished"}, "reset makes the table ready for the next round, then start"),
+    ],
+)
 def test_a_refusal_at_the_desk_names_the_desks_commands(status: dict, words: str) -> None:
     said = what_the_desk_can(status)
     assert words in said

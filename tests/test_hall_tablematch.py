@@ -43,8 +43,11 @@ def pairing(ident: str, match: str = "A.1", profile_name: str = "radegast") -> b
 
 
 def results(link: HallLinkSide) -> list[dict]:
-    return [json.loads(p) for t, p, retain in link.client.published
-            if t == "timekeeper/cup/3/result" and retain]
+    return [
+        json.loads(p)
+        for t, p, retain in link.client.published
+        if t == "timekeeper/cup/3/result" and retain
+    ]
 
 
 def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Path) -> None:
@@ -56,9 +59,12 @@ def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Pat
     match.match_changed(dataclasses.replace(IDLE, state="finished"), 0)  # (not played yet)
     assert results(link) == []
     match.match_changed(dataclasses.replace(IDLE, state="running"), 0)
-    ended = dataclasses.replace(IDLE, state="finished", score={"home": 2, "away": 1},
-                                goals=[{"team": "home", "period": 1, "play_time": 3.5,
-                                        "player": "9"}])
+    ended = dataclasses.replace(
+        IDLE,
+        state="finished",
+        score={"home": 2, "away": 1},
+        goals=[{"team": "home", "period": 1, "play_time": 3.5, "player": "9"}],
+    )
     match.match_changed(ended, 0)
     match.match_changed(ended, 0)  # (the status again: the result is made once)
     sent = results(link)
@@ -78,7 +84,8 @@ def test_a_result_is_made_once_kept_and_sent_again_after_a_restart(tmp_path: Pat
 
 
 def test_a_pairing_waits_for_the_match_under_way_and_a_profile_mismatch_is_said(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     box = Box()
     link = HallLinkSide(box)
     match = MatchLink(link, tmp_path)

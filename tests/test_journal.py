@@ -104,8 +104,10 @@ def test_the_file_counts_periods_from_1_under_period_as_it_always_did() -> None:
     before it: an old journal is read by a new box, and a new one by an old box."""
     record = json.loads(dumps(Snapshot("pl-3x6", "stopped", index=1, play_time=12.5)))
     assert record["period"] == 2 and "index" not in record
-    old = ('{"format": 1, "profile": "pl-3x6", "state": "stopped", "period": 3, '
-           '"play_time": 60, "added": 0, "shots": 0, "shootout": false}')
+    old = (
+        '{"format": 1, "profile": "pl-3x6", "state": "stopped", "period": 3, '
+        '"play_time": 60, "added": 0, "shots": 0, "shootout": false}'
+    )
     assert loads(old).index == 2
     assert loads(dumps(loads(old))) == loads(old)
 
@@ -113,9 +115,15 @@ def test_the_file_counts_periods_from_1_under_period_as_it_always_did() -> None:
 def test_resume_at_parses_period_and_play_time() -> None:
     assert parse_resume_at("2:01:30", "pl-3x6") == Snapshot("pl-3x6", "stopped", 1, 90.0)
     assert parse_resume_at("1:00:45.5", "ithf") == Snapshot("ithf", "stopped", 0, 45.5)
-    for bad, why in [("", "PERIOD:MM:SS"), ("2", "PERIOD:MM:SS"), ("1:30", "PERIOD:MM:SS"),
-                     ("x:1:2", "PERIOD:MM:SS"), ("1:2:3:4", "PERIOD:MM:SS"),
-                     ("0:01:00", "count from 1"), ("1:01:90", "under 60")]:
+    for bad, why in [
+        ("", "PERIOD:MM:SS"),
+        ("2", "PERIOD:MM:SS"),
+        ("1:30", "PERIOD:MM:SS"),
+        ("x:1:2", "PERIOD:MM:SS"),
+        ("1:2:3:4", "PERIOD:MM:SS"),
+        ("0:01:00", "count from 1"),
+        ("1:01:90", "under 60"),
+    ]:
         with pytest.raises(ValueError, match=why):
             parse_resume_at(bad, "ithf")
 
@@ -139,13 +147,22 @@ def test_the_journal_is_written_atomically_and_read_back(tmp_path: Path) -> None
     assert journal.next_due() is None  # stopped: nothing changes until a command
 
 
-@pytest.mark.parametrize("text", ["", '{"format": 1, "profile": "radegast", "sta',
-                                  "garbage\x00\x01", '{"format": 1}', "[1, 2]",
-                                  '{"format": 1, "profile": "radegast", "state": "flying", '
-                                  '"period": 0, "play_time": 1, "added": 0, "shots": 0, '
-                                  '"shootout": false}'])
-def test_a_corrupt_or_truncated_journal_means_a_clean_start(tmp_path: Path, text: str,
-                                                            caplog) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        '{"format": 1, "profile": "radegast", "sta',
+        "garbage\x00\x01",
+        '{"format": 1}',
+        "[1, 2]",
+        '{"format": 1, "profile": "radegast", "state": "flying", '
+        '"period": 0, "play_time": 1, "added": 0, "shots": 0, '
+        '"shootout": false}',
+    ],
+)
+def test_a_corrupt_or_truncated_journal_means_a_clean_start(
+    tmp_path: Path, text: str, caplog
+) -> None:
     path = tmp_path / FILE_NAME
     path.write_text(text)
     journal = Journal(tmp_path, Engine(profile.load("radegast")))
@@ -160,12 +177,14 @@ def test_a_journal_of_another_profile_is_left_alone(tmp_path: Path, caplog) -> N
     journal = Journal(tmp_path, Engine(profile.load("radegast")))
     assert journal.load() is None
     kept = list(tmp_path.glob(f"{FILE_NAME}.*.bad"))  # a match in progress: kept and named
-    assert len(kept) == 1 and f"a match of profile ithf in progress was kept as {kept[0]}" \
-        in caplog.text and "--profile ithf --resume-from" in caplog.text
+    assert (
+        len(kept) == 1
+        and f"a match of profile ithf in progress was kept as {kept[0]}" in caplog.text
+        and "--profile ithf --resume-from" in caplog.text
+    )
 
 
-def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path,
-                                                                  caplog) -> None:
+def test_a_journal_that_cannot_be_written_does_not_stop_the_match(tmp_path: Path, caplog) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     e = Engine(profile.load("radegast"))
@@ -189,9 +208,15 @@ def test_a_sound_packs_folder_is_never_a_journals(tmp_path: Path) -> None:
 
 def test_loads_rejects_wrong_types() -> None:
     good = json.loads(dumps(Snapshot("ithf", "stopped", 0, 10.0)))
-    for field, value in [("period", "1"), ("play_time", None), ("shootout", 1),
-                         ("shots", True), ("play_time", float("nan")), ("added", 1e9),
-                         ("play_time", -1)]:
+    for field, value in [
+        ("period", "1"),
+        ("play_time", None),
+        ("shootout", 1),
+        ("shots", True),
+        ("play_time", float("nan")),
+        ("added", 1e9),
+        ("play_time", -1),
+    ]:
         with pytest.raises(JournalError, match=field):
             loads(json.dumps(good | {field: value}))
 
@@ -210,8 +235,11 @@ def test_a_match_stopped_just_before_its_start_instant_comes_back_at_no_time_pla
     assert snap.state == "running" and snap.play_time == 0.0
     back = restored(loads(dumps(snap)))
     status = back.status(9_999.0)
-    assert (status.state, status.play_time, back.names) == ("stopped", 0.0, {"home": "A",
-                                                                             "away": "B"})
+    assert (status.state, status.play_time, back.names) == (
+        "stopped",
+        0.0,
+        {"home": "A", "away": "B"},
+    )
 
 
 def test_a_half_written_temporary_file_never_matters(tmp_path: Path) -> None:

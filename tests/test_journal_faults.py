@@ -31,8 +31,7 @@ def real_journal(key: str) -> dict:
     if key == "hokejbal":
         engine.handle(Command(Action.PAUSE), now + 20)
         for kinds in (("minor",), ("major", "game"), ("minor", "minor", "personal")):
-            engine.handle(Command(Action.PENALTY, team="home", kinds=kinds, player="17"),
-                          now + 21)
+            engine.handle(Command(Action.PENALTY, team="home", kinds=kinds, player="17"), now + 21)
         engine.handle(Command(Action.RESUME), now + 30)
     else:
         engine.handle(Command(Action.ADD, 10.0), now + 1)
@@ -101,8 +100,7 @@ def test_set_aside_files_are_never_overwritten(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob(f"{FILE_NAME}.*.bad"))) == 3
 
 
-def test_a_finished_or_reset_match_of_another_profile_is_not_kept(tmp_path: Path,
-                                                                  caplog) -> None:
+def test_a_finished_or_reset_match_of_another_profile_is_not_kept(tmp_path: Path, caplog) -> None:
     caplog.set_level(logging.INFO)
     for state in ("finished", "idle"):
         record = REAL["ithf"] | {"state": state}
@@ -111,9 +109,13 @@ def test_a_finished_or_reset_match_of_another_profile_is_not_kept(tmp_path: Path
         assert "held no match in progress" in caplog.text
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def mutate(record: object, data: st.DataObject) -> object:
@@ -123,12 +125,14 @@ def mutate(record: object, data: st.DataObject) -> object:
         return record | {key: mutate(record[key], data)}
     if isinstance(record, list) and record and data.draw(st.booleans()):
         i = data.draw(st.integers(0, len(record) - 1))
-        return [*record[:i], mutate(record[i], data), *record[i + 1:]]
+        return [*record[:i], mutate(record[i], data), *record[i + 1 :]]
     return data.draw(JSON)
 
 
-FUZZ = settings(deadline=None,  # (examples: the profile of conftest; deep: 20,000)
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    deadline=None,  # (examples: the profile of conftest; deep: 20,000)
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @FUZZ
@@ -193,8 +197,7 @@ def test_what_the_engine_accepts_fits_the_journals_ranges() -> None:
     engine.handle(Command(Action.PAUSE), now + 1)
     for team in ("home", "away"):
         for _ in range(MAX_PENALTIES_HELD):
-            engine.handle(Command.parse(f"penalty {team} major+game " + "9" * MAX_PLAYER),
-                          now + 2)
+            engine.handle(Command.parse(f"penalty {team} major+game " + "9" * MAX_PLAYER), now + 2)
         with pytest.raises(Refused, match="penalties in the box already"):
             engine.handle(Command.parse(f"penalty {team} minor"), now + 2)
     engine.handle(Command(Action.ADD, 3600.0), now + 3)

@@ -54,13 +54,23 @@ def used_keys() -> dict[str, set[str]]:
             pages |= set(pair)
         pages |= set(re.findall(r'data-w(?:-placeholder|-label)?="(\w+)"', text))
         pages |= set(re.findall(r'\b\w+: "(kind\w+)"', text))
-    hall_text = "".join(file.read_text(encoding="utf-8")
-                        for file in [*HALL.glob("*.js"), *HALL.glob("*.html")])
+    hall_text = "".join(
+        file.read_text(encoding="utf-8") for file in [*HALL.glob("*.js"), *HALL.glob("*.html")]
+    )
     hall = set(re.findall(r'\bword\("(\w+)"', hall_text))
     hall |= set(re.findall(r'data-w(?:-title)?="(\w+)"', hall_text))
     hall |= set(re.findall(r'"(board\w+)"', hall_text))  # (the board's standings columns)
-    hall |= {"idle", "prestart", "running", "stopped", "break", "waiting", "shootout", "shot",
-             "finished"}
+    hall |= {
+        "idle",
+        "prestart",
+        "running",
+        "stopped",
+        "break",
+        "waiting",
+        "shootout",
+        "shot",
+        "finished",
+    }
     return {"pages": pages - {"key"}, "hall": hall}  # ("key": the comments' example)
 
 
@@ -74,14 +84,19 @@ def test_every_word_the_pages_ask_for_is_in_the_english_file_and_none_is_left_ov
     assert not unused, f"hall: never used {unused}"
 
 
-@pytest.mark.parametrize(("part", "code", "shown"), [
-    ("period 2", "cs", "2. třetina"), ("half 1", "de", "1. Halbzeit"),
-    ("overtime", "sv", "förlängning"), ("overtime 2", "fi", "2. jatkoaika"),
-    ("shoot-out", "pl", "rzuty karne"), ("match", "en", "match"),
-    ("quarter 3", "cs", "quarter 3"),  # a part a profile names otherwise: as it is
-])
-def test_the_parts_of_the_match_are_named_in_the_language(part: str, code: str,
-                                                          shown: str) -> None:
+@pytest.mark.parametrize(
+    ("part", "code", "shown"),
+    [
+        ("period 2", "cs", "2. třetina"),
+        ("half 1", "de", "1. Halbzeit"),
+        ("overtime", "sv", "förlängning"),
+        ("overtime 2", "fi", "2. jatkoaika"),
+        ("shoot-out", "pl", "rzuty karne"),
+        ("match", "en", "match"),
+        ("quarter 3", "cs", "quarter 3"),  # a part a profile names otherwise: as it is
+    ],
+)
+def test_the_parts_of_the_match_are_named_in_the_language(part: str, code: str, shown: str) -> None:
     assert language.part_name(part, language.words(code)["parts"]) == shown
 
 
@@ -94,13 +109,17 @@ def load(tmp_path: Path, text: str) -> config.Config:
 def test_the_config_chooses_the_language_and_refuses_an_unknown_one(tmp_path: Path) -> None:
     assert load(tmp_path, "profile: ithf\n").language == "en"
     assert load(tmp_path, "language: cs\n").language == "cs"
-    with pytest.raises(ConfigError, match=r"config.yaml:2:11: language: unknown language "
-                                          r"'cz'; known: en, cs, sk, pl, sl, de, sv, fi"):
+    with pytest.raises(
+        ConfigError,
+        match=r"config.yaml:2:11: language: unknown language "
+        r"'cz'; known: en, cs, sk, pl, sl, de, sv, fi",
+    ):
         load(tmp_path, "profile: ithf\nlanguage: cz\n")
 
 
-def test_a_clubs_correction_changes_only_its_words_and_is_checked(tmp_path: Path,
-                                                                   monkeypatch) -> None:
+def test_a_clubs_correction_changes_only_its_words_and_is_checked(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("TIMEKEEPER_LANG_PATH", str(tmp_path))
     language.words.cache_clear()
     try:
@@ -109,8 +128,10 @@ def test_a_clubs_correction_changes_only_its_words_and_is_checked(tmp_path: Path
         assert cs["pages"]["home"] == "DOMA" and cs["pages"]["away"] == "HOSTÉ"
         for text, where in [
             ('{"pages": {\n  "hom": "DOMA"}}', r"cs.json:2: pages.hom: unknown key"),
-            ('{"pages": {\n "wins": "VYHRÁVÁ"}}',
-             r"cs.json:2: pages.wins: must keep the English text's placeholders \({team}\)"),
+            (
+                '{"pages": {\n "wins": "VYHRÁVÁ"}}',
+                r"cs.json:2: pages.wins: must keep the English text's placeholders \({team}\)",
+            ),
             ('{"pages": {"home": "DOMA",}}', r"cs.json:1:27: "),
             ('{"page": {}}', r"cs.json:1: page: unknown section"),
         ]:
@@ -141,7 +162,8 @@ def test_hall_serve_refuses_an_unknown_language_before_it_connects(capsys) -> No
 
 
 def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     import argparse
 
     from timekeeper.hall.deskconfig import desk_settings
@@ -152,8 +174,14 @@ def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
     cup = spec.load(file)
 
     def settings(lang: str | None):
-        args = argparse.Namespace(config=None, broker="mqtt://127.0.0.1", hall_name=None,
-                                  user="desk", password_file=None, language=lang)
+        args = argparse.Namespace(
+            config=None,
+            broker="mqtt://127.0.0.1",
+            hall_name=None,
+            user="desk",
+            password_file=None,
+            language=lang,
+        )
         return desk_settings(args, lambda path: pytest.fail("no config is read"))
 
     assert settings(None).language_for(cup.language) == "cs"  # (else the config's, or en)

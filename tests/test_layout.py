@@ -28,8 +28,12 @@ def imports_of(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("timekeeper")}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
-                and node.module.startswith("timekeeper"):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.startswith("timekeeper")
+        ):
             found.add(node.module)
             for alias in node.names:
                 candidate = f"{node.module}.{alias.name}"
@@ -41,7 +45,8 @@ def imports_of(path: Path) -> set[str]:
 def _exists(name: str) -> bool:
     rel = Path(*name.split("."))
     return (PACKAGE.parent / rel).with_suffix(".py").is_file() or (
-        PACKAGE.parent / rel / "__init__.py").is_file()
+        PACKAGE.parent / rel / "__init__.py"
+    ).is_file()
 
 
 def graph() -> dict[str, set[str]]:
@@ -51,8 +56,7 @@ def graph() -> dict[str, set[str]]:
             continue
         name = module_name(path)
         # a package's __init__ is imported by its modules' imports anyway: leave it out
-        out[name] = {m for m in imports_of(path) if m != name and not
-                     name.startswith(m + ".")}
+        out[name] = {m for m in imports_of(path) if m != name and not name.startswith(m + ".")}
     return out
 
 
@@ -62,8 +66,11 @@ def wing_of(module: str) -> str | None:
 
 
 def test_every_module_lives_in_a_wing_or_at_the_top() -> None:
-    loose = [m for m in graph() if wing_of(m) is None and m.split(".")[-1] not in TOP
-             and m != "timekeeper"]
+    loose = [
+        m
+        for m in graph()
+        if wing_of(m) is None and m.split(".")[-1] not in TOP and m != "timekeeper"
+    ]
     assert not loose, f"modules outside the wings {WINGS}: {loose}"
 
 
@@ -91,7 +98,7 @@ def test_no_import_circles() -> None:
         state[node] = 1
         for dep in sorted(g.get(node, ())):
             if state.get(dep) == 1:
-                cycles.append([*path[path.index(dep):], dep])
+                cycles.append([*path[path.index(dep) :], dep])
             elif dep not in state:
                 visit(dep, [*path, dep])
         state[node] = 2
@@ -110,8 +117,11 @@ def test_the_rules_wing_does_no_io_but_reading_yaml() -> None:
     for path in [*(PACKAGE / "rules").glob("*.py"), *(PACKAGE / "tournament").glob("*.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            )
             wrong += [f"{path.name}: {n}" for n in names if n.split(".")[0] in banned]
     assert not wrong, wrong
 
@@ -124,13 +134,19 @@ def test_mixing_is_the_sound_wings_own_module() -> None:
     from timekeeper.sound import mixing
 
     mixing_path = Path(inspect.getfile(mixing)).resolve()
-    own = {name for name, thing in vars(mixing).items()
-           if inspect.isfunction(thing) and thing.__module__ == mixing.__name__}
+    own = {
+        name
+        for name, thing in vars(mixing).items()
+        if inspect.isfunction(thing) and thing.__module__ == mixing.__name__
+    }
     assert "mix_into" in own
-    copies = [f"{path.relative_to(PACKAGE)}: {node.name}"
-              for path in PACKAGE.rglob("*.py") if path.resolve() != mixing_path
-              for node in ast.parse(path.read_text(encoding="utf-8")).body
-              if isinstance(node, ast.FunctionDef) and node.name in own]
+    copies = [
+        f"{path.relative_to(PACKAGE)}: {node.name}"
+        for path in PACKAGE.rglob("*.py")
+        if path.resolve() != mixing_path
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef) and node.name in own
+    ]
     assert not copies, copies
     for user in ("render", "voices"):
         assert mixing.__name__ in imports_of(PACKAGE / "sound" / f"{user}.py"), user

@@ -84,7 +84,8 @@ def test_a_refusal_reaches_the_operator_with_the_press_that_goes_on() -> None:
     assert str(caught.value) == (
         "nothing to go on to (the start is counting down): the start signal comes by itself "
         "in 20 s (START and SPACE do nothing until then); RESET (r r, ctl reset, or hold "
-        "START/NEXT) calls it off")
+        "START/NEXT) calls it off"
+    )
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     thread.join(timeout=5)
 
@@ -97,9 +98,14 @@ def test_pygame_audio_plays_every_cue_kind_on_the_dummy_driver() -> None:
     audio = PygameAudio(load_pack(default_pack_dir(), ithf.cue_names), driver="dummy")
     try:
         audio.prepare(ithf)
-        for cue in [Cue("prestart", 0), Cue("minute", 0, count=4), Cue("last30", 0, length=30),
-                    Cue("last30", 0, stop=True), Cue("last30", 0, offset=12.5, length=30),
-                    Cue("end", 0)]:
+        for cue in [
+            Cue("prestart", 0),
+            Cue("minute", 0, count=4),
+            Cue("last30", 0, length=30),
+            Cue("last30", 0, stop=True),
+            Cue("last30", 0, offset=12.5, length=30),
+            Cue("end", 0),
+        ]:
             assert audio.play(cue, 0.0) is None  # on its way: nothing says it cannot be heard
             if not cue.stop:  # a sound (a mark, the melody) is playing on the device now
                 assert pygame.mixer.get_busy(), cue
@@ -125,14 +131,16 @@ def test_live_audio_reaches_the_device(tmp_path: Path, monkeypatch) -> None:
     try:
         audio.play(Cue("start", 0), 0.0)
         expected = pack.sounds["start"].samples
-        wait_for(lambda: raw.exists() and raw.stat().st_size > (len(expected) + RATE // 10) * 4,
-                 "the device file to hold the start signal")
+        wait_for(
+            lambda: raw.exists() and raw.stat().st_size > (len(expected) + RATE // 10) * 4,
+            "the device file to hold the start signal",
+        )
     finally:
         audio.close()
     device = np.frombuffer(raw.read_bytes(), "<i2").reshape(-1, 2)[:, 0] / 32767
     onset = int(np.argmax(np.abs(device) > 0.05))
     start_ref = int(np.argmax(np.abs(expected) > 0.05))
-    got = device[onset - start_ref:onset - start_ref + len(expected)]
+    got = device[onset - start_ref : onset - start_ref + len(expected)]
     assert len(got) == len(expected)
     assert np.abs(got - expected).max() < 2e-3  # the very samples of the pack, unchanged
 
@@ -149,4 +157,3 @@ def test_a_melody_resumed_late_skips_ahead_to_stay_on_the_match_clock() -> None:
         assert playing.get_length() == pytest.approx(30 - 10 - 1, abs=1e-3)
     finally:
         audio.close()
-

@@ -49,38 +49,44 @@ def play_out(eng: Engine, now: float) -> float:
 # ------------------------------------------------------------------ the command
 
 
-@pytest.mark.parametrize(("line", "names"), [
-    ("names Novák Svoboda", ("Novák", "Svoboda")),
-    ('names "Jan Novák" \'Petr Svoboda\'', ("Jan Novák", "Petr Svoboda")),
-    ("names=Wiśniewski Żółć", ("Wiśniewski", "Żółć")),  # (the render script's `=` form)
-    ("NAMES 'Пётр Иванов' 'Ľudovít Šťastný'", ("Пётр Иванов", "Ľudovít Šťastný")),
-    ('names "" Svoboda', ("", "Svoboda")),  # "" or - : that side has no name
-    ("names - -", ("", "")),
-    ("names '  Jan   Novák  ' Svoboda", ("Jan Novák", "Svoboda")),  # spaces made single
-    ("names 'Jan\u00a0Novák' x", ("Jan Novák", "x")),  # a no-break space is a space
-    ("names Nova\u0301k x", ("Novák", "x")),  # typed decomposed: kept composed (NFC)
-    ('names "O\'Neil" 張偉', ("O'Neil", "張偉")),
-    ("names " + "Ž" * MAX_NAME + " x", ("Ž" * MAX_NAME, "x")),
-])
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("names Novák Svoboda", ("Novák", "Svoboda")),
+        ("names \"Jan Novák\" 'Petr Svoboda'", ("Jan Novák", "Petr Svoboda")),
+        ("names=Wiśniewski Żółć", ("Wiśniewski", "Żółć")),  # (the render script's `=` form)
+        ("NAMES 'Пётр Иванов' 'Ľudovít Šťastný'", ("Пётр Иванов", "Ľudovít Šťastný")),
+        ('names "" Svoboda', ("", "Svoboda")),  # "" or - : that side has no name
+        ("names - -", ("", "")),
+        ("names '  Jan   Novák  ' Svoboda", ("Jan Novák", "Svoboda")),  # spaces made single
+        ("names 'Jan\u00a0Novák' x", ("Jan Novák", "x")),  # a no-break space is a space
+        ("names Nova\u0301k x", ("Novák", "x")),  # typed decomposed: kept composed (NFC)
+        ('names "O\'Neil" 張偉', ("O'Neil", "張偉")),
+        ("names " + "Ž" * MAX_NAME + " x", ("Ž" * MAX_NAME, "x")),
+    ],
+)
 def test_names_in_any_script_are_taken_as_typed(line: str, names: tuple[str, str]) -> None:
     command = Command.parse(line)
     assert command.action is Action.NAMES and command.names == names
     assert Command.parse(str(command)).names == names  # the log's form reads back
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ("names \x1b[2J x", "U+001B"),  # a terminal escape: would garble the status line
-    ("names 'a\x07b' x", "U+0007"),
-    ("names x '\x00\x01'", "U+0000"),
-    ("names 'a\u200bb' x", "U+200B"),  # invisible (a zero-width space)
-    ("names 'a\u202eb' x", "U+202E"),  # a right-to-left override
-    ("names '\ue000' x", "U+E000"),  # private use: shown as nothing anyone can read
-    ("names " + "x" * (MAX_NAME + 1) + " y", f"at most {MAX_NAME} characters"),
-    ("names Novák", "takes two names, got 1"),
-    ("names", "takes two names, got 0"),
-    ("names Jan Novák Svoboda", "takes two names, got 3"),
-    ("names O'Neil x", "no closing quotation"),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("names \x1b[2J x", "U+001B"),  # a terminal escape: would garble the status line
+        ("names 'a\x07b' x", "U+0007"),
+        ("names x '\x00\x01'", "U+0000"),
+        ("names 'a\u200bb' x", "U+200B"),  # invisible (a zero-width space)
+        ("names 'a\u202eb' x", "U+202E"),  # a right-to-left override
+        ("names '\ue000' x", "U+E000"),  # private use: shown as nothing anyone can read
+        ("names " + "x" * (MAX_NAME + 1) + " y", f"at most {MAX_NAME} characters"),
+        ("names Novák", "takes two names, got 1"),
+        ("names", "takes two names, got 0"),
+        ("names Jan Novák Svoboda", "takes two names, got 3"),
+        ("names O'Neil x", "no closing quotation"),
+    ],
+)
 def test_a_name_that_cannot_be_shown_is_refused_with_the_reason(line: str, words: str) -> None:
     with pytest.raises(ValueError, match=r"names? ") as caught:
         Command.parse(line)
@@ -90,7 +96,7 @@ def test_a_name_that_cannot_be_shown_is_refused_with_the_reason(line: str, words
 def test_ctl_and_the_web_send_each_name_as_one_word() -> None:
     """ctl's arguments and the web's args are words: a name with spaces, an apostrophe or
     none at all stays one; the other commands' words are joined as they always were."""
-    for words in (["Jan Novák", "Petr Svoboda"], ["O'Neil", ""], ["-", "a \"b\" c"]):
+    for words in (["Jan Novák", "Petr Svoboda"], ["O'Neil", ""], ["-", 'a "b" c']):
         line = command_line(["names", *words])
         assert Command.parse(line).names == tuple(check_name(w) for w in words)
     assert command_line(["penalty", "home", "minor", "17"]) == "penalty home minor 17"
@@ -102,7 +108,8 @@ def test_ctl_and_the_web_send_each_name_as_one_word() -> None:
 
 @given(st.text(max_size=40), st.text(max_size=40))
 def test_any_text_is_a_name_as_kept_or_refused_and_never_breaks_the_status_line(
-        home: str, away: str) -> None:
+    home: str, away: str
+) -> None:
     """Whatever is typed: a ValueError, or names that are printable, at most 32 characters,
     kept as they are when given again (the journal checks that), and a status line that
     still fits 79 columns with the state and the clock."""
@@ -180,8 +187,10 @@ def test_the_journal_keeps_the_names_whatever_the_state(state: str) -> None:
 
 
 def test_an_old_journal_without_names_still_loads() -> None:
-    old = ('{"format": 1, "profile": "ithf", "state": "stopped", "period": 1, '
-           '"play_time": 61.5, "added": 0, "shots": 0, "shootout": false}')
+    old = (
+        '{"format": 1, "profile": "ithf", "state": "stopped", "period": 1, '
+        '"play_time": 61.5, "added": 0, "shots": 0, "shootout": false}'
+    )
     snap = loads(old)
     assert snap.names is None
     eng = Engine(profile.load("ithf"))
@@ -189,19 +198,27 @@ def test_an_old_journal_without_names_still_loads() -> None:
     assert eng.state.value == "stopped" and eng.status(0.0).names == {"home": "", "away": ""}
 
 
-@pytest.mark.parametrize("names", [
-    '"Novák"', '{"home": "Novák"}', '{"home": 7, "away": ""}',
-    '{"home": "a\\u0007", "away": ""}', '{"home": "' + "x" * 40 + '", "away": ""}',
-    '{"home": " Novák", "away": ""}', '{"home": "", "away": "", "third": ""}',
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        '"Novák"',
+        '{"home": "Novák"}',
+        '{"home": 7, "away": ""}',
+        '{"home": "a\\u0007", "away": ""}',
+        '{"home": "' + "x" * 40 + '", "away": ""}',
+        '{"home": " Novák", "away": ""}',
+        '{"home": "", "away": "", "third": ""}',
+    ],
+)
 def test_a_journal_with_names_that_are_not_names_is_refused(names: str) -> None:
-    text = ('{"format": 1, "profile": "ithf", "state": "idle", "period": 0, "play_time": 0, '
-            f'"added": 0, "shots": 0, "shootout": false, "names": {names}}}')
+    text = (
+        '{"format": 1, "profile": "ithf", "state": "idle", "period": 0, "play_time": 0, '
+        f'"added": 0, "shots": 0, "shootout": false, "names": {names}}}'
+    )
     with pytest.raises(JournalError, match="names"):
         loads(text)
     with pytest.raises(ValueError, match="names"):  # nor does the engine take them
-        Engine(profile.load("ithf")).restore(Snapshot("ithf", "idle",
-                                                      names=json.loads(names)))
+        Engine(profile.load("ithf")).restore(Snapshot("ithf", "idle", names=json.loads(names)))
 
 
 # ------------------------------------------------------------------ the config
@@ -214,26 +231,34 @@ def write_config(tmp_path: Path, text: str) -> Path:
 
 
 def test_the_config_gives_the_names_a_box_starts_with(tmp_path: Path) -> None:
-    cfg = box_config.load(write_config(tmp_path, """\
+    cfg = box_config.load(
+        write_config(
+            tmp_path,
+            """\
         names:
           home: "Jan  Novák "
           away: 1984
-    """))
+    """,
+        )
+    )
     assert cfg.names == ("Jan Novák", "1984")
-    assert box_config.load(write_config(tmp_path, "names: {away: Пётр}\n")).names == (
-        "", "Пётр")
+    assert box_config.load(write_config(tmp_path, "names: {away: Пётр}\n")).names == ("", "Пётр")
     assert box_config.load(write_config(tmp_path, "profile: ithf\n")).names == ("", "")
 
 
-@pytest.mark.parametrize(("text", "where"), [
-    ('names:\n  home: "a\\x07"\n', r":2:9: names.home: a name must be printable text"),
-    ("names:\n  away: " + "x" * 33 + "\n", r":2:9: names.away: a name is at most 32"),
-    ("names:\n  away: [a, b]\n", r":2:9: names.away: must be a name \(text\)"),
-    ("names:\n  hme: Novák\n", r":2:3: names.hme: unknown key; did you mean 'home'"),
-    ("names: Novák\n", r":1:8: names: must be a mapping"),
-])
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('names:\n  home: "a\\x07"\n', r":2:9: names.home: a name must be printable text"),
+        ("names:\n  away: " + "x" * 33 + "\n", r":2:9: names.away: a name is at most 32"),
+        ("names:\n  away: [a, b]\n", r":2:9: names.away: must be a name \(text\)"),
+        ("names:\n  hme: Novák\n", r":2:3: names.hme: unknown key; did you mean 'home'"),
+        ("names: Novák\n", r":1:8: names: must be a mapping"),
+    ],
+)
 def test_bad_names_in_the_config_are_refused_with_file_line_and_field(
-        tmp_path: Path, text: str, where: str) -> None:
+    tmp_path: Path, text: str, where: str
+) -> None:
     with pytest.raises(ConfigError, match=where):
         box_config.load(write_config(tmp_path, text))
 

@@ -17,8 +17,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) -> None:
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                            str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next((tmp_path / "dist").glob("timekeeper-*.whl"))
     site = tmp_path / "site"
@@ -38,20 +51,33 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
 
     env = dict(os.environ, PYTHONPATH=str(site), SDL_AUDIODRIVER="dummy")
     run = [sys.executable, "-m", "timekeeper"]
-    where = subprocess.run([sys.executable, "-c", "import timekeeper; print(timekeeper.__file__)"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import timekeeper; print(timekeeper.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert where.stdout.startswith(str(site)), "the test must run the installed copy"
-    listed = subprocess.run([*run, "profiles"], cwd=tmp_path, env=env, capture_output=True,
-                            text=True)
+    listed = subprocess.run(
+        [*run, "profiles"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     builtins = len(list((ROOT / "profiles").glob("*.yaml")))
     assert listed.returncode == 0 and len(listed.stdout.splitlines()) == builtins, listed.stderr
-    checked = subprocess.run([*run, "check"], cwd=tmp_path, env=env, capture_output=True,
-                             text=True)
+    checked = subprocess.run([*run, "check"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     assert str(site / "timekeeper" / "sounds" / "default") in checked.stdout
-    words = subprocess.run([sys.executable, "-c", "from timekeeper.show import language; "
-                            "print(language.words('pl')['pages']['draw'])"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True)
+    words = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from timekeeper.show import language; print(language.words('pl')['pages']['draw'])",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert words.stdout.strip() == "REMIS", words.stderr
 
 
@@ -93,7 +119,11 @@ def test_every_dependency_is_pinned_and_the_pins_are_what_the_tests_run_on() -> 
 @pytest.mark.slow
 def test_bootstrap_and_the_pi_install_use_the_pins() -> None:
     assert '-c constraints.txt -e ".$extras"' in (ROOT / "bootstrap.sh").read_text()
-    done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert re.search(r"pip install -q --upgrade -c \S+/constraints\.txt ", done.stdout)

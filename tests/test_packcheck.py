@@ -24,11 +24,17 @@ from timekeeper.sound.mixing import RATE
 from timekeeper.sound.pack import FEEDBACK_BELOW, TARGET_LUFS, load_pack
 
 
-def tone(seconds: float, rate: int = RATE, freq: float = 1000, level: float = 0.5,
-         lead: float = 0.0, channels: int = 1) -> np.ndarray:
+def tone(
+    seconds: float,
+    rate: int = RATE,
+    freq: float = 1000,
+    level: float = 0.5,
+    lead: float = 0.0,
+    channels: int = 1,
+) -> np.ndarray:
     t = np.arange(int(seconds * rate)) / rate
     x = (level * np.sin(2 * np.pi * freq * t)).astype(np.float32)
-    x[:int(lead * rate)] = 0
+    x[: int(lead * rate)] = 0
     return np.repeat(x[:, None], channels, axis=1) if channels > 1 else x
 
 
@@ -49,26 +55,37 @@ def audio(path: Path, samples: np.ndarray, rate: int = RATE, **kw) -> str:
 
 
 def test_check_sounds_warns_of_late_quiet_and_running_together_naming_cue_and_file(
-        tmp_path, capsys) -> None:
+    tmp_path, capsys
+) -> None:
     folder = tmp_path / "club"
     audio(folder / "horn.wav", tone(1.0, lead=0.120))
     audio(folder / "end.wav", tone(1.0, level=0.02))
     audio(folder / "beep.wav", tone(0.6))
     audio(folder / "pause.wav", tone(0.2, lead=0.1))  # feedback: not a signal, never late
-    pack(folder, {"start": "horn.wav", "end": "end.wav", "pause": "pause.wav",
-                  "minute": "{file: beep.wav, repeat_every: 0.4}"})
+    pack(
+        folder,
+        {
+            "start": "horn.wav",
+            "end": "end.wav",
+            "pause": "pause.wav",
+            "minute": "{file: beep.wav, repeat_every: 0.4}",
+        },
+    )
     assert cli.main(["check", "--profile", "ithf", "--sounds", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "warn  start (horn.wav): begins with 120 ms of silence" in out
     assert "warn  end (end.wav): peaks at -34.0 dBFS: too quiet" in out
-    assert ("warn  minute (beep.wav): lasts 0.60 s, longer than its repeat_every 0.4 s: "
-            "the beeps run together") in out
+    assert (
+        "warn  minute (beep.wav): lasts 0.60 s, longer than its repeat_every 0.4 s: "
+        "the beeps run together"
+    ) in out
     assert "pause (pause.wav)" not in out.split("warn", 1)[1]
     assert "3 warnings" in out
 
 
-def test_borrowed_cues_are_one_line_and_ok_counts_only_the_packs_own(tmp_path, capsys,
-                                                                     caplog) -> None:
+def test_borrowed_cues_are_one_line_and_ok_counts_only_the_packs_own(
+    tmp_path, capsys, caplog
+) -> None:
     folder = tmp_path / "club"
     audio(folder / "horn.wav", tone(1.0))
     pack(folder, {"start": "horn.wav", "end": "horn.wav"})
@@ -76,8 +93,10 @@ def test_borrowed_cues_are_one_line_and_ok_counts_only_the_packs_own(tmp_path, c
     out = capsys.readouterr().out
     assert f"ok  sound pack club ({folder}): 2 cues of its own, 6 from the default pack" in out
     borrowed = [r.getMessage() for r in caplog.records if "default pack" in r.getMessage()]
-    assert borrowed == ["sound pack club has no prestart, minute, last30, pause, resume, "
-                        "time_added; using the default pack's (6 cues)"]
+    assert borrowed == [
+        "sound pack club has no prestart, minute, last30, pause, resume, "
+        "time_added; using the default pack's (6 cues)"
+    ]
     table = out.split("LUFS", 1)[1]
     assert "start" in table and "minute" not in table  # the table shows its own cues only
 
@@ -87,8 +106,18 @@ def test_check_without_a_pack_argument_reports_the_default_pack(capsys) -> None:
     out = capsys.readouterr().out
     assert "ok  sound pack default" in out and "no warnings" in out
     header = next(line for line in out.splitlines() if line.startswith("cue "))
-    assert header.split() == ["cue", "file", "format", "rate", "ch", "length", "peak", "dBFS",
-                              "LUFS", "onset"]
+    assert header.split() == [
+        "cue",
+        "file",
+        "format",
+        "rate",
+        "ch",
+        "length",
+        "peak",
+        "dBFS",
+        "LUFS",
+        "onset",
+    ]
     assert max(len(line) for line in out.splitlines() if not line.startswith("ok")) <= 100
 
 
@@ -98,9 +127,14 @@ def test_check_without_a_pack_argument_reports_the_default_pack(capsys) -> None:
 def sparse_wav(path: Path, seconds: float, rate: int = RATE) -> None:
     """A real WAV file of `seconds` (sparse: it costs no disk)."""
     data = int(seconds * rate) * 2
-    head = (b"RIFF" + struct.pack("<I", 36 + data) + b"WAVEfmt "
-            + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16)
-            + b"data" + struct.pack("<I", data))
+    head = (
+        b"RIFF"
+        + struct.pack("<I", 36 + data)
+        + b"WAVEfmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16)
+        + b"data"
+        + struct.pack("<I", data)
+    )
     with open(path, "wb") as f:
         f.write(head)
         f.write(tone(0.1, rate).astype("<f4").view("<i2")[:1000].tobytes())
@@ -142,8 +176,11 @@ def test_a_melody_window_longer_than_five_minutes_is_refused(tmp_path) -> None:
     folder = tmp_path / "club"
     audio(folder / "t.wav", tone(1.0))
     pack(folder, {"last30": "t.wav"})
-    with pytest.raises(ConfigError, match=r"melody: a melody of 3600 s is more than a pack "
-                                          r"plays \(at most 300 s, 55 MB"):
+    with pytest.raises(
+        ConfigError,
+        match=r"melody: a melody of 3600 s is more than a pack "
+        r"plays \(at most 300 s, 55 MB",
+    ):
         load_pack(folder, {"last30"}, 3600.0)
 
 
@@ -179,16 +216,19 @@ def test_paths_that_leave_the_pack_are_refused(tmp_path) -> None:
     (folder / "dev.wav").symlink_to("/dev/zero")
     audio(folder / "sub" / "in.wav", tone(0.5))
     (folder / "inner.wav").symlink_to(folder / "sub" / "in.wav")
-    for spec, match in [("../outside.wav", "leads outside the pack's folder"),
-                        (str(tmp_path / "outside.wav"), "is an absolute path"),
-                        ("/dev/zero", "is an absolute path"),
-                        ("link.wav", f"leads outside the pack's folder \\(to {tmp_path}"),
-                        ("dev.wav", "leads outside the pack's folder \\(to /dev/zero\\)"),
-                        ('"a\\0.wav"', "holds a NUL character")]:
+    for spec, match in [
+        ("../outside.wav", "leads outside the pack's folder"),
+        (str(tmp_path / "outside.wav"), "is an absolute path"),
+        ("/dev/zero", "is an absolute path"),
+        ("link.wav", f"leads outside the pack's folder \\(to {tmp_path}"),
+        ("dev.wav", "leads outside the pack's folder \\(to /dev/zero\\)"),
+        ('"a\\0.wav"', "holds a NUL character"),
+    ]:
         refused(pack(folder, {"start": spec}), rf"cues\.start: .*{match}")
     # inside the pack, a symlink or a sub-folder is fine
-    loaded = load_pack(pack(folder, {"start": "inner.wav", "end": "sub/../sub/in.wav"}),
-                       {"start", "end"})
+    loaded = load_pack(
+        pack(folder, {"start": "inner.wav", "end": "sub/../sub/in.wav"}), {"start", "end"}
+    )
     assert loaded.own == ["start", "end"]
 
 
@@ -224,7 +264,7 @@ def test_resampling_a_44k1_tone_adds_no_aliases_above_minus_80_db(tmp_path) -> N
     (−40 dB and worse); the band-limited resampler keeps everything else under −80 dB."""
     path = tmp_path / "t.wav"
     soundfile.write(str(path), tone(2.0, 44100, 19000, 0.9), 44100, subtype="FLOAT")
-    out = decode(path)[RATE // 2:RATE // 2 + RATE]  # one second from the middle
+    out = decode(path)[RATE // 2 : RATE // 2 + RATE]  # one second from the middle
     spectrum = np.abs(np.fft.rfft(out * np.hanning(len(out))))
     freqs = np.fft.rfftfreq(len(out), 1 / RATE)
     spurious = spectrum[np.abs(freqs - 19000) > 200].max()
@@ -259,8 +299,7 @@ def test_mp3_and_flac_files_play_and_start_at_once(tmp_path, capsys, fmt, ext) -
     assert start.source.format.startswith(fmt) and start.source.rate == 44100
     assert onset_ms(start.samples) < 20  # gapless: the encoder's priming delay is removed
     assert cli.main(["check", "--profile", "ithf", "--sounds", str(folder)]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines()
-               if line.startswith("start "))
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("start "))
     assert row.split()[1:3] == [f"horn.{ext}", fmt] and re.search(r" 44100 +2 +1.50 s ", row)
     peak = float(re.search(r"(-?[\d.]+) +(-?[\d.]+) +\d+ ms$", row).group(1))
     assert -3.5 < peak < -1.5  # 0.7 is −3.1 dBFS; MP3's coding noise adds a little
@@ -288,10 +327,12 @@ def test_normalize_levels_match_cues_and_keeps_feedback_softer_never_clipping(tm
     audio(folder / "soft.wav", tone(1.0, level=0.05))
     audio(folder / "loud.wav", tone(1.0, freq=300, level=0.9))
     audio(folder / "click.wav", tone(0.2, level=0.5))
-    audio(folder / "spiky.wav", np.where(np.arange(RATE) % 4800 == 0, 0.9, 0.01)
-          .astype(np.float32))
-    pack(folder, {"start": "soft.wav", "end": "loud.wav", "pause": "click.wav",
-                  "period_end": "spiky.wav"}, extra="normalize: true\n")
+    audio(folder / "spiky.wav", np.where(np.arange(RATE) % 4800 == 0, 0.9, 0.01).astype(np.float32))
+    pack(
+        folder,
+        {"start": "soft.wav", "end": "loud.wav", "pause": "click.wav", "period_end": "spiky.wav"},
+        extra="normalize: true\n",
+    )
     loaded = load_pack(folder, {"start", "end", "pause", "period_end"})
     levels = {n: lufs(s.samples) for n, s in loaded.sounds.items()}
     assert levels["start"] == pytest.approx(TARGET_LUFS, abs=0.1)
@@ -300,8 +341,9 @@ def test_normalize_levels_match_cues_and_keeps_feedback_softer_never_clipping(tm
     for sound in loaded.sounds.values():
         assert dbfs(float(np.abs(sound.samples).max())) <= -1.0 + 1e-3
     assert levels["period_end"] < TARGET_LUFS - 1  # held back by its peak, not clipped
-    assert loaded.sounds["start"].source.gain_db == pytest.approx(TARGET_LUFS - lufs(
-        tone(1.0, level=0.05)), abs=0.1)
+    assert loaded.sounds["start"].source.gain_db == pytest.approx(
+        TARGET_LUFS - lufs(tone(1.0, level=0.05)), abs=0.1
+    )
 
 
 def test_normalize_must_be_true_or_false(tmp_path) -> None:
@@ -326,8 +368,9 @@ def test_check_reads_packs_without_starting_pygame() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from timekeeper import cli; rc = cli.main(['check', '--sounds']); "
-            "print(rc, 'pygame' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import sys; from timekeeper import cli; rc = cli.main(['check', '--sounds']); "
+        "print(rc, 'pygame' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines()[-1] == "0 False", done.stderr

@@ -25,8 +25,12 @@ def states(box: PenaltyBox, team: str = "home") -> list[tuple[int, str]]:
 
 
 def test_two_run_per_team_the_third_waits_and_takes_the_first_free_place() -> None:
-    box = box_with(("home", ("minor",), 10), ("home", ("major",), 20), ("home", ("minor",), 30),
-                   ("away", ("minor",), 30))
+    box = box_with(
+        ("home", ("minor",), 10),
+        ("home", ("major",), 20),
+        ("home", ("minor",), 30),
+        ("away", ("minor",), 30),
+    )
     assert states(box) == [(1, RUNNING), (2, RUNNING), (3, WAITING)]
     assert states(box, "away") == [(4, RUNNING)]  # the other team's places are its own
     assert box.next_expiry() == 70
@@ -125,18 +129,28 @@ def score_after(*attempts: tuple[str, bool], first: int = 3) -> ShootoutScore:
 
 def test_the_first_series_stops_once_one_side_cannot_be_caught() -> None:
     assert score_after(("home", True), ("away", False), ("home", True)).winner() is None
-    assert score_after(("home", True), ("away", False), ("home", True),
-                       ("away", False)).winner() == "home"  # 2:0, one left each
+    assert (
+        score_after(("home", True), ("away", False), ("home", True), ("away", False)).winner()
+        == "home"
+    )  # 2:0, one left each
 
 
 def test_after_three_each_drawn_one_each_until_one_side_alone_scores() -> None:
-    draw = [("home", True), ("away", True), ("home", False), ("away", False), ("home", False),
-            ("away", False)]
+    draw = [
+        ("home", True),
+        ("away", True),
+        ("home", False),
+        ("away", False),
+        ("home", False),
+        ("away", False),
+    ]
     assert score_after(*draw).winner() is None
     assert score_after(*draw, ("home", True)).winner() is None  # away still shoots
     assert score_after(*draw, ("home", True), ("away", True)).winner() is None
-    assert score_after(*draw, ("home", True), ("away", True), ("home", False),
-                       ("away", True)).winner() == "away"
+    assert (
+        score_after(*draw, ("home", True), ("away", True), ("home", False), ("away", True)).winner()
+        == "away"
+    )
 
 
 def test_teams_take_turns_and_nobody_shoots_once_it_is_decided() -> None:

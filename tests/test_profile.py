@@ -10,8 +10,19 @@ import pytest
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
 
-BUILT_IN = ["hokejbal", "hokejbal-group-ot", "hokejbal-playoff", "ithf", "ithf-playoff",
-            "ithf-thirds", "pl-3x6", "pl-3x6-final", "pl-3x6-ko", "radegast", "radegast-playoff"]
+BUILT_IN = [
+    "hokejbal",
+    "hokejbal-group-ot",
+    "hokejbal-playoff",
+    "ithf",
+    "ithf-playoff",
+    "ithf-thirds",
+    "pl-3x6",
+    "pl-3x6-final",
+    "pl-3x6-ko",
+    "radegast",
+    "radegast-playoff",
+]
 
 
 def error_of(path) -> str:
@@ -72,8 +83,9 @@ def test_unknown_key_suggests_the_nearest_valid_name(write_profile) -> None:
 
 def test_wrong_type_is_refused(write_profile) -> None:
     path = write_profile("type", "period:\n  length: five minutes\n")
-    assert error_of(path) == (f"{path}:2:11: period.length: must be a number of seconds, "
-                              "not 'five minutes'")
+    assert error_of(path) == (
+        f"{path}:2:11: period.length: must be a number of seconds, not 'five minutes'"
+    )
 
 
 @pytest.mark.parametrize("value", ["0", "-3"])
@@ -93,8 +105,11 @@ def test_melody_longer_than_the_period(write_profile) -> None:
 
 
 def test_unknown_profile_lists_the_available_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown profile 'ithff'; did you mean 'ithf'\? "
-                                          r"available: .*ithf, ithf-pl"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown profile 'ithff'; did you mean 'ithf'\? "
+        r"available: .*ithf, ithf-pl",
+    ):
         profile.load("ithff")
 
 
@@ -114,13 +129,16 @@ def test_duplicate_keys_are_refused(write_profile) -> None:
     assert "duplicate key 'length'" in error_of(path)
 
 
-@pytest.mark.parametrize(("change", "rule"), [
-    ("prestart: 10", "ITHF rule 4.4"),
-    ("prestart: 31", "ITHF rule 4.4"),
-    ("period: {length: 240}", "ITHF rule 4.1"),
-    ("period: {marks: none}", "ITHF rule 4.4"),
-    ("period: {melody: 20}", "ITHF rule 4.4"),
-])
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ("prestart: 10", "ITHF rule 4.4"),
+        ("prestart: 31", "ITHF rule 4.4"),
+        ("period: {length: 240}", "ITHF rule 4.1"),
+        ("period: {marks: none}", "ITHF rule 4.4"),
+        ("period: {melody: 20}", "ITHF rule 4.4"),
+    ],
+)
 def test_a_profile_that_follows_ithf_must_keep_its_rules(write_profile, change, rule) -> None:
     path = write_profile("mine", f"extends: ithf\n{change}\n")
     message = error_of(path)
@@ -139,7 +157,9 @@ def test_the_error_points_at_the_file_that_has_the_bad_value(write_profile) -> N
 
 
 def test_every_profile_setting_is_a_setting(write_profile) -> None:
-    path = write_profile("all", """\
+    path = write_profile(
+        "all",
+        """\
         title: Everything
         add_step: 15
         prestart: 5
@@ -150,7 +170,8 @@ def test_every_profile_setting_is_a_setting(write_profile) -> None:
           - {length: 40, marks: none, melody: 0, sudden_death: false}
           - {length: 20, mark_beeps: count}
         shootout: {first: 2, then: 1, shot: 10}
-    """)
+    """,
+    )
     p = profile.load(str(path))
     assert (p.add_step, p.prestart, p.feedback) == (15, 5, frozenset())
     assert [m.count for m in p.periods[0].marks] == [1, 1]
@@ -159,11 +180,14 @@ def test_every_profile_setting_is_a_setting(write_profile) -> None:
     assert p.shootout is not None and p.shootout.shot == 10
 
 
-@pytest.mark.parametrize(("marks", "message"), [
-    ("0", "must be minutes, thirds, none or a number of seconds"),
-    ("120", "marks every 120 s leave none in a 60-s period"),
-    ("5", "the first mark of a 60-s period would be 11 beeps"),
-])
+@pytest.mark.parametrize(
+    ("marks", "message"),
+    [
+        ("0", "must be minutes, thirds, none or a number of seconds"),
+        ("120", "marks every 120 s leave none in a 60-s period"),
+        ("5", "the first mark of a 60-s period would be 11 beeps"),
+    ],
+)
 def test_marks_that_make_no_sense_are_refused(write_profile, marks, message) -> None:
     path = write_profile("marks", f"period: {{length: 60, marks: {marks}}}\n")
     assert message in error_of(path)
@@ -183,8 +207,9 @@ def test_a_user_profile_can_take_a_built_in_name_and_extend_it(write_profile, mo
 
 
 def test_nothing_may_follow_an_untimed_sudden_death(write_profile) -> None:
-    path = write_profile("ot", "period: {length: 60}\novertime: [{untimed: true}]\n"
-                               "shootout: {first: 3}\n")
+    path = write_profile(
+        "ot", "period: {length: 60}\novertime: [{untimed: true}]\nshootout: {first: 3}\n"
+    )
     assert "nothing after it (overtime, shoot-out) is ever played" in error_of(path)
 
 
@@ -204,8 +229,11 @@ def test_a_profile_extending_its_own_name_with_nothing_else_of_that_name(write_p
 
 def test_ball_hockey_settings_load_into_typed_objects() -> None:
     p = profile.load("hokejbal-playoff")
-    assert p.penalties is not None and p.penalties.lengths == {
-        "minor": 60, "major": 180, "personal": 300, "match": 300} and p.penalties.running == 2
+    assert (
+        p.penalties is not None
+        and p.penalties.lengths == {"minor": 60, "major": 180, "personal": 300, "match": 300}
+        and p.penalties.running == 2
+    )
     assert not p.penalties.power_play_goal_ends_minor  # rule 30 d: no goal ends a penalty
     assert p.timeout is not None and (p.timeout.length, p.timeout.per_team) == (30, 1)
     assert p.shootout is not None and p.shootout.shot is None
@@ -216,48 +244,77 @@ def test_ball_hockey_settings_load_into_typed_objects() -> None:
     assert p.no_show == 300 and "forfeit" in p.cue_names  # rule 5: the no-show countdown
 
 
-@pytest.mark.parametrize(("text", "where", "message"), [
-    ("penalties:\n  minr: 60\n", "4:3: penalties.minr", "unknown key; did you mean 'minor'?"),
-    ("penalties:\n  major: -3\n", "4:10: penalties.major",
-     "must be more than zero seconds (got -3)"),
-    ("penalties:\n  running: 0\n", "4:12: penalties.running",
-     "must be a whole number from 1 to 6, not 0"),
-    ("timeout:\n  lenght: 30\n", "4:3: timeout.lenght", "unknown key; did you mean 'length'?"),
-    ("timeout:\n  per_team: two\n", "4:13: timeout.per_team",
-     "must be a whole number from 1 to 10, not 'two'"),
-    ("shootout:\n  shot: never\n", "4:9: shootout.shot", "must be a number of seconds"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("penalties:\n  minr: 60\n", "4:3: penalties.minr", "unknown key; did you mean 'minor'?"),
+        (
+            "penalties:\n  major: -3\n",
+            "4:10: penalties.major",
+            "must be more than zero seconds (got -3)",
+        ),
+        (
+            "penalties:\n  running: 0\n",
+            "4:12: penalties.running",
+            "must be a whole number from 1 to 6, not 0",
+        ),
+        ("timeout:\n  lenght: 30\n", "4:3: timeout.lenght", "unknown key; did you mean 'length'?"),
+        (
+            "timeout:\n  per_team: two\n",
+            "4:13: timeout.per_team",
+            "must be a whole number from 1 to 10, not 'two'",
+        ),
+        ("shootout:\n  shot: never\n", "4:9: shootout.shot", "must be a number of seconds"),
+    ],
+)
 def test_ball_hockey_settings_are_checked_with_file_line_and_field(
-        write_profile, text: str, where: str, message: str) -> None:
+    write_profile, text: str, where: str, message: str
+) -> None:
     path = write_profile("ball", "period:\n  length: 480\n" + text)
     error = error_of(path)
     assert error.startswith(f"{path}:{where}: ") and message in error
 
 
 def test_feedback_cues_can_be_chosen_one_by_one(write_profile) -> None:
-    path = write_profile("quiet", """\
+    path = write_profile(
+        "quiet",
+        """\
         title: only the pause is answered
         feedback: [pause]
         period: {length: 60}
-    """)
+    """,
+    )
     p = profile.load(str(path))
     assert p.feedback == {"pause"} and "resume" not in p.cue_names
-    bad = write_profile("bad", """\
+    bad = write_profile(
+        "bad",
+        """\
         title: x
         feedback: [pause, beep]
         period: {length: 60}
-    """)
+    """,
+    )
     with pytest.raises(ConfigError, match=r"bad.yaml:2:19: feedback\[1\]: must be one of"):
         profile.load(str(bad))
 
 
-@pytest.mark.parametrize(("change", "field", "rule"), [
-    ("period: {mark_beeps: single}", "period.mark_beeps", "ITHF rule 4.4"),
-    ("overtime: [{length: 120, sudden_death: false}]\nshootout: {first: 3}", "overtime[0]",
-     "ITHF rule 4.8"),
-    ("overtime: [{length: 120}]", "overtime[0]", "ITHF rule 4.8"),
-    ("overtime: [{untimed: true}]\nshootout: {first: 3}", "overtime[0].untimed", "nothing after"),
-])
+@pytest.mark.parametrize(
+    ("change", "field", "rule"),
+    [
+        ("period: {mark_beeps: single}", "period.mark_beeps", "ITHF rule 4.4"),
+        (
+            "overtime: [{length: 120, sudden_death: false}]\nshootout: {first: 3}",
+            "overtime[0]",
+            "ITHF rule 4.8",
+        ),
+        ("overtime: [{length: 120}]", "overtime[0]", "ITHF rule 4.8"),
+        (
+            "overtime: [{untimed: true}]\nshootout: {first: 3}",
+            "overtime[0].untimed",
+            "nothing after",
+        ),
+    ],
+)
 def test_ithf_overtime_and_beeps_are_checked_too(write_profile, change, field, rule) -> None:
     message = error_of(write_profile("mine", f"extends: ithf\n{change}\n"))
     assert f" {field}: " in message and rule in message
@@ -282,14 +339,17 @@ def test_a_club_profile_leaves_ithf_and_its_title(write_profile, leave) -> None:
 
 
 def test_a_club_profile_that_leaves_ithf_keeps_its_own_title(write_profile) -> None:
-    path = write_profile("club", "extends: ithf\nfollows: none\ntitle: Club night, 10 min\n"
-                                 "period: {length: 600}\n")
+    path = write_profile(
+        "club", "extends: ithf\nfollows: none\ntitle: Club night, 10 min\nperiod: {length: 600}\n"
+    )
     assert profile.load(str(path)).title == "Club night, 10 min"
 
 
 def test_a_profile_that_stays_with_ithf_keeps_the_title(write_profile) -> None:
-    assert profile.load(str(write_profile("mine", "extends: ithf\nprestart: 25\n"))).title == \
-        profile.load("ithf").title
+    assert (
+        profile.load(str(write_profile("mine", "extends: ithf\nprestart: 25\n"))).title
+        == profile.load("ithf").title
+    )
 
 
 def test_an_unknown_rule_set_names_the_known_ones_and_none(write_profile) -> None:

@@ -113,8 +113,11 @@ def test_the_keys_follow_the_profile_the_hall_switched_to() -> None:
     ithf, hokejbal = profile.load("ithf"), profile.load("hokejbal")
     clock = Clock()
     runner = Runner(Engine(ithf), [RecordingOutput()], clock=clock)
-    pack = load_pack(default_pack_dir(), ithf.cue_names | hokejbal.cue_names,
-                     max(melody_window(ithf), melody_window(hokejbal)))
+    pack = load_pack(
+        default_pack_dir(),
+        ithf.cue_names | hokejbal.cue_names,
+        max(melody_window(ithf), melody_window(hokejbal)),
+    )
     out = io.StringIO()
     line = StatusLine(runner.status, lambda: help_for(runner.engine.profile), out=out)
     assert "1 minor" not in out.getvalue()  # ithf: the score keys only

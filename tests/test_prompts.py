@@ -25,7 +25,8 @@ def test_a_ball_hockey_shoot_out_asks_for_each_attempt() -> None:
         eng.handle(Command.parse("pause"), 0.0)
     assert str(prompts.complete(caught.value, eng.status(0.0))) == (
         "the clock is not running (between shots): enter each attempt: h g, h m, a g or a m "
-        "(ctl attempt TEAM goal|miss)")
+        "(ctl attempt TEAM goal|miss)"
+    )
 
 
 def test_a_resumed_match_names_the_same_presses_as_a_refusal() -> None:
@@ -36,7 +37,9 @@ def test_a_resumed_match_names_the_same_presses_as_a_refusal() -> None:
     assert f"score 0:0: {prompts.PRESS_RESUME} goes on; or `ctl replay`" in stopped
     eng.restore(Snapshot("pl-3x6", "waiting", index=0, play_time=360.0))
     assert prompts.resumed_text(eng.status(0.0)) == (
-        f"period 1 over: {prompts.PRESS_NEXT} goes on to period 2")
+        f"period 1 over: {prompts.PRESS_NEXT} goes on to period 2"
+    )
     eng.restore(Snapshot("pl-3x6", "idle"))
     assert prompts.resumed_text(eng.status(0.0)) == (
-        f"no match under way: {prompts.PRESS_START} begins one")
+        f"no match under way: {prompts.PRESS_START} begins one"
+    )

@@ -31,8 +31,12 @@ class FakeSink(Sink):
 
     name, reports = "fake", True
 
-    def __init__(self, report: tuple[int, float] | None = (0, 10.0), delay: float = 0.08,
-                 fail_after: int | None = None) -> None:
+    def __init__(
+        self,
+        report: tuple[int, float] | None = (0, 10.0),
+        delay: float = 0.08,
+        fail_after: int | None = None,
+    ) -> None:
         self.report, self._delay, self.fail_after = report, delay, fail_after
         self.blocks: list[np.ndarray] = []
         self.silent_blocks = 0
@@ -138,7 +142,7 @@ def test_a_cue_lands_on_the_frame_the_device_reported(pack) -> None:
     samples = pack.sounds["start"].samples
     first = int(np.argmax(np.abs(written) > 0))
     assert first == 24000 + int(np.argmax(np.abs(samples) > 0))
-    assert np.allclose(written[24000:24000 + 1000], np.clip(samples[:1000], -1, 1))
+    assert np.allclose(written[24000 : 24000 + 1000], np.clip(samples[:1000], -1, 1))
     assert audio.voices.late == 0
 
 
@@ -252,8 +256,9 @@ class RewritableFakeSink(Sink):
     def _put(self, block: np.ndarray, frame: int) -> None:
         end = frame + len(block)
         if end > len(self.timeline):
-            self.timeline = np.concatenate([self.timeline,
-                                            np.zeros(end - len(self.timeline), np.float32)])
+            self.timeline = np.concatenate(
+                [self.timeline, np.zeros(end - len(self.timeline), np.float32)]
+            )
         self.timeline[frame:end] = block
         self.index = end
 
@@ -279,8 +284,9 @@ def test_a_press_is_mixed_into_the_frames_written_already(pack, caplog) -> None:
     audio = open_push(pack, sink, clock=lambda: 10.0)
     try:
         sink.allow(9)  # 10 blocks: frames 0 … 19199 written, 0.4 s ahead of 10.0
-        wait_for(lambda: sink.index == 19200 and audio.voices.next_frame == 19200,
-                 "10 blocks written")
+        wait_for(
+            lambda: sink.index == 19200 and audio.voices.next_frame == 19200, "10 blocks written"
+        )
         audio.play(Cue("start", 10.05), 10.05)  # a press: due at once, at 10.05
         wait_for(lambda: sink.rewritten, "the rewrite")
     finally:
@@ -291,7 +297,7 @@ def test_a_press_is_mixed_into_the_frames_written_already(pack, caplog) -> None:
     assert sink.index == 19200 and audio.voices.next_frame == 19200
     samples = np.clip(pack.sounds["start"].samples, -1, 1)
     assert not sink.timeline[:placed].any()
-    assert np.allclose(sink.timeline[placed:19200], samples[:19200 - placed])
+    assert np.allclose(sink.timeline[placed:19200], samples[: 19200 - placed])
     assert "came 30.0 ms too late" in caplog.text  # (said, as for any late cue)
 
 
@@ -342,8 +348,9 @@ def test_a_rewrite_leaves_libpulse_counting_the_room_there_is(pulseaudio, monkey
 
 
 @pytest.mark.slow
-def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaudio,
-                                                                  monkeypatch) -> None:
+def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(
+    pack, pulseaudio, monkeypatch
+) -> None:
     """On a private server: the server's own timing reports set the clock, and a server that
     goes away is a fault (the guard then reopens)."""
     from timekeeper.sound.devices import open_output
@@ -364,7 +371,8 @@ def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(pack, pulseaud
 
 @pytest.mark.slow
 def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
-        pack, pulseaudio, monkeypatch) -> None:
+    pack, pulseaudio, monkeypatch
+) -> None:
     """A writer still waiting inside libpulse when the program exits returns into a
     finalizing Python, which ends the thread holding the mainloop's lock: libpulse then
     aborted the box (a core dump on stop, 8 boxes under load). A close ends the writer's
@@ -392,8 +400,9 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
 
 
 @pytest.mark.slow
-def test_an_interrupt_after_the_writer_closed_the_stream_touches_nothing(pulseaudio,
-                                                                         monkeypatch) -> None:
+def test_an_interrupt_after_the_writer_closed_the_stream_touches_nothing(
+    pulseaudio, monkeypatch
+) -> None:
     """The writer closes its stream itself once the server is lost; the guard's close may
     interrupt it just then. An interrupt of a closed stream must not reach libpulse (it
     aborted a box under stress-ng: a freed mainloop's mutex)."""
@@ -418,9 +427,17 @@ def test_each_sink_declares_what_it_can_do() -> None:
     from timekeeper.sound.sdlsink import SdlSink
 
     assert (PulseSink.name, PulseSink.pulls, PulseSink.reports, PulseSink.rewrites) == (
-        "pulse", False, True, True)
+        "pulse",
+        False,
+        True,
+        True,
+    )
     assert (SdlSink.name, SdlSink.pulls, SdlSink.reports, SdlSink.rewrites) == (
-        "sdl", True, False, False)
+        "sdl",
+        True,
+        False,
+        False,
+    )
     assert (Sink.pulls, Sink.reports, Sink.rewrites) == (False, False, False)
 
 
@@ -466,7 +483,8 @@ def test_a_sink_that_rewrites_is_handed_cues_only_the_rewrite_lead_early(pack) -
 
 @pytest.mark.slow
 def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_says(
-        pack, pulseaudio, monkeypatch) -> None:
+    pack, pulseaudio, monkeypatch
+) -> None:
     """`audio.output` decides, not SDL_AUDIODRIVER: auto plays on the server that answers
     (SDL_AUDIODRIVER=dummy here), `sdl` on SDL (the dummy driver) although it answers, and
     SDL settings made by hand (a driver, a device, a latency) take SDL at once."""
@@ -475,12 +493,14 @@ def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_sa
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
-    for output, driver, latency, name in [("auto", None, None, "pulse"),
-                                          ("auto", "pulseaudio", None, "pulse"),
-                                          ("pulse", None, None, "pulse"),
-                                          ("sdl", None, None, "sdl"),
-                                          ("auto", "dummy", None, "sdl"),
-                                          ("auto", None, 0.02, "sdl")]:
+    for output, driver, latency, name in [
+        ("auto", None, None, "pulse"),
+        ("auto", "pulseaudio", None, "pulse"),
+        ("pulse", None, None, "pulse"),
+        ("sdl", None, None, "sdl"),
+        ("auto", "dummy", None, "sdl"),
+        ("auto", None, 0.02, "sdl"),
+    ]:
         sink = open_sink(output, driver, None, latency)
         try:
             assert sink.name == name, (output, driver, latency)
@@ -490,7 +510,8 @@ def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_sa
 
 @pytest.mark.slow
 def test_auto_takes_sdl_where_no_pulseaudio_server_answers_and_pulse_says_why(
-        pack, monkeypatch, tmp_path) -> None:
+    pack, monkeypatch, tmp_path
+) -> None:
     from timekeeper.sound.devices import open_sink
 
     monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")

@@ -76,8 +76,8 @@ def regions(cues: list[Cue], pack: SoundPack) -> list[tuple[Cue, int, np.ndarray
             continue
         samples = pack.samples(cue)
         if cue.name == "last30":
-            stop = next(c for c in cues[i + 1:] if c.name == "last30" and c.stop)
-            samples = samples[:at(stop.due) - at(cue.due)]
+            stop = next(c for c in cues[i + 1 :] if c.name == "last30" and c.stop)
+            samples = samples[: at(stop.due) - at(cue.due)]
         out.append((cue, at(cue.due), samples))
     return out
 
@@ -85,7 +85,7 @@ def regions(cues: list[Cue], pack: SoundPack) -> list[tuple[Cue, int, np.ndarray
 def expected_mix(parts: list[tuple[Cue, int, np.ndarray]], length: int) -> np.ndarray:
     mix = np.zeros(length, np.float32)
     for _, start, samples in parts:
-        mix[start:start + len(samples)] += samples
+        mix[start : start + len(samples)] += samples
     return np.clip(mix, -1, 1)
 
 
@@ -102,7 +102,8 @@ def check_onsets(audio: np.ndarray, parts: list[tuple[Cue, int, np.ndarray]]) ->
         found = first_above(audio, busy_until)
         assert abs(found - expected) <= 1, (
             f"{cue.name} due {cue.due} s: onset expected at sample {expected}, "
-            f"found at {found} ({(found - expected) / RATE * 1000:+.2f} ms)")
+            f"found at {found} ({(found - expected) / RATE * 1000:+.2f} ms)"
+        )
         found_all.append(found)
         busy_until = max(busy_until, start + len(samples))
     return found_all
@@ -116,7 +117,8 @@ def schedule(cues: list[Cue]) -> list[tuple[str, float, int]]:
 
 
 def test_spaced_match_every_onset_is_in_the_audio_at_its_due_sample(
-        spaced: Profile, pack: SoundPack, tmp_path: Path) -> None:
+    spaced: Profile, pack: SoundPack, tmp_path: Path
+) -> None:
     """Every cue of a match whose sounds never overlap is audible at round(due × RATE) to the
     sample, each sound is mixed in intact, and the file is digital silence everywhere else."""
     out = tmp_path / "spaced.wav"
@@ -124,8 +126,14 @@ def test_spaced_match_every_onset_is_in_the_audio_at_its_due_sample(
     # the schedule, worked out by hand: lead-in 0.5 s, prestart 3 s, marks at 10/20/30 s of
     # play, melody over the last 5 s of a 40-s period
     assert schedule(result.cues) == [
-        ("prestart", 0.5, 1), ("start", 3.5, 1), ("minute", 13.5, 1), ("minute", 23.5, 1),
-        ("minute", 33.5, 1), ("last30", 38.5, 1), ("end", 43.5, 1)]
+        ("prestart", 0.5, 1),
+        ("start", 3.5, 1),
+        ("minute", 13.5, 1),
+        ("minute", 23.5, 1),
+        ("minute", 33.5, 1),
+        ("last30", 38.5, 1),
+        ("end", 43.5, 1),
+    ]
     audio = read_wav(out)
     assert len(audio) == at(43.5) + len(pack.sounds["end"].samples) + at(0.5)  # end + tail
 
@@ -139,7 +147,7 @@ def test_spaced_match_every_onset_is_in_the_audio_at_its_due_sample(
     assert abs(audio[worst] - expected[worst]) <= 1.5 * LSB, f"mix differs at {worst / RATE:.4f} s"
     covered = np.zeros(len(audio), bool)
     for _, start, samples in parts:
-        covered[start:start + len(samples)] = True
+        covered[start : start + len(samples)] = True
     assert not audio[~covered].any(), "sound where nothing should play"
 
 
@@ -155,10 +163,19 @@ def test_ithf_with_pause_resume_and_added_time(pack: SoundPack, tmp_path: Path) 
     # added at 1:55 left bring 2:00 left back: its two beeps sound again (issue 11.1: after
     # any correction, a mark whose time has not passed at the new clock sounds)
     assert schedule(result.cues) == [
-        ("prestart", 0.5, 1), ("start", 20.5, 1), ("minute", 80.5, 4), ("minute", 140.5, 3),
-        ("pause", 140.5, 1), ("resume", 155.5, 1), ("minute", 215.5, 2),
-        ("time_added", 220.5, 1), ("minute", 225.5, 2), ("minute", 285.5, 1),
-        ("last30", 315.5, 1), ("end", 345.5, 1)]
+        ("prestart", 0.5, 1),
+        ("start", 20.5, 1),
+        ("minute", 80.5, 4),
+        ("minute", 140.5, 3),
+        ("pause", 140.5, 1),
+        ("resume", 155.5, 1),
+        ("minute", 215.5, 2),
+        ("time_added", 220.5, 1),
+        ("minute", 225.5, 2),
+        ("minute", 285.5, 1),
+        ("last30", 315.5, 1),
+        ("end", 345.5, 1),
+    ]
     audio = read_wav(out)
     parts = regions(result.cues, pack)
     onsets = check_onsets(audio, parts)
@@ -181,56 +198,65 @@ def test_ithf_with_pause_resume_and_added_time(pack: SoundPack, tmp_path: Path) 
     # the pause: nothing between the end of the 3-beep mark (and the pause blip) and the resume
     tails = at(140.5) + max(len(pack.repeated("minute", 3)), len(pack.sounds["pause"].samples))
     assert tails < at(142)
-    assert not audio[tails:at(155.5)].any(), "sound while the clock is stopped"
+    assert not audio[tails : at(155.5)].any(), "sound while the clock is stopped"
     # silence before the start signal after the prestart tail, and between marks
-    assert not audio[at(0.5) + len(pack.sounds["prestart"].samples):at(20.5)].any()
-    assert not audio[at(285.5) + len(beep.samples):at(315.5)].any()
+    assert not audio[at(0.5) + len(pack.sounds["prestart"].samples) : at(20.5)].any()
+    assert not audio[at(285.5) + len(beep.samples) : at(315.5)].any()
 
     # the melody fills the last 30 s: no 100-ms stretch of it is quiet
     window = at(0.1)
-    melody = audio[at(315.5):at(345.5)]
-    peaks = np.abs(melody[:len(melody) // window * window]).reshape(-1, window).max(axis=1)
+    melody = audio[at(315.5) : at(345.5)]
+    peaks = np.abs(melody[: len(melody) // window * window]).reshape(-1, window).max(axis=1)
     assert len(peaks) == 300 and peaks.min() > 0.05
-    assert not audio[at(345.5) + len(pack.sounds["end"].samples):].any()  # the tail is silent
+    assert not audio[at(345.5) + len(pack.sounds["end"].samples) :].any()  # the tail is silent
 
 
-def test_melody_resumes_where_it_was_paused(spaced: Profile, pack: SoundPack,
-                                            tmp_path: Path) -> None:
+def test_melody_resumes_where_it_was_paused(
+    spaced: Profile, pack: SoundPack, tmp_path: Path
+) -> None:
     """A pause 2.3 s into the melody stops it; on resume the tune carries on from 2.3 s, not
     from the start: the audio after the resume is the melody window from that offset."""
     out = tmp_path / "paused-melody.wav"
     result = render(spaced, pack, out, parse_actions("37.3:pause,41:resume"))
     # melody from play 35 (file 38.5), paused at play 37.3 (file 40.8), resumed at file 44.5
     assert schedule(result.cues) == [
-        ("prestart", 0.5, 1), ("start", 3.5, 1), ("minute", 13.5, 1), ("minute", 23.5, 1),
-        ("minute", 33.5, 1), ("last30", 38.5, 1), ("last30", 44.5, 1), ("end", 47.2, 1)]
+        ("prestart", 0.5, 1),
+        ("start", 3.5, 1),
+        ("minute", 13.5, 1),
+        ("minute", 23.5, 1),
+        ("minute", 33.5, 1),
+        ("last30", 38.5, 1),
+        ("last30", 44.5, 1),
+        ("end", 47.2, 1),
+    ]
     resumed = [c for c in result.cues if c.name == "last30" and not c.stop][1]
     assert resumed.offset == pytest.approx(2.3)
 
     audio = read_wav(out)
     tune = pack.melody(5.0)
     played = at(40.8) - at(38.5)
-    assert np.abs(audio[at(38.5):at(40.8)] - tune[:played]).max() <= 1.5 * LSB
-    assert not audio[at(40.8):at(44.5)].any(), "the melody kept playing through the pause"
+    assert np.abs(audio[at(38.5) : at(40.8)] - tune[:played]).max() <= 1.5 * LSB
+    assert not audio[at(40.8) : at(44.5)].any(), "the melody kept playing through the pause"
 
     # which point of the tune follows the resume? cross-correlate 0.5 s of it over ±50 ms
     # around the expected offset; the best match must be exactly there, and exact
-    segment = audio[at(44.5):at(45.0)].astype(np.float64)
+    segment = audio[at(44.5) : at(45.0)].astype(np.float64)
     expected_offset = at(2.3)
     lo, hi = expected_offset - at(0.05), expected_offset + at(0.05)
-    candidates = tune[lo:hi + len(segment)].astype(np.float64)
+    candidates = tune[lo : hi + len(segment)].astype(np.float64)
     score = np.correlate(candidates, segment, mode="valid")
     energy = np.convolve(candidates**2, np.ones(len(segment)), mode="valid")
     best = lo + int(np.argmax(score / np.sqrt(energy)))
     assert abs(best - expected_offset) <= 1, f"resumed {(best - expected_offset) / RATE:+.4f} s off"
-    rest = audio[at(44.5):at(47.2)]
-    assert np.abs(rest - tune[best:best + len(rest)]).max() <= 1.5 * LSB
+    rest = audio[at(44.5) : at(47.2)]
+    assert np.abs(rest - tune[best : best + len(rest)]).max() <= 1.5 * LSB
     # …and it runs to the end signal, which starts right where the melody is cut
     assert first_above(audio, at(47.2)) == at(47.2)
 
 
 def test_events_file_lists_each_sounding_cue_at_its_onset(
-        spaced: Profile, pack: SoundPack, tmp_path: Path) -> None:
+    spaced: Profile, pack: SoundPack, tmp_path: Path
+) -> None:
     """`events=` writes one JSON line per sounding cue (no stop cues) with cue, due, played,
     period and play_time; a render plays each cue exactly when due, and `due` is the file
     time of the onset found in the audio."""
@@ -247,7 +273,15 @@ def test_events_file_lists_each_sounding_cue_at_its_onset(
         assert entry["period"] == cue.period
         assert entry["play_time"] == pytest.approx(cue.play_time, abs=1e-3)
     assert [e["cue"] for e in entries] == [
-        "prestart", "start", "minute", "minute", "minute", "last30", "last30", "end"]
+        "prestart",
+        "start",
+        "minute",
+        "minute",
+        "minute",
+        "last30",
+        "last30",
+        "end",
+    ]
     assert [e["play_time"] for e in entries] == [0, 0, 10, 20, 30, 35, 37.3, 40]
     assert entries[6]["offset"] == pytest.approx(2.3)
 
@@ -257,7 +291,8 @@ def test_events_file_lists_each_sounding_cue_at_its_onset(
 
 
 def test_rendering_again_rewrites_the_events_file(
-        spaced: Profile, pack: SoundPack, tmp_path: Path) -> None:
+    spaced: Profile, pack: SoundPack, tmp_path: Path
+) -> None:
     """Re-running a render with --events must leave the schedule of that render only, as the
     WAV it goes with is overwritten too."""
     out, events = tmp_path / "again.wav", tmp_path / "again.jsonl"
@@ -274,14 +309,17 @@ def assert_every_cue_heard_on_time(cues, out: Path, pack: SoundPack) -> None:
 
 
 def test_ball_hockey_renders_penalty_and_timeout_signals_on_the_game_clock(
-        pack: SoundPack, tmp_path: Path) -> None:
+    pack: SoundPack, tmp_path: Path
+) -> None:
     """hokejbal with a script of whistles: the penalty's end moves with every stoppage and
     with a correction, it is frozen in the break, and the time-out has its own countdown;
     every signal is in the audio at its due sample."""
     hokejbal = profile.load("hokejbal")
     out, events = tmp_path / "hokejbal.wav", tmp_path / "hokejbal.jsonl"
-    script = ("1:00:penalty=home:minor:17,1:20:pause,1:25:timeout=away,2:00:resume,"
-              "7:30:penalty=away:major,7:40:pause,7:45:set=1:10,7:50:resume,12:30:next")
+    script = (
+        "1:00:penalty=home:minor:17,1:20:pause,1:25:timeout=away,2:00:resume,"
+        "7:30:penalty=away:major,7:40:pause,7:45:set=1:10,7:50:resume,12:30:next"
+    )
     result = render(hokejbal, pack, out, parse_actions(script), events)
     # by hand (file time = script time + 0.5 s lead-in): the minor from 1:00 of play ends at
     # 2:00 of play, which the 40-s stoppage puts at 2:40; the time-out from 1:25 ends 30 s
@@ -290,29 +328,42 @@ def test_ball_hockey_renders_penalty_and_timeout_signals_on_the_game_clock(
     # resume, at 9:00, the major frozen with 1:50 left; the break's signal 3 minutes later;
     # the second half at 12:30, the major served 1:50 into it.
     assert schedule(result.cues) == [
-        ("start", 0.5, 1), ("timeout_end", 115.5, 1), ("penalty_end", 160.5, 1),
-        ("period_end", 540.5, 1), ("break_warning", 720.5, 1), ("start", 750.5, 1),
-        ("penalty_end", 860.5, 1), ("end", 1230.5, 1)]
+        ("start", 0.5, 1),
+        ("timeout_end", 115.5, 1),
+        ("penalty_end", 160.5, 1),
+        ("period_end", 540.5, 1),
+        ("break_warning", 720.5, 1),
+        ("start", 750.5, 1),
+        ("penalty_end", 860.5, 1),
+        ("end", 1230.5, 1),
+    ]
     assert_every_cue_heard_on_time(result.cues, out, pack)
     details = [json.loads(line).get("detail") for line in events.read_text().splitlines()]
-    assert details == [None, "away", "home #1 17 minor", None, None, None, "away #2 major",
-                       None]
+    assert details == [None, "away", "home #1 17 minor", None, None, None, "away #2 major", None]
 
 
 def test_ball_hockey_playoff_render_ends_when_the_shootout_is_decided(
-        pack: SoundPack, tmp_path: Path) -> None:
+    pack: SoundPack, tmp_path: Path
+) -> None:
     """hokejbal-playoff to a shoot-out: 0:2 after two attempts each is decided, and the
     end signal sounds at the result that decided it."""
     playoff = profile.load("hokejbal-playoff")
     out = tmp_path / "playoff.wav"
     results = [("home", "miss"), ("away", "goal"), ("home", "miss"), ("away", "goal")]
     script = "800:next,1420:next," + ",".join(
-        f"{1740 + 20 * i}:attempt={team}:{result}" for i, (team, result) in enumerate(results))
+        f"{1740 + 20 * i}:attempt={team}:{result}" for i, (team, result) in enumerate(results)
+    )
     result = render(playoff, pack, out, parse_actions(script))
     assert schedule(result.cues) == [
-        ("start", 0.5, 1), ("period_end", 600.5, 1), ("break_warning", 780.5, 1),
-        ("start", 800.5, 1), ("end", 1400.5, 1), ("start", 1420.5, 1),
-        ("period_end", 1720.5, 1), ("end", 1800.5, 1)]
+        ("start", 0.5, 1),
+        ("period_end", 600.5, 1),
+        ("break_warning", 780.5, 1),
+        ("start", 800.5, 1),
+        ("end", 1400.5, 1),
+        ("start", 1420.5, 1),
+        ("period_end", 1720.5, 1),
+        ("end", 1800.5, 1),
+    ]
     assert_every_cue_heard_on_time(result.cues, out, pack)
 
 
@@ -331,7 +382,8 @@ SHORT_KO = """\
 
 
 def test_a_render_finished_during_a_shot_keeps_that_shots_start_signal(
-        write_profile, pack: SoundPack, tmp_path: Path) -> None:
+    write_profile, pack: SoundPack, tmp_path: Path
+) -> None:
     """Issue 17: a scripted finish during a shoot-out shot ends that shot; its start signal
     sounded before the finish (Polish XV.18, seed 002: "each penalty shot has a 15-second
     limit", here 5 s), so it is in the WAV and in the events log. 1:1 after regulation, the
@@ -340,8 +392,11 @@ def test_a_render_finished_during_a_shot_keeps_that_shots_start_signal(
     out, events = tmp_path / "ko.wav", tmp_path / "ko.jsonl"
     result = render(ko, pack, out, parse_actions("5:goal=home,6:goal=away,37:finish"), events)
     assert schedule(result.cues)[-4:] == [
-        ("shot_start", 30.5, 1), ("shot_end", 35.5, 1), ("shot_start", 35.5, 1),
-        ("end", 37.5, 1)]
+        ("shot_start", 30.5, 1),
+        ("shot_end", 35.5, 1),
+        ("shot_start", 35.5, 1),
+        ("end", 37.5, 1),
+    ]
     logged = [(e["cue"], e["due"]) for e in map(json.loads, events.read_text().splitlines())]
     assert logged[-2:] == [("shot_start", 35.5), ("end", 37.5)]
     audio = read_wav(out)

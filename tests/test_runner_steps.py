@@ -60,8 +60,7 @@ class Told(RunnerListener):
         self.calls.append(("match_changed", status.state))
 
 
-def play(runner: Runner, clock: Clock, script: list[tuple[float, Command]],
-         until: float) -> None:
+def play(runner: Runner, clock: Clock, script: list[tuple[float, Command]], until: float) -> None:
     """The live loop on a clock of the test's: each command at its time, every other turn
     when the runner says it is due (as `run()` wakes for it)."""
     pending = list(script)
@@ -88,17 +87,22 @@ def test_a_live_match_in_virtual_time_sounds_what_the_replay_does(match, tmp_pat
     events = EventLog(tmp_path / "events.jsonl")
     runner = Runner(Engine(match), [speaker], events, clock=clock)
     runner.listeners.append(told)
-    script = [(0.0, Command(Action.START)), (21.5, Command(Action.PAUSE)),
-              (22.0, Command(Action.MUTE)), (30.0, Command(Action.RESUME)),
-              (45.25, Command(Action.UNMUTE))]
+    script = [
+        (0.0, Command(Action.START)),
+        (21.5, Command(Action.PAUSE)),
+        (22.0, Command(Action.MUTE)),
+        (30.0, Command(Action.RESUME)),
+        (45.25, Command(Action.UNMUTE)),
+    ]
     play(runner, clock, script, until=1000.0)
     assert runner.status().state == "finished"
     assert runner.step(Command(Action.QUIT)) is False  # the loop would end here
     events.close()
 
     # the cues and their instants are the offline replay's, pause and resume included
-    offline = replay(match, [Step(20.5, Command(Action.PAUSE)),
-                             Step(29.0, Command(Action.RESUME))]).cues
+    offline = replay(
+        match, [Step(20.5, Command(Action.PAUSE)), Step(29.0, Command(Action.RESUME))]
+    ).cues
     cue_calls = [what for name, what in told.calls if name == "cue_played"]
     assert [(c.name, c.stop) for c in offline] == [(n, s) for n, s, _ in cue_calls]
     # muted from 22 to 45.25 s: the resume's cue and a mark (at 39.5 s) were told, not sounded
@@ -109,8 +113,11 @@ def test_a_live_match_in_virtual_time_sounds_what_the_replay_does(match, tmp_pat
     offline_due = {(c.name, c.stop, round(c.due, 6)) for c in offline}
     assert all((c.name, c.stop, round(c.due, 6)) in offline_due for c in sounded)
     # handed over one lead early, never earlier (the clock was set to each wake exactly)
-    assert all(now == pytest.approx(c.due - LEAD) for c, now in speaker.played
-               if c.name not in ("prestart", "pause", "resume"))
+    assert all(
+        now == pytest.approx(c.due - LEAD)
+        for c, now in speaker.played
+        if c.name not in ("prestart", "pause", "resume")
+    )
     lines = (tmp_path / "events.jsonl").read_text().splitlines()
     assert len(lines) == sum(1 for c in offline if not c.stop)
     assert sum('"heard": false' in line for line in lines) == len(muted)
@@ -124,9 +131,12 @@ def test_a_turn_tells_its_listeners_in_order_and_the_mute_reaches_the_status(mat
     told.calls.clear()
     clock.now = 5.5
     runner.step(Command(Action.PAUSE), 5.5)
-    assert told.calls == [("cue_played", ("pause", False, None)),
-                          ("command_applied", "pause"),
-                          ("state_changed", "stopped"), ("match_changed", "stopped")]
+    assert told.calls == [
+        ("cue_played", ("pause", False, None)),
+        ("command_applied", "pause"),
+        ("state_changed", "stopped"),
+        ("match_changed", "stopped"),
+    ]
     told.calls.clear()
     runner.step(Command(Action.MUTE), 5.5)
     assert told.calls == [("state_changed", "stopped"), ("match_changed", "stopped")]

@@ -49,7 +49,10 @@ def test_goals_are_kept_with_their_time_and_scorer_in_the_status() -> None:
     cues = play(eng, (0, "start"), (20, "goal home 17"), (50, "goal away"), (80, "goal home"))
     goals = [c for c in cues if c.name == "goal"]
     assert [(c.due, c.detail) for c in goals] == [
-        (20, "home #17 1:0"), (50, "away 1:1"), (80, "home 2:1")]
+        (20, "home #17 1:0"),
+        (50, "away 1:1"),
+        (80, "home 2:1"),
+    ]
     s = eng.status(90)
     assert s.score == {"home": 2, "away": 1}
     assert s.goals[0] == {"team": "home", "period": 1, "play_time": 0.0, "player": "17"}
@@ -68,8 +71,9 @@ def test_a_goal_entered_in_the_break_counts_for_the_period_just_played() -> None
     eng.advance(361)  # period 1 over, in the break
     assert eng.state is State.BREAK
     play(eng, (362, "goal away 9"))
-    assert eng.status(362).goals == [{"team": "away", "period": 1, "play_time": 360.0,
-                                      "player": "9"}]
+    assert eng.status(362).goals == [
+        {"team": "away", "period": 1, "play_time": 360.0, "player": "9"}
+    ]
 
 
 def test_goal_commands_parse_as_ctl_and_actions_write_them() -> None:
@@ -116,8 +120,7 @@ def test_the_seed_never_lets_a_goal_end_a_penalty_being_served() -> None:
     assert [p.state for p in eng.status(31).teams["away"].penalties] == ["running", "running"]
 
 
-def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor(
-        tmp_path: Path) -> None:
+def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor(tmp_path: Path) -> None:
     eng = Engine(custom(tmp_path, POWER_PLAY))
     play(eng, (0, "start"), (10, "penalty away minor 4"), (12, "penalty away major 5"))
     cues = play(eng, (30, "goal home 17"))
@@ -130,11 +133,18 @@ def test_a_power_play_goal_ends_the_short_handed_teams_first_running_minor(
 
 def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended(tmp_path: Path) -> None:
     eng = Engine(custom(tmp_path, POWER_PLAY))
-    play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty away minor"),
-         (12, "penalty away minor 3"))  # two run, #3 waits
+    play(
+        eng,
+        (0, "start"),
+        (10, "penalty away minor"),
+        (11, "penalty away minor"),
+        (12, "penalty away minor 3"),
+    )  # two run, #3 waits
     play(eng, (30, "goal home"))  # ends #1 (least time left); #3 moves up
     assert [(p.id, p.state) for p in eng.status(30).teams["away"].penalties] == [
-        (2, "running"), (3, "running")]
+        (2, "running"),
+        (3, "running"),
+    ]
     play(eng, (40, "pause"), (45, "undo-goal home"))  # the wrong team's key
     shown = [(p.id, p.state, p.remaining) for p in eng.status(45).teams["away"].penalties]
     assert shown == [(1, "running", 30), (2, "running", 31), (3, "waiting", 60)]
@@ -143,8 +153,7 @@ def test_undo_goal_gives_back_the_minor_a_power_play_goal_ended(tmp_path: Path) 
     assert [(c.due, c.detail) for c in eng.advance(80)] == [(80, "away #1 minor")]
 
 
-def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing(
-        tmp_path: Path) -> None:
+def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing(tmp_path: Path) -> None:
     eng = Engine(custom(tmp_path, POWER_PLAY))
     play(eng, (0, "start"), (10, "penalty away minor"), (11, "penalty home minor"))
     play(eng, (20, "goal home"))  # 4 on 4
@@ -156,11 +165,14 @@ def test_a_goal_at_equal_strength_or_by_the_short_handed_team_ends_nothing(
 
 def test_the_power_play_rule_is_a_profile_setting(tmp_path: Path) -> None:
     assert custom(tmp_path, POWER_PLAY, "on").penalties.power_play_goal_ends_minor
-    off = custom(tmp_path, """\
+    off = custom(
+        tmp_path,
+        """\
         extends: hokejbal
         penalties:
           minor: 60
-    """)
+    """,
+    )
     assert not off.penalties.power_play_goal_ends_minor  # the default
     eng = Engine(off)
     play(eng, (0, "start"), (10, "penalty away minor"), (20, "goal home"))
@@ -243,8 +255,7 @@ def test_replay_from_the_start_keeps_the_goals_ithf_4_5() -> None:
     restored = Engine(eng.profile)  # the timer failed: back from the journal, stopped
     restored.restore(loads(dumps(eng.snapshot(130))))
     assert restored.handle(cmd("replay"), 1000) == []
-    assert restored.state is State.IDLE and restored.status(1000).score == {"home": 1,
-                                                                             "away": 1}
+    assert restored.state is State.IDLE and restored.status(1000).score == {"home": 1, "away": 1}
     again = Engine(eng.profile)  # a crash now: the goals are still there
     again.restore(loads(dumps(restored.snapshot(1001))))
     assert again.status(0).score == {"home": 1, "away": 1}
@@ -280,8 +291,7 @@ def test_a_match_penalty_keeps_the_team_short_five_minutes_and_the_player_out() 
     play(eng, (20, "goal home"))  # a power-play goal does not shorten it
     assert eng.status(20).teams["away"].penalties[0].remaining == 290
     cues = eng.advance(310)
-    assert [(c.name, c.due, c.detail) for c in cues] == [
-        ("penalty_end", 310, "away #1 8 match")]
+    assert [(c.name, c.due, c.detail) for c in cues] == [("penalty_end", 310, "away #1 8 match")]
     s = eng.status(311).teams["away"].penalties
     assert [(p.kinds, p.state, p.remaining) for p in s] == [("match", "game", None)]
     with pytest.raises(ValueError, match="match penalty comes once, last"):
@@ -301,13 +311,16 @@ def test_a_penalty_shot_has_its_own_signals_while_the_clock_is_stopped() -> None
     cues = play(eng, (25, "penalty-shot home"))
     assert [(c.name, c.detail) for c in cues] == [("shot_start", "home penalty shot")]
     assert eng.status(26).penalty_shot == "home" and "PENALTY SHOT home" in status_text(
-        eng.status(26))
+        eng.status(26)
+    )
     for refused in ("resume", "timeout away", "penalty-shot away", "attempt away goal"):
         with pytest.raises(Refused):
             eng.handle(cmd(refused), 27)
     cues = play(eng, (30, "attempt home goal"))
     assert [(c.name, c.detail) for c in cues] == [
-        ("shot_end", "home penalty shot goal"), ("goal", "home penalty shot 1:0")]
+        ("shot_end", "home penalty shot goal"),
+        ("goal", "home penalty shot 1:0"),
+    ]
     assert eng.status(30).goals[0]["play_time"] == 20 and eng.status(30).penalty_shot is None
     cues = play(eng, (40, "penalty-shot away"), (50, "next"))  # no result entered: NEXT ends it
     assert [c.name for c in cues] == ["shot_start", "shot_end"]
@@ -328,18 +341,25 @@ def test_rod_hockey_has_no_penalty_shot() -> None:
 
 
 def test_the_forfeit_point_sounds_30_s_of_play_after_the_start(tmp_path: Path) -> None:
-    ithf = custom(tmp_path, """\
+    ithf = custom(
+        tmp_path,
+        """\
         extends: ithf
         forfeit_signal: true
-    """)
+    """,
+    )
     assert "forfeit" in ithf.cue_names and "forfeit" not in profile.load("ithf").cue_names
     result = replay(ithf, parse_actions("10:pause,25:resume"))
     forfeit = [(c.due - result.start, c.play_time) for c in result.cues if c.name == "forfeit"]
     assert forfeit == [(45, 30)]  # 30 s of play: the stop moved it
-    ithf_playoff = custom(tmp_path, """\
+    ithf_playoff = custom(
+        tmp_path,
+        """\
         extends: ithf-playoff
         forfeit_signal: true
-    """, "po")
+    """,
+        "po",
+    )
     assert [c.name for c in replay(ithf_playoff).cues].count("forfeit") == 1  # not in overtime
 
 
@@ -373,20 +393,29 @@ def test_profile_checks_of_the_new_settings(tmp_path: Path) -> None:
     from timekeeper.rules.yamldoc import ConfigError
 
     with pytest.raises(ConfigError, match="forfeit_signal"):
-        custom(tmp_path, """\
+        custom(
+            tmp_path,
+            """\
             period: {length: 20}
             forfeit_signal: true
-        """)
+        """,
+        )
     with pytest.raises(ConfigError, match="no_show"):
-        custom(tmp_path, """\
+        custom(
+            tmp_path,
+            """\
             period: {length: 60}
             no_show: -5
-        """)
+        """,
+        )
     with pytest.raises(ConfigError, match=r"penalties\.match: must be at most 3600"):
-        custom(tmp_path, """\
+        custom(
+            tmp_path,
+            """\
             extends: hokejbal
             penalties: {match: 1.0e+6}
-        """)
+        """,
+        )
 
 
 def test_goals_have_a_limit() -> None:

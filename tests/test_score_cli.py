@@ -27,12 +27,24 @@ SLOW = """\
 
 
 def test_goals_over_ctl_into_the_status_and_the_events_log(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     prof = write(tmp_path / "slow.yaml", SLOW)
     events = tmp_path / "ev.jsonl"
-    proc = start_run(procs, env, tmp_path, "--start", "--profile", str(prof), "--events",
-                     str(events), "--control", str(sock), "--state-dir", str(tmp_path))
+    proc = start_run(
+        procs,
+        env,
+        tmp_path,
+        "--start",
+        "--profile",
+        str(prof),
+        "--events",
+        str(events),
+        "--control",
+        str(sock),
+        "--state-dir",
+        str(tmp_path),
+    )
     wait_until_answers(proc, env, sock)
     code, status, _ = ctl(env, sock, "goal", "home", "17")
     assert code == 0 and status["score"] == {"home": 1, "away": 0}
@@ -56,16 +68,43 @@ def test_goals_over_ctl_into_the_status_and_the_events_log(
 
 
 def test_run_replay_plays_a_journaled_match_again_keeping_its_goals(
-        tmp_path: Path, env: dict[str, str], sock: Path,
-        procs: list[subprocess.Popen]) -> None:
+    tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
+) -> None:
     journal = tmp_path / "copied.json"
-    journal.write_text(json.dumps({
-        "format": 1, "profile": "ithf", "state": "stopped", "period": 1, "play_time": 200.0,
-        "added": 0.0, "shots": 0, "shootout": False, "extra": None,
-        "score": {"goals": [{"team": "away", "period": 1, "play_time": 80.0, "player": "4"}],
-                  "shootout": None}}), encoding="utf-8")
-    proc = start_run(procs, env, tmp_path, "--profile", "ithf", "--resume-from", str(journal),
-                     "--replay", "--control", str(sock), "--state-dir", str(tmp_path))
+    journal.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "profile": "ithf",
+                "state": "stopped",
+                "period": 1,
+                "play_time": 200.0,
+                "added": 0.0,
+                "shots": 0,
+                "shootout": False,
+                "extra": None,
+                "score": {
+                    "goals": [{"team": "away", "period": 1, "play_time": 80.0, "player": "4"}],
+                    "shootout": None,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    proc = start_run(
+        procs,
+        env,
+        tmp_path,
+        "--profile",
+        "ithf",
+        "--resume-from",
+        str(journal),
+        "--replay",
+        "--control",
+        str(sock),
+        "--state-dir",
+        str(tmp_path),
+    )
     status = wait_until_answers(proc, env, sock)
     assert status["state"] == "idle" and status["score"] == {"home": 0, "away": 1}
     code, status, _ = ctl(env, sock, "start")
@@ -75,22 +114,32 @@ def test_run_replay_plays_a_journaled_match_again_keeping_its_goals(
     assert proc.returncode == 0 and "goals kept (score 0:1)" in err
 
 
-def test_run_replay_without_a_match_is_refused(tmp_path: Path,
-                                               env: dict[str, str]) -> None:
-    done = tk(env, "run", "--profile", "ithf", "--replay", "--fresh", "--state-dir",
-              str(tmp_path))
+def test_run_replay_without_a_match_is_refused(tmp_path: Path, env: dict[str, str]) -> None:
+    done = tk(env, "run", "--profile", "ithf", "--replay", "--fresh", "--state-dir", str(tmp_path))
     assert done.returncode == 2 and "--replay" in done.stderr
 
 
-def test_render_actions_goal_and_a_packs_optional_goal_cue(tmp_path: Path,
-                                                           env: dict[str, str]) -> None:
+def test_render_actions_goal_and_a_packs_optional_goal_cue(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     events = tmp_path / "ev.jsonl"
-    done = tk(env, "render", "--profile", "ithf", "--actions", "30:goal=home:17", "-o",
-              str(tmp_path / "m.wav"), "--events", str(events))
+    done = tk(
+        env,
+        "render",
+        "--profile",
+        "ithf",
+        "--actions",
+        "30:goal=home:17",
+        "-o",
+        str(tmp_path / "m.wav"),
+        "--events",
+        str(events),
+    )
     assert done.returncode == 0, done.stderr
     logged = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
     assert [(e["play_time"], e["detail"]) for e in logged if e["cue"] == "goal"] == [
-        (30.0, "home #17 1:0")]
+        (30.0, "home #17 1:0")
+    ]
     # the default pack has no goal sound: nothing is heard, the log has the goal
     pack_dir = tmp_path / "pack"
     shutil.copytree(default_pack_dir(), pack_dir)

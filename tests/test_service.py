@@ -64,8 +64,9 @@ def test_ready_watchdog_status_and_stopping(service_box, notify_socket) -> None:
     ready = got[-1]
     assert "STATUS=minute  IDLE" in ready
     status(service_box, proc)  # the socket answers once READY has been sent
-    pings = [m for m in messages(sock, "WATCHDOG=1") + messages(sock, "WATCHDOG=1")
-             if m == "WATCHDOG=1"]
+    pings = [
+        m for m in messages(sock, "WATCHDOG=1") + messages(sock, "WATCHDOG=1") if m == "WATCHDOG=1"
+    ]
     assert len(pings) >= 2  # pinged every WatchdogSec/2 = 0.1 s from the runner's thread
     command(service_box, "start")
     assert any("RUNNING" in m for m in messages(sock, "RUNNING"))
@@ -99,7 +100,8 @@ def test_kill_9_mid_match_resumes_stopped_at_the_journaled_time(service_box) -> 
     assert back["state"] == "stopped"
     assert back["play_time"] == pytest.approx(written["play_time"], abs=1e-3)
     assert back["added"] == 5.0 and back["remaining"] == pytest.approx(
-        65.0 - written["play_time"], abs=1e-3)
+        65.0 - written["play_time"], abs=1e-3
+    )
     assert stays_stopped(service_box, again) == back["play_time"]  # waits for RESUME
     assert command(service_box, "resume")["state"] == "running"
     _, err = stop(again)
@@ -130,8 +132,15 @@ def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     def stop_when_ready(n: int) -> int | None:  # eight boxes at once, each with its own folders
-        proc = start(service_box, "--fresh", "--control", str(service_box["dir"] / f"{n}.sock"),
-                     "--state-dir", str(service_box["dir"] / f"state{n}"), ready=False)
+        proc = start(
+            service_box,
+            "--fresh",
+            "--control",
+            str(service_box["dir"] / f"{n}.sock"),
+            "--state-dir",
+            str(service_box["dir"] / f"state{n}"),
+            ready=False,
+        )
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
@@ -153,8 +162,15 @@ def test_sigterm_as_soon_as_the_socket_answers_is_a_clean_stop(service_box) -> N
 
     def stop_when_listening(n: int) -> int | None:
         sock = service_box["dir"] / f"early{n}.sock"
-        proc = start(service_box, "--fresh", "--control", str(sock), "--state-dir",
-                     str(service_box["dir"] / f"early{n}"), ready=False)
+        proc = start(
+            service_box,
+            "--fresh",
+            "--control",
+            str(sock),
+            "--state-dir",
+            str(service_box["dir"] / f"early{n}"),
+            ready=False,
+        )
         wait_for(lambda: sock.exists() or proc.poll() is not None, "the socket", TIMEOUT)
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=TIMEOUT)
@@ -166,16 +182,28 @@ def test_sigterm_as_soon_as_the_socket_answers_is_a_clean_stop(service_box) -> N
 
 @pytest.mark.slow
 def test_fresh_ignores_the_journal(service_box) -> None:
-    service_box["journal"].write_text(json.dumps({
-        "format": 1, "profile": "minute", "state": "stopped", "period": 1, "play_time": 12.5,
-        "added": 0, "shots": 0, "shootout": False}))
+    service_box["journal"].write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "profile": "minute",
+                "state": "stopped",
+                "period": 1,
+                "play_time": 12.5,
+                "added": 0,
+                "shots": 0,
+                "shootout": False,
+            }
+        )
+    )
     proc = start(service_box, "--fresh")
     assert status(service_box, proc)["state"] == "idle"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ['{"format": 1, "profile": "minute", "state": "runn',
-                                  "\x00\x00\x00\x00", ""])
+@pytest.mark.parametrize(
+    "text", ['{"format": 1, "profile": "minute", "state": "runn', "\x00\x00\x00\x00", ""]
+)
 def test_a_corrupt_journal_is_a_clean_start_not_a_crash_loop(service_box, text: str) -> None:
     service_box["journal"].write_text(text)
     proc = start(service_box)
@@ -199,22 +227,36 @@ def test_resume_at_continues_a_match_from_another_box(service_box) -> None:
 @pytest.mark.slow
 def test_resume_from_an_exported_journal(service_box) -> None:
     exported = service_box["dir"] / "from-table-3.json"
-    exported.write_text(json.dumps({"format": 1, "profile": "minute", "state": "running",
-                                    "period": 1, "play_time": 30.25, "added": 2.0,
-                                    "shots": 0, "shootout": False}))
+    exported.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "profile": "minute",
+                "state": "running",
+                "period": 1,
+                "play_time": 30.25,
+                "added": 2.0,
+                "shots": 0,
+                "shootout": False,
+            }
+        )
+    )
     proc = start(service_box, "--resume-from", str(exported))
     s = status(service_box, proc)
     assert (s["state"], s["play_time"], s["added"]) == ("stopped", 30.25, 2.0)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args, message", [
-    (("--resume-at", "2:00:10"), "period 2 does not exist"),
-    (("--resume-at", "1:02:00"), "does not fit"),
-    (("--resume-at", "soon"), "--resume-at: takes PERIOD:MM:SS"),
-    (("--resume-at", "1:30"), "--resume-at: takes PERIOD:MM:SS"),
-    (("--resume-from", "/nonexistent/j.json"), "cannot read"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--resume-at", "2:00:10"), "period 2 does not exist"),
+        (("--resume-at", "1:02:00"), "does not fit"),
+        (("--resume-at", "soon"), "--resume-at: takes PERIOD:MM:SS"),
+        (("--resume-at", "1:30"), "--resume-at: takes PERIOD:MM:SS"),
+        (("--resume-from", "/nonexistent/j.json"), "cannot read"),
+    ],
+)
 def test_bad_resume_arguments_are_refused_before_the_match(service_box, args, message) -> None:
     proc = start(service_box, *args)
     _, err = proc.communicate(timeout=TIMEOUT)
@@ -244,8 +286,13 @@ def test_no_sound_card_at_start_retries_then_exits_non_zero(service_box) -> None
 @pytest.fixture
 def pulse(service_box, pulseaudio) -> dict:
     """The box's environment on a private PulseAudio server (tests/conftest.py)."""
-    return {"env": service_box["env"] | pulseaudio.env, "up": pulseaudio.up,
-            "down": pulseaudio.down, "freeze": pulseaudio.freeze, "thaw": pulseaudio.thaw}
+    return {
+        "env": service_box["env"] | pulseaudio.env,
+        "up": pulseaudio.up,
+        "down": pulseaudio.down,
+        "freeze": pulseaudio.freeze,
+        "thaw": pulseaudio.thaw,
+    }
 
 
 @pytest.mark.slow
@@ -269,9 +316,12 @@ def test_sound_card_lost_mid_match_the_clock_keeps_running(service_box, pulse) -
     _, err = stop(proc)
     # the server's going is seen by the stream's write (PulseAudio), by SDL's removal event,
     # or as a stream that stopped calling back / taking blocks: any of them is seen
-    assert re.search(r"audio lost \((the audio device was removed|audio stream stalled: no "
-                     r"(callback|block taken) for [\d.]+ s|PulseAudio stream: [^)]+)\); "
-                     r"the clock keeps running", err), err
+    assert re.search(
+        r"audio lost \((the audio device was removed|audio stream stalled: no "
+        r"(callback|block taken) for [\d.]+ s|PulseAudio stream: [^)]+)\); "
+        r"the clock keeps running",
+        err,
+    ), err
     assert "audio is back (it had failed: " in err
 
 
@@ -297,11 +347,24 @@ def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) ->
     bench/faults_audio.py measures.)"""
     (service_box["dir"] / "profiles" / "beeps.yaml").write_text(BEEPS)
     events = service_box["dir"] / "events.jsonl"
-    proc = start(service_box, "--profile", "beeps", "--start", "--audio", "stream", "--events",
-                 str(events), env=pulse["env"])
+    proc = start(
+        service_box,
+        "--profile",
+        "beeps",
+        "--start",
+        "--audio",
+        "stream",
+        "--events",
+        str(events),
+        env=pulse["env"],
+    )
+
     def logged() -> list[dict]:
-        return [json.loads(line) for line in events.read_text().splitlines()] \
-            if events.exists() else []
+        return (
+            [json.loads(line) for line in events.read_text().splitlines()]
+            if events.exists()
+            else []
+        )
 
     def unheard_after(play_time: float) -> bool:  # a cue that found the stream stalled
         return any(e.get("heard") is False and e["play_time"] > play_time for e in logged())
@@ -310,8 +373,9 @@ def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) ->
     played(service_box, proc, 1.5)  # the stream is steady
     before, asked, _ = timed("status", service_box)
     pulse["freeze"]()
-    wait_for(lambda: unheard_after(before["play_time"]), "a cue to find the stream stalled",
-             TIMEOUT)
+    wait_for(
+        lambda: unheard_after(before["play_time"]), "a cue to find the stream stalled", TIMEOUT
+    )
     # (answers take milliseconds; the bounds leave room for a busy test machine, and for the
     # journal's fsync after a command: before, they did not come at all within 5 s)
     _, _, took = timed("status", service_box)
@@ -323,14 +387,15 @@ def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) ->
     assert stays_stopped(service_box, proc) == paused["play_time"]
     _, resumed, took = timed("resume", service_box)
     assert took < 2.0
-    wait_for(lambda: unheard_after(paused["play_time"]), "a cue unheard after the resume",
-             TIMEOUT)
+    wait_for(lambda: unheard_after(paused["play_time"]), "a cue unheard after the resume", TIMEOUT)
     pulse["thaw"]()
     thawed = time.monotonic()
 
     def heard_since_thaw() -> bool:
-        return any("heard" not in e and e["play_time"] > paused["play_time"] +
-                   (thawed - resumed) for e in logged())
+        return any(
+            "heard" not in e and e["play_time"] > paused["play_time"] + (thawed - resumed)
+            for e in logged()
+        )
 
     wait_for(heard_since_thaw, "a cue heard after SIGCONT", 15)
     lines = [json.loads(line) for line in events.read_text().splitlines()]
@@ -414,16 +479,21 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> 
     # verify with ExecStart pointing at this checkout's program (the Pi's path is /opt/...)
     unit = tmp_path / "timekeeper.service"
     program = Path(sys.executable).parent / "timekeeper"
-    unit.write_text(UNIT.read_text().replace("/opt/timekeeper/.venv/bin/timekeeper",
-                                             str(program)))
-    done = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
-                          text=True, timeout=TIMEOUT)
+    unit.write_text(UNIT.read_text().replace("/opt/timekeeper/.venv/bin/timekeeper", str(program)))
+    done = subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=TIMEOUT
+    )
     assert done.returncode == 0, done.stderr
     assert "timekeeper.service" not in done.stderr  # no warning about our unit
-    rated = subprocess.run(["systemd-analyze", "security", "--offline=true", str(UNIT)],
-                           capture_output=True, text=True, timeout=TIMEOUT)
-    exposure = float(rated.stdout.rsplit("Overall exposure level for timekeeper.service:",
-                                         1)[1].split()[0])
+    rated = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    exposure = float(
+        rated.stdout.rsplit("Overall exposure level for timekeeper.service:", 1)[1].split()[0]
+    )
     # 0.6 before the web pages; they need TCP (from this box and the LAN only): issue 12
     # allows up to 1.5
     assert exposure <= 1.5, rated.stdout
@@ -431,17 +501,35 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_the_install_script_dry_run_shows_every_step() -> None:
-    done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert done.returncode == 0, done.stderr
-    for step in ("apt-get install", "python3-lgpio", "useradd --system", "audio,gpio",
-                 "venv --system-site-packages", "install -m 0644 systemd/timekeeper.service",
-                 "systemctl enable timekeeper.service", "check --config"):
+    for step in (
+        "apt-get install",
+        "python3-lgpio",
+        "useradd --system",
+        "audio,gpio",
+        "venv --system-site-packages",
+        "install -m 0644 systemd/timekeeper.service",
+        "systemctl enable timekeeper.service",
+        "check --config",
+    ):
         assert step in done.stdout, step
-    gone = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run", "--purge"],
-                          capture_output=True, text=True, timeout=TIMEOUT)
-    for step in ("systemctl disable --now timekeeper.service", "userdel timekeeper",
-                 "rm -rf /etc/timekeeper /var/lib/timekeeper"):
+    gone = subprocess.run(
+        [str(ROOT / "scripts" / "install-pi.sh"), "--dry-run", "--purge"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    for step in (
+        "systemctl disable --now timekeeper.service",
+        "userdel timekeeper",
+        "rm -rf /etc/timekeeper /var/lib/timekeeper",
+    ):
         assert step in gone.stdout, step
 
 
@@ -450,8 +538,10 @@ def test_the_ready_line_names_the_sink_audio_output_chose(service_box, pulse) ->
     """`audio.output` decides, and the box says what it plays on: auto takes the PulseAudio
     server that answers though SDL_AUDIODRIVER says dummy; --audio-output sdl goes over it."""
     env = pulse["env"] | {"SDL_AUDIODRIVER": "dummy"}
-    for args, said in [((), "audio stream on pulse (audio.output auto)"),
-                       (("--audio-output", "sdl"), "audio stream on sdl (audio.output sdl)")]:
+    for args, said in [
+        ((), "audio stream on pulse (audio.output auto)"),
+        (("--audio-output", "sdl"), "audio stream on sdl (audio.output sdl)"),
+    ]:
         proc = start(service_box, *args, env=env)
         status(service_box, proc)
         _, err = stop(proc)

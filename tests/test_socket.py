@@ -35,8 +35,11 @@ def folder() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def serve(folder: Path, run: bool = True, name: str = "ithf",
-          ) -> tuple[Runner, ControlServer, threading.Thread]:
+def serve(
+    folder: Path,
+    run: bool = True,
+    name: str = "ithf",
+) -> tuple[Runner, ControlServer, threading.Thread]:
     runner = Runner(Engine(profile.load(name)), [])
     thread = threading.Thread(target=runner.run, daemon=True)
     if run:
@@ -87,13 +90,16 @@ def test_a_muted_box_says_so_in_every_status(box) -> None:
     assert send(path, "unmute")["status"]["muted"] is False
 
 
-@pytest.mark.parametrize("data, error", [
-    (b"add " + b"9" * 100_000 + b"\n", "line too long"),
-    (b"x" * 3_000_000, "line too long"),  # no newline at all
-    (b"start \xff\xfe\n", "not UTF-8"),
-    (b'{"id": 5, "command": "start"}\n', "an id is a string"),
-    (b"{\"a\": " + b"[" * 3000 + b"\n", "not JSON"),  # deep: RecursionError
-])
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        (b"add " + b"9" * 100_000 + b"\n", "line too long"),
+        (b"x" * 3_000_000, "line too long"),  # no newline at all
+        (b"start \xff\xfe\n", "not UTF-8"),
+        (b'{"id": 5, "command": "start"}\n', "an id is a string"),
+        (b'{"a": ' + b"[" * 3000 + b"\n", "not JSON"),  # deep: RecursionError
+    ],
+)
 def test_bad_lines_get_one_short_answer_that_never_echoes(box, data: bytes, error: str) -> None:
     _, _, path = box
     answer = raw(path, data)
@@ -135,8 +141,9 @@ def test_connections_beyond_the_limit_are_told_busy_and_it_answers_after(box) ->
         sock.connect(str(path))
         idle.append(sock)
     # once the server has taken them all in, the next one is told busy
-    answer = wait_for(lambda: (a := send(path, "status"))["result"] == "busy" and a,
-                      "a connection told busy")
+    answer = wait_for(
+        lambda: (a := send(path, "status"))["result"] == "busy" and a, "a connection told busy"
+    )
     assert "try again" in answer["error"]
     for sock in idle:
         sock.close()
@@ -158,8 +165,7 @@ def test_a_retried_command_id_is_applied_once(folder, write_profile) -> None:
     thread.join(5)
 
 
-def test_a_command_not_applied_in_time_is_dropped_never_applied_later(folder,
-                                                                     monkeypatch) -> None:
+def test_a_command_not_applied_in_time_is_dropped_never_applied_later(folder, monkeypatch) -> None:
     monkeypatch.setattr(ctl, "COMMAND_DEADLINE", 0.3)
     runner, server, thread = serve(folder, run=False)  # the runner is stuck
     try:
@@ -199,8 +205,9 @@ def test_the_client_names_the_path_of_a_socket_that_is_not_timekeepers(folder) -
             conn.sendall(b"HTTP/1.0 200 OK\r\n\r\n")
 
     threading.Thread(target=answer_garbage, daemon=True).start()
-    with pytest.raises(ConnectionError, match=f"{path} answered something that is not a "
-                                              "timekeeper's reply"):
+    with pytest.raises(
+        ConnectionError, match=f"{path} answered something that is not a timekeeper's reply"
+    ):
         send(path, "status")
     listener.close()
 
@@ -253,8 +260,7 @@ def test_the_tmp_folder_is_made_private_and_a_foreign_one_refused(folder) -> Non
             private_folder(theirs, create=True)
 
 
-def test_the_fallback_socket_folder_is_checked_by_server_and_client(folder,
-                                                                    monkeypatch) -> None:
+def test_the_fallback_socket_folder_is_checked_by_server_and_client(folder, monkeypatch) -> None:
     fallback = folder / "fallback"
     fallback.mkdir(mode=0o775)
     os.chmod(fallback, 0o775)

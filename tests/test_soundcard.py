@@ -52,9 +52,15 @@ def cardless() -> Iterator[dict[str, str]]:
     folder = Path(tempfile.mkdtemp(prefix="tk-nocard-", dir="/tmp"))  # short: AF_UNIX
     (folder / "short.yaml").write_text(textwrap.dedent(SHORT))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULSE_", "ALSA_"))}
-    env |= {"SDL_AUDIODRIVER": "alsa", "TIMEKEEPER_PROFILES_PATH": str(folder),
-            "TIMEKEEPER_CONTROL": str(folder / "c.sock"), "STATE_DIRECTORY": str(folder),
-            "PYTHONUNBUFFERED": "1", "TERM": "xterm", "COLUMNS": "200"}
+    env |= {
+        "SDL_AUDIODRIVER": "alsa",
+        "TIMEKEEPER_PROFILES_PATH": str(folder),
+        "TIMEKEEPER_CONTROL": str(folder / "c.sock"),
+        "STATE_DIRECTORY": str(folder),
+        "PYTHONUNBUFFERED": "1",
+        "TERM": "xterm",
+        "COLUMNS": "200",
+    }
     if Path("/dev/snd").exists():  # a machine with a card: an ALSA that knows of none
         (folder / "alsa.conf").write_text("")
         env["ALSA_CONFIG_PATH"] = str(folder / "alsa.conf")
@@ -70,10 +76,15 @@ class Pty:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        self.proc = subprocess.Popen([sys.executable, "-c", CHILD, *args], env=env,
-                                     stdin=slave, stdout=slave, stderr=slave,
-                                     start_new_session=True,
-                                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, *args],
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
         os.close(slave)
         self.text = ""
 
@@ -187,9 +198,24 @@ def test_r_at_the_prompt_tries_the_card_again(terminal) -> None:
 def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
     config = Path(cardless["TK_TEST_DIR"]) / "config.yaml"
     config.write_text("audio: {attempts: 2}\n")
-    proc = subprocess.run([sys.executable, "-m", "timekeeper", "run", "--profile", "short",
-                           "--no-gpio", "--config", str(config)], env=cardless,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "run",
+            "--profile",
+            "short",
+            "--no-gpio",
+            "--config",
+            str(config),
+        ],
+        env=cardless,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert proc.stderr.count("audio not ready (attempt") == 1
     assert "gave up after 2 attempts" in proc.stderr and "--audio silent" in proc.stderr
@@ -197,14 +223,34 @@ def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
 
 
 def test_audio_silent_is_chosen_up_front_and_marks_every_line(cardless) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "timekeeper", "run", "--profile", "short",
-                             "--no-gpio", "--no-keyboard", "--audio", "silent", "--start"],
-                            env=cardless, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "timekeeper",
+            "run",
+            "--profile",
+            "short",
+            "--no-gpio",
+            "--no-keyboard",
+            "--audio",
+            "silent",
+            "--start",
+        ],
+        env=cardless,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         lines: list[str] = []
-        wait_for(lambda: lines.append(proc.stdout.readline()) or "cue start" in lines[-1],
-                 "the start signal's line", 15, interval=0)
+        wait_for(
+            lambda: lines.append(proc.stdout.readline()) or "cue start" in lines[-1],
+            "the start signal's line",
+            15,
+            interval=0,
+        )
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=15)
     finally:

@@ -33,9 +33,17 @@ def write_float_wav(path: Path, samples: np.ndarray, rate: int = RATE) -> Path:
     """IEEE-float WAV (format 3): the stdlib cannot read it, SDL can."""
     data = samples.astype("<f4").tobytes()
     fmt = struct.pack("<HHIIHH", 3, 1, rate, rate * 4, 4, 32)
-    path.write_bytes(b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data)) + b"WAVE"
-                     + b"fmt " + struct.pack("<I", len(fmt)) + fmt
-                     + b"data" + struct.pack("<I", len(data)) + data)
+    path.write_bytes(
+        b"RIFF"
+        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
     return path
 
 
@@ -159,16 +167,17 @@ def test_marks_repeat_at_the_packs_spacing_and_the_melody_loops_to_length(tmp_pa
     (tmp_path / "pack").mkdir()
     write_wav(tmp_path / "pack" / "m.wav", beep(0.1))
     write_wav(tmp_path / "pack" / "t.wav", beep(7.0, 440))
-    folder = make_pack(tmp_path / "pack", {"minute": "{file: m.wav, repeat_every: 0.25}",
-                                           "last30": "t.wav"})
+    folder = make_pack(
+        tmp_path / "pack", {"minute": "{file: m.wav, repeat_every: 0.25}", "last30": "t.wav"}
+    )
     pack = load_pack(folder, {"minute", "last30"})
     four = pack.samples(Cue("minute", 0, count=4))
     assert len(four) == round(0.75 * RATE) + round(0.1 * RATE)
     window = pack.samples(Cue("last30", 0, offset=0, length=30))
     assert len(window) == 30 * RATE  # a 7-s tune looped and cut to the 30-s window
-    assert np.array_equal(window[7 * RATE:7 * RATE + 100], window[:100])
+    assert np.array_equal(window[7 * RATE : 7 * RATE + 100], window[:100])
     later = pack.samples(Cue("last30", 0, offset=12.5, length=30))
-    assert np.array_equal(later, window[round(12.5 * RATE):])
+    assert np.array_equal(later, window[round(12.5 * RATE) :])
 
 
 def test_every_built_in_profile_finds_all_its_cues_in_the_default_pack() -> None:
@@ -176,11 +185,14 @@ def test_every_built_in_profile_finds_all_its_cues_in_the_default_pack() -> None
         load_pack(default_pack_dir(), profile.load(name).cue_names)
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda p: write_wav(p, beep(0.0001)), "no sound to speak of"),
-    (lambda p: write_wav(p, np.zeros(RATE, np.float32)), "silent"),
-    (lambda p: p.write_bytes(write_wav(p, beep(0.5)).read_bytes()[:-4000]), "cut short"),
-])
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: write_wav(p, beep(0.0001)), "no sound to speak of"),
+        (lambda p: write_wav(p, np.zeros(RATE, np.float32)), "silent"),
+        (lambda p: p.write_bytes(write_wav(p, beep(0.5)).read_bytes()[:-4000]), "cut short"),
+    ],
+)
 def test_files_that_would_sound_wrong_are_refused(tmp_path, make, message) -> None:
     (tmp_path / "pack").mkdir()
     make(tmp_path / "pack" / "x.wav")
@@ -189,7 +201,8 @@ def test_files_that_would_sound_wrong_are_refused(tmp_path, make, message) -> No
 
 
 def test_a_pack_is_found_by_name_in_the_user_folder_before_a_folder_here(
-        tmp_path, monkeypatch) -> None:
+    tmp_path, monkeypatch
+) -> None:
     user = tmp_path / "user"
     (user / "club").mkdir(parents=True)
     (user / "club" / "pack.yaml").write_text("cues: {}\n")

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def draw_states():  # scripts/ is no package
-    spec = importlib.util.spec_from_file_location("draw_states",
-                                                  ROOT / "scripts" / "draw_states.py")
+    spec = importlib.util.spec_from_file_location(
+        "draw_states", ROOT / "scripts" / "draw_states.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -29,8 +30,8 @@ def test_the_drawn_diagrams_are_the_tables() -> None:
     for path, (indent, before, after) in draw.PLACES.items():
         text = path.read_text(encoding="utf-8")
         assert draw.drawn(text, indent, before, after) == text, (
-            f"{path.name}: the state diagram differs from TRANSITIONS; run "
-            "scripts/draw_states.py")
+            f"{path.name}: the state diagram differs from TRANSITIONS; run scripts/draw_states.py"
+        )
     assert draw.main(["--check"]) == 0
 
 
@@ -38,15 +39,18 @@ def test_a_changed_table_is_a_stale_diagram(monkeypatch) -> None:
     draw = draw_states()
     path, (indent, before, after) = next(iter(draw.PLACES.items()))
     text = path.read_text(encoding="utf-8")
-    monkeypatch.setattr(TRANSITIONS, "table", [r for r in TRANSITIONS.table
-                                               if r.event is not Action.REPLAY])
+    monkeypatch.setattr(
+        TRANSITIONS, "table", [r for r in TRANSITIONS.table if r.event is not Action.REPLAY]
+    )
     assert "replay → idle" in text and draw.drawn(text, indent, before, after) != text
 
 
 def test_every_state_is_drawn_and_every_arrow_leads_somewhere() -> None:
     lines = TRANSITIONS.diagram()
     assert {line.split()[0] for line in lines if not line.startswith(" ")} == {
-        *(s.value for s in State), "any"}
+        *(s.value for s in State),
+        "any",
+    }
     for row in TRANSITIONS.table:
         assert (row.handler is None) == (row.refusal is not None), row
         assert row.handler is None or row.targets, row

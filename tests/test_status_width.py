@@ -22,10 +22,16 @@ from timekeeper.show.status import StatusLine, clock_text, columns, shorten, sta
 
 WIDTH = 79  # an 80-column terminal
 # a whole bench of penalties: two run per team, the rest wait, two game misconducts
-PENALTIES = ["penalty home minor 17", "penalty home major 23",
-             "penalty home minor+minor+personal 5", "penalty home major+game 99",
-             "penalty away minor 88", "penalty away minor 77", "penalty away personal 66",
-             "penalty away minor+game 12"]
+PENALTIES = [
+    "penalty home minor 17",
+    "penalty home major 23",
+    "penalty home minor+minor+personal 5",
+    "penalty home major+game 99",
+    "penalty away minor 88",
+    "penalty away minor 77",
+    "penalty away personal 66",
+    "penalty away minor+game 12",
+]
 
 
 def statuses(name: str) -> Iterator[Status]:
@@ -114,8 +120,9 @@ def test_the_status_line_fits_80_columns_in_every_state(name: str) -> None:
             assert len(text) <= WIDTH, f"{len(text)}: {text}"
         muted = status_text(dataclasses.replace(status, muted=True), WIDTH, ("SILENT",))
         assert len(muted) <= WIDTH and muted.startswith("SILENT  MUTED  "), muted
-        lost = status_text(dataclasses.replace(status, muted=True, audio_fault="stalled"),
-                           WIDTH)  # (the sound lost mid-match: a flag too, never dropped)
+        lost = status_text(
+            dataclasses.replace(status, muted=True, audio_fault="stalled"), WIDTH
+        )  # (the sound lost mid-match: a flag too, never dropped)
         assert len(lost) <= WIDTH and lost.startswith("MUTED  NO SOUND  "), lost
         assert status.state.upper() in lost.split(), lost
     assert {"idle", "running", "stopped", "finished"} <= seen
@@ -154,7 +161,6 @@ def test_key_help_is_printed_again_on_question_mark(monkeypatch) -> None:
     assert printed.rstrip().endswith("? keys")  # the status line is drawn again below
 
 
-
 def test_the_last_line_after_quitting_does_not_say_running(monkeypatch) -> None:
     """`q` (or a stop signal) ends the box with the match journaled: the line it leaves on
     the terminal says STOPPED, as the match resumes, not RUNNING with a clock gone still."""
@@ -168,6 +174,7 @@ def test_the_last_line_after_quitting_does_not_say_running(monkeypatch) -> None:
     line.close()
     last = out.getvalue().rstrip("\n").rsplit("\r\x1b[K", 1)[-1]
     assert "STOPPED" in last and "RUNNING" not in last, last
+
 
 # the sides' names as operators type them: long ones in Czech, Polish, Cyrillic and Slovak,
 # wide (two-column) characters, a name typed decomposed (a + combining acute), one side only,
@@ -239,9 +246,11 @@ def test_the_status_line_fits_80_columns_in_every_language(code: str, every_stat
     seen = set()
     for status in every_status:
         state = words["line"][status.state]
-        for named in (status, dataclasses.replace(status, names=long_names, muted=True),
-                      dataclasses.replace(status, names=long_names, muted=True,
-                                          audio_fault="stalled")):
+        for named in (
+            status,
+            dataclasses.replace(status, names=long_names, muted=True),
+            dataclasses.replace(status, names=long_names, muted=True, audio_fault="stalled"),
+        ):
             # (a box without a card, SILENT, has no card to lose: never SILENT and NO SOUND)
             for flags in ((),) if named.audio_fault else ((), ("SILENT",)):
                 text = status_text(named, WIDTH, flags, words)

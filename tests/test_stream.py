@@ -39,7 +39,7 @@ def pack():
 def stream_blocks(voices: Voices, frames: int, chunk: int) -> np.ndarray:
     out = np.zeros(frames, np.float32)
     for start in range(0, frames, chunk):
-        voices.fill(out[start:start + chunk])
+        voices.fill(out[start : start + chunk])
     return out
 
 
@@ -80,10 +80,15 @@ def test_frame_clock_refuses_to_place_before_the_stream_runs() -> None:
 
 
 @pytest.mark.parametrize("chunk", [256, 1000, 4096])
-def test_the_stream_puts_every_cue_on_the_sample_a_render_would(pack, chunk: int,
-                                                                  tmp_path: Path) -> None:
-    cues = [Cue("start", 0.5), Cue("minute", 1.2345, count=3), Cue("time_added", 1.3),
-            Cue("end", 2.000021)]
+def test_the_stream_puts_every_cue_on_the_sample_a_render_would(
+    pack, chunk: int, tmp_path: Path
+) -> None:
+    cues = [
+        Cue("start", 0.5),
+        Cue("minute", 1.2345, count=3),
+        Cue("time_added", 1.3),
+        Cue("end", 2.000021),
+    ]
     voices = Voices()
     for cue in cues:  # handed over ahead of time, as the runner does with a lead
         voices.add(cue.name, round(cue.due * RATE), pack.samples(cue))
@@ -112,8 +117,7 @@ def test_a_late_cue_starts_at_once_and_a_late_melody_skips_ahead(pack) -> None:
     assert np.abs(out - np.clip(expected, -1, 1)).max() < 1e-6
 
 
-def test_a_stopped_melody_ends_at_its_stop_frame_live_as_in_a_render(pack,
-                                                                     tmp_path: Path) -> None:
+def test_a_stopped_melody_ends_at_its_stop_frame_live_as_in_a_render(pack, tmp_path: Path) -> None:
     """One rule for a stop, the render's (bench/golden.py holds its bytes): the melody ends
     at the stop frame, live and offline alike."""
     cues = [Cue("last30", 0.0, length=30), Cue("last30", 10_000 / RATE, stop=True)]
@@ -132,8 +136,7 @@ def test_a_stopped_melody_ends_at_its_stop_frame_live_as_in_a_render(pack,
     assert np.array_equal(offline, (out * 32767).astype("<i2"))
 
 
-def test_overlapping_sounds_are_summed_in_start_order_whatever_order_they_came_in(
-        pack) -> None:
+def test_overlapping_sounds_are_summed_in_start_order_whatever_order_they_came_in(pack) -> None:
     """float32 sums depend on their order: the voices keep theirs by start frame, so a live
     box that is handed cues in another order still mixes the render's very samples. (At
     -6 dB: a pack as recorded holds 16-bit steps, whose sums are exact in any order.)"""
@@ -171,7 +174,8 @@ TINY = """\
 
 
 def test_the_runner_looks_ahead_by_the_lead_and_never_tells_a_time_backwards(
-        write_profile, tmp_path: Path) -> None:
+    write_profile, tmp_path: Path
+) -> None:
     engine = SpyEngine(profile.load(str(write_profile("tiny", TINY))))
     out = RecordingOutput(lead=0.3)  # wants its cues 0.3 s early
     events = EventLog(tmp_path / "e.jsonl")
@@ -211,9 +215,14 @@ def test_stream_audio_on_the_dummy_driver_plays_every_cue_kind(pack) -> None:
         assert isinstance(audio, FramedOutput) and isinstance(audio.sink, SdlSink)
         assert audio.lead == pytest.approx(0.01 + 512 / RATE + 0.010)
         now = time.monotonic()
-        for cue in [Cue("prestart", now), Cue("minute", now + 0.1, count=4),
-                    Cue("last30", now + 0.2, length=30), Cue("last30", now + 0.5, stop=True),
-                    Cue("last30", now + 0.6, offset=12.5, length=30), Cue("end", now + 0.7)]:
+        for cue in [
+            Cue("prestart", now),
+            Cue("minute", now + 0.1, count=4),
+            Cue("last30", now + 0.2, length=30),
+            Cue("last30", now + 0.5, stop=True),
+            Cue("last30", now + 0.6, offset=12.5, length=30),
+            Cue("end", now + 0.7),
+        ]:
             audio.play(cue, now)
         assert audio.fault() is None
     finally:
@@ -283,10 +292,12 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
     import sys
 
     raw = tmp_path / "device.raw"
-    env = dict(os.environ, SDL_AUDIODRIVER="disk", SDL_DISKAUDIOFILE=str(raw),
-               SDL_DISKAUDIODELAY="5")
-    child = subprocess.run([sys.executable, "-c", DISK_RUN], env=env, capture_output=True,
-                           text=True, timeout=60)
+    env = dict(
+        os.environ, SDL_AUDIODRIVER="disk", SDL_DISKAUDIOFILE=str(raw), SDL_DISKAUDIODELAY="5"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", DISK_RUN], env=env, capture_output=True, text=True, timeout=60
+    )
     assert child.returncode == 0, child.stderr
     answer = json.loads(child.stdout.splitlines()[-1])
     first, second = answer["frames"]
@@ -300,13 +311,14 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
     device = np.frombuffer(raw.read_bytes(), "<f4")
     onset = int(np.argmax(device != 0))  # the signal's very first sample is not zero
     assert signal[0] != 0
-    got = device[onset:onset + len(expected)]
+    got = device[onset : onset + len(expected)]
     assert len(got) == len(expected)
     assert np.abs(got - np.clip(expected, -1, 1)).max() < 1e-6
 
 
-@pytest.mark.parametrize("args", [["--audio-chunk", "0"], ["--audio-latency", "-5"],
-                                  ["--audio-latency", "nan"]])
+@pytest.mark.parametrize(
+    "args", [["--audio-chunk", "0"], ["--audio-latency", "-5"], ["--audio-latency", "nan"]]
+)
 def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
     from timekeeper.cli import main
 

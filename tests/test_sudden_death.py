@@ -55,8 +55,9 @@ def to_overtime(name: str, drawn: bool = True) -> tuple[Engine, float]:
 # ---------------------------------------------------------------- 1. the goal ends it
 
 
-@pytest.mark.parametrize("name", ["ithf-playoff", "pl-3x6-ko", "pl-3x6-final",
-                                  "hokejbal-playoff", "hokejbal-group-ot"])
+@pytest.mark.parametrize(
+    "name", ["ithf-playoff", "pl-3x6-ko", "pl-3x6-final", "hokejbal-playoff", "hokejbal-group-ot"]
+)
 def test_a_goal_in_a_sudden_death_ends_the_match_with_the_end_signal(name: str) -> None:
     """Polish III.2 (seed 002): "Jeżeli jedna drużyna strzeli gola następuje zakończenie
     meczy" — if one team scores, the match ends; XVI.1: "drużyna która zdobędzie w dogrywce
@@ -86,7 +87,10 @@ def test_a_penalty_shot_scored_in_a_sudden_death_ends_the_match() -> None:
     eng, t = to_overtime("hokejbal-playoff")
     play(eng, (t + 30, "pause"), (t + 31, "penalty-shot away"))
     assert play(eng, (t + 40, "attempt away goal")) == [
-        (t + 40, "shot_end"), (t + 40, "goal"), (t + 40, "end")]
+        (t + 40, "shot_end"),
+        (t + 40, "goal"),
+        (t + 40, "end"),
+    ]
     assert eng.state is State.FINISHED
 
 
@@ -141,17 +145,25 @@ def test_undo_of_a_sudden_death_goal_gives_the_penalties_their_time_back() -> No
     assert (t + 81, "penalty_end") in cues  # 20 s served before the goal, 40 s after
 
 
-@pytest.mark.parametrize(("name", "sudden"), [
-    ("ithf-playoff", [True]),  # ITHF 4.8, untimed
-    ("pl-3x6-ko", [True]),  # III.2
-    ("pl-3x6-final", [True, True]),  # XVI.1b: 3 + 6 minutes, "nagła śmierć"
-    ("hokejbal-playoff", [True]),  # rule 1: 1 × 5 min "decided by a goal"
-    ("hokejbal-group-ot", [True]),
-    ("radegast-playoff", [False, True]),  # 1 × 3 min in full, then sudden death
-    ("ithf", []), ("ithf-thirds", []), ("pl-3x6", []), ("radegast", []), ("hokejbal", []),
-])
+@pytest.mark.parametrize(
+    ("name", "sudden"),
+    [
+        ("ithf-playoff", [True]),  # ITHF 4.8, untimed
+        ("pl-3x6-ko", [True]),  # III.2
+        ("pl-3x6-final", [True, True]),  # XVI.1b: 3 + 6 minutes, "nagła śmierć"
+        ("hokejbal-playoff", [True]),  # rule 1: 1 × 5 min "decided by a goal"
+        ("hokejbal-group-ot", [True]),
+        ("radegast-playoff", [False, True]),  # 1 × 3 min in full, then sudden death
+        ("ithf", []),
+        ("ithf-thirds", []),
+        ("pl-3x6", []),
+        ("radegast", []),
+        ("hokejbal", []),
+    ],
+)
 def test_every_built_in_profile_says_which_overtime_is_sudden_death(
-        name: str, sudden: list[bool]) -> None:
+    name: str, sudden: list[bool]
+) -> None:
     p = profile.load(name)
     assert [x.sudden_death for x in p.periods if x.overtime] == sudden
 
@@ -159,8 +171,9 @@ def test_every_built_in_profile_says_which_overtime_is_sudden_death(
 # ---------------------------------------------------------------- 2. overtime only on a draw
 
 
-@pytest.mark.parametrize("name", ["ithf-playoff", "pl-3x6-ko", "hokejbal-playoff",
-                                  "radegast-playoff"])
+@pytest.mark.parametrize(
+    "name", ["ithf-playoff", "pl-3x6-ko", "hokejbal-playoff", "radegast-playoff"]
+)
 def test_after_a_decided_regulation_next_is_refused_and_finish_ends_it(name: str) -> None:
     """ITHF 4.8: "Skončí-li zápas play-off remízou, pak o vítězi rozhodne prodloužení" — only
     a drawn match goes to overtime; Polish III.2 "w przypadku nie roztrzygięcia wyniku"; Slovak
@@ -222,8 +235,9 @@ def test_a_decided_score_between_two_overtime_parts_plays_no_further_part() -> N
 
 
 def test_a_render_with_a_decided_regulation_ends_without_overtime() -> None:
-    result = replay(profile.load("ithf-playoff"), parse_actions("20:goal=home,95:goal=away,"
-                                                                "130:goal=home"))
+    result = replay(
+        profile.load("ithf-playoff"), parse_actions("20:goal=home,95:goal=away,130:goal=home")
+    )
     names = [c.name for c in result.cues if not c.stop]
     assert names.count("start") == 1 and names[-1] == "end"
     assert result.presses[-1].command == Command(Action.FINISH)
@@ -231,8 +245,9 @@ def test_a_render_with_a_decided_regulation_ends_without_overtime() -> None:
 
 
 def test_a_render_with_a_goal_in_the_sudden_death_ends_on_it() -> None:
-    result = replay(profile.load("pl-3x6-ko"), parse_actions("1:00:goal=home,2:00:goal=away,"
-                                                             "20:00:goal=away"))
+    result = replay(
+        profile.load("pl-3x6-ko"), parse_actions("1:00:goal=home,2:00:goal=away,20:00:goal=away")
+    )
     tail = [(round(c.due - result.start, 3), c.name) for c in result.cues if not c.stop][-2:]
     assert tail == [(1200, "goal"), (1200, "end")]
     assert "shot_start" not in [c.name for c in result.cues]

@@ -25,7 +25,8 @@ def test_every_profile_draws_a_well_formed_picture(name: str) -> None:
 @pytest.mark.parametrize("name", ["ithf", "pl-3x6-ko"])
 def test_the_readme_pictures_are_current(name: str) -> None:
     assert (DOCS / f"{name}.svg").read_text(encoding="utf-8") == svg(profile.load(name)), (
-        f"regenerate: timekeeper show {name} --svg docs/{name}.svg")
+        f"regenerate: timekeeper show {name} --svg docs/{name}.svg"
+    )
 
 
 def test_show_lists_operator_presses_before_what_they_cause() -> None:
@@ -38,12 +39,17 @@ def test_show_lists_operator_presses_before_what_they_cause() -> None:
 def test_the_ball_hockey_picture_is_current() -> None:
     name = "hokejbal-playoff"
     assert (DOCS / f"{name}.svg").read_text(encoding="utf-8") == svg(profile.load(name)), (
-        f"regenerate: timekeeper show {name} --svg docs/{name}.svg")
+        f"regenerate: timekeeper show {name} --svg docs/{name}.svg"
+    )
 
 
 def test_show_lists_ball_hockey_commands_with_their_arguments() -> None:
-    lines = describe(profile.load("hokejbal"), parse_actions(
-        "1:00:penalty=home:minor:17,1:10:pause,1:15:timeout=away,1:20:set=6:55,1:50:resume"))
+    lines = describe(
+        profile.load("hokejbal"),
+        parse_actions(
+            "1:00:penalty=home:minor:17,1:10:pause,1:15:timeout=away,1:20:set=6:55,1:50:resume"
+        ),
+    )
     text = "\n".join(lines)
     assert "penalties minor 1:00, major 3:00, personal 5:00, game misconduct" in text
     for press in ("PENALTY home minor 17", "TIMEOUT away", "SET 6:55", "RESUME"):

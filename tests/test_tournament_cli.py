@@ -66,8 +66,7 @@ def test_the_rules_cannot_change_under_a_drawn_tournament(cup: Path, capsys) -> 
     assert tk(cup, "result", "1", "1", "2:2") == 0
     capsys.readouterr()
     text = cup.read_text(encoding="utf-8")
-    cup.write_text(re.sub(r"(?m)^rules: radegast", "rules: hokejbal-3pt", text),
-                   encoding="utf-8")
+    cup.write_text(re.sub(r"(?m)^rules: radegast", "rules: hokejbal-3pt", text), encoding="utf-8")
     assert tk(cup, "standings") == 2  # a 2:2 that hokejbal-3pt cannot count: not re-ranked
     err = capsys.readouterr().err
     assert "cup.yaml: rules: hokejbal-3pt does not score as the radegast rules" in err
@@ -129,7 +128,8 @@ def test_a_late_result_never_holds_up_another_table(cup: Path, capsys) -> None:
 
 
 def test_a_correction_that_would_change_a_played_knockout_match_is_refused(
-        cup: Path, capsys) -> None:
+    cup: Path, capsys
+) -> None:
     t = load(cup)
     for m in t.fixtures():
         if not m.knockout:
@@ -143,8 +143,7 @@ def test_a_correction_that_would_change_a_played_knockout_match_is_refused(
     first = next(m for m in load(cup).fixtures() if m.home == sf1.home and not m.knockout)
     flipped = "0:9" if first.home == sf1.home else "9:0"
     capsys.readouterr()
-    assert tk(cup, "result", str(first.slot.round), first.slot.table, flipped,
-              "--reason", "x") == 2
+    assert tk(cup, "result", str(first.slot.round), first.slot.table, flipped, "--reason", "x") == 2
     assert "order a replay of SF1 first" in capsys.readouterr().err
 
 
@@ -153,8 +152,16 @@ def test_export_writes_documented_csv_json_a4_sheets_and_the_ithf_list(cup: Path
     out = cup.parent / "out"
     assert tk(cup, "export", "--out", str(out)) == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["bracket.html", "groups.html", "ithf.txt", "results.csv", "results.json",
-                     "rounds.html", "standings.csv", "standings.json"]
+    assert names == [
+        "bracket.html",
+        "groups.html",
+        "ithf.txt",
+        "results.csv",
+        "results.json",
+        "rounds.html",
+        "standings.csv",
+        "standings.json",
+    ]
     with open(out / "results.csv", encoding="utf-8") as stream:
         rows = list(csv.DictReader(stream))
     assert tuple(rows[0]) == export.RESULT_FIELDS and rows[0]["home_goals"] == "3"
@@ -195,13 +202,11 @@ def test_a_player_who_withdraws_forfeits_every_match_still_to_play(cup: Path, ca
     t = load(cup)
     mine = [m for m in t.fixtures() if player in (m.home, m.away) and not m.knockout]
     assert [m.result.decided for m in mine] == ["regulation", "forfeit", "forfeit"]
-    assert all(m.result.at_fault == ("home" if m.home == player else "away")
-               for m in mine[1:])
+    assert all(m.result.at_fault == ("home" if m.home == player else "away") for m in mine[1:])
     assert tk(cup, "withdraw", player, "--reason", "again") == 2
 
 
-def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch,
-                                                     capsys) -> None:
+def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
     """docs/tournament.md's first example, command by command, prints what it shows (a `…`
     line ends what is shown; the draw gets the seed the page shows it printing)."""
     import shlex
@@ -215,7 +220,8 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch
             steps[-1][1].append(line)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "players.txt").write_text(
-        "Adam\nBěla\nCyril\nDana\nEmil\nFiona\nGustav\nHana\n", encoding="utf-8")
+        "Adam\nBěla\nCyril\nDana\nEmil\nFiona\nGustav\nHana\n", encoding="utf-8"
+    )
     assert len(steps) >= 8
     for command, shown in steps:
         argv = shlex.split(command)[1:]
@@ -224,8 +230,8 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch
         assert cli.main(argv) == 0, command
         printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
         if "…" in [s.strip() for s in shown]:
-            shown = shown[:[s.strip() for s in shown].index("…")]
-            printed = printed[:len(shown)]
+            shown = shown[: [s.strip() for s in shown].index("…")]
+            printed = printed[: len(shown)]
         assert printed == [s.rstrip() for s in shown] or not shown, command
 
 
@@ -244,13 +250,27 @@ def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> 
     assert tk(cup, "export", "--out", str(out)) == 0
     for sheet in ("groups", "bracket", "rounds"):
         pdf = out / f"{sheet}.pdf"
-        subprocess.run([CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
-                        "--no-first-run", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        "--disable-dev-shm-usage", "--disable-extensions",
-                        f"--user-data-dir={tmp_path / 'chromium'}", "--no-pdf-header-footer",
-                        f"--print-to-pdf={pdf}", (out / f"{sheet}.html").as_uri()],
-                       capture_output=True, timeout=180, check=False)
+        subprocess.run(
+            [
+                CHROMIUM,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--disable-extensions",
+                f"--user-data-dir={tmp_path / 'chromium'}",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={pdf}",
+                (out / f"{sheet}.html").as_uri(),
+            ],
+            capture_output=True,
+            timeout=180,
+            check=False,
+        )
         boxes = re.findall(rb"/MediaBox \[([^\]]*)\]", pdf.read_bytes())
         assert boxes, f"{sheet}: no page printed"
         for box in boxes:
@@ -258,17 +278,27 @@ def test_the_sheets_print_on_a4_in_a_real_browser(cup: Path, tmp_path: Path) -> 
             assert abs(width - 595) < 1 and abs(height - 842) < 1, (sheet, box)
 
 
-@pytest.mark.parametrize(("rules", "players"), [("radegast", 32), ("radegast", 12),
-                                                ("hokejbal", 6), ("hokejbal", 10),
-                                                ("hokejbal-3pt", 8), ("pl-ko", 13)])
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [
+        ("radegast", 32),
+        ("radegast", 12),
+        ("hokejbal", 6),
+        ("hokejbal", 10),
+        ("hokejbal-3pt", 8),
+        ("pl-ko", 13),
+    ],
+)
 def test_every_new_file_can_be_drawn(tmp_path: Path, rules: str, players: int) -> None:
     file = tmp_path / f"{rules}.yaml"
-    assert cli.main(["tournament", "new", str(file), "--rules", rules, "--players",
-                     str(players)]) == 0
+    assert (
+        cli.main(["tournament", "new", str(file), "--rules", rules, "--players", str(players)]) == 0
+    )
     assert tk(file, "draw", "--seed", "5") == 0
     t = load(file)
     assert sorted(p for g in t.groups.values() for p in g) == sorted(t.spec.names) or (
-        not t.groups and sorted(t.order) == sorted(t.spec.names))
+        not t.groups and sorted(t.order) == sorted(t.spec.names)
+    )
     finals = [s for s in t.slots if s.match == "F"]
     assert finals and finals[0].round == max(s.round for s in t.slots)
     assert finals[0].table == t.spec.tables[0]

@@ -32,50 +32,79 @@ def error_of(file: Path) -> str:
     return str(caught.value)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("rules: radegast\ntabels: 4\n" + PLAYERS, r"cup.yaml:2:1: tabels: unknown key; did you "
-                                               r"mean 'tables'\?"),
-    ("rules: radgast\n" + PLAYERS, r"cup.yaml:1:8: rules: unknown rule set 'radgast'"),
-    ("rules: radegast\nplayers: [Ann, Bob, ann]\n", r"cup.yaml:2:21: players\[2\]: 'ann' is "
-                                                    r"already player 1"),
-    ("rules: radegast\n" + PLAYERS + "stages:\n  groups:\n    size: 4\n    profile: ithff\n",
-     r"cup.yaml:6:14: stages.groups.profile: unknown profile 'ithff'; did you mean 'ithf'"),
-    ("rules: hokejbal\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
-     r"stages.knockout.tree: VHT 6's tree is for two groups"),
-    ("rules: radegast\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
-     r"cup.yaml:\d+:\d+: stages.knockout.tree: the cross tree .* tree: seeded fills byes"),
-    ("rules:\n  extends: radegast\n  points: {win: 2, drawn: 1}\n" + PLAYERS,
-     r"cup.yaml:3:20: rules.points.drawn: unknown key; did you mean 'draw'\?"),
-    ("rules: radegast\nplayers: [Ann]\n", r"players: must be a list of at least two"),
-    ("rules: radegast\nstart: 25:00\n" + PLAYERS, r"cup.yaml:2:8: start: a time of day, "
-                                                 r"e.g. \"17:00\", not 25:00"),
-    ("rules: radegast\nlanguage: cz\n" + PLAYERS, r"cup.yaml:2:11: language: must be one "
-                                                  r"of en, cs, sk, pl, sl, de, sv, fi, not 'cz'"),
-])
-def test_a_bad_file_is_refused_with_file_line_and_field(tmp_path: Path, text: str,
-                                                        expected: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "rules: radegast\ntabels: 4\n" + PLAYERS,
+            r"cup.yaml:2:1: tabels: unknown key; did you "
+            r"mean 'tables'\?",
+        ),
+        ("rules: radgast\n" + PLAYERS, r"cup.yaml:1:8: rules: unknown rule set 'radgast'"),
+        (
+            "rules: radegast\nplayers: [Ann, Bob, ann]\n",
+            r"cup.yaml:2:21: players\[2\]: 'ann' is "
+            r"already player 1",
+        ),
+        (
+            "rules: radegast\n" + PLAYERS + "stages:\n  groups:\n    size: 4\n    profile: ithff\n",
+            r"cup.yaml:6:14: stages.groups.profile: unknown profile 'ithff'; did you mean 'ithf'",
+        ),
+        (
+            "rules: hokejbal\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
+            r"stages.knockout.tree: VHT 6's tree is for two groups",
+        ),
+        (
+            "rules: radegast\nplayers: [a, b, c, d, e, f, g, h, i, j, k, l]\n",
+            r"cup.yaml:\d+:\d+: stages.knockout.tree: the cross tree .* tree: seeded fills byes",
+        ),
+        (
+            "rules:\n  extends: radegast\n  points: {win: 2, drawn: 1}\n" + PLAYERS,
+            r"cup.yaml:3:20: rules.points.drawn: unknown key; did you mean 'draw'\?",
+        ),
+        ("rules: radegast\nplayers: [Ann]\n", r"players: must be a list of at least two"),
+        (
+            "rules: radegast\nstart: 25:00\n" + PLAYERS,
+            r"cup.yaml:2:8: start: a time of day, "
+            r"e.g. \"17:00\", not 25:00",
+        ),
+        (
+            "rules: radegast\nlanguage: cz\n" + PLAYERS,
+            r"cup.yaml:2:11: language: must be one "
+            r"of en, cs, sk, pl, sl, de, sv, fi, not 'cz'",
+        ),
+    ],
+)
+def test_a_bad_file_is_refused_with_file_line_and_field(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     assert re.search(expected, error_of(write(tmp_path, text)))
 
 
 def test_the_start_is_a_time_of_day_however_yaml_reads_it(tmp_path: Path) -> None:
     for text in ("17:30", '"17:30"'):  # YAML 1.1 reads a bare 17:30 as 1050 (base 60)
-        assert spec.load(write(tmp_path, f"rules: radegast\nstart: {text}\n" + PLAYERS)
-                         ).start == 17 * 60 + 30
+        assert (
+            spec.load(write(tmp_path, f"rules: radegast\nstart: {text}\n" + PLAYERS)).start
+            == 17 * 60 + 30
+        )
 
 
 def test_the_language_of_the_calls_and_the_desk_pages(tmp_path: Path) -> None:
     from timekeeper.show.language import LANGUAGES  # (the tournament wing's copy of them)
 
     assert spec.LANGUAGES == LANGUAGES
-    assert spec.load(write(tmp_path, "rules: radegast\nlanguage: cs\n" + PLAYERS)
-                     ).language == "cs"
+    assert spec.load(write(tmp_path, "rules: radegast\nlanguage: cs\n" + PLAYERS)).language == "cs"
     assert spec.load(write(tmp_path, "rules: radegast\n" + PLAYERS)).language == ""
 
 
 def test_a_custom_rule_set_changes_only_what_it_names(tmp_path: Path) -> None:
-    s = spec.load(write(tmp_path, "rules:\n  extends: radegast\n  points: {win: 2}\n"
-                                  "  tiebreakers: [points, head_to_head, goal_difference]\n"
-                        + PLAYERS))
+    s = spec.load(
+        write(
+            tmp_path,
+            "rules:\n  extends: radegast\n  points: {win: 2}\n"
+            "  tiebreakers: [points, head_to_head, goal_difference]\n" + PLAYERS,
+        )
+    )
     assert s.rules.points.win == 2 and s.rules.points.draw == 1
     assert s.rules.tiebreakers == ("points", "head_to_head", "goal_difference", "lot")
     assert s.rules.forfeit_plus_score and s.rules.key == "custom"
@@ -87,10 +116,21 @@ def test_the_built_in_rule_sets_play_built_in_profiles() -> None:
             assert name is None or profile.load(name)
     assert profile.load(BUILT_IN["hokejbal"].group_profile).periods[0].length == 8 * 60
     assert profile.load(BUILT_IN["hokejbal"].knockout_profile).periods[0].length == 10 * 60
-    assert BUILT_IN["radegast"].tiebreakers == ("points", "goal_difference", "goals_for",
-                                                "head_to_head", "lot")
-    assert BUILT_IN["hokejbal"].tiebreakers == ("points", "head_to_head", "goal_difference",
-                                                "goals_for", "goals_against", "lot")
+    assert BUILT_IN["radegast"].tiebreakers == (
+        "points",
+        "goal_difference",
+        "goals_for",
+        "head_to_head",
+        "lot",
+    )
+    assert BUILT_IN["hokejbal"].tiebreakers == (
+        "points",
+        "head_to_head",
+        "goal_difference",
+        "goals_for",
+        "goals_against",
+        "lot",
+    )
 
 
 def test_the_forfeit_scores_of_the_seeds() -> None:
@@ -104,15 +144,17 @@ def test_the_forfeit_scores_of_the_seeds() -> None:
     assert (forfeit.home, forfeit.away, forfeit.at_forfeit) == (7, 1, (2, 1))
 
 
-@pytest.mark.parametrize(("rules", "knockout", "score", "decided", "why"), [
-    ("radegast", True, "2:2", "regulation", "a knock-out match has a winner"),
-    ("radegast", False, "3:2", "overtime", "not extended"),
-    ("hokejbal-3pt", False, "1:1", "regulation", "no draw in hokejbal-3pt"),
-    ("hokejbal-3pt", False, "4:2", "shootout", "exactly one more"),
-    ("radegast", False, "3-1-1", "regulation", "HOME:AWAY"),
-])
-def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, decided,
-                                                      why) -> None:
+@pytest.mark.parametrize(
+    ("rules", "knockout", "score", "decided", "why"),
+    [
+        ("radegast", True, "2:2", "regulation", "a knock-out match has a winner"),
+        ("radegast", False, "3:2", "overtime", "not extended"),
+        ("hokejbal-3pt", False, "1:1", "regulation", "no draw in hokejbal-3pt"),
+        ("hokejbal-3pt", False, "4:2", "shootout", "exactly one more"),
+        ("radegast", False, "3-1-1", "regulation", "HOME:AWAY"),
+    ],
+)
+def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, decided, why) -> None:
     with pytest.raises(ResultError, match=why):
         results.make(BUILT_IN[rules], knockout, score, decided)
 
@@ -120,6 +162,7 @@ def test_a_result_the_rule_set_cannot_take_is_refused(rules, knockout, score, de
 def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> None:
     from timekeeper.tournament import clerk
     from timekeeper.tournament.state import Tournament, TournamentError
+
     for rules, knockout_score in (("hokejbal", "5:2"), ("radegast", "5:2")):
         file = write(tmp_path, f"rules: {rules}\n" + PLAYERS)
         s = spec.load(file)
@@ -141,10 +184,8 @@ def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> No
 
 def test_points_by_how_the_match_was_decided() -> None:
     three = BUILT_IN["hokejbal-3pt"].points
-    assert [three.for_result(2, 1, d) for d in ("regulation", "overtime", "shootout")] == [
-        3, 2, 2]
-    assert [three.for_result(1, 2, d) for d in ("regulation", "overtime", "shootout")] == [
-        0, 1, 1]
+    assert [three.for_result(2, 1, d) for d in ("regulation", "overtime", "shootout")] == [3, 2, 2]
+    assert [three.for_result(1, 2, d) for d in ("regulation", "overtime", "shootout")] == [0, 1, 1]
     assert BUILT_IN["radegast"].points.for_result(1, 1, "regulation") == 1
 
 
@@ -154,15 +195,18 @@ def test_a_draw_repeats_from_its_seed_and_pots_keep_the_best_apart() -> None:
     assert draw.random_draw(names, 4, 7).groups != draw.random_draw(names, 4, 8).groups
     pots = draw.pots_draw(names, names, 4, 3)
     for pot in range(4):  # one of each pot in every group
-        assert {g: sum(p in names[pot * 4:pot * 4 + 4] for p in members)
-                for g, members in pots.groups.items()} == dict.fromkeys("ABCD", 1)
+        assert {
+            g: sum(p in names[pot * 4 : pot * 4 + 4] for p in members)
+            for g, members in pots.groups.items()
+        } == dict.fromkeys("ABCD", 1)
     assert draw.pots_draw(names, names, 4, 3) == pots
 
 
 def test_a_ranking_list_one_player_a_line(tmp_path: Path) -> None:
     file = tmp_path / "ranking.txt"
-    file.write_text("# national ranking\n1. Bob\n2 Someone Else\n3) ANN\n\nCid  # new\n",
-                    encoding="utf-8")
+    file.write_text(
+        "# national ranking\n1. Bob\n2 Someone Else\n3) ANN\n\nCid  # new\n", encoding="utf-8"
+    )
     ranked, unknown = draw.read_ranking(file, ["Ann", "Bob", "Cid", "Dan"])
     assert ranked == ["Bob", "Ann", "Cid"] and unknown == ["Someone Else"]
 
@@ -232,19 +276,24 @@ def test_a_ledger_written_before_the_typed_events_reads_unchanged(tmp_path: Path
     t, ledger = open_tournament(tmp_path / "cup.yaml", drawn=True)
     assert len(t.events) == len(lines) and not ledger.torn
     assert [e.text() for e in t.history("A.1")] == [
-        "result A.1: 2:1 regulation", "correction A.1: 1:2 regulation (was 2:1; sheet upside down)"]
+        "result A.1: 2:1 regulation",
+        "correction A.1: 1:2 regulation (was 2:1; sheet upside down)",
+    ]
     assert [name for _, name in t.placings()] == ["Fiona", "Cyril", "Emil", "Dana", "Adam", "Běla"]
     first = json.loads(lines[0])
     del first["rules"]  # a draw from before the rules were kept with it
     assert events.from_dict(first).rules is None
 
 
-def test_a_ledger_line_the_tournament_cannot_read_is_refused_with_its_line(
-        tmp_path: Path) -> None:
+def test_a_ledger_line_the_tournament_cannot_read_is_refused_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "cup.journal.jsonl"
     good = json.dumps({"n": 1, "event": "lot", "group": "A", "order": ["a", "b"]})
-    path.write_text(good + "\n" + json.dumps({"n": 2, "event": "result", "match": 5}) + "\n",
-                    encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"cup.journal.jsonl:2:1: an entry the tournament "
-                                          r"cannot read \(TypeError"):
+    path.write_text(
+        good + "\n" + json.dumps({"n": 2, "event": "result", "match": 5}) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"cup.journal.jsonl:2:1: an entry the tournament "
+        r"cannot read \(TypeError",
+    ):
         Ledger(path).read()

@@ -18,19 +18,26 @@ from timekeeper.tournament.spec import GroupStage, Knockout, Player, Spec
 from timekeeper.tournament.standings import standings
 from timekeeper.tournament.state import Tournament
 
-RULE_SETS = st.sampled_from([BUILT_IN["radegast"], BUILT_IN["hokejbal"],
-                             BUILT_IN["hokejbal-3pt"]])
+RULE_SETS = st.sampled_from([BUILT_IN["radegast"], BUILT_IN["hokejbal"], BUILT_IN["hokejbal-3pt"]])
 
 
-def make_spec(players: int, tables: int = 4, size: int = 4, rules: str = "radegast",
-              knockout: bool = False) -> Spec:
+def make_spec(
+    players: int, tables: int = 4, size: int = 4, rules: str = "radegast", knockout: bool = False
+) -> Spec:
     r = BUILT_IN[rules]
-    return Spec(Path("/nonexistent/t.yaml"), "t", "", "", "", r,
-                tuple(Player(f"P{i:02d}") for i in range(1, players + 1)),
-                tuple(str(i) for i in range(1, tables + 1)), 120.0,
-                GroupStage(size, min(2, players // -(-players // size)), r.group_profile or ""),
-                Knockout("seeded", True, r.knockout_profile, r.final_profile)
-                if knockout else None)
+    return Spec(
+        Path("/nonexistent/t.yaml"),
+        "t",
+        "",
+        "",
+        "",
+        r,
+        tuple(Player(f"P{i:02d}") for i in range(1, players + 1)),
+        tuple(str(i) for i in range(1, tables + 1)),
+        120.0,
+        GroupStage(size, min(2, players // -(-players // size)), r.group_profile or ""),
+        Knockout("seeded", True, r.knockout_profile, r.final_profile) if knockout else None,
+    )
 
 
 @given(st.integers(2, 14))
@@ -49,7 +56,8 @@ def test_every_pair_in_a_group_meets_exactly_once(size: int) -> None:
 @given(st.lists(st.integers(2, 7), min_size=1, max_size=9), st.integers(1, 6))
 @settings(max_examples=200)
 def test_rounds_put_nobody_at_two_tables_and_leave_no_table_idle_for_nothing(
-        sizes: list[int], tables: int) -> None:
+    sizes: list[int], tables: int
+) -> None:
     groups = {chr(65 + g): [f"{chr(65 + g)}{i}" for i in range(n)] for g, n in enumerate(sizes)}
     pairings = schedule.group_matches(groups)
     rounds = schedule.lay_out(pairings, tables)
@@ -60,7 +68,7 @@ def test_rounds_put_nobody_at_two_tables_and_leave_no_table_idle_for_nothing(
         names = [n for p in rnd for n in p.players]
         assert len(names) == len(set(names)), f"a player at two tables in round {r + 1}"
         if len(rnd) < tables:  # a table idles only when every later match needs a busy player
-            later = [p for later_round in rounds[r + 1:] for p in later_round]
+            later = [p for later_round in rounds[r + 1 :] for p in later_round]
             assert all(set(p.players) & set(names) for p in later)
 
 
@@ -77,15 +85,22 @@ def group_results(draw, rules: RuleSet) -> tuple[list[str], list[tuple[str, str,
         if h == a and not rules.group_draws:
             decided = draw(st.sampled_from(["overtime", "shootout"]))
             h += 1
-        played.append((home, away, Result(h, a, decided)) if draw(st.booleans())
-                      else (away, home, Result(a, h, decided)))
+        played.append(
+            (home, away, Result(h, a, decided))
+            if draw(st.booleans())
+            else (away, home, Result(a, h, decided))
+        )
     return players, played
 
 
 def _keys(rules: RuleSet, row) -> dict[str, int]:
-    return {"points": row.points, "goal_difference": row.goal_difference,
-            "goals_for": row.goals_for, "goals_against": -row.goals_against,
-            "wins": row.won + row.ot_won}
+    return {
+        "points": row.points,
+        "goal_difference": row.goal_difference,
+        "goals_for": row.goals_for,
+        "goals_against": -row.goals_against,
+        "wins": row.won + row.ot_won,
+    }
 
 
 @given(st.data(), RULE_SETS)
@@ -99,7 +114,7 @@ def test_standings_are_a_total_order_decided_by_the_seeds_tie_breakers(data, rul
         by = upper.ahead_by
         assert by in order
         a, b = _keys(rules, upper), _keys(rules, lower)
-        for criterion in order[:order.index(by)]:  # level on every criterion before it
+        for criterion in order[: order.index(by)]:  # level on every criterion before it
             if criterion != "head_to_head":
                 assert a[criterion] == b[criterion], (criterion, upper, lower)
         if by in a:
@@ -109,7 +124,8 @@ def test_standings_are_a_total_order_decided_by_the_seeds_tie_breakers(data, rul
     # the order of the results typed in does not matter (only a lot's order could)
     again = standings(players, list(reversed(played)), rules)
     assert [r.player for r in again if r.lot != "pending"] == [
-        r.player for r in rows if r.lot != "pending"]
+        r.player for r in rows if r.lot != "pending"
+    ]
 
 
 @given(st.data())
@@ -156,8 +172,14 @@ def test_16_and_32_players_on_4_tables_never_play_two_group_rounds_in_a_row() ->
     for players, rounds, back in ((8, 3, 16), (16, 6, 0), (32, 12, 0)):
         t = Tournament(make_spec(players))
         t.apply(clerk.draw(t, 1))
-        by_round = [[t.group_matches[s.match] for s in t.slots if s.round == r]
-                    for r in range(1, rounds + 1)]
+        by_round = [
+            [t.group_matches[s.match] for s in t.slots if s.round == r]
+            for r in range(1, rounds + 1)
+        ]
         f = schedule.measure(by_round, 4)
         assert (f.rounds, f.idle, f.back_to_back, len(t.slots)) == (
-            rounds, 0, back, len(t.group_matches))
+            rounds,
+            0,
+            back,
+            len(t.group_matches),
+        )

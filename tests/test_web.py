@@ -44,13 +44,20 @@ def box(tmp_path: Path):
     thread.join(5)
 
 
-def call(server: WebServer, method: str, path: str, body: bytes | None = None,
-         token: str | None = None, headers: dict | None = None) -> tuple[int, dict]:
+def call(
+    server: WebServer,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    token: str | None = None,
+    headers: dict | None = None,
+) -> tuple[int, dict]:
     headers = dict(headers or {})
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"  # ("Bearer " alone: an empty token)
-    req = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", data=body,
-                                 method=method, headers=headers)
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}{path}", data=body, method=method, headers=headers
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as answer:
             return answer.status, json.loads(answer.read())
@@ -63,8 +70,13 @@ MINE = object()  # the server's own token
 
 def command(server: WebServer, name: str, *args: str, token: object = MINE) -> tuple[int, dict]:
     token = server.tokens.token if token is MINE else token
-    return call(server, "POST", "/api/command",
-                json.dumps({"command": name, "args": list(args)}).encode(), token)
+    return call(
+        server,
+        "POST",
+        "/api/command",
+        json.dumps({"command": name, "args": list(args)}).encode(),
+        token,
+    )
 
 
 def test_status_is_open_and_is_the_boxs_status(box) -> None:
@@ -102,8 +114,7 @@ def test_names_from_the_web_each_arg_one_name_in_any_script(box) -> None:
     a name with a control character is refused (400) and changes nothing."""
     runner, server, _ = box
     code, answer = command(server, "names", "HC Kladno", "Пётр Иванов")
-    assert code == 200 and answer["status"]["names"] == {"home": "HC Kladno",
-                                                         "away": "Пётр Иванов"}
+    assert code == 200 and answer["status"]["names"] == {"home": "HC Kladno", "away": "Пётр Иванов"}
     code, answer = command(server, "names", "bad\x1b[2J", "x")
     assert code == 400 and "U+001B" in answer["error"]
     code, answer = command(server, "names", "Ž" * 33, "x")
@@ -113,18 +124,21 @@ def test_names_from_the_web_each_arg_one_name_in_any_script(box) -> None:
     assert call(server, "GET", "/api/status")[1]["names"] == runner.status().names
 
 
-@pytest.mark.parametrize(("body", "code", "words"), [
-    (b'{"command": ', 400, "JSON"),
-    (b"[1, 2]", 400, "command"),
-    (b'{"command": "fly"}', 400, "unknown command"),
-    (b'{"command": "add", "args": "10"}', 400, "args"),
-    (b'{"command": "add", "args": [true]}', 400, "args"),
-    (b'{"command": "add", "args": ["nan"]}', 400, "add"),
-    (b'{"command": "penalty", "args": ["home", "slash"]}', 400, "unknown penalty"),
-    (b'{"command": "quit"}', 400, "not a command for the web"),
-    (b'{"command": "' + b"x" * 5000 + b'"}', 413, "at most"),
-    (b"\xff\xfe", 400, "JSON"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "words"),
+    [
+        (b'{"command": ', 400, "JSON"),
+        (b"[1, 2]", 400, "command"),
+        (b'{"command": "fly"}', 400, "unknown command"),
+        (b'{"command": "add", "args": "10"}', 400, "args"),
+        (b'{"command": "add", "args": [true]}', 400, "args"),
+        (b'{"command": "add", "args": ["nan"]}', 400, "add"),
+        (b'{"command": "penalty", "args": ["home", "slash"]}', 400, "unknown penalty"),
+        (b'{"command": "quit"}', 400, "not a command for the web"),
+        (b'{"command": "' + b"x" * 5000 + b'"}', 413, "at most"),
+        (b"\xff\xfe", 400, "JSON"),
+    ],
+)
 def test_bad_requests_get_a_4xx_with_a_reason_never_a_traceback(box, body, code, words) -> None:
     runner, server, _ = box
     got, answer = call(server, "POST", "/api/command", body, server.tokens.token)
@@ -151,16 +165,29 @@ def test_twenty_quick_reloads_of_a_page_are_served_whole(box) -> None:
             return exc.code
 
     for _ in range(20):
-        assert [code(path) for path in ("/control", "/static/style.css", "/lang/fi.js",
-                                        "/static/live.js", "/static/control.js")] == [200] * 5
+        assert [
+            code(path)
+            for path in (
+                "/control",
+                "/static/style.css",
+                "/lang/fi.js",
+                "/static/live.js",
+                "/static/control.js",
+            )
+        ] == [200] * 5
 
 
 def test_no_cors_and_headers_that_keep_other_sites_out(box) -> None:
     _, server, _ = box
-    req = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/command", method="OPTIONS",
-                                 headers={"Origin": "http://evil.example",
-                                          "Access-Control-Request-Method": "POST",
-                                          "Access-Control-Request-Headers": "authorization"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/api/command",
+        method="OPTIONS",
+        headers={
+            "Origin": "http://evil.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization",
+        },
+    )
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(req, timeout=5)
     assert caught.value.code == 405
@@ -179,15 +206,22 @@ def test_every_page_file_is_served_by_the_box_no_cdn() -> None:
         assert "http://" not in text and "https://" not in text, path.name
 
 
-async def _live(server: WebServer, until, token: str | None = None, then=None,
-                then_when=lambda got: len(got) == 1,
-                timeout: float = 10.0) -> tuple[list[dict], int | None]:
+async def _live(
+    server: WebServer,
+    until,
+    token: str | None = None,
+    then=None,
+    then_when=lambda got: len(got) == 1,
+    timeout: float = 10.0,
+) -> tuple[list[dict], int | None]:
     """Messages one live page gets until `until(messages)` holds (or `timeout` passes), and
     the close code if the server closed it first. `then` runs once, as soon as
     `then_when(messages)` holds (by default: once the first one is in)."""
     got: list[dict] = []
-    async with aiohttp.ClientSession() as session, session.ws_connect(
-            f"http://127.0.0.1:{server.port}/api/live") as ws:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.ws_connect(f"http://127.0.0.1:{server.port}/api/live") as ws,
+    ):
         if token:
             await ws.send_str(json.dumps({"token": token}))
         end = time.monotonic() + timeout
@@ -217,8 +251,12 @@ def test_live_pushes_every_change_and_a_heartbeat_every_second(box, monkeypatch)
         command(server, "start")
 
     def seen(got: list[dict]) -> bool:  # the change pushed, then silence filled by beats
-        return got[-1:] != [] and got[-1]["type"] == "heartbeat" and heartbeats(got) >= 2 \
+        return (
+            got[-1:] != []
+            and got[-1]["type"] == "heartbeat"
+            and heartbeats(got) >= 2
             and any(m.get("status", {}).get("state") == "running" for m in got)
+        )
 
     got, _ = asyncio.run(_live(server, seen, then=start))
     kinds = [m["type"] for m in got]
@@ -233,8 +271,10 @@ def test_a_stuck_page_is_dropped_and_never_stalls_the_others(box, monkeypatch) -
     monkeypatch.setattr(web_server, "HEARTBEAT", 0.2)
 
     async def run() -> tuple[list[dict], bool, bool]:
-        async with aiohttp.ClientSession() as session, session.ws_connect(
-                f"http://127.0.0.1:{server.port}/api/live") as stuck:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{server.port}/api/live") as stuck,
+        ):
             await stuck.receive(timeout=2)
             client = next(iter(server.clients))  # (it is registered before its first status)
 
@@ -245,8 +285,12 @@ def test_a_stuck_page_is_dropped_and_never_stalls_the_others(box, monkeypatch) -
             # the healthy page hears beats while the stuck one is waited for and dropped
             got, _ = await _live(server, lambda got: heartbeats(got) >= 4)
             last = await stuck.receive(timeout=5)
-            return got, client in server.clients, last.type in (
-                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR)
+            return (
+                got,
+                client in server.clients,
+                last.type
+                in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR),
+            )
 
     got, kept, closed = asyncio.run(run())
     assert heartbeats(got) >= 4  # the healthy page: never stalled
@@ -272,9 +316,15 @@ def test_a_new_link_ends_every_operator_session_but_not_the_displays(box, monkey
 
     async def both():
         return await asyncio.gather(
-            _live(server, lambda got: False, token=old, then=renew,  # until it is closed
-                  then_when=lambda got: {"type": "auth", "ok": True} in got),
-            _live(server, display_heard_after_renew))
+            _live(
+                server,
+                lambda got: False,
+                token=old,
+                then=renew,  # until it is closed
+                then_when=lambda got: {"type": "auth", "ok": True} in got,
+            ),
+            _live(server, display_heard_after_renew),
+        )
 
     (operator, code), (display, display_code) = asyncio.run(both())
     assert {"type": "auth", "ok": True} in operator
@@ -324,10 +374,15 @@ def test_mute_silences_the_sound_not_the_relays_and_lamp(tmp_path: Path) -> None
     assert runner.muted is False
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("8080", ("127.0.0.1", 8080)), ("0.0.0.0:8080", ("0.0.0.0", 8080)),
-    ("[::]:80", ("::", 80)), ("box.local:8080", ("box.local", 8080)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8080", ("127.0.0.1", 8080)),
+        ("0.0.0.0:8080", ("0.0.0.0", 8080)),
+        ("[::]:80", ("::", 80)),
+        ("box.local:8080", ("box.local", 8080)),
+    ],
+)
 def test_listen_addresses(text, expected) -> None:
     assert parse_listen(text) == expected
 
@@ -358,16 +413,23 @@ def test_install_pi_kiosk_dry_run_sets_up_cage_and_chromium_as_their_own_unit() 
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([str(root / "scripts" / "install-pi.sh"), "--dry-run", "--kiosk"],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [str(root / "scripts" / "install-pi.sh"), "--dry-run", "--kiosk"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
-    for step in ("apt-get install -y -qq cage chromium", "useradd --system --create-home",
-                 "systemd/timekeeper-kiosk.service", "enable timekeeper-kiosk.service",
-                 "KIOSK_URL=http://127.0.0.1:8080/"):
+    for step in (
+        "apt-get install -y -qq cage chromium",
+        "useradd --system --create-home",
+        "systemd/timekeeper-kiosk.service",
+        "enable timekeeper-kiosk.service",
+        "KIOSK_URL=http://127.0.0.1:8080/",
+    ):
         assert step in done.stdout, step
     unit = (root / "systemd" / "timekeeper-kiosk.service").read_text()
     assert "User=timekeeper-kiosk" in unit and "/usr/bin/cage" in unit and "--kiosk" in unit
-
 
 
 def test_ctl_link_says_how_to_turn_the_pages_on_when_they_are_off() -> None:

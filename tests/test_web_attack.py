@@ -44,8 +44,7 @@ def box(tmp_path: Path):
 
 
 def raw(server: WebServer, data: bytes, source: str = "127.0.0.1") -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", server.port), timeout=5,
-                                 source_address=(source, 0))
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(source, 0))
     if data:
         s.sendall(data)
     return s
@@ -111,8 +110,9 @@ def test_a_ping_flood_that_never_reads_is_closed(box) -> None:
 
     async def flood() -> bool:
         async with aiohttp.ClientSession() as session:
-            ws = await session.ws_connect(f"http://127.0.0.1:{server.port}/api/live",
-                                          autoping=False)
+            ws = await session.ws_connect(
+                f"http://127.0.0.1:{server.port}/api/live", autoping=False
+            )
             for _ in range(500):  # pings, never reading a pong
                 try:
                     await ws.ping(b"x" * 100)
@@ -123,8 +123,11 @@ def test_a_ping_flood_that_never_reads_is_closed(box) -> None:
     async def _ends(ws) -> bool:
         while True:
             msg = await ws.receive()
-            if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                            aiohttp.WSMsgType.ERROR):
+            if msg.type in (
+                aiohttp.WSMsgType.CLOSE,
+                aiohttp.WSMsgType.CLOSED,
+                aiohttp.WSMsgType.ERROR,
+            ):
                 return True
 
     assert asyncio.run(flood())
@@ -160,12 +163,17 @@ def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
     import sys
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", ACCEPT_SCRIPT, str(port), str(tmp_path)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ACCEPT_SCRIPT, str(port), str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     seen: list[str] = []
-    reader = threading.Thread(target=lambda: seen.extend(iter(proc.stdout.readline, "")),
-                              daemon=True)
+    reader = threading.Thread(
+        target=lambda: seen.extend(iter(proc.stdout.readline, "")), daemon=True
+    )
     reader.start()
 
     def said(words: str) -> int:
@@ -187,8 +195,12 @@ def test_an_accept_error_is_logged_once_not_per_try(tmp_path: Path) -> None:
         threading.Event().wait(2.5)  # an observation window: asyncio's retries, each second
         for s in held:
             s.close()
-        wait_for(lambda: served() and said("accepting connections again"), "served again",
-                 20, interval=0.5)
+        wait_for(
+            lambda: served() and said("accepting connections again"),
+            "served again",
+            20,
+            interval=0.5,
+        )
     finally:
         proc.communicate("quit\n", timeout=10)
         reader.join(5)
@@ -207,5 +219,4 @@ def test_the_operator_page_shows_a_pending_hall_command_until_called_off(box) ->
         shown = wait_for(lambda: page.find_element("id", "pending").text, "pending shown", 15)
         assert re.fullmatch(r"from the hall: start in \d+ s \(reset calls it off\)", shown), shown
         runner.cancel_scheduled("a test")
-        wait_for(lambda: not page.find_element("id", "pending").is_displayed(),
-                 "pending gone", 15)
+        wait_for(lambda: not page.find_element("id", "pending").is_displayed(), "pending gone", 15)

@@ -60,11 +60,25 @@ def _box(folder: Path) -> Iterator[App]:
     server.doors.total = 40  # (so that the cap in all is reached from a few addresses)
     server.start()
     try:
-        yield App("box", server.port, server.guard, server.tokens.token, "/api/command",
-                  {"command": "pause"}, ("/", "/control", "/overlay", "/api/status",
-                                         "/lang/en.js", "/static/common.js",
-                                         "/static/live.js", "/static/style.css"),
-                  web_server.COMMAND_BURST)
+        yield App(
+            "box",
+            server.port,
+            server.guard,
+            server.tokens.token,
+            "/api/command",
+            {"command": "pause"},
+            (
+                "/",
+                "/control",
+                "/overlay",
+                "/api/status",
+                "/lang/en.js",
+                "/static/common.js",
+                "/static/live.js",
+                "/static/style.css",
+            ),
+            web_server.COMMAND_BURST,
+        )
     finally:
         server.close()
         runner.submit(Command(Action.QUIT)).result(timeout=5)
@@ -72,10 +86,26 @@ def _box(folder: Path) -> Iterator[App]:
 
 
 def _desk(folder: Path) -> Iterator[App]:
-    desk = FakeDesk({"1": {"table": "1", "online": True, "synced": True, "in_step": True,
-                           "sent": 0.0, "status": RUNNING},
-                     "2": {"table": "2", "online": True, "synced": True, "in_step": True,
-                           "sent": 0.0, "status": PRESTART}})
+    desk = FakeDesk(
+        {
+            "1": {
+                "table": "1",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": 0.0,
+                "status": RUNNING,
+            },
+            "2": {
+                "table": "2",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": 0.0,
+                "status": PRESTART,
+            },
+        }
+    )
     overview = Overview(desk, TokenStore(folder))
     overview.guard.handler_options["keepalive_timeout"] = HEAD
     overview.guard.doors.total = 40
@@ -85,10 +115,23 @@ def _desk(folder: Path) -> Iterator[App]:
     thread.start()
     asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
     try:
-        yield App("desk", site.port, overview.guard, overview.tokens.token,
-                  "/api/hall/command", {"command": "stop"},
-                  ("/hall", "/api/hall", "/lang/en.js", "/static/common.js",
-                   "/static/hall.js", "/static/hall.css"), hall_overview.COMMAND_BURST)
+        yield App(
+            "desk",
+            site.port,
+            overview.guard,
+            overview.tokens.token,
+            "/api/hall/command",
+            {"command": "stop"},
+            (
+                "/hall",
+                "/api/hall",
+                "/lang/en.js",
+                "/static/common.js",
+                "/static/hall.js",
+                "/static/hall.css",
+            ),
+            hall_overview.COMMAND_BURST,
+        )
     finally:
         asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
@@ -121,8 +164,9 @@ def answer(s: socket.socket) -> bytes:
 
 def code_from(app: App, source: str) -> int:
     path = app.pages[-1].encode()
-    with raw(app, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-             source) as s:
+    with raw(
+        app, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source
+    ) as s:
         return int(answer(s).split(b" ", 2)[1])
 
 
@@ -136,12 +180,16 @@ def closed(s: socket.socket) -> bool:
         return True
 
 
-def call(app: App, path: str, body: bytes | None = None,
-         headers: dict | None = None) -> tuple[int, dict, dict]:
+def call(
+    app: App, path: str, body: bytes | None = None, headers: dict | None = None
+) -> tuple[int, dict, dict]:
     """(status, JSON answer or {}, headers) of one request."""
-    req = urllib.request.Request(f"http://127.0.0.1:{app.port}{path}", data=body,
-                                 method="POST" if body is not None else "GET",
-                                 headers=headers or {})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{app.port}{path}",
+        data=body,
+        method="POST" if body is not None else "GET",
+        headers=headers or {},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as got:
             text = got.read()
@@ -157,12 +205,12 @@ def test_half_open_connections_are_capped_per_address_and_in_all_and_time_out(ap
     wait_for(lambda: sum(closed(s) for s in mine) >= 4, "the ones over the cap closed", 5)
     assert app.guard.doors.open["127.0.0.1"] == guard.MAX_PER_ADDRESS
     others = [raw(app, head, f"127.0.0.{n}") for n in range(2, 40)]  # many addresses
-    wait_for(lambda: sum(app.guard.doors.open.values()) == app.guard.doors.total,
-             "the cap in all")
+    wait_for(lambda: sum(app.guard.doors.open.values()) == app.guard.doors.total, "the cap in all")
     assert code_from(app, "127.0.0.201") == 200  # at the cap: an idle one makes room
     assert app.guard.doors.evicted >= 1
-    wait_for(lambda: all(closed(s) for s in mine + others), "every half-open one timed out",
-             HEAD * 20)
+    wait_for(
+        lambda: all(closed(s) for s in mine + others), "every half-open one timed out", HEAD * 20
+    )
     assert code_from(app, "127.0.0.200") == 200
     assert app.guard.doors.turned_away > 0
     for s in mine + others:
@@ -178,12 +226,15 @@ def test_an_idle_keepalive_connection_is_closed(app) -> None:
 
 def test_bad_requests_are_json_4xx_and_bounded_in_the_log(app, caplog) -> None:
     caplog.set_level(logging.INFO)
-    cases = [b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
-             f"GET /static/{'a' * 1500} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-             f"GET /static/{'b' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-             b"GET /static/..%2F..%2Fserver.py HTTP/1.1\r\nHost: x\r\n\r\n",
-             f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-             "žluťoučký\r\nContent-Length: 2\r\n\r\n{}".encode()]
+    cases = [
+        b"GARBAGE\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+        f"GET /static/{'a' * 1500} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        f"GET /static/{'b' * 5000} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        b"GET /static/..%2F..%2Fserver.py HTTP/1.1\r\nHost: x\r\n\r\n",
+        f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+        "žluťoučký\r\nContent-Length: 2\r\n\r\n{}".encode(),
+    ]
     for data in cases:
         with raw(app, data, "127.0.0.3") as s:
             got = answer(s)
@@ -199,20 +250,27 @@ def test_bad_requests_are_json_4xx_and_bounded_in_the_log(app, caplog) -> None:
     assert len(lines) <= guard.LOG_LINES_PER_MINUTE + 1
 
 
-def test_a_dropped_body_and_deep_or_long_json_get_4xx_and_no_traceback(app, caplog,
-                                                                       monkeypatch) -> None:
+def test_a_dropped_body_and_deep_or_long_json_get_4xx_and_no_traceback(
+    app, caplog, monkeypatch
+) -> None:
     monkeypatch.setattr(guard, "BODY_TIMEOUT", 1.0)
     auth = {"Authorization": f"Bearer {app.token}"}
-    with raw(app, f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                  f"{app.token}\r\nContent-Length: 900\r\n\r\n{{\"comm".encode()):
+    with raw(
+        app,
+        f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+        f'{app.token}\r\nContent-Length: 900\r\n\r\n{{"comm'.encode(),
+    ):
         pass  # gone mid-body
     deep = b"[" * 1000 + b"]" * 1000
     code, got, _ = call(app, app.command_path, deep[:1000], auth)
     assert code == 400 and "JSON" in got["error"]
     code, got, _ = call(app, app.command_path, b'{"command": "' + b"x" * 5000 + b'"}', auth)
     assert code == 413 and "at most" in got["error"]
-    with raw(app, f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                  f"{app.token}\r\nContent-Length: 20\r\n\r\n{{".encode()) as s:
+    with raw(
+        app,
+        f"POST {app.command_path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+        f"{app.token}\r\nContent-Length: 20\r\n\r\n{{".encode(),
+    ) as s:
         s.settimeout(HEAD * 5)
         got_raw = answer(s)  # a body that never comes whole: 408 after BODY_TIMEOUT
     assert got_raw.split(b" ", 2)[1] == b"408", got_raw[:200]
@@ -232,8 +290,10 @@ def test_the_token_is_read_with_the_scheme_in_any_case(app, scheme: str) -> None
 
 def test_commands_are_rate_limited_per_address_apart_from_the_pages(app) -> None:
     body = json.dumps(app.command).encode()
-    codes = [call(app, app.command_path, body, {"Authorization": "Bearer x"})[0]
-             for _ in range(app.command_burst + 5)]
+    codes = [
+        call(app, app.command_path, body, {"Authorization": "Bearer x"})[0]
+        for _ in range(app.command_burst + 5)
+    ]
     assert 429 in codes and set(codes) <= {401, 429}
     assert call(app, app.pages[0])[0] == 200  # the pages have their own budget
 
@@ -245,14 +305,17 @@ def test_every_answer_of_both_apps_carries_the_same_headers(app) -> None:
         csp = headers["Content-Security-Policy"]
         assert csp == guard.policy(), path  # (scripts and styles: the app's own files only)
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp
-        assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == \
-            "nosniff" and headers["Referrer-Policy"] == "no-referrer", path
+        assert (
+            headers["X-Frame-Options"] == "DENY"
+            and headers["X-Content-Type-Options"] == "nosniff"
+            and headers["Referrer-Policy"] == "no-referrer"
+        ), path
         assert "Set-Cookie" not in headers and "Access-Control-Allow-Origin" not in headers
 
 
-PAGES = [ROOT / "timekeeper" / "web" / "static" / f"{n}.html"
-         for n in ("display", "control", "overlay")] + \
-        [ROOT / "timekeeper" / "hall" / "static" / f"{n}.html" for n in ("hall", "board")]
+PAGES = [
+    ROOT / "timekeeper" / "web" / "static" / f"{n}.html" for n in ("display", "control", "overlay")
+] + [ROOT / "timekeeper" / "hall" / "static" / f"{n}.html" for n in ("hall", "board")]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -265,8 +328,11 @@ def test_every_page_loads_the_shared_script_and_nothing_inline(page: Path) -> No
     sources = re.findall(r'<script src="([^"]+)"', html)
     assert sources[:2] == ["/lang/en.js", "/static/common.js"], sources
     assert "<style" not in html and not re.search(r"\s(style|on\w+)=", html), page.name
-    own = page.with_suffix(".js") if page.parent.name == "static" and \
-        page.parent.parent.name == "hall" else None
+    own = (
+        page.with_suffix(".js")
+        if page.parent.name == "static" and page.parent.parent.name == "hall"
+        else None
+    )
     if own is not None:  # the desk's: no copy of common.js's functions
         text = own.read_text(encoding="utf-8")
         assert "function word(" not in text and "function partName(" not in text

@@ -17,9 +17,12 @@ from webbox import WebBox, browser, have_browser
 
 from timekeeper.show import language
 
-pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
-              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                      "(./bootstrap.sh --test)")]
+pytestmark = [
+    pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+    pytest.mark.skipif(
+        not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 BOX_LANGUAGE = "cs"  # the box's config
 DESK_LANGUAGE = "de"  # `hall serve --language`, as the overview fixture is made here
@@ -28,38 +31,47 @@ DESK_LANGUAGE = "de"  # `hall serve --language`, as the overview fixture is made
 DRAWN = {
     "/": "return document.body.dataset.state ? document.getElementById('state').textContent : ''",
     "/control": "return document.getElementById('box-home').children.length ? "
-                "document.getElementById('state').textContent : ''",
+    "document.getElementById('state').textContent : ''",
     "/overlay": "return document.body.dataset.state ? "
-                "document.getElementById('ov-part').textContent : ''",
+    "document.getElementById('ov-part').textContent : ''",
 }
 # the page's text and what each of its files answered (a 429 on a script left a page dead)
-SHOWN = ("return document.body.innerText + JSON.stringify(performance"
-         ".getEntriesByType('resource').map(e => [e.name, e.responseStatus]))")
+SHOWN = (
+    "return document.body.innerText + JSON.stringify(performance"
+    ".getEntriesByType('resource').map(e => [e.name, e.responseStatus]))"
+)
 LABELS = """return [...document.querySelectorAll('[data-w]')]
   .filter(n => !n.textContent.trim())
   .map(n => n.dataset.w)"""
 
 
 def page_state(page) -> dict:
-    return page.execute_script("return {lang: document.documentElement.lang, "
-                               "missing: window.tkMissing, text: document.body.innerText}")
+    return page.execute_script(
+        "return {lang: document.documentElement.lang, "
+        "missing: window.tkMissing, text: document.body.innerText}"
+    )
 
 
 def address(url: str, path: str, code: str, configured: str) -> str:
-    return f"{url}{path}" + ("" if code == configured else
-                             f"{'&' if '?' in path else '?'}lang={code}")
+    return f"{url}{path}" + (
+        "" if code == configured else f"{'&' if '?' in path else '?'}lang={code}"
+    )
 
 
 @pytest.mark.parametrize("overview", [DESK_LANGUAGE], indirect=True)
-def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa: F811
+def test_every_page_in_every_language(tmp_path: Path, overview) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"language: {BOX_LANGUAGE}\n", encoding="utf-8")
     hall_url = overview[0]
-    with WebBox("hokejbal", extra=("--config", str(config))) as box, \
-            browser(1024, 768) as page:
+    with WebBox("hokejbal", extra=("--config", str(config))) as box, browser(1024, 768) as page:
         # a running match, stopped, with a goal and penalties: the pages' lists are drawn
-        for command in (("start",), ("goal", "home", "17"), ("penalty", "away", "minor", "8"),
-                        ("penalty", "away", "major+game", "4"), ("toggle",)):
+        for command in (
+            ("start",),
+            ("goal", "home", "17"),
+            ("penalty", "away", "minor", "8"),
+            ("penalty", "away", "major+game", "4"),
+            ("toggle",),
+        ):
             assert box.command(*command)[0] == 200, command
         page.get(f"{box.url}/control#token={box.token}")  # (the token, kept by this browser)
         for code in language.LANGUAGES:
@@ -67,12 +79,13 @@ def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa
             for path, drawn in DRAWN.items():
                 page.get(address(box.url, path, code, BOX_LANGUAGE))
                 try:  # (a loaded CI machine once took over 10 s: a deadline, not a pause)
-                    wait_for(lambda d=drawn: page.execute_script(d), f"{path} drawn in {code}",
-                             30)
+                    wait_for(lambda d=drawn: page.execute_script(d), f"{path} drawn in {code}", 30)
                 except AssertionError as exc:  # what the page showed instead, for the log
                     shown = page.execute_script(SHOWN)
-                    raise AssertionError(f"{exc}; the page showed {shown[:600]!r}; the box "
-                                         f"said {box.run_log()[-1500:]}") from None
+                    raise AssertionError(
+                        f"{exc}; the page showed {shown[:600]!r}; the box "
+                        f"said {box.run_log()[-1500:]}"
+                    ) from None
                 seen = page_state(page)
                 assert seen["lang"] == code and seen["missing"] == [], (path, code, seen)
                 assert page.execute_script(LABELS) == [], (path, code)
@@ -81,9 +94,14 @@ def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa
                     half = words["parts"]["half"].replace("{n}", "1")
                     assert half in seen["text"], (path, code, seen["text"])
             page.get(address(f"{hall_url}/hall", "", code, DESK_LANGUAGE))
-            tiles = wait_for(lambda: page.execute_script(
-                "return document.querySelectorAll('.table').length === 2 && "
-                "document.body.innerText"), f"the hall in {code}", 10)
+            tiles = wait_for(
+                lambda: page.execute_script(
+                    "return document.querySelectorAll('.table').length === 2 && "
+                    "document.body.innerText"
+                ),
+                f"the hall in {code}",
+                10,
+            )
             seen = page_state(page)
             assert seen["lang"] == code and seen["missing"] == [], (code, seen)
             assert words["hall"]["running"] in tiles and words["hall"]["prestart"] in tiles
@@ -91,7 +109,7 @@ def test_every_page_in_every_language(tmp_path: Path, overview) -> None:  # noqa
             assert words["hall"]["table"].replace("{name}", "1") in tiles, tiles
 
 
-def test_the_words_script_is_the_languages_file(overview) -> None:  # noqa: F811
+def test_the_words_script_is_the_languages_file(overview) -> None:
     """What /lang/XX.js gives a page is lang/XX.json's, and an unknown language is a 404."""
     import urllib.error
     import urllib.request

@@ -15,9 +15,12 @@ import pytest
 from helpers import wait_for
 from webbox import LOADED, WebBox, browser, csp_watched, have_browser
 
-pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
-              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                      "(./bootstrap.sh --test)")]
+pytestmark = [
+    pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+    pytest.mark.skipif(
+        not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -35,8 +38,14 @@ def page_samples(driver, seconds: float) -> list[float]:
     performance.now()): what it showed between pushes, sampled as it ticked."""
     read = "return [window.tkDisplay.seconds(), performance.now()]"
     samples: list[list[float]] = [driver.execute_script(read)]
-    wait_for(lambda: samples.append(driver.execute_script(read)) or
-             samples[-1][1] - samples[0][1] >= seconds * 1000, f"{seconds} s of the page", 10)
+    wait_for(
+        lambda: (
+            samples.append(driver.execute_script(read))
+            or samples[-1][1] - samples[0][1] >= seconds * 1000
+        ),
+        f"{seconds} s of the page",
+        10,
+    )
     return [value for value, _ in samples]
 
 
@@ -55,17 +64,28 @@ def test_the_pages_draw_with_the_shared_script_under_the_csp(box) -> None:
     load the same file) before live.js, and their CSP refuses nothing."""
     box.command("reset")
     with browser(1280, 720) as page, csp_watched(page):
-        for path, own in (("/", "display.js"), ("/control", "control.js"),
-                          ("/overlay", "overlay.js")):
+        for path, own in (
+            ("/", "display.js"),
+            ("/control", "control.js"),
+            ("/overlay", "overlay.js"),
+        ):
             page.get(box.url + path)
-            wait_for(lambda: page.execute_script("return document.readyState") == "complete"
-                     and page.execute_script(LOADED), f"{path} loaded", 10)
+            wait_for(
+                lambda: (
+                    page.execute_script("return document.readyState") == "complete"
+                    and page.execute_script(LOADED)
+                ),
+                f"{path} loaded",
+                10,
+            )
             if path == "/":
                 wait_for(lambda: shown(page) == "8:00", "the idle display's clock", 10)
             loaded = page.execute_script(LOADED)
             assert {"/static/common.js", "/static/live.js", f"/static/{own}"} <= set(loaded)
-            seen = page.execute_script("return [window.tkViolations, window.tkMissing, "
-                                       "TK.clockText(75.5), TK.partName('period 2')]")
+            seen = page.execute_script(
+                "return [window.tkViolations, window.tkMissing, "
+                "TK.clockText(75.5), TK.partName('period 2')]"
+            )
             assert seen == [[], [], "1:16", "period 2"], (path, seen)
 
 
@@ -110,8 +130,11 @@ def test_the_display_follows_a_match(box) -> None:
         seen = page_samples(page, 1.0)  # never backwards while running
         assert seen == sorted(seen, reverse=True) and seen[0] > seen[-1]
         # a running penalty counts down with the clock
-        wait_for(lambda: page.find_element("css selector", "#pen-away .left").text < minor,
-                 f"the penalty below {minor}", 5)
+        wait_for(
+            lambda: page.find_element("css selector", "#pen-away .left").text < minor,
+            f"the penalty below {minor}",
+            5,
+        )
 
 
 def test_offline_appears_when_the_box_stops_answering_and_clears(box) -> None:
@@ -169,23 +192,43 @@ def test_without_the_token_the_operator_page_cannot(box) -> None:
         wait_for(lambda: phone.find_element("id", "state").text == "READY", "the status", 5)
         assert "ctl link" in phone.find_element("id", "note").text
         phone.find_element("id", "go").click()  # refused on the page: nothing is sent
-        wait_for(lambda: "no operator token" in phone.find_element("id", "note").text,
-                 "the page's refusal", 10)
+        wait_for(
+            lambda: "no operator token" in phone.find_element("id", "note").text,
+            "the page's refusal",
+            10,
+        )
         assert box.status()["state"] == "idle"
         phone.get(f"{box.url}/control#token=guessed-wrong-token-0000000000")
-        wait_for(lambda: "no longer valid" in phone.find_element("id", "note").text,
-                 "a wrong token refused", 10)
+        wait_for(
+            lambda: "no longer valid" in phone.find_element("id", "note").text,
+            "a wrong token refused",
+            10,
+        )
         phone.find_element("id", "go").click()
-        wait_for(lambda: "ctl link" in phone.find_element("id", "note").text, "the page's refusal",
-                 3)
+        wait_for(
+            lambda: "ctl link" in phone.find_element("id", "note").text, "the page's refusal", 3
+        )
         assert box.status()["state"] == "idle"
 
 
 def test_ctl_link_prints_the_operator_link_and_a_qr_code(box) -> None:
     def link(*extra: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "timekeeper", "ctl", "link", "--control",
-                               str(box.control), *extra], capture_output=True, text=True,
-                              timeout=20, check=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "ctl",
+                "link",
+                "--control",
+                str(box.control),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
         return done.stdout
 
     out = link()
@@ -205,8 +248,13 @@ def test_the_screenshots_script_makes_its_pictures(tmp_path: Path) -> None:
     finally:
         sys.path.pop(0)
     shots = screenshots.take(tmp_path)
-    assert [p.name for p in shots] == ["display-tv.png", "display-phone.png",
-                                       "control-phone.png", "overlay.png",
-                                       "display-final.png", "hall-overview.png"]
+    assert [p.name for p in shots] == [
+        "display-tv.png",
+        "display-phone.png",
+        "control-phone.png",
+        "overlay.png",
+        "display-final.png",
+        "hall-overview.png",
+    ]
     for shot in shots:
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 2000

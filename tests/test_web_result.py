@@ -24,9 +24,12 @@ from timekeeper.rules.engine import Engine
 from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
 
-pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
-              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                      "(./bootstrap.sh --test)")]
+pytestmark = [
+    pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+    pytest.mark.skipif(
+        not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
+    ),
+]
 
 
 def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -> None:
@@ -36,16 +39,23 @@ def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -
     link = HallLinkSide(runner)
     match = MatchLink(link, tmp_path)
     runner.hall_result = match.result_shown  # (as the box wires it)
-    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"),
-                       commands={"result": match.ctl})
+    server = WebServer(
+        runner,
+        "127.0.0.1",
+        free_port(),
+        TokenStore(tmp_path / "state"),
+        commands={"result": match.ctl},
+    )
     server.start()
     try:
-        match.handle(Pairing("p1", 1, "A.1", "group A", "Novák", "Svoboda", "radegast",
-                             1.0).to_json())
+        match.handle(
+            Pairing("p1", 1, "A.1", "group A", "Novák", "Svoboda", "radegast", 1.0).to_json()
+        )
         idle = runner.status()
         match.match_changed(dataclasses.replace(idle, state="running"), 0)
-        match.match_changed(dataclasses.replace(idle, state="finished",
-                                                score={"home": 2, "away": 1}), 0)
+        match.match_changed(
+            dataclasses.replace(idle, state="finished", score={"home": 2, "away": 1}), 0
+        )
         assert match.result is not None and not match.result.confirmed
         with browser(390, 844) as phone:
             phone.get(server.link()["url"])

@@ -15,9 +15,12 @@ from webbox import WebBox, browser, have_browser
 
 from timekeeper.web.server import STATIC
 
-pytestmark = [pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
-              pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver "
-                                                      "(./bootstrap.sh --test)")]
+pytestmark = [
+    pytest.mark.slow,  # a browser and a box (tests/conftest.py: the fast tier)
+    pytest.mark.skipif(
+        not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
+    ),
+]
 
 # ITHF's play-off (its signals, its untimed sudden death), one minute long
 ITHF = """\
@@ -105,8 +108,11 @@ def ok(box: WebBox, *words: str) -> dict:
 
 def state_is(box: WebBox, page, state: str) -> None:
     wait_for(lambda: box.status()["state"] == state, f"the box {state}", 10)
-    wait_for(lambda: page.execute_script("return document.body.dataset.state") == state,
-             f"the page {state}", 10)
+    wait_for(
+        lambda: page.execute_script("return document.body.dataset.state") == state,
+        f"the page {state}",
+        10,
+    )
 
 
 def end_the_period(box: WebBox, page, then: str) -> None:
@@ -118,8 +124,7 @@ def end_the_period(box: WebBox, page, then: str) -> None:
 
 
 def test_every_moment_of_an_ithf_match(tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, \
-            browser(1280, 720) as page:
+    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, browser(1280, 720) as page:
         page.get(f"{box.url}/?table=7")
         # idle: the match length, the profile's title, the sides (no grey --:--)
         wait_for(lambda: shown(page) == "1:00", "the match length", 10)
@@ -163,8 +168,10 @@ def test_every_moment_of_an_ithf_match(tmp_path: Path) -> None:
 
 
 def test_every_moment_of_a_ball_hockey_match(tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-hokejbal", BALL_HOCKEY)) as box, \
-            browser(1280, 720) as page:
+    with (
+        WebBox(profile_file(tmp_path, "quick-hokejbal", BALL_HOCKEY)) as box,
+        browser(1280, 720) as page,
+    ):
         page.get(f"{box.url}/")
         wait_for(lambda: shown(page) == "1:00", "the match length", 10)
         assert "Quick hokejbal play-off" in text_of(page, "sub")
@@ -183,7 +190,8 @@ def test_every_moment_of_a_ball_hockey_match(tmp_path: Path) -> None:
         # penalty text readable across a hall: at least 4 % of the screen's height
         size = page.execute_script(
             "return parseFloat(getComputedStyle(document.querySelector('#pen-away .penalty'))"
-            ".fontSize) / innerHeight")
+            ".fontSize) / innerHeight"
+        )
         assert size >= 0.04
         # under the last minute: tenths, as the profile asks
         ok(box, "set", "0:30")
@@ -216,22 +224,27 @@ def test_every_moment_of_a_ball_hockey_match(tmp_path: Path) -> None:
 
 
 def test_the_clock_uses_a_portrait_phones_width(tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, \
-            browser(390, 844) as page:
+    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, browser(390, 844) as page:
         page.get(f"{box.url}/")
         wait_for(lambda: shown(page) == "1:00", "the match length", 10)
         width = page.execute_script(
-            "return document.getElementById('digits').getBoundingClientRect().width")
+            "return document.getElementById('digits').getBoundingClientRect().width"
+        )
         assert width >= 0.85 * 390
 
 
 def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_timeout(
-        tmp_path: Path) -> None:
-    long_title = BALL_HOCKEY.replace("Quick hokejbal play-off",
-                                     "Hokejbal play-off, two quick halves, an overtime and "
-                                     "a shoot-out, as a long title in the header")
-    with WebBox(profile_file(tmp_path, "quick-hokejbal", long_title)) as box, \
-            browser(390, 844) as phone:
+    tmp_path: Path,
+) -> None:
+    long_title = BALL_HOCKEY.replace(
+        "Quick hokejbal play-off",
+        "Hokejbal play-off, two quick halves, an overtime and "
+        "a shoot-out, as a long title in the header",
+    )
+    with (
+        WebBox(profile_file(tmp_path, "quick-hokejbal", long_title)) as box,
+        browser(390, 844) as phone,
+    ):
         phone.get(box.link())
         wait_for(lambda: text_of(phone, "state") == "READY", "the status", 10)
         header = "return document.querySelector('.now').getBoundingClientRect().height"
@@ -259,8 +272,11 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
         tap(phone, "pen-team-away")
         tap(phone, "pen-match")
         tap(phone, "pen-send")
-        wait_for(lambda: any(p["kinds"] == "match" for p in
-                             box.status()["teams"]["away"]["penalties"]), "a match penalty", 5)
+        wait_for(
+            lambda: any(p["kinds"] == "match" for p in box.status()["teams"]["away"]["penalties"]),
+            "a match penalty",
+            5,
+        )
 
         # the time-out: one tap arms it, the second sends it
         timeout = tap(phone, "timeout-away")
@@ -269,8 +285,11 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
         timeout.click()
         wait_for(lambda: box.status()["timeout"] == "away", "the time-out taken", 10)
         away = "Świątek" if box.status()["names"]["away"] else "AWAY"  # (by name, once named)
-        wait_for(lambda: f"time-out {away}" in text_of(phone, "timeout-now"),
-                 "the time-out's countdown", 10)
+        wait_for(
+            lambda: f"time-out {away}" in text_of(phone, "timeout-now"),
+            "the time-out's countdown",
+            10,
+        )
 
         # scrolled to the bottom, START/NEXT and STOP/RESUME are still on screen
         phone.execute_script("window.scrollTo(0, document.body.scrollHeight)")
@@ -278,7 +297,9 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
         for button in ("go", "toggle"):
             top, bottom = phone.execute_script(
                 "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
-                "return [r.top, r.bottom]", button)
+                "return [r.top, r.bottom]",
+                button,
+            )
             assert top >= 0 and bottom <= 844, (button, top, bottom)
         tap(phone, "toggle")
         wait_for(lambda: box.status()["state"] == "running", "resumed from the pinned button", 10)
@@ -286,8 +307,11 @@ def test_the_operator_page_shows_the_box_pins_its_main_buttons_and_confirms_a_ti
 
 
 def test_the_polish_shootout_buttons(tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-polish", POLISH)) as box, \
-            browser(390, 844) as phone, browser(1280, 720) as page:
+    with (
+        WebBox(profile_file(tmp_path, "quick-polish", POLISH)) as box,
+        browser(390, 844) as phone,
+        browser(1280, 720) as page,
+    ):
         phone.get(box.link())
         page.get(f"{box.url}/")
         wait_for(lambda: text_of(phone, "state") == "READY", "the status", 10)
@@ -298,29 +322,38 @@ def test_the_polish_shootout_buttons(tmp_path: Path) -> None:
         ok(box, "next")
         state_is(box, page, "running")
         end_the_period(box, page, "shootout")
-        wait_for(lambda: phone.find_element("id", "shootout-block").is_displayed(),
-                 "the shoot-out buttons", 5)
+        wait_for(
+            lambda: phone.find_element("id", "shootout-block").is_displayed(),
+            "the shoot-out buttons",
+            5,
+        )
         wait_for(lambda: text_of(phone, "clock") == "SO 0:0", "the header's shoot-out", 5)
         wait_for(lambda: shown(page) == "SHOOT-OUT", "no score before an attempt", 5)
         ok(box, "next")  # the first shot's time runs
         state_is(box, page, "shot")
         tap(phone, "so-home-goal")
-        wait_for(lambda: box.status()["shootout_attempts"] == [{"team": "home", "goal": True}],
-                 "the attempt entered", 5)
+        wait_for(
+            lambda: box.status()["shootout_attempts"] == [{"team": "home", "goal": True}],
+            "the attempt entered",
+            5,
+        )
         wait_for(lambda: "✓" in text_of(page, "att-home"), "the attempt on the display", 5)
         box.wait_text(page, "AWAY shoots", 5)
         assert "AWAY shoots" in text_of(phone, "shootout-now")
 
 
 def test_the_overlay_is_a_transparent_bar(tmp_path: Path) -> None:
-    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, \
-            browser(1280, 720) as page:
+    with WebBox(profile_file(tmp_path, "quick-ithf", ITHF)) as box, browser(1280, 720) as page:
         page.get(f"{box.url}/overlay")
-        wait_for(lambda: page.execute_script("return window.tkOverlay.clock()") == "1:00",
-                 "the overlay's clock", 10)
+        wait_for(
+            lambda: page.execute_script("return window.tkOverlay.clock()") == "1:00",
+            "the overlay's clock",
+            10,
+        )
         backgrounds = page.execute_script(
             "return [getComputedStyle(document.documentElement).backgroundColor,"
-            " getComputedStyle(document.body).backgroundColor]")
+            " getComputedStyle(document.body).backgroundColor]"
+        )
         assert backgrounds == ["rgba(0, 0, 0, 0)", "rgba(0, 0, 0, 0)"]
         bar = page.find_element("id", "bar")
         assert bar.size["height"] < 0.15 * 720

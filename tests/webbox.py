@@ -33,23 +33,46 @@ def have_browser() -> bool:
 
 
 class WebBox:
-    def __init__(self, profile: str = "hokejbal", state_dir: Path | None = None,
-                 extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, profile: str = "hokejbal", state_dir: Path | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         self._own = state_dir is None
-        self.folder = Path(tempfile.mkdtemp(prefix="tk-web-")) if state_dir is None \
-            else state_dir
+        self.folder = Path(tempfile.mkdtemp(prefix="tk-web-")) if state_dir is None else state_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.control = self.folder / "control.sock"
-        env = os.environ | {"SDL_AUDIODRIVER": "dummy", "GPIOZERO_PIN_FACTORY": "mock",
-                            "TIMEKEEPER_PROFILES_PATH": "", "PYTHONUNBUFFERED": "1"}
+        env = os.environ | {
+            "SDL_AUDIODRIVER": "dummy",
+            "GPIOZERO_PIN_FACTORY": "mock",
+            "TIMEKEEPER_PROFILES_PATH": "",
+            "PYTHONUNBUFFERED": "1",
+        }
         env.pop("TIMEKEEPER_CONFIG", None)
         self.log = open(self.folder / "run.log", "w")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", "--profile", profile, "--no-gpio",
-             "--no-keyboard", "--fresh", "--control", str(self.control), "--state-dir",
-             str(self.folder / "state"), "--web", str(self.port), *extra],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+            [
+                sys.executable,
+                "-m",
+                "timekeeper",
+                "run",
+                "--profile",
+                profile,
+                "--no-gpio",
+                "--no-keyboard",
+                "--fresh",
+                "--control",
+                str(self.control),
+                "--state-dir",
+                str(self.folder / "state"),
+                "--web",
+                str(self.port),
+                *extra,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
         try:
             self._wait_ready()
         except BaseException:  # (a box that did not start in time is ended, not left behind)
@@ -78,10 +101,12 @@ class WebBox:
     def link(self) -> str:
         return f"{self.url}/control#token={self.token}"
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict | None = None) -> tuple[int, dict]:
-        req = urllib.request.Request(self.url + path, data=body, method=method,
-                                     headers=headers or {})
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict | None = None
+    ) -> tuple[int, dict]:
+        req = urllib.request.Request(
+            self.url + path, data=body, method=method, headers=headers or {}
+        )
         try:
             with urllib.request.urlopen(req, timeout=10) as answer:
                 return answer.status, json.loads(answer.read())
@@ -106,8 +131,11 @@ class WebBox:
         self.proc.send_signal(signal.SIGCONT)
 
     def wait_text(self, driver, text: str, timeout: float = 10.0) -> None:
-        wait_for(lambda: text in driver.find_element("tag name", "body").text,
-                 f"{text!r} on the page", timeout)
+        wait_for(
+            lambda: text in driver.find_element("tag name", "body").text,
+            f"{text!r} on the page",
+            timeout,
+        )
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -145,11 +173,22 @@ class _Chromium:
         self.profile = tempfile.mkdtemp(prefix="tk-chromium-")
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
-        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                     "--no-first-run", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                     "--disable-dev-shm-usage", "--disable-extensions", "--mute-audio",
-                     f"--user-data-dir={self.profile}", "--window-size=1920,1080"):
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--disable-dev-shm-usage",
+            "--disable-extensions",
+            "--mute-audio",
+            f"--user-data-dir={self.profile}",
+            "--window-size=1920,1080",
+        ):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         self.first = self.driver.current_window_handle
@@ -175,8 +214,9 @@ class _Chromium:
                 driver.switch_to.alert.dismiss()
             driver.get("about:blank")
             for origin in self.origins:
-                driver.execute_cdp_cmd("Storage.clearDataForOrigin",
-                                       {"origin": origin, "storageTypes": "all"})
+                driver.execute_cdp_cmd(
+                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+                )
             self.origins.clear()
             driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
             driver.execute_cdp_cmd("Network.clearBrowserCache", {})
@@ -194,23 +234,27 @@ class _Chromium:
 
 
 # noted on every page before its own scripts run: what its Content-Security-Policy refused
-_VIOLATIONS = ("window.tkViolations = []; document.addEventListener('securitypolicyviolation', "
-               "(e) => window.tkViolations.push(`${e.violatedDirective} ${e.blockedURI}`));")
-LOADED = ("return performance.getEntriesByType('resource')"
-          ".map((e) => new URL(e.name).pathname)")  # the files a page loaded
+_VIOLATIONS = (
+    "window.tkViolations = []; document.addEventListener('securitypolicyviolation', "
+    "(e) => window.tkViolations.push(`${e.violatedDirective} ${e.blockedURI}`));"
+)
+LOADED = (
+    "return performance.getEntriesByType('resource')"
+    ".map((e) => new URL(e.name).pathname)"
+)  # the files a page loaded
 
 
 @contextlib.contextmanager
 def csp_watched(driver) -> Iterator[None]:
     """Every page `driver` loads meanwhile notes what its CSP refused in
     `window.tkViolations` (a script or a style the page could not use)."""
-    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                   {"source": _VIOLATIONS})
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _VIOLATIONS})
     try:
         yield
     finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
-                               {"identifier": added["identifier"]})
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
+        )
 
 
 @contextlib.contextmanager
@@ -224,8 +268,10 @@ def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
     visit = driver.get
 
     def size(h: int) -> None:  # the page's own viewport, exactly (a window has borders)
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": h, "deviceScaleFactor": 1, "mobile": False})
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": h, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def get(url: str) -> None:  # (each origin visited: its storage is wiped afterwards)
         parts = urllib.parse.urlsplit(url)
@@ -241,10 +287,15 @@ def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
         seen: list[int] = []
 
         def settled() -> bool:
-            seen.append(int(driver.execute_script(
-                "return document.fonts.status === 'loaded' && "
-                "document.readyState === 'complete' ? "
-                "document.documentElement.scrollHeight : -1")))
+            seen.append(
+                int(
+                    driver.execute_script(
+                        "return document.fonts.status === 'loaded' && "
+                        "document.readyState === 'complete' ? "
+                        "document.documentElement.scrollHeight : -1"
+                    )
+                )
+            )
             return len(seen) >= 3 and seen[-1] > 0 and len(set(seen[-3:])) == 1
 
         wait_for(settled, "the page's height to settle", 15, interval=0.1)

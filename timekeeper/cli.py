@@ -22,15 +22,21 @@ log = logging.getLogger("timekeeper")
 # what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
 # result, `result confirm`) and every action the socket
 # takes, but GO, the START/NEXT button's (at a prompt one says start or next)
-CTL_COMMANDS = ("status", *(action.value for action in Action
-                            if action not in (*NOT_ON_SOCKET, Action.GO)), "link",
-                "result")
+CTL_COMMANDS = (
+    "status",
+    *(action.value for action in Action if action not in (*NOT_ON_SOCKET, Action.GO)),
+    "link",
+    "result",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="timekeeper: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="timekeeper: %(message)s",
+        stream=sys.stderr,
+    )
     try:
         return args.func(args)
     except ConfigError as exc:
@@ -47,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="timekeeper", description="Match timekeeper and sound signals for table hockey.")
+        prog="timekeeper", description="Match timekeeper and sound signals for table hockey."
+    )
     p.add_argument("--version", action="version", version=f"timekeeper {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
@@ -55,69 +62,122 @@ def parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run matches live with sound")
     # `-v` after the command too (`timekeeper run -v`); SUPPRESS keeps an earlier `-v`
-    run.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                     help="log more (audio settings, holds)")
-    run.add_argument("--profile", help="name or path (default: the config's, else "
-                                       f"{default_profile})")
-    run.add_argument("--sounds", help="sound pack folder or name (default: the config's, "
-                                      "else the built-in pack)")
-    run.add_argument("--config", type=Path, help="box config: profile, pack, buttons, lamp, "
-                                                 "horn (default: /etc/timekeeper/config.yaml "
-                                                 "if it exists)")
-    run.add_argument("--state-dir", type=Path, help="where the match journal is kept "
-                                                    "(default: $STATE_DIRECTORY, else "
-                                                    "~/.local/state/timekeeper)")
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log more (audio settings, holds)",
+    )
+    run.add_argument(
+        "--profile", help=f"name or path (default: the config's, else {default_profile})"
+    )
+    run.add_argument(
+        "--sounds", help="sound pack folder or name (default: the config's, else the built-in pack)"
+    )
+    run.add_argument(
+        "--config",
+        type=Path,
+        help="box config: profile, pack, buttons, lamp, "
+        "horn (default: /etc/timekeeper/config.yaml "
+        "if it exists)",
+    )
+    run.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where the match journal is kept "
+        "(default: $STATE_DIRECTORY, else "
+        "~/.local/state/timekeeper)",
+    )
     resume = run.add_mutually_exclusive_group()
-    resume.add_argument("--resume-at", metavar="PERIOD:MM:SS",
-                        help="continue a match stopped at this play time, e.g. 2:01:30")
-    resume.add_argument("--resume-from", type=Path, metavar="JOURNAL",
-                        help="continue the match in a journal file copied from another box")
-    resume.add_argument("--fresh", action="store_true",
-                        help="start a new match even if the journal holds one")
-    run.add_argument("--replay", action="store_true",
-                     help="play the journaled (or --resume-from) match again from the start, "
-                          "keeping its goals (ITHF 4.5: a match a timer failure interrupted); "
-                          "START begins it")
+    resume.add_argument(
+        "--resume-at",
+        metavar="PERIOD:MM:SS",
+        help="continue a match stopped at this play time, e.g. 2:01:30",
+    )
+    resume.add_argument(
+        "--resume-from",
+        type=Path,
+        metavar="JOURNAL",
+        help="continue the match in a journal file copied from another box",
+    )
+    resume.add_argument(
+        "--fresh", action="store_true", help="start a new match even if the journal holds one"
+    )
+    run.add_argument(
+        "--replay",
+        action="store_true",
+        help="play the journaled (or --resume-from) match again from the start, "
+        "keeping its goals (ITHF 4.5: a match a timer failure interrupted); "
+        "START begins it",
+    )
     run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
     run.add_argument("--start", action="store_true", help="begin the countdown at once")
     run.add_argument("--events", type=Path, help="append one JSON line per cue played")
     run.add_argument("--control", type=Path, help="ctl socket path")
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
-    run.add_argument("--audio", choices=AUDIO_KINDS,
-                     help="stream: cues placed at their exact sample (default, or the "
-                          "config's audio.kind); mixer: plain Sound.play() at the deadline "
-                          "(fallback); silent: no sound card, every cue only logged")
-    run.add_argument("--audio-chunk", type=int, metavar="FRAMES",
-                     help="audio buffer in frames (stream 2048, mixer 512); larger costs "
-                          "less CPU, and with --audio stream only adds look-ahead")
-    run.add_argument("--audio-output", choices=OUTPUTS,
-                     help="the stream's back end: pulse (PulseAudio's own stream, timed by "
-                          "the server), sdl, or auto (default, or the config's "
-                          "audio.output): pulse when a PulseAudio server answers, else sdl")
-    run.add_argument("--audio-latency", type=float, metavar="MS",
-                     help="stream only: output latency to compensate (default: 0.75 "
-                          "chunk, as measured on PulseAudio; calibrate with bench/timing.py)")
-    run.add_argument("--web", metavar="[HOST:]PORT",
-                     help="serve the display (/) and operator (/control) pages; a bare port "
-                          "is this machine only, 0.0.0.0:PORT the LAN (default: the config's "
-                          "web.listen, else off)")
-    run.add_argument("--hall", metavar="URL", help="join a hall: the desk's broker, "
-                                                   "mqtt://HOST[:PORT] (docs/hall.md)")
-    run.add_argument("--hall-name", metavar="NAME", help="the hall's name (default: the "
-                                                         "config's, else hall)")
+    run.add_argument(
+        "--audio",
+        choices=AUDIO_KINDS,
+        help="stream: cues placed at their exact sample (default, or the "
+        "config's audio.kind); mixer: plain Sound.play() at the deadline "
+        "(fallback); silent: no sound card, every cue only logged",
+    )
+    run.add_argument(
+        "--audio-chunk",
+        type=int,
+        metavar="FRAMES",
+        help="audio buffer in frames (stream 2048, mixer 512); larger costs "
+        "less CPU, and with --audio stream only adds look-ahead",
+    )
+    run.add_argument(
+        "--audio-output",
+        choices=OUTPUTS,
+        help="the stream's back end: pulse (PulseAudio's own stream, timed by "
+        "the server), sdl, or auto (default, or the config's "
+        "audio.output): pulse when a PulseAudio server answers, else sdl",
+    )
+    run.add_argument(
+        "--audio-latency",
+        type=float,
+        metavar="MS",
+        help="stream only: output latency to compensate (default: 0.75 "
+        "chunk, as measured on PulseAudio; calibrate with bench/timing.py)",
+    )
+    run.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="serve the display (/) and operator (/control) pages; a bare port "
+        "is this machine only, 0.0.0.0:PORT the LAN (default: the config's "
+        "web.listen, else off)",
+    )
+    run.add_argument(
+        "--hall",
+        metavar="URL",
+        help="join a hall: the desk's broker, mqtt://HOST[:PORT] (docs/hall.md)",
+    )
+    run.add_argument(
+        "--hall-name", metavar="NAME", help="the hall's name (default: the config's, else hall)"
+    )
     run.add_argument("--table", metavar="T", help="this box's table in the hall")
-    run.add_argument("--sync", choices=("chrony", "local"),
-                     help="how this box's clock agrees with the hall's: chrony (default), or "
-                          "local for a practice hall on one machine (a loopback broker only)")
+    run.add_argument(
+        "--sync",
+        choices=("chrony", "local"),
+        help="how this box's clock agrees with the hall's: chrony (default), or "
+        "local for a practice hall on one machine (a loopback broker only)",
+    )
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")
     render.add_argument("--profile", default=default_profile)
     render.add_argument("--sounds")
     render.add_argument("-o", "--output", type=Path, default=Path("match.wav"))
-    render.add_argument("--actions", default="",
-                        help="operator script, seconds after the first start signal, "
-                             "e.g. 120:pause,135:resume,200:add=10")
+    render.add_argument(
+        "--actions",
+        default="",
+        help="operator script, seconds after the first start signal, "
+        "e.g. 120:pause,135:resume,200:add=10",
+    )
     render.add_argument("--events", type=Path, help="also write the cue schedule as JSON lines")
     render.set_defaults(func=cmd_render)
 
@@ -126,104 +186,188 @@ def parser() -> argparse.ArgumentParser:
 
     show = sub.add_parser("show", help="print a profile's timeline of cues")
     show.add_argument("profile", nargs="?", help=f"name or path (default {default_profile})")
-    show.add_argument("--profile", dest="profile_option", metavar="PROFILE",
-                      help="the same, as the other commands take it")
+    show.add_argument(
+        "--profile",
+        dest="profile_option",
+        metavar="PROFILE",
+        help="the same, as the other commands take it",
+    )
     show.add_argument("--actions", default="", help="operator script, as for render")
     show.add_argument("--svg", type=Path, help="also draw the timeline as an SVG picture")
     show.set_defaults(func=cmd_show, default_profile=default_profile)
 
     check = sub.add_parser("check", help="validate profiles and a sound pack")
     check.add_argument("--profile", help="one profile (default: all of them)")
-    check.add_argument("--sounds", nargs="?", const="", metavar="PACK",
-                       help="sound pack to check (default: the config's, else the built-in "
-                            "pack); given, also a table of its cues: rate, length, peak, "
-                            "loudness, onset, and warnings")
-    check.add_argument("--config", type=Path, help="also a box config file (and its profile "
-                                                   "and pack)")
+    check.add_argument(
+        "--sounds",
+        nargs="?",
+        const="",
+        metavar="PACK",
+        help="sound pack to check (default: the config's, else the built-in "
+        "pack); given, also a table of its cues: rate, length, peak, "
+        "loudness, onset, and warnings",
+    )
+    check.add_argument(
+        "--config", type=Path, help="also a box config file (and its profile and pack)"
+    )
     check.set_defaults(func=cmd_check)
 
     audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
     audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
     devices = audio_sub.add_parser("devices", help="list what audio.device may name")
     devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
-    devices.add_argument("--driver", help="SDL audio driver to ask (default: the config's "
-                                          "audio.driver, else SDL's choice), e.g. alsa")
+    devices.add_argument(
+        "--driver",
+        help="SDL audio driver to ask (default: the config's "
+        "audio.driver, else SDL's choice), e.g. alsa",
+    )
     devices.set_defaults(func=cmd_audio_devices)
     test = audio_sub.add_parser("test", help="play one cue through the configured output")
-    test.add_argument("cue", nargs="?", default="start", metavar="CUE",
-                      help="cue to play (default start), e.g. end, minute, last30")
+    test.add_argument(
+        "cue",
+        nargs="?",
+        default="start",
+        metavar="CUE",
+        help="cue to play (default start), e.g. end, minute, last30",
+    )
     test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
     test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
-    test.add_argument("--audio", choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
-                      help="as for run (a test plays a sound)")
+    test.add_argument(
+        "--audio",
+        choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
+        help="as for run (a test plays a sound)",
+    )
     test.add_argument("--driver", help="SDL audio driver (default: the config's)")
     test.add_argument("--device", help="SDL device name (default: the config's)")
-    test.add_argument("--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: "
-                                       "the config's)")
+    test.add_argument(
+        "--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: the config's)"
+    )
     test.set_defaults(func=cmd_audio_test)
-    hall = sub.add_parser("hall", help="the tournament desk: start, stop, resume every table "
-                                       "at one instant; see every table (docs/hall.md)")
-    hall.add_argument("action", choices=("start", "stop", "resume", "add", "next", "reset",
-                                         "cancel", "status", "serve", "round",
-                                         "announce"))
-    hall.add_argument("seconds", nargs="?", metavar="N", help="add: seconds (negative takes "
-                                                             "time back); round: the round; "
-                                                             "announce: the line to speak")
-    hall.add_argument("--say", action="store_true", help="round: speak the round's call "
-                                                         "through the desk's speaker")
-    hall.add_argument("--language", metavar="XX", help="the overview's and the calls' "
-                      f"language, one of {', '.join(LANGUAGES)} (default: the tournament "
-                      "file's language:, else the config's, else en; a page may ask for "
-                      "another: /hall?lang=de)")
-    hall.add_argument("--voice", type=Path, metavar="MODEL", help="a Piper voice model "
-                                                                  "(default: espeak-ng)")
-    hall.add_argument("--tournament", type=Path, metavar="FILE",
-                      help="serve, round: the tournament the desk runs (its journal beside "
-                           "it; docs/tournament.md); announce: its language")
-    hall.add_argument("--profile", help="start: the hall's profile (a table on another "
-                                        "refuses)")
+    hall = sub.add_parser(
+        "hall",
+        help="the tournament desk: start, stop, resume every table "
+        "at one instant; see every table (docs/hall.md)",
+    )
+    hall.add_argument(
+        "action",
+        choices=(
+            "start",
+            "stop",
+            "resume",
+            "add",
+            "next",
+            "reset",
+            "cancel",
+            "status",
+            "serve",
+            "round",
+            "announce",
+        ),
+    )
+    hall.add_argument(
+        "seconds",
+        nargs="?",
+        metavar="N",
+        help="add: seconds (negative takes "
+        "time back); round: the round; "
+        "announce: the line to speak",
+    )
+    hall.add_argument(
+        "--say",
+        action="store_true",
+        help="round: speak the round's call through the desk's speaker",
+    )
+    hall.add_argument(
+        "--language",
+        metavar="XX",
+        help="the overview's and the calls' "
+        f"language, one of {', '.join(LANGUAGES)} (default: the tournament "
+        "file's language:, else the config's, else en; a page may ask for "
+        "another: /hall?lang=de)",
+    )
+    hall.add_argument(
+        "--voice", type=Path, metavar="MODEL", help="a Piper voice model (default: espeak-ng)"
+    )
+    hall.add_argument(
+        "--tournament",
+        type=Path,
+        metavar="FILE",
+        help="serve, round: the tournament the desk runs (its journal beside "
+        "it; docs/tournament.md); announce: its language",
+    )
+    hall.add_argument("--profile", help="start: the hall's profile (a table on another refuses)")
     when = hall.add_mutually_exclusive_group()
     when.add_argument("--at", metavar="HH:MM:SS", help="the instant (wall clock, today)")
-    when.add_argument("--in", dest="in_", metavar="SECONDS", help="the instant, this long from "
-                      "now, e.g. 10s (default 3s for start, resume and next)")
+    when.add_argument(
+        "--in",
+        dest="in_",
+        metavar="SECONDS",
+        help="the instant, this long from now, e.g. 10s (default 3s for start, resume and next)",
+    )
     hall.add_argument("--table", help="only this table")
     hall.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
-    hall.add_argument("--hall", dest="hall_name", help="the hall's name (default: the "
-                                                       "config's, else hall)")
-    hall.add_argument("--user", help="the desk's broker user (default: the config's "
-                                     "hall.user)")
-    hall.add_argument("--password-file", type=Path, metavar="FILE",
-                      help="a file whose first line is that user's password (default: the "
-                           "config's hall.password_file)")
-    hall.add_argument("--json", action="store_true", help="status: every table's status as "
-                                                          "the raw JSON")
-    hall.add_argument("--config", type=Path, help="a config with a hall: section (the desk's, "
-                                                  "or a box's)")
-    hall.add_argument("--listen", default="8090", metavar="[HOST:]PORT",
-                      help="serve: where the overview page listens (default 8090, this "
-                           "machine only; 0.0.0.0:8090 for the LAN)")
-    hall.add_argument("--state-dir", type=Path, help="serve: where the desk's token is kept "
-                                                      "(default: the journal's folder)")
+    hall.add_argument(
+        "--hall", dest="hall_name", help="the hall's name (default: the config's, else hall)"
+    )
+    hall.add_argument("--user", help="the desk's broker user (default: the config's hall.user)")
+    hall.add_argument(
+        "--password-file",
+        type=Path,
+        metavar="FILE",
+        help="a file whose first line is that user's password (default: the "
+        "config's hall.password_file)",
+    )
+    hall.add_argument(
+        "--json", action="store_true", help="status: every table's status as the raw JSON"
+    )
+    hall.add_argument(
+        "--config", type=Path, help="a config with a hall: section (the desk's, or a box's)"
+    )
+    hall.add_argument(
+        "--listen",
+        default="8090",
+        metavar="[HOST:]PORT",
+        help="serve: where the overview page listens (default 8090, this "
+        "machine only; 0.0.0.0:8090 for the LAN)",
+    )
+    hall.add_argument(
+        "--state-dir",
+        type=Path,
+        help="serve: where the desk's token is kept (default: the journal's folder)",
+    )
     hall.set_defaults(func=hall_cli.cmd_hall)
 
-    ctl = sub.add_parser("ctl", help="control a running timekeeper",
-                         epilog="every profile: names HOME AWAY (quoted if with spaces, \"\" "
-                                "for none), goal TEAM [PLAYER], undo-goal TEAM, replay "
-                                "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
-                                "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
-                                "(minor, major, personal, game, match), release TEAM, remove "
-                                "TEAM [ID], timeout TEAM, penalty-shot TEAM, no-show [M:SS]")
+    ctl = sub.add_parser(
+        "ctl",
+        help="control a running timekeeper",
+        epilog='every profile: names HOME AWAY (quoted if with spaces, "" '
+        "for none), goal TEAM [PLAYER], undo-goal TEAM, replay "
+        "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
+        "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
+        "(minor, major, personal, game, match), release TEAM, remove "
+        "TEAM [ID], timeout TEAM, penalty-shot TEAM, no-show [M:SS]",
+    )
     ctl.add_argument("command", choices=CTL_COMMANDS)
-    ctl.add_argument("args", nargs="*", metavar="ARG",
-                     help="add: seconds (negative takes time back); goal: home|away and the "
-                          "player; penalty: home|away and the penalty; set: the time left, "
-                          "e.g. 4:32; names: the home and the away side's name")
+    ctl.add_argument(
+        "args",
+        nargs="*",
+        metavar="ARG",
+        help="add: seconds (negative takes time back); goal: home|away and the "
+        "player; penalty: home|away and the penalty; set: the time left, "
+        "e.g. 4:32; names: the home and the away side's name",
+    )
     ctl.add_argument("--control", type=Path, help="ctl socket path")
-    ctl.add_argument("--new", action="store_true",
-                     help="link: make a new operator token; every old link stops working")
-    ctl.add_argument("--json", action="store_true",
-                     help="print the status after the command as one JSON object (the same "
-                          "as /api/status and the hall's), not as lines for a person")
+    ctl.add_argument(
+        "--new",
+        action="store_true",
+        help="link: make a new operator token; every old link stops working",
+    )
+    ctl.add_argument(
+        "--json",
+        action="store_true",
+        help="print the status after the command as one JSON object (the same "
+        "as /api/status and the hall's), not as lines for a person",
+    )
     ctl.set_defaults(func=cmd_ctl)
     tournament_cli.add_parser(sub)
     return p
@@ -281,11 +425,19 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         cfg = box_config.load(args.config)
         g = cfg.gpio
-        wiring = (f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
-                  f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}")
-        print(f"ok  config {args.config}: "
-              + (wiring if g.enabled else "GPIO off (gpio.enabled: false): no buttons, lamp "
-                                          "or relays; keys and `timekeeper ctl` only"))
+        wiring = (
+            f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
+            f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}"
+        )
+        print(
+            f"ok  config {args.config}: "
+            + (
+                wiring
+                if g.enabled
+                else "GPIO off (gpio.enabled: false): no buttons, lamp "
+                "or relays; keys and `timekeeper ctl` only"
+            )
+        )
         print(f"ok  audio: {box_config.audio_text(cfg)}")
         chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
     names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
@@ -317,13 +469,16 @@ def cmd_render(args: argparse.Namespace) -> int:
     except ScriptError as exc:
         raise ConfigError(str(exc), field="--actions") from None
     for step in result.unused:
-        log.warning("--actions %g:%s comes after the end of the match; not applied",
-                    step.at, step.command)
+        log.warning(
+            "--actions %g:%s comes after the end of the match; not applied", step.at, step.command
+        )
     with wave.open(str(args.output), "rb") as written:
         seconds = written.getnframes() / written.getframerate()
     sounds = sum(1 for cue in result.cues if not cue.stop and pack.plays(cue))  # heard ones
-    print(f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
-          f"(first start signal at {result.start:.3f} s)")
+    print(
+        f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
+        f"(first start signal at {result.start:.3f} s)"
+    )
     return 0
 
 
@@ -370,8 +525,12 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
         print(status_block(answer["status"]))
         return 0
-    print(json.dumps(answer["match_result"] if args.command == "result" else answer["status"],
-                     ensure_ascii=False))  # (a name as written, not \u escapes)
+    print(
+        json.dumps(
+            answer["match_result"] if args.command == "result" else answer["status"],
+            ensure_ascii=False,
+        )
+    )  # (a name as written, not \u escapes)
     return 0
 
 
@@ -397,10 +556,14 @@ def _link(args: argparse.Namespace) -> int:
     print(f"operator page: {answer['url']}")
     print(f"display page:  {answer['display']}")
     if "//127.0.0.1:" in answer["url"] or "//[::1]:" in answer["url"]:
-        print("(this machine only: for a phone, run the box with --web 0.0.0.0:PORT, or "
-              "web.listen in the config; see docs/web.md)")
-    print("anyone with this link may run the match; `timekeeper ctl link --new` ends it"
-          + (" (done: old links no longer work)" if args.new else ""))
+        print(
+            "(this machine only: for a phone, run the box with --web 0.0.0.0:PORT, or "
+            "web.listen in the config; see docs/web.md)"
+        )
+    print(
+        "anyone with this link may run the match; `timekeeper ctl link --new` ends it"
+        + (" (done: old links no longer work)" if args.new else "")
+    )
     return 0
 
 
@@ -428,9 +591,13 @@ def cmd_audio_test(args: argparse.Namespace) -> int:
         gain = box_config.volume_gain(value)  # type: ignore[assignment]
         if isinstance(gain, str):
             raise ConfigError(gain, field="--volume")
-    cfg = dataclasses.replace(cfg, audio_driver=args.driver or cfg.audio_driver,
-                              audio_device=args.device or cfg.audio_device)
+    cfg = dataclasses.replace(
+        cfg,
+        audio_driver=args.driver or cfg.audio_driver,
+        audio_device=args.device or cfg.audio_device,
+    )
     return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
+
 
 def cmd_run(args: argparse.Namespace) -> int:
     from timekeeper.box.live import run_live

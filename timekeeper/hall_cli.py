@@ -33,10 +33,20 @@ def cmd_hall(args: argparse.Namespace) -> int:
         try:
             seconds = float(args.seconds)
         except ValueError:
-            raise ConfigError(f"hall add takes SECONDS, not {args.seconds!r}",
-                              field="SECONDS") from None
-    return console.run(args.action, settings.broker, settings.hall, args.table, args.profile,
-                       args.at, args.in_, seconds, as_json=args.json)
+            raise ConfigError(
+                f"hall add takes SECONDS, not {args.seconds!r}", field="SECONDS"
+            ) from None
+    return console.run(
+        args.action,
+        settings.broker,
+        settings.hall,
+        args.table,
+        args.profile,
+        args.at,
+        args.in_,
+        seconds,
+        as_json=args.json,
+    )
 
 
 def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
@@ -44,13 +54,15 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
     from timekeeper.hall.director import Director
 
     if args.tournament is None:
-        raise ConfigError("hall round needs the tournament: --tournament FILE",
-                          field="--tournament")
+        raise ConfigError(
+            "hall round needs the tournament: --tournament FILE", field="--tournament"
+        )
     try:
         number = int(args.seconds or "")
     except ValueError:
-        raise ConfigError(f"hall round takes the round's number, not {args.seconds!r}",
-                          field="N") from None
+        raise ConfigError(
+            f"hall round takes the round's number, not {args.seconds!r}", field="N"
+        ) from None
     with _desk(settings) as desk:
         if desk is None:
             return 1
@@ -62,8 +74,7 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
         if args.say:
             from timekeeper.hall import calls
 
-            called = [(t, p.home, p.away) for t, p in director.called.items()
-                      if p.round == number]
+            called = [(t, p.home, p.away) for t, p in director.called.items() if p.round == number]
             return _speak(args, lang, desk, calls.round_call(number, called, language=lang))
     return 0
 
@@ -105,7 +116,8 @@ def _speak(args: argparse.Namespace, lang: str, desk, text: str) -> int:
 
     try:
         wav = calls.Voice(lang, args.voice).render(
-            text, state_dir(args.state_dir) / "hall" / "calls")
+            text, state_dir(args.state_dir) / "hall" / "calls"
+        )
     except calls.CallError as exc:
         raise ConfigError(str(exc), field="--language / --voice") from None
     seconds = calls.length(wav)
@@ -147,10 +159,12 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
             raise
         lang = settings.language_for(director.t.spec.language)
     try:
-        return serve(desk, host, port, state_dir(args.state_dir) / "hall", director=director,
-                     lang=lang)
+        return serve(
+            desk, host, port, state_dir(args.state_dir) / "hall", director=director, lang=lang
+        )
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                          field="--listen") from None
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="--listen"
+        ) from None
     finally:
         desk.close()

@@ -24,14 +24,19 @@ DEFAULT_FILE = "tournament.yaml"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    t = sub.add_parser("tournament", help="the evening: draw, rounds, results, standings, "
-                                          "play-off, sheets (docs/tournament.md)")
+    t = sub.add_parser(
+        "tournament",
+        help="the evening: draw, rounds, results, standings, play-off, sheets (docs/tournament.md)",
+    )
     actions = t.add_subparsers(required=True, metavar="ACTION")
     where = argparse.ArgumentParser(add_help=False)
-    where.add_argument("-f", "--file", type=Path,
-                       default=Path(os.environ.get("TIMEKEEPER_TOURNAMENT", DEFAULT_FILE)),
-                       help="the tournament file (default: $TIMEKEEPER_TOURNAMENT, else "
-                            f"./{DEFAULT_FILE})")
+    where.add_argument(
+        "-f",
+        "--file",
+        type=Path,
+        default=Path(os.environ.get("TIMEKEEPER_TOURNAMENT", DEFAULT_FILE)),
+        help=f"the tournament file (default: $TIMEKEEPER_TOURNAMENT, else ./{DEFAULT_FILE})",
+    )
 
     new = actions.add_parser("new", help="write a new tournament file to fill in")
     new.add_argument("path", type=Path, metavar="FILE")
@@ -44,8 +49,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     d = actions.add_parser("draw", parents=[where], help="draw the groups (or the tree)")
     d.add_argument("--seed", type=int, help="repeat a draw (default: a new seed, printed)")
-    d.add_argument("--ranking", type=Path, help="seeded pots from a ranking list, one player "
-                                                "a line, best first")
+    d.add_argument(
+        "--ranking",
+        type=Path,
+        help="seeded pots from a ranking list, one player a line, best first",
+    )
     d.set_defaults(func=cmd_draw)
 
     r = actions.add_parser("rounds", parents=[where], help="every round's matches by table")
@@ -55,17 +63,36 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     res = actions.add_parser("result", parents=[where], help="type in (or correct) a result")
     res.add_argument("round", type=int, metavar="ROUND")
     res.add_argument("table", metavar="TABLE")
-    res.add_argument("score", nargs="?", metavar="HOME:AWAY",
-                     help="the score (a forfeit: the score at that moment, if it started)")
+    res.add_argument(
+        "score",
+        nargs="?",
+        metavar="HOME:AWAY",
+        help="the score (a forfeit: the score at that moment, if it started)",
+    )
     how = res.add_mutually_exclusive_group()
-    how.add_argument("--ot", dest="decided", action="store_const", const="overtime",
-                     help="decided in overtime")
-    how.add_argument("--sd", dest="decided", action="store_const", const="sudden_death",
-                     help="decided by a sudden-death goal")
-    how.add_argument("--so", dest="decided", action="store_const", const="shootout",
-                     help="decided in the shoot-out (the winner's score one goal more)")
-    how.add_argument("--forfeit", choices=("home", "away"), metavar="SIDE",
-                     help="SIDE (home or away) forfeits: the rule set's forfeit result")
+    how.add_argument(
+        "--ot", dest="decided", action="store_const", const="overtime", help="decided in overtime"
+    )
+    how.add_argument(
+        "--sd",
+        dest="decided",
+        action="store_const",
+        const="sudden_death",
+        help="decided by a sudden-death goal",
+    )
+    how.add_argument(
+        "--so",
+        dest="decided",
+        action="store_const",
+        const="shootout",
+        help="decided in the shoot-out (the winner's score one goal more)",
+    )
+    how.add_argument(
+        "--forfeit",
+        choices=("home", "away"),
+        metavar="SIDE",
+        help="SIDE (home or away) forfeits: the rule set's forfeit result",
+    )
     res.add_argument("--reason", default="", help="why a result is corrected")
     res.set_defaults(func=cmd_result, decided="regulation")
 
@@ -75,8 +102,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--reason", required=True)
     rp.set_defaults(func=cmd_replay)
 
-    w = actions.add_parser("withdraw", parents=[where], help="a player leaves: every match "
-                                                              "still to play forfeited")
+    w = actions.add_parser(
+        "withdraw", parents=[where], help="a player leaves: every match still to play forfeited"
+    )
     w.add_argument("player", metavar="PLAYER")
     w.add_argument("--reason", required=True)
     w.set_defaults(func=cmd_withdraw)
@@ -115,8 +143,11 @@ def _open(args: argparse.Namespace, drawn: bool = False) -> tuple[Tournament, Le
 
     t, ledger = open_tournament(args.file, drawn)
     if ledger.torn:
-        print(f"timekeeper: {ledger.path}: its last line was cut off (a crash while writing) "
-              "and is left out; the next entry replaces it", file=sys.stderr)
+        print(
+            f"timekeeper: {ledger.path}: its last line was cut off (a crash while writing) "
+            "and is left out; the next entry replaces it",
+            file=sys.stderr,
+        )
     return t, ledger
 
 
@@ -132,18 +163,23 @@ def cmd_new(args: argparse.Namespace) -> int:
     from timekeeper.tournament import spec, template
     from timekeeper.tournament.state import TournamentError
 
-    names = ([n.strip() for n in args.names.read_text(encoding="utf-8").splitlines()
-              if n.strip() and not n.startswith("#")] if args.names
-             else [f"Player {i}" for i in range(1, args.players + 1)])
+    names = (
+        [
+            n.strip()
+            for n in args.names.read_text(encoding="utf-8").splitlines()
+            if n.strip() and not n.startswith("#")
+        ]
+        if args.names
+        else [f"Player {i}" for i in range(1, args.players + 1)]
+    )
     try:
-        template.write(args.path, args.rules, names, args.tables,
-                       args.title or args.path.stem)
+        template.write(args.path, args.rules, names, args.tables, args.title or args.path.stem)
     except FileExistsError:
-        raise TournamentError(f"{args.path} exists; a tournament file is never "
-                              "overwritten") from None
+        raise TournamentError(
+            f"{args.path} exists; a tournament file is never overwritten"
+        ) from None
     s = spec.load(args.path)  # what was written must load
-    print(f"wrote {args.path}: {s.rules.title}, {len(s.players)} players, "
-          f"{len(s.tables)} tables")
+    print(f"wrote {args.path}: {s.rules.title}, {len(s.players)} players, {len(s.tables)} tables")
     if note := s.rules.venue_note(len(s.players), len(s.tables)):
         print(note)
     print(f"next: edit it, then `timekeeper tournament draw -f {args.path}`")
@@ -163,8 +199,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if args.ranking:
         ranking, unknown = read_ranking(args.ranking, t.spec.names)
         if unknown:
-            print(f"(not in this tournament: {', '.join(unknown[:10])}"
-                  f"{' …' if len(unknown) > 10 else ''})")
+            print(
+                f"(not in this tournament: {', '.join(unknown[:10])}"
+                f"{' …' if len(unknown) > 10 else ''})"
+            )
     ledger.record(t, clerk.draw(t, seed, ranking, _now()))
     how = "seeded pots" if ranking is not None else "random"
     print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
@@ -175,10 +213,15 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if not t.groups:
         print("  seeds: " + ", ".join(f"{i}. {n}" for i, n in enumerate(t.order, 1)))
     e = evening(t)
-    groups = (f" ({e.group_rounds} in groups)", f", {e.back_to_back} back-to-back group "
-              "matches") if t.groups else ("", "")
-    print(f"{e.rounds} rounds{groups[0]}, {e.idle} idle table-rounds{groups[1]}; about "
-          f"{_hm(e.seconds)}")
+    groups = (
+        (f" ({e.group_rounds} in groups)", f", {e.back_to_back} back-to-back group matches")
+        if t.groups
+        else ("", "")
+    )
+    print(
+        f"{e.rounds} rounds{groups[0]}, {e.idle} idle table-rounds{groups[1]}; about "
+        f"{_hm(e.seconds)}"
+    )
     return 0
 
 
@@ -191,8 +234,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     t, _ = _open(args, drawn=True)
     if args.next:
         for table, m, state in t.next_up():
-            print(f"table {table}: " + ("done" if m is None else
-                                         f"round {m.slot.round}  {m.id}  {m.sides}  ({state})"))
+            print(
+                f"table {table}: "
+                + ("done" if m is None else f"round {m.slot.round}  {m.id}  {m.sides}  ({state})")
+            )
         return 0
     from timekeeper.tournament.evening import clock, round_starts
 
@@ -201,10 +246,12 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     for m in t.fixtures():
         if m.slot.round != current:
             current = m.slot.round
-            profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots
-                                     if s.round == current)
-            when = (f"  about {clock(t.spec.start, starts[current])}"
-                    if t.spec.start is not None else "")
+            profiles = dict.fromkeys(t.profile_of(s.match) for s in t.slots if s.round == current)
+            when = (
+                f"  about {clock(t.spec.start, starts[current])}"
+                if t.spec.start is not None
+                else ""
+            )
             print(f"round {current}  ({', '.join(profiles)}){when}")
         print(_line(m))
     return 0
@@ -215,17 +262,25 @@ def cmd_result(args: argparse.Namespace) -> int:
 
     t, ledger = _open(args)
     decided = "forfeit" if args.forfeit else args.decided
-    written = ledger.record(t, clerk.result(t, args.round, args.table, args.score, decided,
-                                            args.forfeit, args.reason, _now()))
+    written = ledger.record(
+        t,
+        clerk.result(
+            t, args.round, args.table, args.score, decided, args.forfeit, args.reason, _now()
+        ),
+    )
     m = t.fixture(written.match)
     what = "corrected" if written.corrects else "result"
-    print(f"{what}: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
-          f"{m.result.text() if m.result else ''}  (ledger entry {written.n})")
+    print(
+        f"{what}: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
+        f"{m.result.text() if m.result else ''}  (ledger entry {written.n})"
+    )
     if not m.knockout:
         group = t.group_matches[m.id].group
         for tie in t.pending_lots(group):
-            print(f"group {group} is complete with a tie only a lot breaks: {', '.join(tie)}"
-                  f" — `timekeeper tournament lot {group} --order …` once drawn")
+            print(
+                f"group {group} is complete with a tie only a lot breaks: {', '.join(tie)}"
+                f" — `timekeeper tournament lot {group} --order …` once drawn"
+            )
     return 0
 
 
@@ -235,8 +290,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     t, ledger = _open(args)
     event = ledger.record(t, clerk.replay(t, args.round, args.table, args.reason, _now()))
     m = t.fixture(event.match)
-    print(f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"
-          + (f" (set aside: {event.voids.home}:{event.voids.away})" if event.voids else ""))
+    print(
+        f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"
+        + (f" (set aside: {event.voids.home}:{event.voids.away})" if event.voids else "")
+    )
     return 0
 
 
@@ -251,11 +308,24 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
         raise TournamentError(f"{name} has no match to play with a known opponent")
     for m in todo:
         side = "home" if m.home == name else "away"
-        ledger.record(t, clerk.result(t, m.slot.round, m.slot.table, None, "forfeit", side,
-                                      f"withdrew: {args.reason}", _now()))
+        ledger.record(
+            t,
+            clerk.result(
+                t,
+                m.slot.round,
+                m.slot.table,
+                None,
+                "forfeit",
+                side,
+                f"withdrew: {args.reason}",
+                _now(),
+            ),
+        )
         done = t.fixture(m.id)
-        print(f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
-              f"{done.sides}  {done.result.text() if done.result else ''}")
+        print(
+            f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
+            f"{done.sides}  {done.result.text() if done.result else ''}"
+        )
     return 0
 
 
@@ -288,11 +358,16 @@ def standings_text(t: Tournament, group: str) -> list[str]:
     extra = not t.spec.rules.group_draws
     done = t.complete(group)
     head = "   W  OW  OL   L" if extra else "   W   D   L"
-    out = [f"group {group}{'' if done else ' (still playing)'}",
-           f"     {'':<24} P{head}   GF:GA   +/-  Pts"]
+    out = [
+        f"group {group}{'' if done else ' (still playing)'}",
+        f"     {'':<24} P{head}   GF:GA   +/-  Pts",
+    ]
     for row in t.standings(group):
-        counts = (f"{row.won:>4}{row.ot_won:>4}{row.ot_lost:>4}{row.lost:>4}" if extra
-                  else f"{row.won:>4}{row.drawn:>4}{row.lost:>4}")
+        counts = (
+            f"{row.won:>4}{row.ot_won:>4}{row.ot_lost:>4}{row.lost:>4}"
+            if extra
+            else f"{row.won:>4}{row.drawn:>4}{row.lost:>4}"
+        )
         note = ""
         if row.lot == "drawn":
             note = "  (lot)"
@@ -300,9 +375,11 @@ def standings_text(t: Tournament, group: str) -> list[str]:
             note = "  (lot pending)" if done else "  (tied)"
         elif row.ahead_by and row.ahead_by != "points":
             note = f"  (ahead on {row.ahead_by.replace('_', ' ')})"
-        out.append(f"  {row.place:>2}. {row.player:<24}{row.played:>2}{counts}"
-                   f"  {row.goals_for:>3}:{row.goals_against:<3}{row.goal_difference:>+5}"
-                   f"{row.points:>5}{note}")
+        out.append(
+            f"  {row.place:>2}. {row.player:<24}{row.played:>2}{counts}"
+            f"  {row.goals_for:>3}:{row.goals_against:<3}{row.goal_difference:>+5}"
+            f"{row.points:>5}{note}"
+        )
     return out
 
 
@@ -318,8 +395,10 @@ def cmd_bracket(args: argparse.Namespace) -> int:
         home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
         away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
         score = m.result.text() if m.result else ""
-        print(f"{node.id:<6} {node.name:<18} r{m.slot.round} t{m.slot.table}  "
-              f"{home} – {away}  {score}")
+        print(
+            f"{node.id:<6} {node.name:<18} r{m.slot.round} t{m.slot.table}  "
+            f"{home} – {away}  {score}"
+        )
     outcome_f = t.outcome("F")
     if outcome_f:
         print("\nfinal standings:")

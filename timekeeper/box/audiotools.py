@@ -15,16 +15,19 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError
 
-NO_DEVICES = ("  `aplay -l` lists the sound cards the system sees; none there: check the "
-              "speaker or USB card (on a Pi: docs/box.md, HDMI or headphone jack).\n"
-              "  Another driver may see more: `timekeeper audio devices --driver pulseaudio`.\n"
-              "  No card at all: `timekeeper run --audio silent` runs matches without sound.")
-NOT_HEARD = ("heard nothing? `timekeeper audio devices` lists what audio.device may name; "
-             "`alsamixer` (F6: the card) sets the card's own level; docs/box.md has the recipe")
+NO_DEVICES = (
+    "  `aplay -l` lists the sound cards the system sees; none there: check the "
+    "speaker or USB card (on a Pi: docs/box.md, HDMI or headphone jack).\n"
+    "  Another driver may see more: `timekeeper audio devices --driver pulseaudio`.\n"
+    "  No card at all: `timekeeper run --audio silent` runs matches without sound."
+)
+NOT_HEARD = (
+    "heard nothing? `timekeeper audio devices` lists what audio.device may name; "
+    "`alsamixer` (F6: the card) sets the card's own level; docs/box.md has the recipe"
+)
 
 
-def list_devices(driver: str | None, configured: str | None,
-                 out: TextIO = sys.stdout) -> int:
+def list_devices(driver: str | None, configured: str | None, out: TextIO = sys.stdout) -> int:
     """Print the output devices of `driver` (None: SDL's choice); 1 when there are none."""
     from timekeeper.sound.devices import output_devices
 
@@ -36,8 +39,11 @@ def list_devices(driver: str | None, configured: str | None,
     if not names:
         print(f"driver {used}: no output devices.\n{NO_DEVICES}", file=out)
         return 1
-    print(f"driver {used}: {len(names)} output device{'s' if len(names) > 1 else ''}; "
-          "name one in the config as audio.device (none: the system's default):", file=out)
+    print(
+        f"driver {used}: {len(names)} output device{'s' if len(names) > 1 else ''}; "
+        "name one in the config as audio.device (none: the system's default):",
+        file=out,
+    )
     for name in names:
         print(f"{'*' if name == configured else ' '} {name}", file=out)
     if configured is not None and configured not in names:
@@ -45,39 +51,52 @@ def list_devices(driver: str | None, configured: str | None,
     return 0
 
 
-def play_test(cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: float,
-              out: TextIO = sys.stdout) -> int:
+def play_test(
+    cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: float, out: TextIO = sys.stdout
+) -> int:
     """Play one cue through the configured output and wait for it to end; 1 when the
     device cannot be opened (the reason and what to do are printed)."""
     from timekeeper.sound.devices import current_driver, described, open_output
     from timekeeper.sound.pack import CUE_NAMES, find_pack, load_pack
 
     if cue_name not in CUE_NAMES:
-        raise ConfigError(f"unknown cue {cue_name!r}; cues: {', '.join(CUE_NAMES)}",
-                          field="CUE")
+        raise ConfigError(f"unknown cue {cue_name!r}; cues: {', '.join(CUE_NAMES)}", field="CUE")
     if kind == "silent":
-        print("timekeeper: audio.kind is silent: nothing to play; "
-              "`timekeeper audio test --audio stream` tries the card", file=out)
+        print(
+            "timekeeper: audio.kind is silent: nothing to play; "
+            "`timekeeper audio test --audio stream` tries the card",
+            file=out,
+        )
         return 1
     pack = load_pack(find_pack(sounds or cfg.sounds), {cue_name}).scaled(gain)
     samples = pack.sounds[cue_name].samples
     seconds = len(samples) / RATE
     try:
-        output = open_output(pack, None, kind, cfg.audio_driver, cfg.audio_chunk,
-                             cfg.audio_latency, cfg.audio_device, cfg.audio_output)
+        output = open_output(
+            pack,
+            None,
+            kind,
+            cfg.audio_driver,
+            cfg.audio_chunk,
+            cfg.audio_latency,
+            cfg.audio_device,
+            cfg.audio_output,
+        )
     except AudioError as exc:
         print(f"timekeeper: {_reason(exc)}\n{NO_DEVICES}", file=out)
         return 1
     try:
         level = "as recorded" if gain == 1.0 else f"{20 * math.log10(gain):+.1f} dB"
-        print(f"playing {cue_name} ({seconds:.1f} s) from pack {pack.name}: driver "
-              f"{current_driver() or cfg.audio_driver or '?'}, device "
-              f"{cfg.audio_device or '(default)'}, volume {level}, {described(output)}", file=out,
-              flush=True)
+        print(
+            f"playing {cue_name} ({seconds:.1f} s) from pack {pack.name}: driver "
+            f"{current_driver() or cfg.audio_driver or '?'}, device "
+            f"{cfg.audio_device or '(default)'}, volume {level}, {described(output)}",
+            file=out,
+            flush=True,
+        )
         now = time.monotonic()
         due = now + output.lead
-        cue = (Cue(cue_name, due, length=seconds) if cue_name == "last30"
-               else Cue(cue_name, due))
+        cue = Cue(cue_name, due, length=seconds) if cue_name == "last30" else Cue(cue_name, due)
         output.play(cue, now)
         end = due + seconds + 0.2
         while (left := end - time.monotonic()) > 0:

@@ -24,13 +24,33 @@ from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
-TOP_KEYS = ("profile", "sounds", "state_dir", "journal_interval", "control", "audio", "gpio",
-            "web", "hall", "names", "language")
+TOP_KEYS = (
+    "profile",
+    "sounds",
+    "state_dir",
+    "journal_interval",
+    "control",
+    "audio",
+    "gpio",
+    "web",
+    "hall",
+    "names",
+    "language",
+)
 NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password", "password_file", "sync")
-AUDIO_KEYS = ("kind", "output", "driver", "device", "chunk", "latency_ms", "trim_ms",
-              "attempts", "volume")
+AUDIO_KEYS = (
+    "kind",
+    "output",
+    "driver",
+    "device",
+    "chunk",
+    "latency_ms",
+    "trim_ms",
+    "attempts",
+    "volume",
+)
 
 
 @dataclass(frozen=True)
@@ -153,8 +173,7 @@ def _hall(r: Reader, doc: Doc) -> HallConfig | None:
             continue
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
         if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", text):
-            raise doc.error(("hall", key), f"must be 1-32 letters, digits, - or _, not "
-                                           f"{value!r}")
+            raise doc.error(("hall", key), f"must be 1-32 letters, digits, - or _, not {value!r}")
         names[key] = text
     sync = r.text(("hall", "sync"), "chrony")
     host = broker.removeprefix("mqtt://").rsplit(":", 1)[0]
@@ -162,10 +181,15 @@ def _hall(r: Reader, doc: Doc) -> HallConfig | None:
         timesync.checker(sync, host)
     except ValueError as exc:
         raise doc.error(("hall", "sync"), str(exc)) from None
-    return HallConfig(broker, names["hall"], names["table"],
-                      _optional_text(r, ("hall", "user")),
-                      _optional_text(r, ("hall", "password")),
-                      _optional_path(r, ("hall", "password_file"), doc.file), sync)
+    return HallConfig(
+        broker,
+        names["hall"],
+        names["table"],
+        _optional_text(r, ("hall", "user")),
+        _optional_text(r, ("hall", "password")),
+        _optional_path(r, ("hall", "password_file"), doc.file),
+        sync,
+    )
 
 
 def _names(r: Reader) -> tuple[str, str]:
@@ -203,8 +227,10 @@ def _output(r: Reader) -> str:
     return output
 
 
-SDL_ONLY = ("is for audio.output sdl (or auto, which then takes SDL): PulseAudio's stream "
-            "is timed by the server and plays on its default sink")
+SDL_ONLY = (
+    "is for audio.output sdl (or auto, which then takes SDL): PulseAudio's stream "
+    "is timed by the server and plays on its default sink"
+)
 
 
 def _driver(r: Reader) -> str | None:
@@ -257,24 +283,28 @@ def volume_gain(value: object) -> float | str:
     with it: a level 0 < v <= 1 (1.0: the pack as recorded, 0.5: half the amplitude, -6 dB)
     or decibels from -60 to 0 ("-6 dB"). Never louder than the pack: that would clip; the
     ALSA mixer (alsamixer) turns the card itself up."""
-    how = ("must be a level above 0 up to 1.0 (the pack as recorded), e.g. 0.5, or decibels "
-           "from -60 to 0, e.g. \"-6 dB\"")
+    how = (
+        "must be a level above 0 up to 1.0 (the pack as recorded), e.g. 0.5, or decibels "
+        'from -60 to 0, e.g. "-6 dB"'
+    )
     if isinstance(value, bool):
         return f"{how}, not {value!r}"
     if isinstance(value, int | float):
         if value == 0:
             return f"{how}; 0 would be silence: for no sound use audio.kind: silent"
         if not 0 < value <= 1:
-            return (f"{how}, not {value!r}" + ("; to play louder turn up the card's mixer "
-                                                "(alsamixer)" if value > 1 else ""))
+            return f"{how}, not {value!r}" + (
+                "; to play louder turn up the card's mixer (alsamixer)" if value > 1 else ""
+            )
         return float(value)
     match = re.fullmatch(r"\s*([+-]?\d+(?:\.\d*)?)\s*db\s*", str(value), re.IGNORECASE)
     if match is None:
         return f"{how}, not {value!r}"
     db = float(match.group(1))
     if not -60 <= db <= 0:
-        return (f"{how}, not {value!r}" + ("; to play louder turn up the card's mixer "
-                                            "(alsamixer)" if db > 0 else ""))
+        return f"{how}, not {value!r}" + (
+            "; to play louder turn up the card's mixer (alsamixer)" if db > 0 else ""
+        )
     return 10 ** (db / 20)
 
 
@@ -288,8 +318,13 @@ def _volume(r: Reader) -> float:
     return gain
 
 
-def audio_for_run(cfg: Config, kind: str | None, chunk: int | None, latency_ms: float | None,
-                  output: str | None = None) -> tuple[str, int | None, float | None, str]:
+def audio_for_run(
+    cfg: Config,
+    kind: str | None,
+    chunk: int | None,
+    latency_ms: float | None,
+    output: str | None = None,
+) -> tuple[str, int | None, float | None, str]:
     """(kind, chunk, latency in s, output) for `run`: its --audio, --audio-chunk,
     --audio-latency and --audio-output (None: not given) over the config, checked together,
     so that settings that cannot work are refused (exit 2) before anything is opened or
@@ -298,8 +333,9 @@ def audio_for_run(cfg: Config, kind: str | None, chunk: int | None, latency_ms: 
     output = output or cfg.audio_output
     if output == "pulse" and latency_ms is not None:
         raise ConfigError(SDL_ONLY, field="--audio-latency")
-    if output == "pulse" and (cfg.audio_device or cfg.audio_latency is not None
-                              or cfg.audio_trim):  # (--audio-output pulse over the file)
+    if output == "pulse" and (
+        cfg.audio_device or cfg.audio_latency is not None or cfg.audio_trim
+    ):  # (--audio-output pulse over the file)
         raise ConfigError(SDL_ONLY, field="audio.device / audio.latency_ms / audio.trim_ms")
     if chunk is not None and (problem := chunk_problem(chunk)):
         raise ConfigError(problem, field="--audio-chunk")
@@ -308,17 +344,23 @@ def audio_for_run(cfg: Config, kind: str | None, chunk: int | None, latency_ms: 
     latency = cfg.audio_latency if latency_ms is None else latency_ms / 1000
     chunk = chunk or cfg.audio_chunk
     if kind == "mixer" and latency is not None:
-        raise ConfigError("is for --audio stream only (the mixer cannot compensate latency)",
-                          field="--audio-latency / audio.latency_ms")
+        raise ConfigError(
+            "is for --audio stream only (the mixer cannot compensate latency)",
+            field="--audio-latency / audio.latency_ms",
+        )
     if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
         if kind == "mixer":
-            raise ConfigError("is for audio.kind stream only (the mixer cannot place cues)",
-                              field="audio.trim_ms")
+            raise ConfigError(
+                "is for audio.kind stream only (the mixer cannot place cues)", field="audio.trim_ms"
+            )
         from timekeeper.sound.mixing import RATE
         from timekeeper.sound.sdlsink import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
 
-        base = latency if latency is not None else (
-            LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+        base = (
+            latency
+            if latency is not None
+            else (LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+        )
         latency = max(0.0, base + cfg.audio_trim)
     return kind, chunk, latency, output
 
@@ -328,17 +370,25 @@ def audio_text(cfg: Config) -> str:
     it takes (devices.open_sink decides the same way)."""
     if cfg.audio_kind != "stream":
         return f"{cfg.audio_kind} (audio.output is for the stream only)"
-    by_hand = [f"audio.{key} {value}" for key, value in (
-        ("driver", cfg.audio_driver if cfg.audio_driver != "pulseaudio" else None),
-        ("device", cfg.audio_device),
-        ("latency_ms", None if cfg.audio_latency is None else f"{cfg.audio_latency * 1e3:g}"),
-        ("trim_ms", f"{cfg.audio_trim * 1e3:g}" if cfg.audio_trim else None))
-        if value is not None]
-    output = {"pulse": "pulse (PulseAudio's own stream, timed by the server)",
-              "sdl": "sdl (an SDL device, timed by its callbacks)",
-              "auto": ("auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
-                       if by_hand else "auto: pulse when a PulseAudio server answers, "
-                                       "else sdl")}[cfg.audio_output]
+    by_hand = [
+        f"audio.{key} {value}"
+        for key, value in (
+            ("driver", cfg.audio_driver if cfg.audio_driver != "pulseaudio" else None),
+            ("device", cfg.audio_device),
+            ("latency_ms", None if cfg.audio_latency is None else f"{cfg.audio_latency * 1e3:g}"),
+            ("trim_ms", f"{cfg.audio_trim * 1e3:g}" if cfg.audio_trim else None),
+        )
+        if value is not None
+    ]
+    output = {
+        "pulse": "pulse (PulseAudio's own stream, timed by the server)",
+        "sdl": "sdl (an SDL device, timed by its callbacks)",
+        "auto": (
+            "auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
+            if by_hand
+            else "auto: pulse when a PulseAudio server answers, else sdl"
+        ),
+    }[cfg.audio_output]
     return f"stream, audio.output {output}"
 
 
@@ -383,4 +433,3 @@ def _optional_path(r: Reader, path: Path_, file: Path) -> Path | None:
         return None
     chosen = Path(text).expanduser()
     return chosen if chosen.is_absolute() else file.parent / chosen
-

@@ -23,8 +23,12 @@ class FailAlone:
         except Exception as exc:
             if what not in self.failing:
                 self.failing.add(what)
-                log.error("%s failed (%s); the match goes on, and it is tried again", what,
-                          exc, exc_info=not isinstance(exc, OSError))
+                log.error(
+                    "%s failed (%s); the match goes on, and it is tried again",
+                    what,
+                    exc,
+                    exc_info=not isinstance(exc, OSError),
+                )
             return False
         if what in self.failing:
             self.failing.discard(what)

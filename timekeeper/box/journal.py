@@ -32,8 +32,11 @@ log = logging.getLogger(__name__)
 FILE_NAME = "match.json"
 FORMAT = 1
 RUNNING = (State.RUNNING.value, State.SHOT.value)
-IN_PROGRESS = {s.value for s in State} - {State.IDLE.value, State.PRESTART.value,
-                                          State.FINISHED.value}  # what restore goes on with
+IN_PROGRESS = {s.value for s in State} - {
+    State.IDLE.value,
+    State.PRESTART.value,
+    State.FINISHED.value,
+}  # what restore goes on with
 MAX_SECONDS = 24 * 3600.0  # no period is played for longer than a day
 MAX_ADDED = MAX_ADD  # nor is more than an hour added to one (the engine refuses more)
 MAX_SHOTS = 1000  # shoot-out shots: sudden death ends long before
@@ -89,10 +92,10 @@ def loads(text: str, source: Path | str = "journal") -> Snapshot:
         return _loads(text, source)
     except JournalError:
         raise
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError,
-            OverflowError) as exc:
-        raise JournalError(f"{source}: not a journal ({type(exc).__name__}: "
-                           f"{str(exc)[:120]})") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, OverflowError) as exc:
+        raise JournalError(
+            f"{source}: not a journal ({type(exc).__name__}: {str(exc)[:120]})"
+        ) from None
 
 
 def _loads(text: str, source: Path | str) -> Snapshot:
@@ -102,16 +105,24 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         raise JournalError(f"{source}: not a journal (corrupt or truncated: {exc})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise JournalError(f"{source}: not a timekeeper journal of format {FORMAT}")
-    kinds = {"profile": str, "state": str, "index": int, "play_time": float, "added": float,
-             "shots": int, "shootout": bool}
+    kinds = {
+        "profile": str,
+        "state": str,
+        "index": int,
+        "play_time": float,
+        "added": float,
+        "shots": int,
+        "shootout": bool,
+    }
     values: dict = {}
     extra = record.get("extra")
     if extra is not None:
         try:
             _check_extra(extra)
         except _Wrong as exc:
-            raise JournalError(f"{source}: field 'extra{exc.args[0]}' missing or wrong "
-                               f"({exc.args[1]!r:.60})") from None
+            raise JournalError(
+                f"{source}: field 'extra{exc.args[0]}' missing or wrong ({exc.args[1]!r:.60})"
+            ) from None
     values["extra"] = extra
     score = record.get("score")  # (journals before the score have none; the engine's
     if score is not None and not isinstance(score, dict):  # restore checks the rest)
@@ -132,8 +143,9 @@ def _loads(text: str, source: Path | str) -> Snapshot:
         raise JournalError(f"{source}: unknown state {values['state']!r:.60}")
     for name, top in (("play_time", MAX_SECONDS), ("added", MAX_ADDED)):
         if not 0 <= values[name] <= top:  # also NaN and infinity
-            raise JournalError(f"{source}: field {name!r} out of range ({values[name]!r}; "
-                               f"0 to {top:g} s)")
+            raise JournalError(
+                f"{source}: field {name!r} out of range ({values[name]!r}; 0 to {top:g} s)"
+            )
     if not 0 <= values["index"] <= 1000 or not 0 <= values["shots"] <= MAX_SHOTS:
         raise JournalError(f"{source}: period or shots out of range")
     values["index"] -= 1  # (the file counts from 1)
@@ -144,10 +156,14 @@ def _names(names: object, source: Path | str) -> dict | None:
     """The sides' names as the engine keeps them (journals before the names have none)."""
     if names is None:
         return None
-    if not isinstance(names, dict) or set(names) != set(TEAMS) or not all(
-            isinstance(names[team], str) and len(names[team]) <= MAX_NAME for team in TEAMS):
-        raise JournalError(f"{source}: field 'names' must be {{\"home\": NAME, \"away\": "
-                           f"NAME}} ({names!r:.60})")
+    if (
+        not isinstance(names, dict)
+        or set(names) != set(TEAMS)
+        or not all(isinstance(names[team], str) and len(names[team]) <= MAX_NAME for team in TEAMS)
+    ):
+        raise JournalError(
+            f'{source}: field \'names\' must be {{"home": NAME, "away": NAME}} ({names!r:.60})'
+        )
     for team in TEAMS:
         try:
             if check_name(names[team]) != names[team]:
@@ -169,8 +185,11 @@ def _int(value: object, where: str, top: int = 1_000_000, low: int = 0) -> None:
 def _seconds(value: object, where: str, none: bool = False) -> None:
     if none and value is None:
         return
-    if not isinstance(value, int | float) or isinstance(value, bool) or not (
-            0 <= value <= MAX_SECONDS):
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or not (0 <= value <= MAX_SECONDS)
+    ):
         raise _Wrong(where, value)
 
 
@@ -202,8 +221,11 @@ def _check_extra(extra: object) -> None:
         _int(p["id"], f"{at}.id", 1_000_000, 1)
         if p["team"] not in TEAMS:
             raise _Wrong(f"{at}.team", p["team"])
-        if not isinstance(p["kinds"], list) or not 0 < len(p["kinds"]) <= MAX_KINDS or any(
-                k not in KINDS for k in p["kinds"]):
+        if (
+            not isinstance(p["kinds"], list)
+            or not 0 < len(p["kinds"]) <= MAX_KINDS
+            or any(k not in KINDS for k in p["kinds"])
+        ):
             raise _Wrong(f"{at}.kinds", p["kinds"])
         if not isinstance(p["segments"], list) or len(p["segments"]) > MAX_KINDS:
             raise _Wrong(f"{at}.segments", p["segments"])
@@ -217,8 +239,13 @@ def _check_extra(extra: object) -> None:
         _seconds(p["since"], f"{at}.since", none=True)
     score = extra.get("score")
     if score is not None:
-        if not isinstance(score, dict) or set(score) != {"first", "then", "attempts", "goals",
-                                                         "opener"}:
+        if not isinstance(score, dict) or set(score) != {
+            "first",
+            "then",
+            "attempts",
+            "goals",
+            "opener",
+        }:
             raise _Wrong(".score", score)
         _int(score["first"], ".score.first", 100, 1)
         _int(score["then"], ".score.then", 100, 1)
@@ -231,8 +258,16 @@ def _check_extra(extra: object) -> None:
     _int(extra.get("timeout_stoppage"), ".timeout_stoppage", 10_000_000, -1)
     if extra.get("penalty_shot") not in (None, *TEAMS):
         raise _Wrong(".penalty_shot", extra.get("penalty_shot"))
-    known = {"box", "score", "timeouts_used", "timeout_team", "timeout_until", "stoppage",
-             "timeout_stoppage", "penalty_shot"}
+    known = {
+        "box",
+        "score",
+        "timeouts_used",
+        "timeout_team",
+        "timeout_until",
+        "stoppage",
+        "timeout_stoppage",
+        "penalty_shot",
+    }
     if set(extra) - known:
         raise _Wrong("." + sorted(set(extra) - known)[0], "unknown field")
 
@@ -242,8 +277,10 @@ def parse_resume_at(text: str, profile_key: str) -> Snapshot:
     continue on another box a match whose table or box broke."""
     match = re.fullmatch(r"\s*(\d+):(\d+):(\d+(?:\.\d+)?)\s*", text)
     if not match:
-        raise ValueError(f"takes PERIOD:MM:SS of play time, e.g. 2:01:30 for period 2 at "
-                         f"1:30 played (got {text!r})")
+        raise ValueError(
+            f"takes PERIOD:MM:SS of play time, e.g. 2:01:30 for period 2 at "
+            f"1:30 played (got {text!r})"
+        )
     period, minutes, seconds = match.groups()
     if int(period) < 1:
         raise ValueError("periods count from 1")
@@ -261,8 +298,10 @@ class Journal(RunnerListener):
         """Raises ConfigError for a sound pack's folder (a mix-up once put journals into
         the built-in pack): a pack is copied from box to box and must hold no match."""
         if (folder / "pack.yaml").is_file():
-            raise ConfigError(f"{folder} is a sound pack's folder; the journal goes in a state "
-                              "folder of its own", field="--state-dir")
+            raise ConfigError(
+                f"{folder} is a sound pack's folder; the journal goes in a state folder of its own",
+                field="--state-dir",
+            )
         self.path = folder / FILE_NAME
         self.engine, self.interval = engine, interval
         self._last: Snapshot | None = None
@@ -291,18 +330,32 @@ class Journal(RunnerListener):
             return None
         if snap.profile != self.engine.profile.key:
             if snap.state not in IN_PROGRESS or snap.index < 0:  # nothing to go on with
-                log.info("journal %s held no match in progress (profile %s, %s); starting a "
-                         "new match of %s", self.path, snap.profile, snap.state,
-                         self.engine.profile.key)
+                log.info(
+                    "journal %s held no match in progress (profile %s, %s); starting a "
+                    "new match of %s",
+                    self.path,
+                    snap.profile,
+                    snap.state,
+                    self.engine.profile.key,
+                )
                 return None  # (the next save replaces it)
             kept = self.set_aside(None)
             if kept is None:
-                log.warning("a match of profile %s in progress could not be kept (%s cannot "
-                            "be renamed); starting a new match", snap.profile, self.path)
+                log.warning(
+                    "a match of profile %s in progress could not be kept (%s cannot "
+                    "be renamed); starting a new match",
+                    snap.profile,
+                    self.path,
+                )
             else:
-                log.warning("a match of profile %s in progress was kept as %s; `timekeeper run "
-                            "--profile %s --resume-from %s` goes on with it", snap.profile, kept,
-                            snap.profile, kept)
+                log.warning(
+                    "a match of profile %s in progress was kept as %s; `timekeeper run "
+                    "--profile %s --resume-from %s` goes on with it",
+                    snap.profile,
+                    kept,
+                    snap.profile,
+                    kept,
+                )
             return None
         return snap
 
@@ -349,8 +402,7 @@ class Journal(RunnerListener):
             break
         if why is not None:
             where = f"; kept as {kept}" if kept else ""
-            log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why,
-                        where)
+            log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why, where)
         return kept
 
     def save(self, now: float) -> None:
@@ -363,9 +415,12 @@ class Journal(RunnerListener):
             write_atomic(self.path, dumps(snap))
         except OSError as exc:  # a full or read-only card must not stop the match
             if not self._failed:
-                log.error("cannot write the journal %s: %s; the match time is NOT kept "
-                          "through a crash or power cut (check --state-dir / state_dir)",
-                          self.path, exc.strerror or exc)
+                log.error(
+                    "cannot write the journal %s: %s; the match time is NOT kept "
+                    "through a crash or power cut (check --state-dir / state_dir)",
+                    self.path,
+                    exc.strerror or exc,
+                )
             self._failed = True
             self._next_due = now + max(self.interval, 1.0)  # tried again, running or not
             return
@@ -385,5 +440,3 @@ class Journal(RunnerListener):
 
     def fire(self, now: float) -> None:
         self.save(now)
-
-

@@ -75,7 +75,8 @@ def _run_live(args: argparse.Namespace) -> int:
     # later (EMFILE, a full disk's errors) would stop a running box at its first status line
     language.words(cfg.language)
     kind, chunk, latency, output = box_config.audio_for_run(  # refused before anything is
-        cfg, args.audio, args.audio_chunk, args.audio_latency, args.audio_output)  # touched
+        cfg, args.audio, args.audio_chunk, args.audio_latency, args.audio_output
+    )  # touched
     control_path = args.control or cfg.control or default_path()
     folder = state_dir(args.state_dir or cfg.state_dir)
     if in_use(control_path):  # before the journal: the running box's match is left alone
@@ -83,18 +84,19 @@ def _run_live(args: argparse.Namespace) -> int:
         return 1
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
-    pack = load_pack(find_pack(args.sounds or cfg.sounds), chosen.cue_names,
-                     melody_window(chosen)).scaled(cfg.audio_volume)  # the tune as far as used
+    pack = load_pack(
+        find_pack(args.sounds or cfg.sounds), chosen.cue_names, melody_window(chosen)
+    ).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
-    resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh,
-                     args.replay)
+    resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh, args.replay)
     if not any(engine.names.values()):  # the config's names, unless the journal kept some
         engine.name_sides(*cfg.names)
 
     def open_audio() -> Output:
-        return open_output(pack, chosen, kind, cfg.audio_driver, chunk, latency,
-                           cfg.audio_device, output)
+        return open_output(
+            pack, chosen, kind, cfg.audio_driver, chunk, latency, cfg.audio_device, output
+        )
 
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
         threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
@@ -108,8 +110,13 @@ def _run_live(args: argparse.Namespace) -> int:
     # pages before the runner's listeners, the events log and the sound card last.
     with contextlib.ExitStack() as devices:
         devices.callback(audio.close)
-        events = (EventLog(args.events, profile=chosen.key, wall_clock=True, heard=not mark,
-                           keep_going=True) if args.events else None)
+        events = (
+            EventLog(
+                args.events, profile=chosen.key, wall_clock=True, heard=not mark, keep_going=True
+            )
+            if args.events
+            else None
+        )
         if events is not None:
             devices.callback(events.close)
         runner = Runner(engine, [audio], events)  # (the events log: its first listener)
@@ -134,9 +141,17 @@ def _run_live(args: argparse.Namespace) -> int:
 
         if sys.stdout.isatty():
             help_text = key_help if interactive else "keys off: control it with `timekeeper ctl`"
-            line = devices.enter_context(contextlib.closing(StatusLine(
-                runner.status, help_text, mark=mark, tail="? keys" if interactive else "",
-                words=language.words(cfg.language)).start()))
+            line = devices.enter_context(
+                contextlib.closing(
+                    StatusLine(
+                        runner.status,
+                        help_text,
+                        mark=mark,
+                        tail="? keys" if interactive else "",
+                        words=language.words(cfg.language),
+                    ).start()
+                )
+            )
             runner.listeners.append(line)
             show_help = line.show_help  # type: ignore[assignment]
             root = logging.getLogger()
@@ -146,8 +161,9 @@ def _run_live(args: argparse.Namespace) -> int:
         else:
             runner.listeners.append(LogLines(mark=mark))
         if interactive:
-            keys = Keyboard(runner.submit, on_help=show_help,
-                            state=lambda: runner.engine.state.value)
+            keys = Keyboard(
+                runner.submit, on_help=show_help, state=lambda: runner.engine.state.value
+            )
             devices.callback(keys.start().close)
 
         hall = _hall(args, cfg, runner, chosen.key, folder, switch)  # (joined below)
@@ -157,8 +173,9 @@ def _run_live(args: argparse.Namespace) -> int:
         if web is not None:
             devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
-            server = ControlServer(runner, control_path,
-                                   make_folder=not (args.control or cfg.control))
+            server = ControlServer(
+                runner, control_path, make_folder=not (args.control or cfg.control)
+            )
         except SocketInUse:
             print(_second_box(control_path, folder), file=sys.stderr)
             return 1
@@ -177,15 +194,31 @@ def _run_live(args: argparse.Namespace) -> int:
             runner.listeners.append(Watchdog(notifier, interval, now))
         journal.save(now)  # at once: a state folder that cannot be written is said now
         if resumed is not None:
-            source = (f"at {args.resume_at} (--resume-at)" if args.resume_at else
-                      f"from {args.resume_from}" if args.resume_from else "from the journal")
+            source = (
+                f"at {args.resume_at} (--resume-at)"
+                if args.resume_at
+                else f"from {args.resume_from}"
+                if args.resume_from
+                else "from the journal"
+            )
             log.info("resumed %s: %s", source, resumed_text(runner.status(), args.replay))
-        log.info("ready: profile %s, sounds %s, audio %s (audio.output %s), control %s, "
-                 "journal %s", chosen.key, pack.name, described(audio.output), output,
-                 control_path, journal.path)
-        log.debug("audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms", kind,
-                  chunk or "default", "default" if latency is None else f"{latency * 1e3:g} ms",
-                  cfg.audio_device or "default", runner.lead * 1e3)
+        log.info(
+            "ready: profile %s, sounds %s, audio %s (audio.output %s), control %s, journal %s",
+            chosen.key,
+            pack.name,
+            described(audio.output),
+            output,
+            control_path,
+            journal.path,
+        )
+        log.debug(
+            "audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms",
+            kind,
+            chunk or "default",
+            "default" if latency is None else f"{latency * 1e3:g} ms",
+            cfg.audio_device or "default",
+            runner.lead * 1e3,
+        )
         notifier.ready(service.text(runner.status()))
         if args.start:
             runner.submit(Command(Action.START))
@@ -196,13 +229,14 @@ def _run_live(args: argparse.Namespace) -> int:
         runner.run()
         notifier.stopping()
         if runner.engine.state.value not in ("idle", "finished"):
-            log.info("quit: the match is journaled (%s); `timekeeper run` goes on from there",
-                     resumed_text(runner.engine.status(runner.clock())))
+            log.info(
+                "quit: the match is journaled (%s); `timekeeper run` goes on from there",
+                resumed_text(runner.engine.status(runner.clock())),
+            )
     return 0
 
 
-def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
-         commands: dict):
+def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path, commands: dict):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
 
@@ -220,26 +254,37 @@ def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path,
     try:
         tokens = TokenStore(folder)
     except OSError as exc:
-        raise ConfigError(f"cannot keep the operator token: {exc.strerror or exc}",
-                          Path(exc.filename or folder)) from None
+        raise ConfigError(
+            f"cannot keep the operator token: {exc.strerror or exc}", Path(exc.filename or folder)
+        ) from None
     try:
         web = WebServer(runner, *listen, tokens, cfg.language, commands).start()
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
-                          field="--web / web.listen") from None
+        raise ConfigError(
+            f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror or exc}",
+            field="--web / web.listen",
+        ) from None
     return web
 
 
 def _link_handler(web):
     """`ctl link [new]` over the ctl socket: the operator page's link, from the web server."""
     if web is None:
-        return lambda _: {"ok": False, "error": "the web pages are off: run with --web PORT, "
-                                                "or set web.listen in the config"}
+        return lambda _: {
+            "ok": False,
+            "error": "the web pages are off: run with --web PORT, or set web.listen in the config",
+        }
     return lambda words: web.link(renew=words == ["new"])
 
 
-def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key: str,
-          folder: Path, switch=None):
+def _hall(
+    args: argparse.Namespace,
+    cfg: box_config.Config,
+    runner,
+    profile_key: str,
+    folder: Path,
+    switch=None,
+):
     """The link to the hall (run --hall URL --table T, or the config's hall:), a listener of
     the runner, not yet started; None if not asked."""
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
@@ -251,8 +296,10 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
 
     table = args.table or (cfg.hall.table if cfg.hall else "")
     if not table:
-        raise ConfigError("a box joining a hall needs its table: --table T (or hall.table in "
-                          "the config)", field="--table")
+        raise ConfigError(
+            "a box joining a hall needs its table: --table T (or hall.table in the config)",
+            field="--table",
+        )
     try:
         broker = Broker.parse(url)
     except ValueError as exc:
@@ -261,16 +308,24 @@ def _hall(args: argparse.Namespace, cfg: box_config.Config, runner, profile_key:
     sync = getattr(args, "sync", None) or (cfg.hall.sync if cfg.hall else "chrony")
     try:
         if cfg.hall:
-            broker = with_account(broker, cfg.hall.user, cfg.hall.password,
-                                  cfg.hall.password_file)
+            broker = with_account(broker, cfg.hall.user, cfg.hall.password, cfg.hall.password_file)
         sync_check = timesync.checker(sync, broker.host)
     except ValueError as exc:
-        raise ConfigError(str(exc), field="--sync" if "sync" in str(exc) else
-                          "hall.password_file") from None
+        raise ConfigError(
+            str(exc), field="--sync" if "sync" in str(exc) else "hall.password_file"
+        ) from None
     try:
         # the desk's pairings (the profile switched between matches), the results home
-        link = HallLink(runner, broker, hall_name, str(table), profile_key,
-                        sync_check=sync_check, results=folder, switch=switch)
+        link = HallLink(
+            runner,
+            broker,
+            hall_name,
+            str(table),
+            profile_key,
+            sync_check=sync_check,
+            results=folder,
+            switch=switch,
+        )
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
@@ -302,16 +357,19 @@ def _gpio(cfg: box_config.Config, runner, audio) -> contextlib.ExitStack:
                 lamp.fault_changed(audio.fault(), now)
             for relay_config in (g.horn, g.buzzer):
                 if relay_config is not None:
-                    relay = opened.enter_context(contextlib.closing(Relay(relay_config,
-                                                                          factory)))
+                    relay = opened.enter_context(contextlib.closing(Relay(relay_config, factory)))
                     runner.listeners.append(relay)
         except Exception as exc:  # a pin in use, or no permission for /dev/gpiochip*
             where = cfg.source or "the default wiring"
             raise ConfigError(f"GPIO: {exc}", Path(str(where))) from None
         names = [b.name for b in g.buttons]
-        log.info("GPIO: buttons %s%s%s%s", ", ".join(names) or "none",
-                 ", lamp" if g.lamp else "", ", horn" if g.horn else "",
-                 ", buzzer" if g.buzzer else "")
+        log.info(
+            "GPIO: buttons %s%s%s%s",
+            ", ".join(names) or "none",
+            ", lamp" if g.lamp else "",
+            ", horn" if g.horn else "",
+            ", buzzer" if g.buzzer else "",
+        )
         return opened.pop_all()  # (open: the caller's stack closes them)
 
 
@@ -319,11 +377,17 @@ def _second_box(control: Path, folder: Path) -> str:
     """A second `run` on a machine where one runs already: how to talk to the first, and how
     to run another box beside it."""
     home = str(Path.home())
-    other, sock = (str(p).replace(home, "~", 1) if str(p).startswith(home + "/") else str(p)
-                   for p in (folder.with_name(f"{folder.name}-2"),
-                             control.with_name(f"{control.stem}-2{control.suffix}")))
-    return (f"timekeeper: another timekeeper is already listening on {control} "
-            f"(`timekeeper ctl status` asks it).\n"
-            f"To run a second box beside it, give it its own socket and journal:\n"
-            f"  timekeeper run --control {sock} --state-dir {other}\n"
-            f"and control it with `timekeeper ctl --control {sock} …`")
+    other, sock = (
+        str(p).replace(home, "~", 1) if str(p).startswith(home + "/") else str(p)
+        for p in (
+            folder.with_name(f"{folder.name}-2"),
+            control.with_name(f"{control.stem}-2{control.suffix}"),
+        )
+    )
+    return (
+        f"timekeeper: another timekeeper is already listening on {control} "
+        f"(`timekeeper ctl status` asks it).\n"
+        f"To run a second box beside it, give it its own socket and journal:\n"
+        f"  timekeeper run --control {sock} --state-dir {other}\n"
+        f"and control it with `timekeeper ctl --control {sock} …`"
+    )

@@ -15,9 +15,14 @@ from timekeeper.rules.yamldoc import ConfigError
 log = logging.getLogger(__name__)
 
 
-def resume(engine: Engine, journal: Journal, resume_at: str | None = None,
-           resume_from: Path | None = None, fresh: bool = False,
-           replay: bool = False) -> Snapshot | None:
+def resume(
+    engine: Engine,
+    journal: Journal,
+    resume_at: str | None = None,
+    resume_from: Path | None = None,
+    fresh: bool = False,
+    replay: bool = False,
+) -> Snapshot | None:
     """The match to go on with, restored into the engine with its clock stopped (None: a new
     match)."""
     key = engine.profile.key
@@ -35,13 +40,18 @@ def resume(engine: Engine, journal: Journal, resume_at: str | None = None,
         except JournalError as exc:
             raise ConfigError(str(exc), field="--resume-from") from None
         if snap.profile != key:
-            raise ConfigError(f"the journal is of profile {snap.profile}, not {key}; "
-                              f"run with --profile {snap.profile}", resume_from)
+            raise ConfigError(
+                f"the journal is of profile {snap.profile}, not {key}; "
+                f"run with --profile {snap.profile}",
+                resume_from,
+            )
         source = str(resume_from)
     elif fresh:
         if replay:
-            raise ConfigError("--replay plays the journal's match again; --fresh starts a new "
-                              "one: choose one", field="--replay")
+            raise ConfigError(
+                "--replay plays the journal's match again; --fresh starts a new one: choose one",
+                field="--replay",
+            )
         return None
     else:  # whatever is wrong with the journal, it is set aside: never a crash loop
         kept = journal.resume()
@@ -51,8 +61,7 @@ def resume(engine: Engine, journal: Journal, resume_at: str | None = None,
     try:
         engine.restore(snap)
     except Exception as exc:
-        raise ConfigError(str(exc), field="--resume-at" if resume_at else
-                          "--resume-from") from None
+        raise ConfigError(str(exc), field="--resume-at" if resume_at else "--resume-from") from None
     return _restored(engine, snap, source, replay)
 
 
@@ -74,5 +83,6 @@ def _replay(engine: Engine, source: str) -> None:
     try:  # a restored match has no deadline: the time told does not matter
         engine.handle(Command(Action.REPLAY), 0.0)
     except Refused as exc:
-        raise ConfigError(f"no match under way in {source} to replay ({exc})",
-                          field="--replay") from None
+        raise ConfigError(
+            f"no match under way in {source} to replay ({exc})", field="--replay"
+        ) from None

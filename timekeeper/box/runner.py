@@ -38,8 +38,13 @@ MAX_SCHEDULED = 4  # commands held for an instant ahead (the hall's): a few, nev
 
 
 class Runner:
-    def __init__(self, engine: Engine, outputs: list[Output], events: EventLog | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        outputs: list[Output],
+        events: EventLog | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.engine, self.outputs, self.events, self.clock = engine, outputs, events, clock
         # told what happens (the events log first: a cue is on record before it is shown),
         # and woken at their own deadlines (`next_due`, `fire`), as the outputs are
@@ -48,7 +53,8 @@ class Runner:
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         # Each command goes with the runner's clock at submit: the time it was given
         self._queue: queue.SimpleQueue[tuple[Command | None, Future | None, float | None]] = (
-            queue.SimpleQueue())
+            queue.SimpleQueue()
+        )
         self._lock = threading.Lock()
         self.exited = threading.Event()  # the loop has ended (after a QUIT)
         # Outputs with a lead get cues that much early, so the engine is told a time up to
@@ -93,9 +99,12 @@ class Runner:
         with self._lock:
             if len(self._scheduled) >= MAX_SCHEDULED:
                 waiting = ", ".join(w["command"] for w in self._waiting(self.clock()))
-                future.set_exception(Refused(
-                    f"this table already holds {MAX_SCHEDULED} scheduled commands ({waiting});"
-                    f" a reset or `hall cancel` clears them"))
+                future.set_exception(
+                    Refused(
+                        f"this table already holds {MAX_SCHEDULED} scheduled commands ({waiting});"
+                        f" a reset or `hall cancel` clears them"
+                    )
+                )
                 return future
             heapq.heappush(self._scheduled, (at, next(self._order), command, future))
         self._queue.put((None, None, None))  # wake the loop: its wait is computed anew
@@ -110,8 +119,9 @@ class Runner:
             if future.set_running_or_notify_cancel():
                 future.set_exception(Refused(f"called off: {why}"))
         if called_off:
-            log.info("scheduled %s called off: %s",
-                     ", ".join(str(c) for _, _, c, _ in called_off), why)
+            log.info(
+                "scheduled %s called off: %s", ", ".join(str(c) for _, _, c, _ in called_off), why
+            )
             self._queue.put((None, None, None))  # (its wait is computed anew)
         return [str(command) for _, _, command, _ in called_off]
 
@@ -147,13 +157,19 @@ class Runner:
     def _status(self, now: float) -> Status:  # (under the lock)
         """The engine's status (the match and its profile's facts) with the box's facts:
         the one place they are added."""
-        return dataclasses.replace(self.engine.status(now), muted=self.muted,
-                                   scheduled=self._waiting(now), audio_fault=self.audio_fault,
-                                   hall_result=self.hall_result())
+        return dataclasses.replace(
+            self.engine.status(now),
+            muted=self.muted,
+            scheduled=self._waiting(now),
+            audio_fault=self.audio_fault,
+            hall_result=self.hall_result(),
+        )
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)
-        return [{"command": str(command), "in": round(max(0.0, at - now), 3)}
-                for at, _, command, _ in sorted(self._scheduled)]
+        return [
+            {"command": str(command), "in": round(max(0.0, at - now), 3)}
+            for at, _, command, _ in sorted(self._scheduled)
+        ]
 
     # ------------------------------------------------------------------ the loop
 
@@ -181,8 +197,12 @@ class Runner:
         wakes = [t for t in (ahead, first, *self._timer_dues()) if t is not None]
         return min(wakes) if wakes else None
 
-    def step(self, command: Command | None = None, given: float | None = None,
-             future: Future | None = None) -> bool:
+    def step(
+        self,
+        command: Command | None = None,
+        given: float | None = None,
+        future: Future | None = None,
+    ) -> bool:
         """One turn: apply `command`, given at `given` on the runner's clock (None: now), or
         with no command, what is due by now plus the lead and a scheduled command whose
         instant has come; hand the cues to the outputs, tell the listeners, fire what is due
@@ -190,8 +210,11 @@ class Runner:
         QUIT has ended the loop."""
         if self._next_engine is not None:
             self._swap_engine()
-        scheduled = command is None and bool(self._scheduled) and \
-            self._scheduled[0][0] - self.lead <= self.clock()
+        scheduled = (
+            command is None
+            and bool(self._scheduled)
+            and self._scheduled[0][0] - self.lead <= self.clock()
+        )
         if scheduled:  # its instant is the time it was given
             with self._lock:
                 given, _, command, future = heapq.heappop(self._scheduled)
@@ -250,8 +273,11 @@ class Runner:
     def _mute(self, muted: bool, future: Future | None) -> None:
         if muted != self.muted:
             self.muted = muted
-            log.info("sound %s by the operator%s", "muted" if muted else "back on",
-                     " (relays and lamp still work)" if muted else "")
+            log.info(
+                "sound %s by the operator%s",
+                "muted" if muted else "back on",
+                " (relays and lamp still work)" if muted else "",
+            )
         status = self.status()
         self._tell("state_changed", status)  # screens show it at once
         self._tell("match_changed", status, self.clock())
@@ -314,5 +340,4 @@ class Runner:
     def _tell(self, event: str, *args: object) -> None:
         """Call `event` (a RunnerListener method) on every listener, each failing alone."""
         for listener in self.listeners:
-            self._fails.call(f"{type(listener).__name__}.{event}", getattr(listener, event),
-                             *args)
+            self._fails.call(f"{type(listener).__name__}.{event}", getattr(listener, event), *args)

@@ -64,8 +64,15 @@ FAST = Pattern("fast blink", 0.25, ((0.0, 0.125),))  # pre-start countdown
 FAULT = Pattern("double flash", 2.0, ((0.0, 0.12), (0.3, 0.42)))  # audio lost
 
 LAMP_PATTERNS = {
-    "idle": OFF, "finished": OFF, "prestart": FAST, "running": STEADY, "shot": STEADY,
-    "stopped": SLOW, "break": SLOW, "waiting": SLOW, "shootout": SLOW,
+    "idle": OFF,
+    "finished": OFF,
+    "prestart": FAST,
+    "running": STEADY,
+    "shot": STEADY,
+    "stopped": SLOW,
+    "break": SLOW,
+    "waiting": SLOW,
+    "shootout": SLOW,
 }
 
 
@@ -78,8 +85,9 @@ class Lamp(_Pin):
         from gpiozero import DigitalOutputDevice
 
         super().__init__()
-        self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
-                                          initial_value=False, pin_factory=factory)
+        self.device = DigitalOutputDevice(
+            config.pin, active_high=config.active_high, initial_value=False, pin_factory=factory
+        )
         self.state = "idle"  # the match's, as last told
         self.faulty = False  # the sound's
         self.what = f"the lamp (GPIO{config.pin})"
@@ -130,13 +138,13 @@ class Relay(_Pin):
         super().__init__()
         self.config = config
         self.what = f"the relay on GPIO{config.pin}"
-        self.device = DigitalOutputDevice(config.pin, active_high=config.active_high,
-                                          initial_value=False, pin_factory=factory)
+        self.device = DigitalOutputDevice(
+            config.pin, active_high=config.active_high, initial_value=False, pin_factory=factory
+        )
         self._on_at: float | None = None  # due, not yet closed
         self._off_at: float | None = None
 
-    def cue_played(self, cue: Cue, status: Status, played: float,
-                   not_heard: str | None) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float, not_heard: str | None) -> None:
         """Told of every cue as it is handed to the audio output (muted or not heard too: a
         horn is no sound card), which may be a little before it is due (the stream's
         look-ahead): the relay closes when it is due, from the runner's schedule."""

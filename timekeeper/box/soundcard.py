@@ -23,13 +23,17 @@ from timekeeper.sound.output import AudioError, Output, SilentOutput
 
 log = logging.getLogger(__name__)
 
-FIX = ("  To fix: check the speaker or USB sound card (`aplay -l`, from alsa-utils, lists "
-       "the cards; "
-       "`timekeeper audio devices` lists what audio.device may name).\n"
-       "  To run without sound from the start: `timekeeper run --audio silent` "
-       "(audio.kind: silent in the config).")
-PROMPT = ("  Press Enter to go on SILENT (every cue still logged, none heard), "
-          "r to try the sound card again, q to quit: ")
+FIX = (
+    "  To fix: check the speaker or USB sound card (`aplay -l`, from alsa-utils, lists "
+    "the cards; "
+    "`timekeeper audio devices` lists what audio.device may name).\n"
+    "  To run without sound from the start: `timekeeper run --audio silent` "
+    "(audio.kind: silent in the config)."
+)
+PROMPT = (
+    "  Press Enter to go on SILENT (every cue still logged, none heard), "
+    "r to try the sound card again, q to quit: "
+)
 
 
 @dataclass
@@ -40,8 +44,13 @@ class Audio:
     silent: bool
 
 
-def start_audio(opener: Callable[[], Output], profile: Profile, attempts: int,
-                kind: str, ask: Callable[[str], str] | None) -> Audio:
+def start_audio(
+    opener: Callable[[], Output],
+    profile: Profile,
+    attempts: int,
+    kind: str,
+    ask: Callable[[str], str] | None,
+) -> Audio:
     """Open the output for `profile`. `ask` (a terminal, else None) is asked what to do when
     the card cannot be opened; without it the guard's retries decide, and AudioError is
     raised once they are spent. Also raises AudioError when the person chooses to quit."""
@@ -54,8 +63,9 @@ def start_audio(opener: Callable[[], Output], profile: Profile, attempts: int,
             return Audio(guard, silent=False)
         except AudioError as exc:
             if ask is None:  # (the service: systemd starts it again; a script may choose)
-                raise AudioError(f"{exc}; to run without sound: --audio silent "
-                                 "(audio.kind: silent)") from None
+                raise AudioError(
+                    f"{exc}; to run without sound: --audio silent (audio.kind: silent)"
+                ) from None
             why = str(exc)
         answer = ask(f"No sound card: {_reason(why)}\n{FIX}\n{PROMPT}")
         if answer == "silent":
@@ -77,8 +87,9 @@ def _reason(why: str) -> str:
     return why.split("; check the speaker", 1)[0]
 
 
-def terminal_asker(stdin: TextIO = sys.stdin, out: TextIO = sys.stdout
-                   ) -> Callable[[str], str] | None:
+def terminal_asker(
+    stdin: TextIO = sys.stdin, out: TextIO = sys.stdout
+) -> Callable[[str], str] | None:
     """A one-key question on the terminal, or None when this is not one (the service, a
     pipe, a background job): then nobody could answer."""
     from timekeeper.box.controls.keyboard import in_foreground

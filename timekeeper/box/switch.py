@@ -31,10 +31,15 @@ class ProfileSwitch:
             return f"profile {name} refused: {exc}"
         missing = sorted(chosen.cue_names - set(self.pack.sounds))
         if missing or melody_window(chosen) > self.melody:
-            why = (f"the sound pack {self.pack.name} has no {', '.join(missing)}" if missing
-                   else "its melody is longer than the one this box loaded")
-            return (f"profile {chosen.key} not taken: {why}; restart the box with --profile "
-                    f"{chosen.key}")
+            why = (
+                f"the sound pack {self.pack.name} has no {', '.join(missing)}"
+                if missing
+                else "its melody is longer than the one this box loaded"
+            )
+            return (
+                f"profile {chosen.key} not taken: {why}; restart the box with --profile "
+                f"{chosen.key}"
+            )
         output = getattr(self.audio, "output", None)
         if self.audio is not None:
             self.audio.profile = chosen  # (a device reopened later is prepared for it)

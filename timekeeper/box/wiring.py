@@ -63,8 +63,11 @@ class GpioConfig:
 
 
 def default_gpio() -> GpioConfig:
-    buttons = tuple(ButtonConfig(name, pin, hold, short, long)
-                    for name, (short, long, hold, pin) in BUTTONS.items() if pin is not None)
+    buttons = tuple(
+        ButtonConfig(name, pin, hold, short, long)
+        for name, (short, long, hold, pin) in BUTTONS.items()
+        if pin is not None
+    )
     return GpioConfig(buttons=buttons, lamp=LampConfig(23))
 
 
@@ -83,8 +86,10 @@ def read(r: Reader, doc: Doc) -> GpioConfig:
     bounce = r.seconds(("gpio", "bounce"), 0.02, zero=True)
     for b in buttons:
         if bounce >= b.hold:
-            raise doc.error(("gpio", "bounce"), f"must be shorter than every hold time "
-                                                f"({b.name} holds {b.hold:g} s)")
+            raise doc.error(
+                ("gpio", "bounce"),
+                f"must be shorter than every hold time ({b.name} holds {b.hold:g} s)",
+            )
     gpio = GpioConfig(
         enabled=r.flag(("gpio", "enabled"), True),
         pull_up=r.flag(("gpio", "pull_up"), True),
@@ -109,8 +114,9 @@ def _button(r: Reader, doc: Doc, name: str) -> ButtonConfig | None:
     doc.check_keys(path, value, BUTTON_KEYS)
     if value.get("pin") is None:
         return None
-    return ButtonConfig(name, _pin(r, doc, (*path, "pin")), r.seconds((*path, "hold"), hold),
-                        short, long)
+    return ButtonConfig(
+        name, _pin(r, doc, (*path, "pin")), r.seconds((*path, "hold"), hold), short, long
+    )
 
 
 def _lamp(r: Reader, doc: Doc) -> LampConfig | None:
@@ -126,8 +132,9 @@ def _lamp(r: Reader, doc: Doc) -> LampConfig | None:
     return LampConfig(_pin(r, doc, (*path, "pin")), r.flag((*path, "active_high"), True))
 
 
-def _relay(r: Reader, doc: Doc, name: str, cues: tuple[str, ...],
-           seconds: float) -> RelayConfig | None:
+def _relay(
+    r: Reader, doc: Doc, name: str, cues: tuple[str, ...], seconds: float
+) -> RelayConfig | None:
     path: Path_ = ("gpio", name)
     value = r.mapping(path, RELAY_KEYS)
     if value is None or value.get("pin") is None:
@@ -137,17 +144,48 @@ def _relay(r: Reader, doc: Doc, name: str, cues: tuple[str, ...],
         raise doc.error((*path, "cues"), "must be a list of cue names, e.g. [end, period_end]")
     for i, cue in enumerate(chosen):
         if cue not in CUE_NAMES:
-            raise doc.error((*path, "cues", i),
-                            f"unknown cue {cue!r}; cues: {', '.join(CUE_NAMES)}")
-    return RelayConfig(_pin(r, doc, (*path, "pin")), frozenset(chosen),
-                       r.seconds((*path, "seconds"), seconds),
-                       r.flag((*path, "active_high"), True))
+            raise doc.error(
+                (*path, "cues", i), f"unknown cue {cue!r}; cues: {', '.join(CUE_NAMES)}"
+            )
+    return RelayConfig(
+        _pin(r, doc, (*path, "pin")),
+        frozenset(chosen),
+        r.seconds((*path, "seconds"), seconds),
+        r.flag((*path, "active_high"), True),
+    )
 
 
 # the 40-pin header: physical pin -> BCM GPIO number (for BOARD/J8/P1 pin names)
-BOARD_TO_BCM = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23,
-                18: 24, 19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5,
-                31: 6, 32: 12, 33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
+BOARD_TO_BCM = {
+    3: 2,
+    5: 3,
+    7: 4,
+    8: 14,
+    10: 15,
+    11: 17,
+    12: 18,
+    13: 27,
+    15: 22,
+    16: 23,
+    18: 24,
+    19: 10,
+    21: 9,
+    22: 25,
+    23: 11,
+    24: 8,
+    26: 7,
+    27: 0,
+    28: 1,
+    29: 5,
+    31: 6,
+    32: 12,
+    33: 13,
+    35: 19,
+    36: 16,
+    37: 26,
+    38: 20,
+    40: 21,
+}
 
 
 def _pin(r: Reader, doc: Doc, path: Path_) -> int:
@@ -166,19 +204,24 @@ def _pin(r: Reader, doc: Doc, path: Path_) -> int:
             return BOARD_TO_BCM[number]
         if kind in ("BOARD", "J8:", "P1:"):
             raise doc.error(path, f"header pin {number} is not a GPIO pin (power or ground)")
-    raise doc.error(path, f"must be a GPIO number (BCM, 0-27, e.g. 17) or a pin name such as "
-                          f"GPIO17 or BOARD11, not {value!r}")
+    raise doc.error(
+        path,
+        f"must be a GPIO number (BCM, 0-27, e.g. 17) or a pin name such as "
+        f"GPIO17 or BOARD11, not {value!r}",
+    )
 
 
 def _check_pins_unique(r: Reader, doc: Doc, gpio: GpioConfig) -> None:
     used: dict[str, str] = {}
     devices: list[tuple[str, int | str]] = [(f"buttons.{b.name}", b.pin) for b in gpio.buttons]
-    devices += [(name, dev.pin) for name, dev in
-                (("lamp", gpio.lamp), ("horn", gpio.horn), ("buzzer", gpio.buzzer)) if dev]
+    devices += [
+        (name, dev.pin)
+        for name, dev in (("lamp", gpio.lamp), ("horn", gpio.horn), ("buzzer", gpio.buzzer))
+        if dev
+    ]
     for name, pin in devices:
         key = f"GPIO{pin}"
         if key in used:
             parts = tuple(name.split("."))
             raise doc.error(("gpio", *parts), f"GPIO{pin} is already used by {used[key]}")
         used[key] = name
-

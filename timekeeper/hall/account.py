@@ -17,11 +17,12 @@ def read_password(path: Path) -> str:
     try:
         raw = path.read_bytes()[: MAX_PASSWORD_FILE + 1]
     except OSError as exc:
-        raise ValueError(f"cannot read the password file {path}: {exc.strerror or exc}") \
-            from None
+        raise ValueError(f"cannot read the password file {path}: {exc.strerror or exc}") from None
     if len(raw) > MAX_PASSWORD_FILE:
-        raise ValueError(f"the password file {path} is over {MAX_PASSWORD_FILE} bytes: it "
-                         "holds one line, the password")
+        raise ValueError(
+            f"the password file {path} is over {MAX_PASSWORD_FILE} bytes: it "
+            "holds one line, the password"
+        )
     try:
         lines = raw.decode("utf-8").splitlines()
     except UnicodeDecodeError:
@@ -31,8 +32,12 @@ def read_password(path: Path) -> str:
     return lines[0]
 
 
-def with_account(broker: Broker, user: str | None = None, password: str | None = None,
-                 password_file: Path | None = None) -> Broker:
+def with_account(
+    broker: Broker,
+    user: str | None = None,
+    password: str | None = None,
+    password_file: Path | None = None,
+) -> Broker:
     """`broker` logged in as `user` (unless its URL names a user already)."""
     if broker.user is not None or not user:
         return broker

@@ -27,9 +27,13 @@ from timekeeper.web.token import TokenStore
 PAGE = Path(__file__).resolve().parent / "static" / "board.html"
 # a sheet is one file to print or keep, its style inside: the CSP allows that style alone
 SHEET_POLICY = guard.policy(
-    f"'sha256-{base64.b64encode(hashlib.sha256(sheets.CSS.encode()).digest()).decode()}'")
-SHEETS = {"groups": sheets.groups_sheet, "rounds": sheets.rounds_sheet,
-          "bracket": sheets.bracket_sheet}
+    f"'sha256-{base64.b64encode(hashlib.sha256(sheets.CSS.encode()).digest()).decode()}'"
+)
+SHEETS = {
+    "groups": sheets.groups_sheet,
+    "rounds": sheets.rounds_sheet,
+    "bracket": sheets.bracket_sheet,
+}
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 ACTIONS_PER_SECOND, ACTION_BURST = 1.0, 5
 MAX_BODY = 1024  # (the overview's app takes no more)
@@ -40,10 +44,12 @@ class Board:
         self.director, self.tokens, self.lang = director, tokens, language.check(lang)
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.get("/board", guard.page(PAGE, self.lang)),
-                web.get("/api/board", self._state),
-                web.get("/board/sheets/{name}", self._sheet),
-                web.post("/api/board/{action}", self._action)]
+        return [
+            web.get("/board", guard.page(PAGE, self.lang)),
+            web.get("/api/board", self._state),
+            web.get("/board/sheets/{name}", self._sheet),
+            web.post("/api/board/{action}", self._action),
+        ]
 
     async def _state(self, request: web.Request) -> web.Response:
         loop = asyncio.get_running_loop()  # (reads the journal: off the loop)
@@ -53,8 +59,11 @@ class Board:
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
             return error(404, f"sheets: {', '.join(SHEETS)}")
-        return web.Response(text=make(self.director.t), content_type="text/html",
-                            headers={"Content-Security-Policy": SHEET_POLICY})
+        return web.Response(
+            text=make(self.director.t),
+            content_type="text/html",
+            headers={"Content-Security-Policy": SHEET_POLICY},
+        )
 
     async def _action(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
@@ -87,9 +96,15 @@ class Board:
         return error(404, "actions: round, accept, refuse, confirm")
 
 
-def add_board(app: web.Application, desk_guard: guard.Guard, director, tokens: TokenStore,
-              lang: str = language.DEFAULT) -> None:
+def add_board(
+    app: web.Application,
+    desk_guard: guard.Guard,
+    director,
+    tokens: TokenStore,
+    lang: str = language.DEFAULT,
+) -> None:
     """The board's routes on the overview's app, its actions in a lane of their own."""
-    desk_guard.limit("/api/board/", ACTIONS_PER_SECOND, ACTION_BURST,
-                     "too many actions; wait a moment")
+    desk_guard.limit(
+        "/api/board/", ACTIONS_PER_SECOND, ACTION_BURST, "too many actions; wait a moment"
+    )
     app.add_routes(Board(director, tokens, lang).routes())

@@ -22,34 +22,86 @@ MARGIN = 1.0  # s kept clear before and after a start signal
 SIGNAL = 3.0  # s a start signal (and its echo in the hall) is given
 # the words of a round's call, by language (espeak-ng's voice of the same name)
 WORDS = {
-    "en": {"round": "Round {n}.", "table": "Table {table}: {home} – {away}.",
-           "start": "Start in {minutes}.", "many": "{n} minutes",
-           "when": {1: "one minute", 2: "two minutes", 3: "three minutes", 4: "four minutes",
-                    5: "five minutes"}},
-    "cs": {"round": "Kolo {n}.", "table": "Stůl {table}: {home} – {away}.",
-           "start": "Začátek za {minutes}.", "many": "{n} minut",
-           "when": {1: "minutu", 2: "dvě minuty", 3: "tři minuty", 4: "čtyři minuty"}},
-    "sk": {"round": "Kolo {n}.", "table": "Stôl {table}: {home} – {away}.",
-           "start": "Začiatok o {minutes}.", "many": "{n} minút",
-           "when": {1: "minútu", 2: "dve minúty", 3: "tri minúty", 4: "štyri minúty"}},
-    "pl": {"round": "Runda {n}.", "table": "Stół {table}: {home} – {away}.",
-           "start": "Start za {minutes}.", "many": "{n} minut",
-           "when": {1: "minutę", 2: "dwie minuty", 3: "trzy minuty", 4: "cztery minuty"}},
-    "sl": {"round": "Krog {n}.", "table": "Miza {table}: {home} – {away}.",
-           "start": "Začetek čez {minutes}.", "many": "{n} minut",
-           "when": {1: "eno minuto", 2: "dve minuti", 3: "tri minute", 4: "štiri minute"}},
-    "de": {"round": "Runde {n}.", "table": "Tisch {table}: {home} – {away}.",
-           "start": "Beginn in {minutes}.", "many": "{n} Minuten",
-           "when": {1: "einer Minute", 2: "zwei Minuten", 3: "drei Minuten", 4: "vier Minuten",
-                    5: "fünf Minuten"}},
-    "sv": {"round": "Omgång {n}.", "table": "Bord {table}: {home} – {away}.",
-           "start": "Start om {minutes}.", "many": "{n} minuter",
-           "when": {1: "en minut", 2: "två minuter", 3: "tre minuter", 4: "fyra minuter",
-                    5: "fem minuter"}},
-    "fi": {"round": "Kierros {n}.", "table": "Pöytä {table}: {home} – {away}.",
-           "start": "Aloitus {minutes} kuluttua.", "many": "{n} minuutin",
-           "when": {1: "minuutin", 2: "kahden minuutin", 3: "kolmen minuutin",
-                    4: "neljän minuutin", 5: "viiden minuutin"}},
+    "en": {
+        "round": "Round {n}.",
+        "table": "Table {table}: {home} – {away}.",
+        "start": "Start in {minutes}.",
+        "many": "{n} minutes",
+        "when": {
+            1: "one minute",
+            2: "two minutes",
+            3: "three minutes",
+            4: "four minutes",
+            5: "five minutes",
+        },
+    },
+    "cs": {
+        "round": "Kolo {n}.",
+        "table": "Stůl {table}: {home} – {away}.",
+        "start": "Začátek za {minutes}.",
+        "many": "{n} minut",
+        "when": {1: "minutu", 2: "dvě minuty", 3: "tři minuty", 4: "čtyři minuty"},
+    },
+    "sk": {
+        "round": "Kolo {n}.",
+        "table": "Stôl {table}: {home} – {away}.",
+        "start": "Začiatok o {minutes}.",
+        "many": "{n} minút",
+        "when": {1: "minútu", 2: "dve minúty", 3: "tri minúty", 4: "štyri minúty"},
+    },
+    "pl": {
+        "round": "Runda {n}.",
+        "table": "Stół {table}: {home} – {away}.",
+        "start": "Start za {minutes}.",
+        "many": "{n} minut",
+        "when": {1: "minutę", 2: "dwie minuty", 3: "trzy minuty", 4: "cztery minuty"},
+    },
+    "sl": {
+        "round": "Krog {n}.",
+        "table": "Miza {table}: {home} – {away}.",
+        "start": "Začetek čez {minutes}.",
+        "many": "{n} minut",
+        "when": {1: "eno minuto", 2: "dve minuti", 3: "tri minute", 4: "štiri minute"},
+    },
+    "de": {
+        "round": "Runde {n}.",
+        "table": "Tisch {table}: {home} – {away}.",
+        "start": "Beginn in {minutes}.",
+        "many": "{n} Minuten",
+        "when": {
+            1: "einer Minute",
+            2: "zwei Minuten",
+            3: "drei Minuten",
+            4: "vier Minuten",
+            5: "fünf Minuten",
+        },
+    },
+    "sv": {
+        "round": "Omgång {n}.",
+        "table": "Bord {table}: {home} – {away}.",
+        "start": "Start om {minutes}.",
+        "many": "{n} minuter",
+        "when": {
+            1: "en minut",
+            2: "två minuter",
+            3: "tre minuter",
+            4: "fyra minuter",
+            5: "fem minuter",
+        },
+    },
+    "fi": {
+        "round": "Kierros {n}.",
+        "table": "Pöytä {table}: {home} – {away}.",
+        "start": "Aloitus {minutes} kuluttua.",
+        "many": "{n} minuutin",
+        "when": {
+            1: "minuutin",
+            2: "kahden minuutin",
+            3: "kolmen minuutin",
+            4: "neljän minuutin",
+            5: "viiden minuutin",
+        },
+    },
 }
 LANGUAGES = tuple(WORDS)
 
@@ -58,8 +110,9 @@ class CallError(Exception):
     """A call that cannot be spoken (no voice, a language without words); says why."""
 
 
-def round_call(number: int, tables: Iterable[tuple[str, str, str]], minutes: int = 2,
-               language: str = "en") -> str:
+def round_call(
+    number: int, tables: Iterable[tuple[str, str, str]], minutes: int = 2, language: str = "en"
+) -> str:
     """The call of a round: each (table, home, away) in order, and when it starts."""
     words = words_of(language)
     when = words["when"].get(minutes) or words["many"].format(n=minutes)
@@ -113,8 +166,14 @@ class Voice:
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_suffix(".part.wav")
         try:
-            subprocess.run(self.command(partial), input=text, text=True, check=True,
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                self.command(partial),
+                input=text,
+                text=True,
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
         except subprocess.CalledProcessError as exc:
             raise CallError(f"the voice failed: {exc.stderr.strip()[:200]}") from None
         except subprocess.TimeoutExpired:
@@ -128,8 +187,13 @@ def length(wav: Path) -> float:
         return w.getnframes() / w.getframerate()
 
 
-def place(duration: float, now: float, signals: Sequence[float],
-          margin: float = MARGIN, signal: float = SIGNAL) -> float:
+def place(
+    duration: float,
+    now: float,
+    signals: Sequence[float],
+    margin: float = MARGIN,
+    signal: float = SIGNAL,
+) -> float:
     """The earliest instant ≥ now at which a call of `duration` s plays whole without
     covering any start signal (each from its instant for `signal` s, `margin` either side)."""
     busy = sorted((at - margin, at + signal + margin) for at in signals)
@@ -148,8 +212,7 @@ def signals_of(statuses: dict[str, dict], now: float) -> list[float]:
     out = []
     for status in statuses.values():
         s = status.get("status") or {}
-        if status.get("online") and s.get("state") == "prestart" and \
-                s.get("countdown") is not None:
+        if status.get("online") and s.get("state") == "prestart" and s.get("countdown") is not None:
             out.append(now + float(s["countdown"]))
     return out
 

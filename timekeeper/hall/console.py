@@ -24,8 +24,9 @@ from timekeeper.hall.link import Broker
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
 
 
-def instant(at_text: str | None, in_text: str | None, kind: str,
-            wall: Callable[[], float] | None = None) -> float | None:
+def instant(
+    at_text: str | None, in_text: str | None, kind: str, wall: Callable[[], float] | None = None
+) -> float | None:
     """The wall-clock instant of `--at HH:MM:SS` (today, local time) or `--in 10s`."""
     now = (wall or time.time)()
     if at_text:
@@ -36,8 +37,10 @@ def instant(at_text: str | None, in_text: str | None, kind: str,
         today = dt.datetime.fromtimestamp(now).date()
         at = dt.datetime.combine(today, clock).timestamp()
         if at - now < MIN_LEAD:
-            raise DeskError(f"--at {at_text} is {'past' if at < now else 'too near'}: give an "
-                            f"instant at least {MIN_LEAD:g} s ahead")
+            raise DeskError(
+                f"--at {at_text} is {'past' if at < now else 'too near'}: give an "
+                f"instant at least {MIN_LEAD:g} s ahead"
+            )
         return at
     if in_text:
         match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min)?\s*", in_text)
@@ -50,10 +53,18 @@ def instant(at_text: str | None, in_text: str | None, kind: str,
     return now + DEFAULT_LEAD if kind in TIMED else None
 
 
-def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
-        profile: str | None = None, at_text: str | None = None, in_text: str | None = None,
-        seconds: float | None = None, out: Callable[[str], None] = print,
-        as_json: bool = False) -> int:
+def run(
+    action: str,
+    broker: Broker | str,
+    hall: str,
+    table: str | None = None,
+    profile: str | None = None,
+    at_text: str | None = None,
+    in_text: str | None = None,
+    seconds: float | None = None,
+    out: Callable[[str], None] = print,
+    as_json: bool = False,
+) -> int:
     try:
         if isinstance(broker, str):
             broker = Broker.parse(broker)
@@ -67,8 +78,11 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
     try:
         if action == "status":
             statuses = desk.read_statuses()
-            out(json.dumps(statuses, indent=1, ensure_ascii=False) if as_json
-                else status_table(hall, statuses))
+            out(
+                json.dumps(statuses, indent=1, ensure_ascii=False)
+                if as_json
+                else status_table(hall, statuses)
+            )
             if anonymous_allowed(broker):  # (stderr: stdout is the table or the JSON)
                 print(ANONYMOUS_WARNING, file=sys.stderr)
             return 0
@@ -82,8 +96,11 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
             out(f"timekeeper: {exc}")
             return 2
         command = new_command(action, at, profile, seconds)
-        when = "" if at is None else " at " + dt.datetime.fromtimestamp(at).strftime(
-            "%H:%M:%S.%f")[:-3]
+        when = (
+            ""
+            if at is None
+            else " at " + dt.datetime.fromtimestamp(at).strftime("%H:%M:%S.%f")[:-3]
+        )
         out(f"hall {hall}: {action}{when} (id {command.id}) …")
         answers = desk.send(command, table)
     finally:
@@ -92,8 +109,11 @@ def run(action: str, broker: Broker | str, hall: str, table: str | None = None,
         out("no table answered (none online in this hall?)")
         return 1
     failed = 0
-    silent = [name for name, answer in answers.items()
-              if str(answer.get("error", "")).startswith("no answer")]
+    silent = [
+        name
+        for name, answer in answers.items()
+        if str(answer.get("error", "")).startswith("no answer")
+    ]
     for name, answer in answers.items():
         if answer.get("ok"):
             shown = summary({"online": True, "synced": True, "status": answer.get("status")})
@@ -116,8 +136,10 @@ def status_table(hall: str, statuses: dict[str, dict]) -> str:
         return f"hall {hall}: no table has reported (none online in this hall?)"
     rows = [STATUS_COLUMNS] + [status_row(name, status) for name, status in statuses.items()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(STATUS_COLUMNS) - 1)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) +
-             "  " + row[-1] for row in rows]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in rows
+    ]
     online = sum(1 for s in statuses.values() if s.get("online"))
     return "\n".join([f"hall {hall}: {online} of {len(statuses)} tables online", *lines])
 
@@ -135,13 +157,21 @@ def status_row(name: str, status: dict) -> tuple[str, ...]:
         left = f"{whole // 60}:{whole % 60:02d}"
     sync = "synced" if status.get("synced", True) else status.get("sync", "NOT SYNCED")
     notes = []
-    if status.get("synced", True) and status.get("in_step") is False and \
-            s.get("state") not in ("idle", "finished", None):
+    if (
+        status.get("synced", True)
+        and status.get("in_step") is False
+        and s.get("state") not in ("idle", "finished", None)
+    ):
         notes.append("off the hall's time")
     if status.get("error"):
         notes.append(f"last command refused: {status['error']}")
     for waiting in s.get("scheduled") or []:
         notes.append(f"pending: {waiting['command']} in {waiting['in']:.0f} s")
-    return (name, str(s.get("state", "?")).upper(), str(s.get("part") or ""), left,
-            f"{score.get('home', 0)}:{score.get('away', 0)}",
-            "; ".join([sync, *notes]))
+    return (
+        name,
+        str(s.get("state", "?")).upper(),
+        str(s.get("part") or ""),
+        left,
+        f"{score.get('home', 0)}:{score.get('away', 0)}",
+        "; ".join([sync, *notes]),
+    )

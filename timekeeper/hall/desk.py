@@ -27,11 +27,21 @@ class DeskError(Exception):
     """The broker cannot be reached, or the command makes no sense."""
 
 
-def new_command(kind: str, at: float | None = None, profile: str | None = None,
-                seconds: float | None = None, wall: Callable[[], float] = time.time
-                ) -> HallCommand:
-    return HallCommand(f"{kind}-{uuid.uuid4().hex[:12]}", kind, round(wall(), 6),
-                       None if at is None else round(at, 6), profile, seconds)
+def new_command(
+    kind: str,
+    at: float | None = None,
+    profile: str | None = None,
+    seconds: float | None = None,
+    wall: Callable[[], float] = time.time,
+) -> HallCommand:
+    return HallCommand(
+        f"{kind}-{uuid.uuid4().hex[:12]}",
+        kind,
+        round(wall(), 6),
+        None if at is None else round(at, 6),
+        profile,
+        seconds,
+    )
 
 
 class Desk:
@@ -59,14 +69,18 @@ class Desk:
         try:
             self.client.connect(broker.host, broker.port, keepalive=10)
         except OSError as exc:
-            raise DeskError(f"cannot reach the hall's broker {broker.host}:{broker.port} "
-                            f"({exc.strerror or exc})") from None
+            raise DeskError(
+                f"cannot reach the hall's broker {broker.host}:{broker.port} "
+                f"({exc.strerror or exc})"
+            ) from None
         self.client.loop_start()
         if not self._connected.wait(connect_timeout) or self._refused:
             self.close()
             why = f": {self._refused}" if self._refused else ""
-            raise DeskError(f"the broker {broker.host}:{broker.port} did not let us in{why} "
-                            "(user and password?)")
+            raise DeskError(
+                f"the broker {broker.host}:{broker.port} did not let us in{why} "
+                "(user and password?)"
+            )
 
     def close(self) -> None:
         self.client.disconnect()
@@ -119,8 +133,11 @@ class Desk:
         table, leaf = parts[2], parts[3]
         try:
             body = tablestatus.parse(payload)
-            body = tablestatus.check_status(body) if leaf == "status" else \
-                tablestatus.check_reply(body)
+            body = (
+                tablestatus.check_status(body)
+                if leaf == "status"
+                else tablestatus.check_reply(body)
+            )
         except tablestatus.BadStatus as exc:
             log.warning("desk: table %s's %s refused: %s", table, leaf, exc)
             if leaf != "status":
@@ -156,13 +173,17 @@ class Desk:
             while not self._settled and (left := until - time.monotonic()) > 0:
                 self._changed.wait(left)
 
-    def send(self, command: HallCommand, table: str | None = None,
-             wait: float = 2.0) -> dict[str, dict]:
+    def send(
+        self, command: HallCommand, table: str | None = None, wait: float = 2.0
+    ) -> dict[str, dict]:
         """Publish `command` to every table (or one); wait until every online table answered
         (or `wait` s after its instant); returns table -> reply, with every table the desk
         knows of that did not answer (offline, a bad status, silent) and why."""
-        topic = self.all_topic if table is None else \
-            Topics(self.hall, check_name("table", table)).command
+        topic = (
+            self.all_topic
+            if table is None
+            else Topics(self.hall, check_name("table", table)).command
+        )
         self._settle(1.0)  # the retained statuses: which tables are online
         with self._lock:
             known = set(self.statuses) if table is None else {table}
@@ -178,10 +199,12 @@ class Desk:
                 self._changed.wait(max(0.0, until - time.monotonic()))
             answers = {t: r for t, r in self.replies.items() if r.get("id") == command.id}
         for missing in sorted(known - set(answers), key=_table_key):
-            answers[missing] = {"table": missing, "ok": False,
-                                "error": self._silence(missing, missing in online)}
+            answers[missing] = {
+                "table": missing,
+                "ok": False,
+                "error": self._silence(missing, missing in online),
+            }
         return dict(sorted(answers.items(), key=lambda kv: _table_key(kv[0])))
-
 
     def _silence(self, table: str, online: bool) -> str:
         """Why a table did not answer, as far as the desk can tell."""
@@ -202,8 +225,9 @@ def anonymous_allowed(broker: Broker, timeout: float = 3.0) -> bool:
     import paho.mqtt.client as mqtt
 
     answered, admitted = threading.Event(), []
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                         client_id=f"timekeeper-probe-{uuid.uuid4().hex[:8]}")
+    client = mqtt.Client(
+        mqtt.CallbackAPIVersion.VERSION2, client_id=f"timekeeper-probe-{uuid.uuid4().hex[:8]}"
+    )
 
     def on_connect(_c, _u, _f, code, _p=None) -> None:  # a refusal is an answer too: the
         admitted.append(not getattr(code, "is_failure", False))  # shipped broker's (it
@@ -222,9 +246,11 @@ def anonymous_allowed(broker: Broker, timeout: float = 3.0) -> bool:
         client.loop_stop()
 
 
-ANONYMOUS_WARNING = ("WARNING: the hall's broker lets anonymous clients in: anyone on the "
-                     "hall's network can forge a table's status or start the hall. Use "
-                     "systemd/mosquitto-hall.conf (allow_anonymous false, a user per box).")
+ANONYMOUS_WARNING = (
+    "WARNING: the hall's broker lets anonymous clients in: anyone on the "
+    "hall's network can forge a table's status or start the hall. Use "
+    "systemd/mosquitto-hall.conf (allow_anonymous false, a user per box)."
+)
 
 
 def _table_key(name: str) -> tuple[int, Any]:

@@ -58,8 +58,9 @@ class DeskSettings:
         return tournament_language
 
 
-def desk_settings(args: argparse.Namespace,
-                  load_config: Callable[[Path | None], DeskConfig]) -> DeskSettings:
+def desk_settings(
+    args: argparse.Namespace, load_config: Callable[[Path | None], DeskConfig]
+) -> DeskSettings:
     """--broker, --hall, --user, --password-file and --language over --config (or the box's
     own config): the broker is the option's, else the config's `hall.broker`; the hall's
     name the option's, else (with the config's broker, or a --config) the config's, else
@@ -68,16 +69,18 @@ def desk_settings(args: argparse.Namespace,
     cfg = load_config(args.config) if args.config or not args.broker else None
     url = args.broker or (cfg.hall.broker if cfg and cfg.hall else None)
     if url is None:
-        raise ConfigError("which hall? give --broker mqtt://HOST (and --hall NAME), or a "
-                          "config with a hall: section", field="--broker")
+        raise ConfigError(
+            "which hall? give --broker mqtt://HOST (and --hall NAME), or a "
+            "config with a hall: section",
+            field="--broker",
+        )
     hall = args.hall_name or (cfg.hall.hall if cfg and cfg.hall else "hall")
     if cfg is None and not args.user:  # the account may still be the config's
         cfg = load_config(None)
     account = cfg.hall if cfg and cfg.hall else None
     user = args.user or (account.user if account else None)
     password_file = args.password_file or (account.password_file if account else None)
-    password = None if args.password_file or args.user else \
-        (account.password if account else None)
+    password = None if args.password_file or args.user else (account.password if account else None)
     try:
         broker = Broker.parse(url)
     except ValueError as exc:

@@ -35,14 +35,19 @@ def what_the_desk_can(status: dict) -> str:
         return "resume goes on; add corrects the clock"
     if state in ("break", "waiting"):
         if waiting == "finish":
-            return ("none: the match is decided, the table's operator finishes it; reset "
-                    "makes the table ready for the next round")
+            return (
+                "none: the match is decided, the table's operator finishes it; reset "
+                "makes the table ready for the next round"
+            )
         what = the(waiting.removeprefix("next: ")) if waiting else "the next part"
         return f"next starts {what}" + (
             "; the table's operator may finish the match instead"
             if state == "waiting" and status.get("period", 0) >= status.get("periods", 1)
-            else "")
+            else ""
+        )
     if state in ("shootout", "shot"):
-        return ("none: the shoot-out is the table operator's (its shots and attempts); reset "
-                "makes the table ready for the next round")
+        return (
+            "none: the shoot-out is the table operator's (its shots and attempts); reset "
+            "makes the table ready for the next round"
+        )
     return "reset makes the table ready for the next round"

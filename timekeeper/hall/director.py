@@ -92,7 +92,7 @@ class Director:
 
     def _say(self, text: str) -> None:
         log.info("desk: %s", text)
-        self.events = [*self.events[-MAX_LOG + 1:], f"{time.strftime('%H:%M:%S')} {text}"]
+        self.events = [*self.events[-MAX_LOG + 1 :], f"{time.strftime('%H:%M:%S')} {text}"]
 
     # ---------------------------------------------------------------- calling a round
 
@@ -110,20 +110,29 @@ class Director:
             for slot in slots:
                 m = self.t.fixture(slot.match)
                 if m.result is not None:
-                    out.append((slot.table, f"{m.id} {m.sides}: played already, "
-                                            f"{m.result.text()}"))
+                    out.append((slot.table, f"{m.id} {m.sides}: played already, {m.result.text()}"))
                     continue
                 if m.home is None or m.away is None:
                     out.append((slot.table, f"{m.id} {m.sides}: not known yet"))
                     continue
-                p = Pairing(f"{m.id}.{number}.{uuid.uuid4().hex[:8]}", number, m.id, m.stage,
-                            m.home, m.away, _profile_name(self.t.profile_of(m.id)),
-                            round(self.wall(), 3))
+                p = Pairing(
+                    f"{m.id}.{number}.{uuid.uuid4().hex[:8]}",
+                    number,
+                    m.id,
+                    m.stage,
+                    m.home,
+                    m.away,
+                    _profile_name(self.t.profile_of(m.id)),
+                    round(self.wall(), 3),
+                )
                 with open(self.calls, "a") as stream:
                     stream.write(p.to_json().decode() + "\n")
                 self.issued[p.id], self.called[slot.table] = p, p
-                sent.append(self.desk.client.publish(pairing_topic(self.hall, slot.table),
-                                                     p.to_json(), qos=1, retain=True))
+                sent.append(
+                    self.desk.client.publish(
+                        pairing_topic(self.hall, slot.table), p.to_json(), qos=1, retain=True
+                    )
+                )
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
             for info in sent:
                 info.wait_for_publish(wait)
@@ -181,29 +190,39 @@ class Director:
         except StopIteration:
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
-            return self._wait(r, f"{m.id} is {m.sides} now, the table played "
-                                 f"{r.pairing.sides}")
+            return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
         if m.result is not None:
             if (m.result.home, m.result.away) == r.score:
                 return "known"
             return self._wait(r, f"{m.id} is {m.result.text()} already")
         try:
-            event = clerk.result(self.t, m.slot.round, m.slot.table, r.score_text,
-                                 r.decided, time=_iso(self.wall()), source=r.id)
+            event = clerk.result(
+                self.t,
+                m.slot.round,
+                m.slot.table,
+                r.score_text,
+                r.decided,
+                time=_iso(self.wall()),
+                source=r.id,
+            )
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.ledger.record(self.t, event)
         self.pending.pop(r.id, None)
         if r.confirmed:
             self.confirm(r.id)
-        self._say(f"table {r.table}: {m.id} {m.sides} {r.score_text}"
-                  f"{'' if r.decided == 'regulation' else ' ' + r.decided}")
+        self._say(
+            f"table {r.table}: {m.id} {m.sides} {r.score_text}"
+            f"{'' if r.decided == 'regulation' else ' ' + r.decided}"
+        )
         return "applied"
 
     def _wait(self, r: MatchResult, why: str) -> str:
         if r.id not in self.pending:
-            self._say(f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
-                      f"for the director: {why}")
+            self._say(
+                f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
+                f"for the director: {why}"
+            )
         self.pending[r.id] = (r, why)
         while len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
@@ -248,11 +267,18 @@ class Director:
         """The lowest round with a match still to play whose tables are free (their called
         match has its result) and whose players are known and not busy elsewhere."""
         with self._lock:
-            free = {table for table, p in self.called.items()
-                    if self.t.fixture(p.match).result is not None} | (
-                set(self.t.spec.tables) - set(self.called))
-            ready = sorted({m.slot.round for table, m, why in self.t.next_up()
-                            if m is not None and why == "ready" and table in free})
+            free = {
+                table
+                for table, p in self.called.items()
+                if self.t.fixture(p.match).result is not None
+            } | (set(self.t.spec.tables) - set(self.called))
+            ready = sorted(
+                {
+                    m.slot.round
+                    for table, m, why in self.t.next_up()
+                    if m is not None and why == "ready" and table in free
+                }
+            )
             return ready[0] if ready else None
 
     def snapshot(self) -> dict:
@@ -265,32 +291,83 @@ class Director:
             for table in t.spec.tables:
                 p = self.called.get(table)
                 m = t.fixture(p.match) if p else None
-                source = next((e.source for e in reversed(t.events) if m and isinstance(
-                    e, ResultEvent) and e.match == m.id), None)
-                tables.append({"table": table, "status": statuses.get(table),
-                               "pairing": json.loads(p.to_json()) if p else None,
-                               "result": m.result.text() if m and m.result else None,
-                               "result_id": source,
-                               "confirmed": source in self.confirmed if source else None})
-            groups = {g: [{"place": r.place, "player": r.player, "played": r.played,
-                           "won": r.won, "drawn": r.drawn, "lost": r.lost,
-                           "goals": f"{r.goals_for}:{r.goals_against}", "points": r.points}
-                          for r in t.standings(g)] for g in t.groups}
-            bracket = [{"id": m.id, "stage": m.stage, "round": m.slot.round,
-                        "table": m.slot.table, "sides": m.sides,
-                        "result": m.result.text() if m.result else None}
-                       for m in t.fixtures() if m.knockout]
+                source = next(
+                    (
+                        e.source
+                        for e in reversed(t.events)
+                        if m and isinstance(e, ResultEvent) and e.match == m.id
+                    ),
+                    None,
+                )
+                tables.append(
+                    {
+                        "table": table,
+                        "status": statuses.get(table),
+                        "pairing": json.loads(p.to_json()) if p else None,
+                        "result": m.result.text() if m and m.result else None,
+                        "result_id": source,
+                        "confirmed": source in self.confirmed if source else None,
+                    }
+                )
+            groups = {
+                g: [
+                    {
+                        "place": r.place,
+                        "player": r.player,
+                        "played": r.played,
+                        "won": r.won,
+                        "drawn": r.drawn,
+                        "lost": r.lost,
+                        "goals": f"{r.goals_for}:{r.goals_against}",
+                        "points": r.points,
+                    }
+                    for r in t.standings(g)
+                ]
+                for g in t.groups
+            }
+            bracket = [
+                {
+                    "id": m.id,
+                    "stage": m.stage,
+                    "round": m.slot.round,
+                    "table": m.slot.table,
+                    "sides": m.sides,
+                    "result": m.result.text() if m.result else None,
+                }
+                for m in t.fixtures()
+                if m.knockout
+            ]
             number = self.next_round()
-            upcoming = [] if number is None else [
-                {"table": s.table, "match": s.match, "sides": t.fixture(s.match).sides}
-                for s in t.slots if s.round == number]
-            return {"title": t.spec.title, "hall": self.hall, "now": self.wall(),
-                    "tables": tables, "groups": groups, "bracket": bracket,
-                    "next": {"round": number, "matches": upcoming},
-                    "pending": [{"id": i, "table": r.table, "match": r.pairing.match,
-                                 "sides": r.pairing.sides, "score": r.score_text, "why": why}
-                                for i, (r, why) in self.pending.items()],
-                    "events": self.events[-10:]}
+            upcoming = (
+                []
+                if number is None
+                else [
+                    {"table": s.table, "match": s.match, "sides": t.fixture(s.match).sides}
+                    for s in t.slots
+                    if s.round == number
+                ]
+            )
+            return {
+                "title": t.spec.title,
+                "hall": self.hall,
+                "now": self.wall(),
+                "tables": tables,
+                "groups": groups,
+                "bracket": bracket,
+                "next": {"round": number, "matches": upcoming},
+                "pending": [
+                    {
+                        "id": i,
+                        "table": r.table,
+                        "match": r.pairing.match,
+                        "sides": r.pairing.sides,
+                        "score": r.score_text,
+                        "why": why,
+                    }
+                    for i, (r, why) in self.pending.items()
+                ],
+                "events": self.events[-10:],
+            }
 
 
 def _profile_name(name: str) -> str:

@@ -54,8 +54,18 @@ MAX_SEEN = 5000
 STATUS_EVERY = 5.0  # s: a status is published at least this often (and on every change)
 STATUS_MIN_GAP = 0.1  # s: at most ten status messages a second (a burst sends its last)
 # commands that move this table's clock: given locally, the table is off the hall's time
-CLOCK_ACTIONS = {Action.START, Action.NEXT, Action.GO, Action.TOGGLE, Action.PAUSE,
-                 Action.RESUME, Action.ADD, Action.SET, Action.FINISH, Action.RESET}
+CLOCK_ACTIONS = {
+    Action.START,
+    Action.NEXT,
+    Action.GO,
+    Action.TOGGLE,
+    Action.PAUSE,
+    Action.RESUME,
+    Action.ADD,
+    Action.SET,
+    Action.FINISH,
+    Action.RESET,
+}
 
 
 @dataclass(frozen=True)
@@ -75,15 +85,20 @@ class Broker:
             port = parts.port or 1883
         except ValueError:
             raise ValueError(f"bad port in {url!r}") from None
-        return cls(parts.hostname, port, unquote(parts.username) if parts.username else None,
-                   unquote(parts.password) if parts.password else None)
+        return cls(
+            parts.hostname,
+            port,
+            unquote(parts.username) if parts.username else None,
+            unquote(parts.password) if parts.password else None,
+        )
 
 
 def make_client(client_id: str, broker: Broker):
     import paho.mqtt.client as mqtt
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                         clean_session=True)  # nothing queued for us while we are away
+    client = mqtt.Client(
+        mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True
+    )  # nothing queued for us while we are away
     if broker.user:
         client.username_pw_set(broker.user, broker.password)
     client.reconnect_delay_set(min_delay=1, max_delay=8)
@@ -96,11 +111,18 @@ class HallLink(RunnerListener):
     as a runner listener it publishes the status on every change; `close()` says offline and
     leaves."""
 
-    def __init__(self, box: LiveRunner, broker: Broker, hall: str, table: str, profile: str,
-                 client_factory: Callable[[str, Broker], Any] = make_client,
-                 sync_check: Callable[[], timesync.Sync] = timesync.check,
-                 results: Path | None = None,
-                 switch: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        box: LiveRunner,
+        broker: Broker,
+        hall: str,
+        table: str,
+        profile: str,
+        client_factory: Callable[[str, Broker], Any] = make_client,
+        sync_check: Callable[[], timesync.Sync] = timesync.check,
+        results: Path | None = None,
+        switch: Callable[[str], str] | None = None,
+    ) -> None:
         """`results`: the folder where the table's pairing and result are kept (None: not
         kept); `switch`: takes a pairing's other profile (box.switch.ProfileSwitch)."""
         self.box, self.broker, self.profile = box, broker, profile
@@ -115,15 +137,13 @@ class HallLink(RunnerListener):
         self._latest: Status | None = None  # handed over by the runner, not yet published
         self._news = threading.Event()  # publish now (a change, an error, a reconnect)
         self._closed = threading.Event()
-        self._sender = threading.Thread(target=self._send_statuses, name="hall-status",
-                                        daemon=True)
+        self._sender = threading.Thread(target=self._send_statuses, name="hall-status", daemon=True)
         # a fresh, unguessable client id each start: another box's credentials cannot
         # take this box's connection over by reusing its id (the broker drops the older)
-        self.client = client_factory(f"timekeeper-{hall}-{table}-{secrets.token_hex(6)}",
-                                     broker)
-        self.client.will_set(self.topics.status, json.dumps({"table": table,
-                                                             "online": False}),
-                             qos=1, retain=True)
+        self.client = client_factory(f"timekeeper-{hall}-{table}-{secrets.token_hex(6)}", broker)
+        self.client.will_set(
+            self.topics.status, json.dumps({"table": table, "online": False}), qos=1, retain=True
+        )
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
@@ -135,8 +155,14 @@ class HallLink(RunnerListener):
 
     def start(self) -> HallLink:
         self.sync = self.sync_check()
-        log.info("hall %s, table %s: broker %s:%d, clock %s", self.topics.hall,
-                 self.topics.table, self.broker.host, self.broker.port, self.sync.text)
+        log.info(
+            "hall %s, table %s: broker %s:%d, clock %s",
+            self.topics.hall,
+            self.topics.table,
+            self.broker.host,
+            self.broker.port,
+            self.sync.text,
+        )
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=5)
         self.client.loop_start()
         self._sender.start()
@@ -148,8 +174,12 @@ class HallLink(RunnerListener):
         if self._sender.is_alive():
             self._sender.join(2)
         try:
-            self.client.publish(self.topics.status, json.dumps(
-                {"table": self.topics.table, "online": False}), qos=1, retain=True)
+            self.client.publish(
+                self.topics.status,
+                json.dumps({"table": self.topics.table, "online": False}),
+                qos=1,
+                retain=True,
+            )
             self.client.disconnect()
         finally:
             self.client.loop_stop()
@@ -164,8 +194,7 @@ class HallLink(RunnerListener):
             self.box.cancel_scheduled(f"{command} given at the table")
             if self.in_step:
                 self.in_step = False
-                log.info("hall: this table is now off the hall's time (%s given here)",
-                         command)
+                log.info("hall: this table is now off the hall's time (%s given here)", command)
 
     def match_changed(self, status: Status, now: float) -> None:
         """Every change publishes the status (a burst: its last, STATUS_MIN_GAP apart)."""
@@ -195,10 +224,17 @@ class HallLink(RunnerListener):
             self._closed.wait(STATUS_MIN_GAP)
 
     def _publish(self, status: Status, error: str) -> None:
-        payload = {"table": self.topics.table, "online": True, "in_step": self.in_step,
-                   "synced": self.sync.synced, "sync": self.sync.text,
-                   "offset": self.sync.offset, "error": error,
-                   "sent": timesync.wall_now(), "status": status.to_dict()}
+        payload = {
+            "table": self.topics.table,
+            "online": True,
+            "in_step": self.in_step,
+            "synced": self.sync.synced,
+            "sync": self.sync.text,
+            "offset": self.sync.offset,
+            "error": error,
+            "sent": timesync.wall_now(),
+            "status": status.to_dict(),
+        }
         payload.update(self.match.status_fields())
         self.client.publish(self.topics.status, json.dumps(payload), qos=1, retain=True)
 
@@ -210,8 +246,12 @@ class HallLink(RunnerListener):
             return
         client.subscribe([(self.topics.command, 1), (self.topics.all_commands, 1)])
         self.match.connected(client)
-        log.info("hall: %s %s:%d", "the broker is back:" if self._lost else "connected to",
-                 self.broker.host, self.broker.port)
+        log.info(
+            "hall: %s %s:%d",
+            "the broker is back:" if self._lost else "connected to",
+            self.broker.host,
+            self.broker.port,
+        )
         self._lost = False
         self.sync = self.sync_check()
         self.publish_status()  # after a broker outage: where this table stands
@@ -221,8 +261,12 @@ class HallLink(RunnerListener):
         match goes on, and the return is said by `_connected`."""
         if not self._lost and not self._closed.is_set():
             self._lost = True
-            log.warning("hall: lost the broker %s:%d (%s); the match goes on, reconnecting",
-                        self.broker.host, self.broker.port, reason_code)
+            log.warning(
+                "hall: lost the broker %s:%d (%s); the match goes on, reconnecting",
+                self.broker.host,
+                self.broker.port,
+                reason_code,
+            )
 
     def _message(self, client, userdata, message) -> None:
         try:
@@ -246,8 +290,10 @@ class HallLink(RunnerListener):
                 log.info("hall: command %s was carried out already; not again", command.id)
                 return None
             if not self._remember(command):
-                return self._refuse(command.id, "too many hall commands in the last "
-                                                f"{REMEMBER:g} s; not carried out")
+                return self._refuse(
+                    command.id,
+                    f"too many hall commands in the last {REMEMBER:g} s; not carried out",
+                )
         try:
             future = self._apply(command, alone)
         except _HallRefusal as exc:
@@ -301,17 +347,26 @@ class HallLink(RunnerListener):
             if not self.sync.synced:
                 raise _HallRefusal(self.sync.text)
         if kind == "start" and command.profile not in (None, self.profile):
-            raise _HallRefusal(f"this table runs profile {self.profile}, the hall start is "
-                               f"for {command.profile}")
+            raise _HallRefusal(
+                f"this table runs profile {self.profile}, the hall start is for {command.profile}"
+            )
         at = None
         if command.at is not None:
             at = timesync.to_clock(command.at, clock)
             late = clock() - at
             if kind in ("start", "resume", "next") and late > 0:
-                raise _HallRefusal(f"NOT SYNCED: the command came {late * 1e3:.0f} ms after "
-                                   "its instant; this table did not start")
-        action = {"start": Action.START, "stop": Action.PAUSE, "resume": Action.RESUME,
-                  "next": Action.NEXT, "add": Action.ADD, "reset": Action.RESET}[command.kind]
+                raise _HallRefusal(
+                    f"NOT SYNCED: the command came {late * 1e3:.0f} ms after "
+                    "its instant; this table did not start"
+                )
+        action = {
+            "start": Action.START,
+            "stop": Action.PAUSE,
+            "resume": Action.RESUME,
+            "next": Action.NEXT,
+            "add": Action.ADD,
+            "reset": Action.RESET,
+        }[command.kind]
         seconds = command.seconds if kind == "add" else None
         future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)
         if kind in ("start", "resume", "next"):
@@ -328,8 +383,9 @@ class HallLink(RunnerListener):
         self._reply(ident, False, error=why)
         self.publish_status()
 
-    def _reply(self, ident: str | None, ok: bool, status: Status | None = None,
-               error: str = "") -> None:
+    def _reply(
+        self, ident: str | None, ok: bool, status: Status | None = None, error: str = ""
+    ) -> None:
         body: dict[str, Any] = {"table": self.topics.table, "id": ident, "ok": ok}
         if error:
             body["error"] = error

@@ -66,14 +66,16 @@ def parse_command(payload: bytes, now_wall: float) -> HallCommand:
     if sent is None:
         raise BadMessage("sent (wall-clock seconds) is missing")
     if now_wall - sent > MAX_AGE:
-        raise BadMessage(f"stale: sent {now_wall - sent:.0f} s ago (a broker outage?); "
-                         "not carried out late")
+        raise BadMessage(
+            f"stale: sent {now_wall - sent:.0f} s ago (a broker outage?); not carried out late"
+        )
     if sent - now_wall > MAX_AGE:
         raise BadMessage(f"sent {sent - now_wall:.0f} s in the future: clocks not in step")
     at = _number(data, "at")
     if at is not None and not -MAX_AGE <= at - now_wall <= MAX_LEAD:
-        raise BadMessage(f"at is {at - now_wall:+.0f} s from now (allowed: up to "
-                         f"{MAX_LEAD:g} s ahead)")
+        raise BadMessage(
+            f"at is {at - now_wall:+.0f} s from now (allowed: up to {MAX_LEAD:g} s ahead)"
+        )
     if kind in ("start", "resume") and at is None:
         raise BadMessage(f"{kind} needs at (the wall-clock instant it takes effect)")
     profile = data.get("profile")

@@ -31,39 +31,59 @@ COMMANDS_PER_SECOND, COMMAND_BURST = 2.0, 10
 
 
 class Overview:
-    def __init__(self, desk: Desk, tokens: TokenStore, lang: str = language.DEFAULT,
-                 warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        desk: Desk,
+        tokens: TokenStore,
+        lang: str = language.DEFAULT,
+        warnings: list[str] | None = None,
+    ) -> None:
         self.desk, self.tokens, self.lang = desk, tokens, language.check(lang)
         self.warnings = warnings or []  # shown on the page (an anonymous broker)
         self.guard = guard.Guard("desk")  # (the caps, the timeouts, the rate limits: the box's)
-        self.guard.limit("/api/hall/command", COMMANDS_PER_SECOND, COMMAND_BURST,
-                         "too many commands; wait a moment")
+        self.guard.limit(
+            "/api/hall/command",
+            COMMANDS_PER_SECOND,
+            COMMAND_BURST,
+            "too many commands; wait a moment",
+        )
 
     def app(self) -> web.Application:
         """The overview's app (`add_board` adds the board's routes); its files are the
         desk's scripts and styles and the script every page shares (guard.COMMON_SCRIPT)."""
         app = self.guard.app(MAX_BODY)
-        app.add_routes([web.get("/", self._root),
-                        web.get("/hall", guard.page(STATIC / "hall.html", self.lang)),
-                        web.get("/api/hall", self._tables),
-                        web.get("/lang/{code}.js", guard.words("hall", "parts")),
-                        web.get("/static/{name}", guard.files(
-                            guard.COMMON_SCRIPT, *STATIC.glob("*.js"), *STATIC.glob("*.css"))),
-                        web.post("/api/hall/command", self._command)])
+        app.add_routes(
+            [
+                web.get("/", self._root),
+                web.get("/hall", guard.page(STATIC / "hall.html", self.lang)),
+                web.get("/api/hall", self._tables),
+                web.get("/lang/{code}.js", guard.words("hall", "parts")),
+                web.get(
+                    "/static/{name}",
+                    guard.files(guard.COMMON_SCRIPT, *STATIC.glob("*.js"), *STATIC.glob("*.css")),
+                ),
+                web.post("/api/hall/command", self._command),
+            ]
+        )
         return app
 
     async def _root(self, request: web.Request) -> web.Response:
         raise web.HTTPFound("/hall")
 
     async def _tables(self, request: web.Request) -> web.Response:
-        return web.json_response({"hall": self.desk.hall, "now": time.time(),
-                                  "tables": self.desk.tables(), "warnings": self.warnings,
-                                  "on_bus": getattr(self.desk, "on_bus", True)})
+        return web.json_response(
+            {
+                "hall": self.desk.hall,
+                "now": time.time(),
+                "tables": self.desk.tables(),
+                "warnings": self.warnings,
+                "on_bus": getattr(self.desk, "on_bus", True),
+            }
+        )
 
     async def _command(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
-            return error(401, "commands need the desk's token (the link `hall serve` "
-                              "printed)")
+            return error(401, "commands need the desk's token (the link `hall serve` printed)")
         body = await guard.json_body(request, MAX_BODY, bad="the body must be a JSON object")
         if not isinstance(body, dict):
             return error(400, "the body must be a JSON object")
@@ -83,8 +103,9 @@ class Overview:
             answers = await loop.run_in_executor(None, self.desk.send, command, table)
         except ValueError as exc:
             return error(400, str(exc))
-        log.info("desk: %s sent from the overview page (%d tables answered)", command.id,
-                 len(answers))
+        log.info(
+            "desk: %s sent from the overview page (%d tables answered)", command.id, len(answers)
+        )
         return web.json_response({"ok": True, "id": command.id, "at": at, "answers": answers})
 
 
@@ -97,14 +118,24 @@ def _text(value: object) -> str | None:
 
 
 def _seconds(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or \
-            not 0 < abs(value) <= MAX_ADD:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 < abs(value) <= MAX_ADD
+    ):
         raise ValueError(f"seconds must be a number, 0 < |seconds| <= {MAX_ADD:g}")
     return float(value)
 
 
-def serve(desk: Desk, host: str, port: int, state: Path, out=print, director=None,
-          lang: str = language.DEFAULT) -> int:
+def serve(
+    desk: Desk,
+    host: str,
+    port: int,
+    state: Path,
+    out=print,
+    director=None,
+    lang: str = language.DEFAULT,
+) -> int:
     """Serve the overview until interrupted, in language `lang` unless a page asks for another
     (`/hall?lang=de`); prints the links (the desk's with its token); with a `director`
     (hall serve --tournament), the board too (hall/board.py)."""

@@ -69,11 +69,18 @@ def parse_pairing(payload: bytes) -> Pairing:
         raise BadMessage(f"round must be 1-{MAX_ROUND}")
     for key in ("stage", "home", "away"):
         value = data[key]
-        if not isinstance(value, str) or len(value) > MAX_TEXT or \
-                any(ord(c) < 32 for c in value):
+        if not isinstance(value, str) or len(value) > MAX_TEXT or any(ord(c) < 32 for c in value):
             raise BadMessage(f"{key} must be text of at most {MAX_TEXT} characters")
     sent = data["sent"]
     if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
         raise BadMessage("sent must be a number")
-    return Pairing(data["id"], number, data["match"], data["stage"], data["home"],
-                   data["away"], data["profile"], float(sent))
+    return Pairing(
+        data["id"],
+        number,
+        data["match"],
+        data["stage"],
+        data["home"],
+        data["away"],
+        data["profile"],
+        float(sent),
+    )

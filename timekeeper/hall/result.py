@@ -20,8 +20,7 @@ MAX_DEPTH = 3  # {"goals": [{"team": …}]}: nothing deeper is ever sent
 MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout")
-FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished",
-          "confirmed")
+FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished", "confirmed")
 
 
 def result_topic(hall: str, table: str) -> str:
@@ -62,26 +61,44 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
     decided = "regulation"
     if attempts or status.get("shot", 0) or "shoot" in str(status.get("part", "")):
         decided = "shootout"
-        scored = {side: sum(1 for a in attempts if a.get("team") == side and a.get("goal"))
-                  for side in ("home", "away")}
+        scored = {
+            side: sum(1 for a in attempts if a.get("team") == side and a.get("goal"))
+            for side in ("home", "away")
+        }
         if home == away and scored["home"] != scored["away"]:
-            home, away = (home + 1, away) if scored["home"] > scored["away"] else \
-                (home, away + 1)
+            home, away = (home + 1, away) if scored["home"] > scored["away"] else (home, away + 1)
     elif status.get("period", 0) > status.get("periods", 1):
         decided = "sudden_death" if "sudden" in str(status.get("part", "")) else "overtime"
-    goals = tuple({"team": g.get("team"), "period": int(g.get("period", 0)),
-                   "play_time": round(float(g.get("play_time", 0.0)), 3),
-                   "player": str(g.get("player", ""))[:16]}
-                  for g in (status.get("goals") or [])[:MAX_GOALS])
-    penalties = tuple({"team": team, "kinds": str(p.get("kinds", ""))[:32],
-                       "player": str(p.get("player", ""))[:16]}
-                      for team, side in (status.get("teams") or {}).items()
-                      for p in (side.get("penalties") or []))[:MAX_PENALTIES]
+    goals = tuple(
+        {
+            "team": g.get("team"),
+            "period": int(g.get("period", 0)),
+            "play_time": round(float(g.get("play_time", 0.0)), 3),
+            "player": str(g.get("player", ""))[:16],
+        }
+        for g in (status.get("goals") or [])[:MAX_GOALS]
+    )
+    penalties = tuple(
+        {
+            "team": team,
+            "kinds": str(p.get("kinds", ""))[:32],
+            "player": str(p.get("player", ""))[:16],
+        }
+        for team, side in (status.get("teams") or {}).items()
+        for p in (side.get("penalties") or [])
+    )[:MAX_PENALTIES]
     result = MatchResult(pairing, table, (home, away), decided, goals, penalties, finished)
     while len(result.to_json()) > MAX_RESULT and (result.goals or result.penalties):
         # (a flood of goals: the score stands, the details that do not fit are left out)
-        result = MatchResult(pairing, table, (home, away), decided, result.goals[:-1] if
-                             result.goals else (), result.penalties[:-1], finished)
+        result = MatchResult(
+            pairing,
+            table,
+            (home, away),
+            decided,
+            result.goals[:-1] if result.goals else (),
+            result.penalties[:-1],
+            finished,
+        )
     return result
 
 
@@ -110,38 +127,65 @@ def parse_result(payload: bytes) -> MatchResult:
     if not isinstance(table, str) or not 1 <= len(table) <= 32:
         raise BadMessage("table must be a table's name")
     score = data["score"]
-    if not isinstance(score, list) or len(score) != 2 or not all(
-            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99 for n in score):
+    if (
+        not isinstance(score, list)
+        or len(score) != 2
+        or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99 for n in score)
+    ):
         raise BadMessage("score must be [home, away], each 0-99")
     if data["decided"] not in DECIDED:
         raise BadMessage(f"decided is one of {', '.join(DECIDED)}")
     goals, penalties = data["goals"], data["penalties"]
-    if not isinstance(goals, list) or len(goals) > MAX_GOALS or not all(
-            _goal(g) for g in goals):
+    if not isinstance(goals, list) or len(goals) > MAX_GOALS or not all(_goal(g) for g in goals):
         raise BadMessage(f"goals: at most {MAX_GOALS} of {{team, period, play_time, player}}")
-    if not isinstance(penalties, list) or len(penalties) > MAX_PENALTIES or not all(
-            _penalty(p) for p in penalties):
+    if (
+        not isinstance(penalties, list)
+        or len(penalties) > MAX_PENALTIES
+        or not all(_penalty(p) for p in penalties)
+    ):
         raise BadMessage(f"penalties: at most {MAX_PENALTIES} of {{team, kinds, player}}")
     finished = data["finished"]
-    if isinstance(finished, bool) or not isinstance(finished, int | float) or \
-            not math.isfinite(finished):
+    if (
+        isinstance(finished, bool)
+        or not isinstance(finished, int | float)
+        or not math.isfinite(finished)
+    ):
         raise BadMessage("finished must be a number")
     if not isinstance(data["confirmed"], bool):
         raise BadMessage("confirmed must be true or false")
-    return MatchResult(pairing, table, (score[0], score[1]), data["decided"], tuple(goals),
-                       tuple(penalties), float(finished), data["confirmed"])
+    return MatchResult(
+        pairing,
+        table,
+        (score[0], score[1]),
+        data["decided"],
+        tuple(goals),
+        tuple(penalties),
+        float(finished),
+        data["confirmed"],
+    )
 
 
 def _goal(g: object) -> bool:
-    return (isinstance(g, dict) and set(g) == {"team", "period", "play_time", "player"}
-            and g["team"] in ("home", "away") and isinstance(g["period"], int)
-            and 0 <= g["period"] <= 99 and isinstance(g["play_time"], int | float)
-            and math.isfinite(g["play_time"]) and isinstance(g["player"], str)
-            and len(g["player"]) <= MAX_TEXT)
+    return (
+        isinstance(g, dict)
+        and set(g) == {"team", "period", "play_time", "player"}
+        and g["team"] in ("home", "away")
+        and isinstance(g["period"], int)
+        and 0 <= g["period"] <= 99
+        and isinstance(g["play_time"], int | float)
+        and math.isfinite(g["play_time"])
+        and isinstance(g["player"], str)
+        and len(g["player"]) <= MAX_TEXT
+    )
 
 
 def _penalty(p: object) -> bool:
-    return (isinstance(p, dict) and set(p) == {"team", "kinds", "player"}
-            and p["team"] in ("home", "away") and isinstance(p["kinds"], str)
-            and len(p["kinds"]) <= MAX_TEXT and isinstance(p["player"], str)
-            and len(p["player"]) <= MAX_TEXT)
+    return (
+        isinstance(p, dict)
+        and set(p) == {"team", "kinds", "player"}
+        and p["team"] in ("home", "away")
+        and isinstance(p["kinds"], str)
+        and len(p["kinds"]) <= MAX_TEXT
+        and isinstance(p["player"], str)
+        and len(p["player"]) <= MAX_TEXT
+    )

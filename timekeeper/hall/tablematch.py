@@ -37,14 +37,20 @@ BETWEEN = ("idle", "finished")  # no match under way: a new pairing may be taken
 class MatchLink(RunnerListener):
     """Made by its HallLink (its client, its table), and told by the runner (as a listener)."""
 
-    def __init__(self, link: Any, folder: Path | None,
-                 wall: Callable[[], float] = time.time,
-                 switch: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        link: Any,
+        folder: Path | None,
+        wall: Callable[[], float] = time.time,
+        switch: Callable[[str], str] | None = None,
+    ) -> None:
         self.link, self.box, self.wall, self.switch = link, link.box, wall, switch
         hall, table = link.topics.hall, link.topics.table
         self.table = table
-        self.pairing_topic, self.result_topic = pairing_topic(hall, table), \
-            result_topic(hall, table)
+        self.pairing_topic, self.result_topic = (
+            pairing_topic(hall, table),
+            result_topic(hall, table),
+        )
         self.file = None if folder is None else Path(folder) / FILE
         self.pairing: Pairing | None = None
         self.played = False  # the pairing's match has begun (its end makes the result)
@@ -61,21 +67,26 @@ class MatchLink(RunnerListener):
             return
         try:
             data = json.loads(self.file.read_text())
-            self.pairing = parse_pairing(json.dumps(data["pairing"]).encode()) \
-                if data.get("pairing") else None
+            self.pairing = (
+                parse_pairing(json.dumps(data["pairing"]).encode()) if data.get("pairing") else None
+            )
             self.played = bool(data.get("played"))
-            self.result = parse_result(json.dumps(data["result"]).encode()) \
-                if data.get("result") else None
+            self.result = (
+                parse_result(json.dumps(data["result"]).encode()) if data.get("result") else None
+            )
         except (OSError, ValueError, KeyError, BadMessage) as exc:
-            log.warning("hall: %s could not be read (%s); waiting for the desk's pairing",
-                        self.file, exc)
+            log.warning(
+                "hall: %s could not be read (%s); waiting for the desk's pairing", self.file, exc
+            )
 
     def _save(self) -> None:
         if self.file is None:
             return
-        body = {"pairing": json.loads(self.pairing.to_json()) if self.pairing else None,
-                "played": self.played,
-                "result": json.loads(self.result.to_json()) if self.result else None}
+        body = {
+            "pairing": json.loads(self.pairing.to_json()) if self.pairing else None,
+            "played": self.played,
+            "result": json.loads(self.result.to_json()) if self.result else None,
+        }
         temporary = self.file.with_suffix(".tmp")
         try:
             with open(temporary, "w") as stream:
@@ -108,16 +119,19 @@ class MatchLink(RunnerListener):
             return None
         with self._lock:
             if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
-                if self.pairing and pairing.id == self.pairing.id and not self.played and \
-                        pairing.profile != self.link.profile and \
-                        self.box.status().state in BETWEEN:  # (a box restarted before it)
+                if (
+                    self.pairing
+                    and pairing.id == self.pairing.id
+                    and not self.played
+                    and pairing.profile != self.link.profile
+                    and self.box.status().state in BETWEEN
+                ):  # (a box restarted before it)
                     self._switch_to(pairing)
                     self.link.publish_status()
                 return None  # (retained: delivered again on every reconnect)
             if self.box.status().state not in BETWEEN:
                 self.waiting = pairing
-                self.note = (f"next: {pairing.match} {pairing.sides}, after the match under "
-                             "way")
+                self.note = f"next: {pairing.match} {pairing.sides}, after the match under way"
                 log.info("hall: %s", self.note)
             else:
                 self._take(pairing)
@@ -129,19 +143,30 @@ class MatchLink(RunnerListener):
         self._save()
         self._switch_to(pairing)  # (first: the names go to the next match's engine)
         self.box.submit(Command(Action.NAMES, names=(pairing.home, pairing.away)))
-        log.info("hall: round %d, %s %s (%s)%s", pairing.round, pairing.match, pairing.sides,
-                 pairing.stage, f"; {self.note}" if self.note else "")
+        log.info(
+            "hall: round %d, %s %s (%s)%s",
+            pairing.round,
+            pairing.match,
+            pairing.sides,
+            pairing.stage,
+            f"; {self.note}" if self.note else "",
+        )
 
     def _switch_to(self, pairing: Pairing) -> None:
         """The pairing's profile for its match (between matches only), or the note why not."""
         self.note = ""
         if pairing.profile == self.link.profile:
             return
-        why = (f"restart the box with --profile {pairing.profile}" if self.switch is None
-               else self.switch(pairing.profile))
+        why = (
+            f"restart the box with --profile {pairing.profile}"
+            if self.switch is None
+            else self.switch(pairing.profile)
+        )
         if why:
-            self.note = (f"this table runs profile {self.link.profile}; {pairing.match} is "
-                         f"for {pairing.profile}: {why}")
+            self.note = (
+                f"this table runs profile {self.link.profile}; {pairing.match} is "
+                f"for {pairing.profile}: {why}"
+            )
         else:
             self.link.profile = pairing.profile
 
@@ -154,33 +179,61 @@ class MatchLink(RunnerListener):
         checked it with the players, and the desk is told (the result sent again, confirmed)."""
         with self._lock:
             if args not in ([], ["confirm"]):
-                return {"ok": False, "result": "refused",
-                        "error": "result takes nothing, or confirm"}
+                return {
+                    "ok": False,
+                    "result": "refused",
+                    "error": "result takes nothing, or confirm",
+                }
             if self.result is None:
-                return {"ok": False, "result": "refused", "error": "no result yet: the "
-                        "table's match is not finished (or the desk sent it no pairing)"}
+                return {
+                    "ok": False,
+                    "result": "refused",
+                    "error": "no result yet: the "
+                    "table's match is not finished (or the desk sent it no pairing)",
+                }
             if args == ["confirm"] and not self.result.confirmed:
                 self.result = dataclasses.replace(self.result, confirmed=True)
                 self._save()
                 self._publish_result()
                 log.info("hall: result %s confirmed by the operator", self.result.id)
-            return {"ok": True, "match_result": json.loads(self.result.to_json()),
-                    "status": self.box.status().to_dict()}
+            return {
+                "ok": True,
+                "match_result": json.loads(self.result.to_json()),
+                "status": self.box.status().to_dict(),
+            }
 
     def status_fields(self) -> dict:
         p = self.pairing
-        return {"pairing": None if p is None else {
-                    "id": p.id, "round": p.round, "match": p.match, "stage": p.stage,
-                    "home": p.home, "away": p.away, "profile": p.profile},
-                "pairing_note": self.note,
-                "result": None if self.result is None else self.result.id}
+        return {
+            "pairing": None
+            if p is None
+            else {
+                "id": p.id,
+                "round": p.round,
+                "match": p.match,
+                "stage": p.stage,
+                "home": p.home,
+                "away": p.away,
+                "profile": p.profile,
+            },
+            "pairing_note": self.note,
+            "result": None if self.result is None else self.result.id,
+        }
 
     def result_shown(self) -> dict | None:
         """The status's `hall_result` (the runner adds it): the result the table holds, so
         that its operator confirms it on the operator page as with `ctl result confirm`."""
         r = self.result
-        return None if r is None else {"id": r.id, "match": r.pairing.match,
-                                       "score": r.score_text, "confirmed": r.confirmed}
+        return (
+            None
+            if r is None
+            else {
+                "id": r.id,
+                "match": r.pairing.match,
+                "score": r.score_text,
+                "confirmed": r.confirmed,
+            }
+        )
 
     # ---------------------------------------------------------------- the runner's side
 
@@ -192,11 +245,14 @@ class MatchLink(RunnerListener):
                 self.played = True
                 self._save()
             elif status.state == "finished" and self.played and self.result is None:
-                self.result = from_status(self.pairing, self.table, status.to_dict(),
-                                          self.wall())
+                self.result = from_status(self.pairing, self.table, status.to_dict(), self.wall())
                 self._save()
-                log.info("hall: %s finished %s (%s); sent to the desk", self.pairing.match,
-                         self.result.score_text, self.result.decided)
+                log.info(
+                    "hall: %s finished %s (%s); sent to the desk",
+                    self.pairing.match,
+                    self.result.score_text,
+                    self.result.decided,
+                )
                 self._publish_result()
             elif status.state == "idle" and self.waiting is not None:
                 self._take(self.waiting)

@@ -69,18 +69,32 @@ def check_match(status: object) -> None:
     for name in ("remaining", "countdown", "play_time", "added"):
         _number(status, name, where="status.")
     score = status.get("score")
-    if score is not None and not (isinstance(score, dict) and all(
+    if score is not None and not (
+        isinstance(score, dict)
+        and all(
             isinstance(score.get(side, 0), int) and not isinstance(score.get(side, 0), bool)
-            for side in ("home", "away"))):
+            for side in ("home", "away")
+        )
+    ):
         raise BadStatus("status.score: not {home, away} numbers")
     scheduled = status.get("scheduled", [])
-    if not isinstance(scheduled, list) or len(scheduled) > 16 or not all(
-            isinstance(w, dict) and isinstance(w.get("command"), str)
-            and len(w["command"]) <= MAX_TEXT and _finite(w.get("in")) for w in scheduled):
+    if (
+        not isinstance(scheduled, list)
+        or len(scheduled) > 16
+        or not all(
+            isinstance(w, dict)
+            and isinstance(w.get("command"), str)
+            and len(w["command"]) <= MAX_TEXT
+            and _finite(w.get("in"))
+            for w in scheduled
+        )
+    ):
         raise BadStatus("status.scheduled: not a list of {command, in}")
     names = status.get("names")
-    if names is not None and not (isinstance(names, dict) and all(
-            isinstance(v, str) and len(v) <= MAX_TEXT for v in names.values())):
+    if names is not None and not (
+        isinstance(names, dict)
+        and all(isinstance(v, str) and len(v) <= MAX_TEXT for v in names.values())
+    ):
         raise BadStatus("status.names: not text")
 
 
@@ -107,5 +121,4 @@ def _number(body: dict, name: str, where: str = "") -> None:
 
 
 def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and \
-        math.isfinite(value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -36,8 +36,9 @@ class Sync:
         return f"NOT SYNCED: {self.why}"
 
 
-def check(limit: float = MAX_OFFSET, run: Callable[..., subprocess.CompletedProcess] =
-          subprocess.run) -> Sync:
+def check(
+    limit: float = MAX_OFFSET, run: Callable[..., subprocess.CompletedProcess] = subprocess.run
+) -> Sync:
     """Is this box's wall clock synced to the hall's time server, within `limit`?"""
     try:
         done = run(["chronyc", "-c", "tracking"], capture_output=True, text=True, timeout=2)
@@ -63,13 +64,17 @@ def parse_tracking(csv_line: str, limit: float = MAX_OFFSET) -> Sync:
     if leap.lower().startswith("not synchron"):
         return Sync(False, offset, "chrony is not synchronised to the hall's time server")
     if abs(offset) > limit:
-        return Sync(False, offset, f"clock {offset * 1e3:+.1f} ms off the hall's time "
-                                   f"(limit {limit * 1e3:g} ms)")
+        return Sync(
+            False,
+            offset,
+            f"clock {offset * 1e3:+.1f} ms off the hall's time (limit {limit * 1e3:g} ms)",
+        )
     return Sync(True, offset)
 
 
-def to_clock(at_wall: float, clock: Callable[[], float],
-             wall: Callable[[], float] = time.time) -> float:
+def to_clock(
+    at_wall: float, clock: Callable[[], float], wall: Callable[[], float] = time.time
+) -> float:
     """The instant `at_wall` (wall-clock seconds) on `clock` (the runner's monotonic clock).
     The wall clock is read between two readings of `clock`; of a few tries the tightest pair
     is kept, so a preemption between the readings does not shift the mapping."""
@@ -115,7 +120,9 @@ def checker(mode: str, broker_host: str) -> Callable[[], Sync]:
     if mode == "chrony":
         return check
     if not is_loopback(broker_host):
-        raise ValueError(f"sync local is for a practice hall on one machine: the broker must "
-                         f"be on this machine (localhost, 127.0.0.1 or ::1), not {broker_host!r}; "
-                         "boxes on other machines follow the desk's time with chrony")
+        raise ValueError(
+            f"sync local is for a practice hall on one machine: the broker must "
+            f"be on this machine (localhost, 127.0.0.1 or ::1), not {broker_host!r}; "
+            "boxes on other machines follow the desk's time with chrony"
+        )
     return local_check

@@ -76,5 +76,4 @@ class PeriodClock:
         was added while stopped) must not come out a rounding error before the resume."""
         if self._anchor is None or self.length is None:
             return None
-        return max(self._anchor, self._anchor + (self.length + self.added - self._base)
-                   - remaining)
+        return max(self._anchor, self._anchor + (self.length + self.added - self._base) - remaining)

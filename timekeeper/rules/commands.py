@@ -64,8 +64,7 @@ class Action(StrEnum):
 BOX_ACTIONS = (Action.QUIT, Action.MUTE, Action.UNMUTE)
 
 
-TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT,
-                Action.PENALTY_SHOT)
+TEAM_ACTIONS = (Action.PENALTY, Action.RELEASE, Action.REMOVE, Action.TIMEOUT, Action.PENALTY_SHOT)
 SCORE_ACTIONS = (Action.GOAL, Action.UNDO_GOAL, Action.ATTEMPT)
 _NAMES_A_TEAM = TEAM_ACTIONS + SCORE_ACTIONS
 USAGE = {
@@ -79,9 +78,9 @@ USAGE = {
     Action.GOAL: "goal TEAM [PLAYER], e.g. goal home 17",
     Action.UNDO_GOAL: "undo-goal TEAM, e.g. undo-goal away",
     Action.NO_SHOW: "no-show [M:SS] (time already passed since the scheduled start), "
-                    "e.g. no-show 1:30",
+    "e.g. no-show 1:30",
     Action.NAMES: 'names HOME AWAY, home first, a name with spaces in quotes, "" or - for '
-                  'none, e.g. names "Jan Novák" Svoboda',
+    'none, e.g. names "Jan Novák" Svoboda',
 }
 
 
@@ -102,8 +101,9 @@ class Command:
     sign: int = 1  # ADD of a step (seconds None): +1 adds it, -1 takes it back
 
     def __post_init__(self) -> None:
-        if self.sign not in (1, -1) or (self.sign == -1 and (
-                self.action is not Action.ADD or self.seconds is not None)):
+        if self.sign not in (1, -1) or (
+            self.sign == -1 and (self.action is not Action.ADD or self.seconds is not None)
+        ):
             raise ValueError("sign -1 is ADD's step taken back (seconds carry their own sign)")
 
     def __str__(self) -> str:
@@ -157,8 +157,10 @@ class Command:
         try:
             seconds = parse_number(arg)
         except ValueError:
-            raise ValueError(f"add takes a number of seconds, e.g. add 10 or add -5, or - "
-                             f"for one step back (got {arg!r})") from None
+            raise ValueError(
+                f"add takes a number of seconds, e.g. add 10 or add -5, or - "
+                f"for one step back (got {arg!r})"
+            ) from None
         if not abs(seconds) <= MAX_ADD:  # also refuses nan and inf
             raise ValueError(f"add takes at most {MAX_ADD:g} seconds either way (got {arg})")
         return cls(action, seconds)
@@ -183,8 +185,9 @@ def parse_names(text: str) -> tuple[str, str]:
     try:
         words = shlex.split(text)
     except ValueError as exc:  # an unclosed quote: "No closing quotation"
-        raise ValueError(f"names: {str(exc).lower()} (quote a name with an apostrophe in "
-                         f"double quotes); {usage}") from None
+        raise ValueError(
+            f"names: {str(exc).lower()} (quote a name with an apostrophe in double quotes); {usage}"
+        ) from None
     if len(words) != 2:
         raise ValueError(f"names takes two names, got {len(words)}; {usage}")
     home, away = (check_name(word) for word in words)
@@ -197,19 +200,22 @@ def check_name(text: str) -> str:
     whitespace stripped; "" or "-" is no name. ValueError for a name longer than MAX_NAME
     characters, or with a character that cannot be shown (control, format, private use):
     such a name would garble the status line, the log and the screens."""
-    name = "".join(" " if unicodedata.category(c) == "Zs" else c
-                   for c in unicodedata.normalize("NFC", text))
+    name = "".join(
+        " " if unicodedata.category(c) == "Zs" else c for c in unicodedata.normalize("NFC", text)
+    )
     name = re.sub(" {2,}", " ", name.strip())
     if name == NO_NAME:
         return ""
-    bad = next((c for c in name if not c.isprintable() or unicodedata.category(c) == "Co"),
-               None)
+    bad = next((c for c in name if not c.isprintable() or unicodedata.category(c) == "Co"), None)
     if bad is not None:
-        raise ValueError(f"a name must be printable text: {name[:MAX_NAME]!r} holds the "
-                         f"character U+{ord(bad):04X} ({unicodedata.name(bad, 'a control')})")
+        raise ValueError(
+            f"a name must be printable text: {name[:MAX_NAME]!r} holds the "
+            f"character U+{ord(bad):04X} ({unicodedata.name(bad, 'a control')})"
+        )
     if len(name) > MAX_NAME:
-        raise ValueError(f"a name is at most {MAX_NAME} characters: {name[:MAX_NAME]!r}… has "
-                         f"{len(name)}")
+        raise ValueError(
+            f"a name is at most {MAX_NAME} characters: {name[:MAX_NAME]!r}… has {len(name)}"
+        )
     return name
 
 
@@ -220,8 +226,13 @@ def parse_clock(text: str, usage: str = USAGE[Action.SET]) -> float:
         numbers = [parse_number(p) for p in parts]
     except ValueError:
         numbers = []
-    if not text.strip() or not numbers or len(numbers) > 2 or any(
-            not 0 <= n < 1e6 for n in numbers) or (len(numbers) == 2 and numbers[1] >= 60):
+    if (
+        not text.strip()
+        or not numbers
+        or len(numbers) > 2
+        or any(not 0 <= n < 1e6 for n in numbers)
+        or (len(numbers) == 2 and numbers[1] >= 60)
+    ):
         raise ValueError(f"{usage} (got {text.strip()!r})")
     return numbers[0] * 60 + numbers[1] if len(numbers) == 2 else numbers[0]
 
@@ -241,14 +252,17 @@ def parse_kinds(text: str) -> tuple[str, ...]:
         if kind not in KINDS:
             near = difflib.get_close_matches(kind, KINDS, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise ValueError(f"unknown penalty {kind!r}{hint} (penalties: {', '.join(KINDS)}, "
-                             "combined with +, e.g. minor+minor+personal, major+game)")
+            raise ValueError(
+                f"unknown penalty {kind!r}{hint} (penalties: {', '.join(KINDS)}, "
+                "combined with +, e.g. minor+minor+personal, major+game)"
+            )
     if kinds.count("game") > 1 or ("game" in kinds and kinds[-1] != "game"):
         raise ValueError("a game misconduct comes once, last (e.g. major+game)")
-    if kinds.count("match") > 1 or ("match" in kinds and (kinds[-1] != "match" or
-                                                          "game" in kinds)):
-        raise ValueError("a match penalty comes once, last, and not with a game misconduct "
-                         "(e.g. match, minor+match)")
+    if kinds.count("match") > 1 or ("match" in kinds and (kinds[-1] != "match" or "game" in kinds)):
+        raise ValueError(
+            "a match penalty comes once, last, and not with a game misconduct "
+            "(e.g. match, minor+match)"
+        )
     return kinds
 
 
@@ -262,8 +276,9 @@ def _team_command(action: Action, words: list[str]) -> Command:
             raise ValueError(f"{usage}")
         player = rest[1] if len(rest) > 1 else ""
         if len(player) > MAX_PLAYER or not player.isprintable():
-            raise ValueError(f"a player is a number or a name of at most {MAX_PLAYER} "
-                             f"characters; {usage}")
+            raise ValueError(
+                f"a player is a number or a name of at most {MAX_PLAYER} characters; {usage}"
+            )
         return Command(action, team=team, kinds=parse_kinds(rest[0]), player=player)
     if action is Action.REMOVE and len(rest) == 1:
         ref = rest[0].lstrip("#")

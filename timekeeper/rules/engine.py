@@ -103,8 +103,7 @@ class Engine(Reporting, Guards, StoppedPlay):
     def _waiting_for(self) -> str:
         """What START/NEXT would do now (Status.waiting_for), as the table says."""
         i, periods = self.m.index, self.profile.periods
-        return TRANSITIONS.then(self, periods[i + 1].name if i + 1 < len(periods)
-                                else "shoot-out")
+        return TRANSITIONS.then(self, periods[i + 1].name if i + 1 < len(periods) else "shoot-out")
 
     # ------------------------------------------------------------------ before the match
 
@@ -125,8 +124,9 @@ class Engine(Reporting, Guards, StoppedPlay):
         limit, passed = self.profile.no_show, command.seconds or 0.0
         assert limit is not None  # (the table's needs)
         if not 0 <= passed < limit:
-            raise Refused(f"the time since the scheduled start must be under {mss(limit)} "
-                          f"(got {mss(passed)})")
+            raise Refused(
+                f"the time since the scheduled start must be under {mss(limit)} (got {mss(passed)})"
+            )
         if self.state is State.FINISHED:  # it is the next match's
             self.state, self.m = State.IDLE, self._new_match()
         self.m.no_show_until = now + limit - passed
@@ -191,9 +191,12 @@ class Engine(Reporting, Guards, StoppedPlay):
         if change == 0:
             if step > 0:
                 raise Refused("nothing to add")
-            raise Refused("no time left to take back" if x is not None else
-                          "no added time to take back (in gross time only added time is "
-                          "taken back; SET corrects the clock while it is stopped)")
+            raise Refused(
+                "no time left to take back"
+                if x is not None
+                else "no added time to take back (in gross time only added time is "
+                "taken back; SET corrects the clock while it is stopped)"
+            )
         cues = self._feedback("time_added", now)  # taking time back is answered too
         self._rearm_marks(now)
         if x is not None:  # the penalties move with the game clock, as after SET
@@ -216,8 +219,9 @@ class Engine(Reporting, Guards, StoppedPlay):
         if not abs(step) <= MAX_ADD:
             raise Refused(f"add takes at most {MAX_ADD:g} seconds either way")
         if step > 0 and clock.added + step > MAX_ADD:  # a sane range the journal can check
-            raise Refused(f"at most {MAX_ADD:g} s may be added to a period "
-                          f"({clock.added:g} s already)")
+            raise Refused(
+                f"at most {MAX_ADD:g} s may be added to a period ({clock.added:g} s already)"
+            )
         return step
 
     def _set_clock(self, command: Command, now: float) -> list[Cue]:
@@ -231,8 +235,9 @@ class Engine(Reporting, Guards, StoppedPlay):
         if clock.total is None:
             raise Refused("an untimed period has no clock to correct")
         if not 0 <= left <= clock.total:
-            raise Refused(f"the time left must be between 0:00 and {mss(clock.total)} "
-                          f"(got {mss(left)})")
+            raise Refused(
+                f"the time left must be between 0:00 and {mss(clock.total)} (got {mss(left)})"
+            )
         old = clock.play_time(now)
         clock.set_play_time(clock.total - left)
         self._rearm_marks(now)
@@ -316,8 +321,12 @@ class Engine(Reporting, Guards, StoppedPlay):
 
     def _in_sudden_death(self) -> bool:
         p = self.period
-        return (self.state in (State.RUNNING, State.STOPPED) and not self.m.shootout
-                and p is not None and p.sudden_death)
+        return (
+            self.state in (State.RUNNING, State.STOPPED)
+            and not self.m.shootout
+            and p is not None
+            and p.sudden_death
+        )
 
     def _reopen(self, now: float) -> None:
         """The goal that ended the sudden death was entered by mistake: play goes on from
@@ -500,8 +509,15 @@ NOT_BEGUN = Refusal("the match has not begun", Hint.BEGIN, doing=False)
 OVER = Refusal("the match is over", None, doing=False)
 G = Guard
 # what comes due by itself, by state: when, what happens then, and (drawn) where it leads
-DUE: dict[State, tuple[Callable[[Engine], float | None], Callable[[Engine, float], list[Cue]],
-                       str, tuple[State, ...]]] = {
+DUE: dict[
+    State,
+    tuple[
+        Callable[[Engine], float | None],
+        Callable[[Engine, float], list[Cue]],
+        str,
+        tuple[State, ...],
+    ],
+] = {
     S.PRESTART: (E._countdown_end, E._prestart_over, "countdown", (S.RUNNING,)),
     S.RUNNING: (E._play_deadline, E._play_due, "time", PLAYED_ON),
     S.STOPPED: (E._timeout_deadline, E._timeout_over, "time-out", (S.STOPPED,)),
@@ -512,88 +528,148 @@ DUE: dict[State, tuple[Callable[[Engine], float | None], Callable[[Engine, float
 # no row in this state: the event's refusal (START never ends a sudden death or a shot)
 NOT_NOW = {
     A.START: Refusal("already started", reset=True),
-    A.TOGGLE: Refusal("the clock is not stopped"), A.PAUSE: Refusal("the clock is not running"),
-    A.RESUME: Refusal("the clock is not stopped"), A.ADD: Refusal("no period is being played"),
+    A.TOGGLE: Refusal("the clock is not stopped"),
+    A.PAUSE: Refusal("the clock is not running"),
+    A.RESUME: Refusal("the clock is not stopped"),
+    A.ADD: Refusal("no period is being played"),
     A.SET: Refusal("the game clock is corrected while it is stopped, not", bare=True),
     A.TIMEOUT: Refusal("a time-out is taken while the clock is stopped, not", bare=True),
-    **{a: Refusal(f"{reason}, not", None, bare=True) for a, reason in (
-        (A.FINISH, "finish ends a match after regulation (overtime, shoot-out)"),
-        (A.REPLAY, "replay starts a match again once its clock is stopped"),
-        (A.NO_SHOW, "the no-show countdown runs before a match"),
-        (A.ATTEMPT, "attempts are entered in the shoot-out"),
-        (A.PENALTY_SHOT, "a penalty shot is taken while the clock is stopped"))},
+    **{
+        a: Refusal(f"{reason}, not", None, bare=True)
+        for a, reason in (
+            (A.FINISH, "finish ends a match after regulation (overtime, shoot-out)"),
+            (A.REPLAY, "replay starts a match again once its clock is stopped"),
+            (A.NO_SHOW, "the no-show countdown runs before a match"),
+            (A.ATTEMPT, "attempts are entered in the shoot-out"),
+            (A.PENALTY_SHOT, "a penalty shot is taken while the clock is stopped"),
+        )
+    },
 }
 # what the profile must have for a command, whatever the state (so said first)
 NEEDS: dict[Action, Callable[[Engine, Command], Refused | None]] = {
-    A.NO_SHOW: E._needs_no_show, A.ATTEMPT: E._needs_shootout_score,
-    **{a: E._needs_stopped_time for a in TEAM_ACTIONS}}
+    A.NO_SHOW: E._needs_no_show,
+    A.ATTEMPT: E._needs_shootout_score,
+    **{a: E._needs_stopped_time for a in TEAM_ACTIONS},
+}
 DRAW, OVERTIME = G("on a draw", E._a_draw), G("overtime", E._an_overtime)
 NO_PENALTY_SHOT = G("no penalty shot", E._no_penalty_shot)
 PENALTY_SHOT = G("a penalty shot", E._a_penalty_shot)
 SUDDEN_DEATH = G("sudden death", E._sudden_death)
 # The state diagram, one row an arrow: (source, event, targets, handler, guards), or a
 # refusal; `then`: what START/NEXT does there (Status.waiting_for); `says`: the prompt's words.
-TRANSITIONS = Table([
-    *rows([S.IDLE], [A.START], E._begin_match, BEGUN, then="start", says="begins the match"),
-    *rows([S.FINISHED], [A.START], E._begin_match, BEGUN, then="start",
-          says="begins the next match"),
-    *refused([S.IDLE], [A.NEXT], NOT_BEGUN),
-    *refused([S.PRESTART], [A.NEXT], Refusal("nothing to go on to")),
-    *refused([S.PRESTART], [A.TOGGLE], Refusal("nothing to stop or resume yet")),
-    *rows(PLAY, [A.NEXT], E._shot_ended, guards=(PENALTY_SHOT,)),
-    *rows(PLAY, [A.NEXT], E._decided, (S.FINISHED,), guards=(SUDDEN_DEATH,)),
-    *rows([S.RUNNING], [A.ADD], E._add, PLAYED_ON),
-    *rows([S.STOPPED], [A.ADD], E._add),
-    *rows(PLAY, [A.FINISH], E._decided, (S.FINISHED,), guards=(
-        OVERTIME, G("sudden death", E._finish_in_sudden_death))),
-    *rows([S.RUNNING], [A.TOGGLE], E._pause, (S.STOPPED,)),
-    *rows([S.RUNNING], [A.PAUSE], E._pause, (S.STOPPED,), says="stops the clock"),
-    *rows([S.STOPPED], [A.TOGGLE], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,)),
-    *rows([S.STOPPED], [A.RESUME], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,),
-          says="goes on"),
-    *rows([S.STOPPED], [A.SET], E._set_clock),
-    *rows([S.BREAK], [A.START], E._next_period, (S.RUNNING,), then="next: {next}"),
-    *rows([S.BREAK], [A.NEXT], E._next_period, (S.RUNNING,), says="starts {next}"),
-    *[Row(S.WAITING, a, (to,), handler, (DRAW, follows), then="next: {next}",
-          says="starts {next}" if a is A.NEXT else "")
-      for to, handler, follows in ((S.RUNNING, E._next_period, G("a part follows",
-                                                                 E._part_follows)),
-                                   (S.SHOOTOUT, E._to_shootout, G("a shoot-out",
-                                                                  E._shootout_follows)))
-      for a in (A.START, A.NEXT)],
-    *rows([S.WAITING], [A.FINISH], E._finish_waiting, (S.FINISHED,), then="finish",
-          says="ends the match", guards=(G("after regulation", E._after_regulation),)),
-    *rows([S.SHOOTOUT], [A.START], E._start_shot, (S.SHOT,), then="next: shot"),
-    *rows([S.SHOOTOUT], [A.NEXT], E._start_shot, (S.SHOT,), says="starts the next shot"),
-    *rows([S.SHOT], [A.NEXT], E._end_shot_early, (S.SHOOTOUT,), says="ends the shot early",
-          guards=(G("no result to enter", E._no_result_entered),)),
-    *rows([S.SHOOTOUT, S.SHOT], [A.FINISH], E._finish_shootout, (S.FINISHED,),
-          says="ends the shoot-out"),
-    *refused([S.FINISHED], [A.NEXT], Refusal("the match is over", Hint.BEGIN_NEXT, doing=False)),
-    *rows(EVERY, [A.RESET], E._reset, (S.IDLE,)),
-    *rows((S.STOPPED, S.WAITING, S.BREAK, S.SHOOTOUT), [A.REPLAY], E._replay, (S.IDLE,)),
-    *rows((S.IDLE, S.FINISHED), [A.NO_SHOW], E._no_show, (S.IDLE,)),
-    *rows(EVERY, [A.NAMES], E._names),
-    # the score: goals and their undo in (almost) any state, the attempts in the shoot-out
-    *refused([S.IDLE], [A.GOAL, A.ATTEMPT], Refusal("the match has not begun; START begins it",
-                                                    None, doing=False)),
-    *refused([S.PRESTART], [A.GOAL], Refusal("the match has not started yet (pre-start "
-                                             "countdown)", None, doing=False)),
-    *rows([S.RUNNING], [A.GOAL], E._score, (S.RUNNING, S.FINISHED)),
-    *rows([S.STOPPED], [A.GOAL], E._score, (S.STOPPED, S.FINISHED)),
-    *rows((S.BREAK, S.WAITING), [A.GOAL], E._score),
-    *rows([S.FINISHED], [A.GOAL], E._score, guards=(G("no shoot-out", E._no_shootout),)),
-    *rows((S.SHOOTOUT, S.SHOT), [A.GOAL, A.ATTEMPT], E._score, (S.SHOOTOUT, S.FINISHED)),
-    *rows([S.STOPPED], [A.ATTEMPT], E._score, (S.STOPPED, S.FINISHED), guards=(PENALTY_SHOT,)),
-    *refused([S.FINISHED], [A.ATTEMPT], OVER),
-    *rows([S.IDLE], [A.UNDO_GOAL], E._score, guards=(G("goals kept", E._goals_kept),)),
-    *rows(UNDER_WAY, [A.UNDO_GOAL], E._score),
-    *rows([S.FINISHED], [A.UNDO_GOAL], E._score, (S.FINISHED, S.STOPPED)),
-    # stopped-time games: penalties, time-outs and the penalty shot once the match has begun
-    *refused([S.IDLE], TEAM_ACTIONS, NOT_BEGUN),
-    *refused([S.FINISHED], TEAM_ACTIONS, OVER),
-    *rows(UNDER_WAY, (A.PENALTY, A.RELEASE, A.REMOVE), E._penalty_command),
-    *rows([S.STOPPED], [A.TIMEOUT], E._timeout),
-    *rows([S.STOPPED], [A.PENALTY_SHOT], E._penalty_shot),
-], NOT_NOW, NEEDS, {s: (label, targets) for s, (_, _, label, targets) in DUE.items()})
+TRANSITIONS = Table(
+    [
+        *rows([S.IDLE], [A.START], E._begin_match, BEGUN, then="start", says="begins the match"),
+        *rows(
+            [S.FINISHED],
+            [A.START],
+            E._begin_match,
+            BEGUN,
+            then="start",
+            says="begins the next match",
+        ),
+        *refused([S.IDLE], [A.NEXT], NOT_BEGUN),
+        *refused([S.PRESTART], [A.NEXT], Refusal("nothing to go on to")),
+        *refused([S.PRESTART], [A.TOGGLE], Refusal("nothing to stop or resume yet")),
+        *rows(PLAY, [A.NEXT], E._shot_ended, guards=(PENALTY_SHOT,)),
+        *rows(PLAY, [A.NEXT], E._decided, (S.FINISHED,), guards=(SUDDEN_DEATH,)),
+        *rows([S.RUNNING], [A.ADD], E._add, PLAYED_ON),
+        *rows([S.STOPPED], [A.ADD], E._add),
+        *rows(
+            PLAY,
+            [A.FINISH],
+            E._decided,
+            (S.FINISHED,),
+            guards=(OVERTIME, G("sudden death", E._finish_in_sudden_death)),
+        ),
+        *rows([S.RUNNING], [A.TOGGLE], E._pause, (S.STOPPED,)),
+        *rows([S.RUNNING], [A.PAUSE], E._pause, (S.STOPPED,), says="stops the clock"),
+        *rows([S.STOPPED], [A.TOGGLE], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,)),
+        *rows(
+            [S.STOPPED], [A.RESUME], E._resume, PLAYED_ON, guards=(NO_PENALTY_SHOT,), says="goes on"
+        ),
+        *rows([S.STOPPED], [A.SET], E._set_clock),
+        *rows([S.BREAK], [A.START], E._next_period, (S.RUNNING,), then="next: {next}"),
+        *rows([S.BREAK], [A.NEXT], E._next_period, (S.RUNNING,), says="starts {next}"),
+        *[
+            Row(
+                S.WAITING,
+                a,
+                (to,),
+                handler,
+                (DRAW, follows),
+                then="next: {next}",
+                says="starts {next}" if a is A.NEXT else "",
+            )
+            for to, handler, follows in (
+                (S.RUNNING, E._next_period, G("a part follows", E._part_follows)),
+                (S.SHOOTOUT, E._to_shootout, G("a shoot-out", E._shootout_follows)),
+            )
+            for a in (A.START, A.NEXT)
+        ],
+        *rows(
+            [S.WAITING],
+            [A.FINISH],
+            E._finish_waiting,
+            (S.FINISHED,),
+            then="finish",
+            says="ends the match",
+            guards=(G("after regulation", E._after_regulation),),
+        ),
+        *rows([S.SHOOTOUT], [A.START], E._start_shot, (S.SHOT,), then="next: shot"),
+        *rows([S.SHOOTOUT], [A.NEXT], E._start_shot, (S.SHOT,), says="starts the next shot"),
+        *rows(
+            [S.SHOT],
+            [A.NEXT],
+            E._end_shot_early,
+            (S.SHOOTOUT,),
+            says="ends the shot early",
+            guards=(G("no result to enter", E._no_result_entered),),
+        ),
+        *rows(
+            [S.SHOOTOUT, S.SHOT],
+            [A.FINISH],
+            E._finish_shootout,
+            (S.FINISHED,),
+            says="ends the shoot-out",
+        ),
+        *refused(
+            [S.FINISHED], [A.NEXT], Refusal("the match is over", Hint.BEGIN_NEXT, doing=False)
+        ),
+        *rows(EVERY, [A.RESET], E._reset, (S.IDLE,)),
+        *rows((S.STOPPED, S.WAITING, S.BREAK, S.SHOOTOUT), [A.REPLAY], E._replay, (S.IDLE,)),
+        *rows((S.IDLE, S.FINISHED), [A.NO_SHOW], E._no_show, (S.IDLE,)),
+        *rows(EVERY, [A.NAMES], E._names),
+        # the score: goals and their undo in (almost) any state, the attempts in the shoot-out
+        *refused(
+            [S.IDLE],
+            [A.GOAL, A.ATTEMPT],
+            Refusal("the match has not begun; START begins it", None, doing=False),
+        ),
+        *refused(
+            [S.PRESTART],
+            [A.GOAL],
+            Refusal("the match has not started yet (pre-start countdown)", None, doing=False),
+        ),
+        *rows([S.RUNNING], [A.GOAL], E._score, (S.RUNNING, S.FINISHED)),
+        *rows([S.STOPPED], [A.GOAL], E._score, (S.STOPPED, S.FINISHED)),
+        *rows((S.BREAK, S.WAITING), [A.GOAL], E._score),
+        *rows([S.FINISHED], [A.GOAL], E._score, guards=(G("no shoot-out", E._no_shootout),)),
+        *rows((S.SHOOTOUT, S.SHOT), [A.GOAL, A.ATTEMPT], E._score, (S.SHOOTOUT, S.FINISHED)),
+        *rows([S.STOPPED], [A.ATTEMPT], E._score, (S.STOPPED, S.FINISHED), guards=(PENALTY_SHOT,)),
+        *refused([S.FINISHED], [A.ATTEMPT], OVER),
+        *rows([S.IDLE], [A.UNDO_GOAL], E._score, guards=(G("goals kept", E._goals_kept),)),
+        *rows(UNDER_WAY, [A.UNDO_GOAL], E._score),
+        *rows([S.FINISHED], [A.UNDO_GOAL], E._score, (S.FINISHED, S.STOPPED)),
+        # stopped-time games: penalties, time-outs and the penalty shot once the match has begun
+        *refused([S.IDLE], TEAM_ACTIONS, NOT_BEGUN),
+        *refused([S.FINISHED], TEAM_ACTIONS, OVER),
+        *rows(UNDER_WAY, (A.PENALTY, A.RELEASE, A.REMOVE), E._penalty_command),
+        *rows([S.STOPPED], [A.TIMEOUT], E._timeout),
+        *rows([S.STOPPED], [A.PENALTY_SHOT], E._penalty_shot),
+    ],
+    NOT_NOW,
+    NEEDS,
+    {s: (label, targets) for s, (_, _, label, targets) in DUE.items()},
+)
 del S, A, E, G, BEGUN, PLAYED_ON, PLAY, EVERY, UNDER_WAY, NOT_BEGUN, OVER

@@ -33,10 +33,14 @@ NO_NAMES = {"home": "", "away": ""}
 
 # what the match is doing, as a refusal says it ("…, not during the break")
 DOING = {
-    State.IDLE: "before the match", State.PRESTART: "during the pre-start countdown",
-    State.RUNNING: "while the clock runs", State.STOPPED: "while the clock is stopped",
-    State.BREAK: "during the break", State.WAITING: "between the parts of the match",
-    State.SHOOTOUT: "between shots", State.SHOT: "during a shot",
+    State.IDLE: "before the match",
+    State.PRESTART: "during the pre-start countdown",
+    State.RUNNING: "while the clock runs",
+    State.STOPPED: "while the clock is stopped",
+    State.BREAK: "during the break",
+    State.WAITING: "between the parts of the match",
+    State.SHOOTOUT: "between shots",
+    State.SHOT: "during a shot",
     State.FINISHED: "after the end",
 }
 
@@ -207,8 +211,9 @@ class MatchCore:
         left = clock.remaining(now)
         if left is None:
             return
-        self.m.next_mark = next((i for i, mk in enumerate(p.marks)
-                                 if mk.remaining <= left + SAME_INSTANT), len(p.marks))
+        self.m.next_mark = next(
+            (i for i, mk in enumerate(p.marks) if mk.remaining <= left + SAME_INSTANT), len(p.marks)
+        )
 
     def _melody_stop(self, now: float) -> list[Cue]:
         if not self.m.melody_on:
@@ -220,8 +225,14 @@ class MatchCore:
         clock = None if self.m.shootout else self.m.clock
         play = played(clock, due) if clock else 0.0
         left = clock.total - play if clock and clock.total is not None else None
-        return Cue(name, due, self._part_number(), round(play, 6),
-                   remaining=None if left is None else round(left, 6), **kw)
+        return Cue(
+            name,
+            due,
+            self._part_number(),
+            round(play, 6),
+            remaining=None if left is None else round(left, 6),
+            **kw,
+        )
 
     def _part_number(self) -> int:
         """1-based over the periods, overtime parts, and the shoot-out after them."""

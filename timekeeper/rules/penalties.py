@@ -87,8 +87,14 @@ class PenaltyBox:
 
     # ---------------------------------------------------------------- operator actions
 
-    def add(self, team: str, kinds: tuple[str, ...], lengths: dict[str, float],
-            play: float | None, player: str = "") -> Penalty:
+    def add(
+        self,
+        team: str,
+        kinds: tuple[str, ...],
+        lengths: dict[str, float],
+        play: float | None,
+        player: str = "",
+    ) -> Penalty:
         """Enter a penalty at play time `play` (None: between periods, frozen until the next)."""
         segments = tuple(lengths[k] for k in kinds if k != "game")
         penalty = Penalty(self.next_id, team, kinds, segments, player)
@@ -110,7 +116,7 @@ class PenaltyBox:
         if not minors:
             return None
         _, _, penalty, index = min(minors)
-        penalty.served = sum(penalty.segments[:index + 1])
+        penalty.served = sum(penalty.segments[: index + 1])
         penalty.since = play
         if penalty.served >= penalty.total - 1e-9:
             self._finish(penalty)
@@ -120,8 +126,11 @@ class PenaltyBox:
     def remove(self, team: str, penalty_id: int | None, play: float | None) -> Penalty | None:
         """Take back a penalty entered by mistake: `penalty_id`, or the team's latest."""
         mine = [p for p in self.penalties if p.team == team]
-        chosen = (mine[-1] if mine else None) if penalty_id is None else next(
-            (p for p in mine if p.id == penalty_id), None)
+        chosen = (
+            (mine[-1] if mine else None)
+            if penalty_id is None
+            else next((p for p in mine if p.id == penalty_id), None)
+        )
         if chosen is None:
             return None
         self.penalties.remove(chosen)
@@ -180,13 +189,18 @@ class PenaltyBox:
         return [p for p in self.penalties if p.state == state and team in (None, p.team)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"running_max": self.running_max, "next_id": self.next_id,
-                "penalties": [asdict(p) for p in self.penalties]}
+        return {
+            "running_max": self.running_max,
+            "next_id": self.next_id,
+            "penalties": [asdict(p) for p in self.penalties],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PenaltyBox:
-        penalties = [Penalty(**{**p, "kinds": tuple(p["kinds"]),
-                                "segments": tuple(p["segments"])}) for p in data["penalties"]]
+        penalties = [
+            Penalty(**{**p, "kinds": tuple(p["kinds"]), "segments": tuple(p["segments"])})
+            for p in data["penalties"]
+        ]
         return cls(data["running_max"], penalties, data["next_id"])
 
     # ---------------------------------------------------------------- inside
@@ -200,6 +214,7 @@ class PenaltyBox:
 
     def _fill(self, team: str, play: float | None) -> None:
         """Give free places to the team's waiting penalties, first entered first."""
-        while len(self.of(team, RUNNING)) < self.running_max and (waiting := self.of(team,
-                                                                                    WAITING)):
+        while len(self.of(team, RUNNING)) < self.running_max and (
+            waiting := self.of(team, WAITING)
+        ):
             waiting[0].state, waiting[0].since = RUNNING, play

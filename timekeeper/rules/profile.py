@@ -26,15 +26,29 @@ from timekeeper.rules.profiletypes import (
 )
 from timekeeper.rules.yamldoc import HOUR, ConfigError, Doc, Path_, Reader
 
-TOP_KEYS = ("title", "description", "follows", "extends", "add_step", "prestart", "feedback",
-            "period", "break", "overtime", "shootout", "penalties", "timeout",
-            "forfeit_signal", "no_show", "tenths")
+TOP_KEYS = (
+    "title",
+    "description",
+    "follows",
+    "extends",
+    "add_step",
+    "prestart",
+    "feedback",
+    "period",
+    "break",
+    "overtime",
+    "shootout",
+    "penalties",
+    "timeout",
+    "forfeit_signal",
+    "no_show",
+    "tenths",
+)
 PERIOD_KEYS = ("length", "count", "name", "marks", "mark_beeps", "melody", "starts")
 OVERTIME_KEYS = ("length", "untimed", "sudden_death", "marks", "mark_beeps", "melody")
 BREAK_KEYS = ("length", "warning")
 SHOOTOUT_KEYS = ("first", "then", "shot")
-PENALTY_KEYS = ("minor", "major", "personal", "match", "running",
-                "power_play_goal_ends_minor")
+PENALTY_KEYS = ("minor", "major", "personal", "match", "running", "power_play_goal_ends_minor")
 FORFEIT_AFTER = 30.0  # ITHF 4.6: a player not ready 30 s after the start loses
 MAX_WAIT = 3600.0  # a match penalty or a no-show countdown longer than an hour is a typo
 TIMEOUT_KEYS = ("length", "per_team")
@@ -79,8 +93,9 @@ def available() -> dict[str, tuple[Path, str]]:
     return dict(sorted(found.items()))
 
 
-def find(name_or_path: str, relative_to: Path | None = None,
-         exclude: tuple[Path, ...] = ()) -> Path:
+def find(
+    name_or_path: str, relative_to: Path | None = None, exclude: tuple[Path, ...] = ()
+) -> Path:
     """A profile file by path, or by name: next to `relative_to` (for extends:), then the
     user folders, then the built-ins. Files in `exclude` are passed over, so that a user's
     `ithf.yaml` can say `extends: ithf` and mean the built-in one."""
@@ -124,8 +139,14 @@ def _named(folder: Path, name: str, exact: bool) -> Path | None:
         return candidate if candidate.is_file() else None
     if not folder.is_dir():
         return None
-    return next((f for f in sorted(folder.glob("*.yaml"))
-                 if f.stem.casefold() == name.casefold() and f.is_file()), None)
+    return next(
+        (
+            f
+            for f in sorted(folder.glob("*.yaml"))
+            if f.stem.casefold() == name.casefold() and f.is_file()
+        ),
+        None,
+    )
 
 
 def load(name_or_path: str) -> Profile:
@@ -175,20 +196,24 @@ def _feedback(r: Reader) -> frozenset[str]:
     if isinstance(value, bool):
         return frozenset(FEEDBACK_CUES if value else ())
     if not isinstance(value, list):
-        raise r.doc.error(("feedback",), f"must be true, false or a list of "
-                                         f"{', '.join(FEEDBACK_CUES)}, not {value!r}")
+        raise r.doc.error(
+            ("feedback",),
+            f"must be true, false or a list of {', '.join(FEEDBACK_CUES)}, not {value!r}",
+        )
     for i, name in enumerate(value):
         if name not in FEEDBACK_CUES:
-            raise r.doc.error(("feedback", i), f"must be one of {', '.join(FEEDBACK_CUES)}, "
-                                              f"not {name!r}")
+            raise r.doc.error(
+                ("feedback", i), f"must be one of {', '.join(FEEDBACK_CUES)}, not {name!r}"
+            )
     return frozenset(value)
 
 
 MAX_BEEPS = 9  # more beeps than this nobody counts; they run into the next mark
 
 
-def _marks(r: Reader, path: Path_, spec: Any, beeps: str, length: float,
-           inherited: bool = False) -> tuple[Mark, ...]:
+def _marks(
+    r: Reader, path: Path_, spec: Any, beeps: str, length: float, inherited: bool = False
+) -> tuple[Mark, ...]:
     """The marks of a period. Marks `inherited` from the regulation period that do not fit a
     shorter overtime are simply left out; marks a profile asks for and cannot get are errors."""
     if spec is None or spec is False or spec == "none":
@@ -199,28 +224,40 @@ def _marks(r: Reader, path: Path_, spec: Any, beeps: str, length: float,
     else:
         if spec == "minutes":
             every = 60.0
-        elif isinstance(spec, int | float) and not isinstance(spec, bool) and (
-                math.isfinite(spec) and spec >= MIN_MARK_SPACING):
+        elif (
+            isinstance(spec, int | float)
+            and not isinstance(spec, bool)
+            and (math.isfinite(spec) and spec >= MIN_MARK_SPACING)
+        ):
             every = float(spec)
         else:
-            raise r.doc.error(path, "must be minutes, thirds, none or a number of seconds "
-                                    f"between marks (at least {MIN_MARK_SPACING:g}), not "
-                                    f"{spec!r}")
+            raise r.doc.error(
+                path,
+                "must be minutes, thirds, none or a number of seconds "
+                f"between marks (at least {MIN_MARK_SPACING:g}), not "
+                f"{spec!r}",
+            )
         if every >= length:
             if inherited:
                 return ()
-            raise r.doc.error(path, f"marks every {every:g} s leave none in a "
-                                    f"{length:g}-s period")
+            raise r.doc.error(path, f"marks every {every:g} s leave none in a {length:g}-s period")
         if length / every > MAX_MARKS + 1:
-            raise r.doc.error(path, f"marks every {every:g} s make {int(length // every)} "
-                                    f"marks in a {length:g}-s period; at most {MAX_MARKS}")
-        counts = [(n * every, n) for n in range(int(length // every), 0, -1)
-                  if n * every < length - 1e-9]
+            raise r.doc.error(
+                path,
+                f"marks every {every:g} s make {int(length // every)} "
+                f"marks in a {length:g}-s period; at most {MAX_MARKS}",
+            )
+        counts = [
+            (n * every, n) for n in range(int(length // every), 0, -1) if n * every < length - 1e-9
+        ]
         cue = "minute"
     if beeps == "count" and counts and counts[0][1] > MAX_BEEPS:
-        raise r.doc.error(path, f"the first mark of a {length:g}-s period would be "
-                                f"{counts[0][1]} beeps; mark less often, or set "
-                                "mark_beeps: single")
+        raise r.doc.error(
+            path,
+            f"the first mark of a {length:g}-s period would be "
+            f"{counts[0][1]} beeps; mark less often, or set "
+            "mark_beeps: single",
+        )
     return tuple(Mark(rem, n if beeps == "count" else 1, cue) for rem, n in counts)
 
 
@@ -258,10 +295,14 @@ def build(doc: Doc, file: Path) -> Profile:
     first_marks = _first_marks(r, regular, forfeit_signal)
     no_show = None if r.get(("no_show",)) is None else _at_most(r, ("no_show",), None)
     word = _period_word(r)
-    parts = [_regulation_part(regular, i, word, first_marks, bool(overtime_specs))
-             for i in range(regular.count)]
-    parts += [_overtime_part(r, regular, i, len(overtime_specs), shootout is not None)
-              for i in range(len(overtime_specs))]
+    parts = [
+        _regulation_part(regular, i, word, first_marks, bool(overtime_specs))
+        for i in range(regular.count)
+    ]
+    parts += [
+        _overtime_part(r, regular, i, len(overtime_specs), shootout is not None)
+        for i in range(len(overtime_specs))
+    ]
     profile = Profile(
         key=file.stem,
         title=r.text(("title",), file.stem, most=MAX_TITLE),
@@ -292,8 +333,11 @@ def _follows(r: Reader) -> str | None:
         return None
     if follows not in RULE_SETS:
         known = ", ".join(RULE_SETS)
-        raise r.doc.error(("follows",), f"unknown rule set {follows!r}; known: {known}, or "
-                                        "none (a club profile that follows no rule set)")
+        raise r.doc.error(
+            ("follows",),
+            f"unknown rule set {follows!r}; known: {known}, or "
+            "none (a club profile that follows no rule set)",
+        )
     return str(follows)
 
 
@@ -306,8 +350,9 @@ def _regular(r: Reader) -> _Regular:
     marks = _marks(r, ("period", "marks"), marks_spec, beeps, length)
     melody = r.seconds(("period", "melody"), 0, zero=True, most=MAX_MELODY)
     if melody > length:
-        raise r.doc.error(("period", "melody"),
-                          f"is longer than the period ({melody:g} > {length:g} s)")
+        raise r.doc.error(
+            ("period", "melody"), f"is longer than the period ({melody:g} > {length:g} s)"
+        )
     starts = r.choice(("period", "starts"), ("operator", "auto"), "operator")
     return _Regular(length, count, beeps, marks_spec, marks, melody, starts)
 
@@ -337,8 +382,9 @@ def _overtime_specs(r: Reader) -> list[Any]:
     if not isinstance(specs, list):
         raise r.doc.error(("overtime",), "must be a list of overtime parts")
     if len(specs) > MAX_OVERTIMES:
-        raise r.doc.error(("overtime",), f"at most {MAX_OVERTIMES} overtime parts "
-                                         f"(got {len(specs)})")
+        raise r.doc.error(
+            ("overtime",), f"at most {MAX_OVERTIMES} overtime parts (got {len(specs)})"
+        )
     return specs
 
 
@@ -346,30 +392,37 @@ def _shootout(r: Reader) -> Shootout | None:
     if r.mapping(("shootout",), SHOOTOUT_KEYS) is None:
         return None
     untimed = r.get(("shootout", "shot")) == "none"
-    return Shootout(r.integer(("shootout", "first"), 3, MAX_SHOTS),
-                    r.integer(("shootout", "then"), 1, MAX_SHOTS),
-                    None if untimed else r.seconds(("shootout", "shot"), 15.0,
-                                                   most=MAX_SHOT_LENGTH))
+    return Shootout(
+        r.integer(("shootout", "first"), 3, MAX_SHOTS),
+        r.integer(("shootout", "then"), 1, MAX_SHOTS),
+        None if untimed else r.seconds(("shootout", "shot"), 15.0, most=MAX_SHOT_LENGTH),
+    )
 
 
 def _penalties(r: Reader) -> Penalties | None:
     if r.mapping(("penalties",), PENALTY_KEYS) is None:
         return None
     defaults = {"minor": 60.0, "major": 180.0, "personal": 300.0}
-    minor, major, personal = (r.seconds(("penalties", k), v, most=MAX_PENALTY)
-                              for k, v in defaults.items())
-    return Penalties(minor, major, personal,
-                     running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
-                     match=_at_most(r, ("penalties", "match"), 300.0),
-                     power_play_goal_ends_minor=r.flag(
-                         ("penalties", "power_play_goal_ends_minor"), False))
+    minor, major, personal = (
+        r.seconds(("penalties", k), v, most=MAX_PENALTY) for k, v in defaults.items()
+    )
+    return Penalties(
+        minor,
+        major,
+        personal,
+        running=r.integer(("penalties", "running"), 2, MAX_RUNNING),
+        match=_at_most(r, ("penalties", "match"), 300.0),
+        power_play_goal_ends_minor=r.flag(("penalties", "power_play_goal_ends_minor"), False),
+    )
 
 
 def _timeout(r: Reader) -> Timeout | None:
     if r.mapping(("timeout",), TIMEOUT_KEYS) is None:
         return None
-    return Timeout(r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
-                   r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS))
+    return Timeout(
+        r.seconds(("timeout", "length"), 30.0, most=MAX_TIMEOUT),
+        r.integer(("timeout", "per_team"), 1, MAX_TIMEOUTS),
+    )
 
 
 def _first_marks(r: Reader, regular: _Regular, forfeit_signal: bool) -> tuple[Mark, ...]:
@@ -378,22 +431,28 @@ def _first_marks(r: Reader, regular: _Regular, forfeit_signal: bool) -> tuple[Ma
     if not forfeit_signal:
         return regular.marks
     if regular.length <= FORFEIT_AFTER:
-        raise r.doc.error(("forfeit_signal",), f"needs a period longer than "
-                                               f"{FORFEIT_AFTER:g} s")
+        raise r.doc.error(("forfeit_signal",), f"needs a period longer than {FORFEIT_AFTER:g} s")
     forfeit = Mark(regular.length - FORFEIT_AFTER, 1, "forfeit")
     return tuple(sorted((*regular.marks, forfeit), key=lambda mark: -mark.remaining))
 
 
-def _regulation_part(regular: _Regular, i: int, word: str, first_marks: tuple[Mark, ...],
-                     overtime: bool) -> _Part:
+def _regulation_part(
+    regular: _Regular, i: int, word: str, first_marks: tuple[Mark, ...], overtime: bool
+) -> _Part:
     single = "regulation" if overtime else "match"  # a single period's name
     name = f"{word} {i + 1}" if regular.count > 1 else single
-    return (name, False, regular.length, first_marks if i == 0 else regular.marks,
-            regular.melody, False, "operator" if i == 0 else regular.starts)
+    return (
+        name,
+        False,
+        regular.length,
+        first_marks if i == 0 else regular.marks,
+        regular.melody,
+        False,
+        "operator" if i == 0 else regular.starts,
+    )
 
 
-def _overtime_part(r: Reader, regular: _Regular, i: int, count: int,
-                   shootout: bool) -> _Part:
+def _overtime_part(r: Reader, regular: _Regular, i: int, count: int, shootout: bool) -> _Part:
     p: Path_ = ("overtime", i)
     r.mapping(p, OVERTIME_KEYS, optional=False)
     name = "overtime" if count == 1 else f"overtime {i + 1}"
@@ -403,17 +462,25 @@ def _overtime_part(r: Reader, regular: _Regular, i: int, count: int,
             if r.get((*p, key)) is not None:
                 raise r.doc.error((*p, key), "an untimed overtime has no " + key)
         if i + 1 < count or shootout:
-            raise r.doc.error((*p, "untimed"), "an untimed sudden death lasts until the "
-                              "deciding goal: nothing after it (overtime, shoot-out) is "
-                              "ever played")
+            raise r.doc.error(
+                (*p, "untimed"),
+                "an untimed sudden death lasts until the "
+                "deciding goal: nothing after it (overtime, shoot-out) is "
+                "ever played",
+            )
         return (name, True, None, (), 0.0, True, "operator")
     length = r.seconds((*p, "length"), most=MAX_LENGTH)
     beeps = r.choice((*p, "mark_beeps"), ("count", "single"), regular.beeps)
     own = r.get((*p, "marks"))
-    marks = _marks(r, (*p, "marks"), regular.marks_spec if own is None else own, beeps,
-                   length, inherited=own is None)
-    melody = r.seconds((*p, "melody"), min(regular.melody, length), zero=True,
-                       most=MAX_MELODY)
+    marks = _marks(
+        r,
+        (*p, "marks"),
+        regular.marks_spec if own is None else own,
+        beeps,
+        length,
+        inherited=own is None,
+    )
+    melody = r.seconds((*p, "melody"), min(regular.melody, length), zero=True, most=MAX_MELODY)
     if melody > length:
         raise r.doc.error((*p, "melody"), "is longer than the overtime")
     return (name, True, length, marks, melody, sudden, "operator")

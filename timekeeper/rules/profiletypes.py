@@ -68,8 +68,12 @@ class Penalties:
 
     @property
     def lengths(self) -> dict[str, float]:
-        return {"minor": self.minor, "major": self.major, "personal": self.personal,
-                "match": self.match}
+        return {
+            "minor": self.minor,
+            "major": self.major,
+            "personal": self.personal,
+            "match": self.match,
+        }
 
 
 @dataclass(frozen=True)

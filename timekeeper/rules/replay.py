@@ -69,8 +69,12 @@ class Replay:
     unused: list[Step] = field(default_factory=list)  # script steps after the end
 
 
-def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type: ignore[assignment]
-           max_time: float = 6 * 3600) -> Replay:
+def replay(
+    profile: Profile,
+    steps: list[Step] = (),
+    begin: float = 0.0,  # type: ignore[assignment]
+    max_time: float = 6 * 3600,
+) -> Replay:
     """Play `profile` from START at `begin` to the end. The shoot-out is played to its first
     series, then finished; an untimed sudden death is decided at once."""
     engine = Engine(profile)
@@ -89,12 +93,15 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
         deadline = engine.next_deadline()
         action_at = start + pending[0].at if pending and start is not None else None
         if action_at is not None and (
-            action_at < deadline if deadline is not None
+            action_at < deadline
+            if deadline is not None
             else engine.state in (State.RUNNING, State.STOPPED)
             or pending[0].command.action in TAKES_OVER_THE_PRESS
             or (pending[0].command.action is Action.ATTEMPT and engine.state is State.SHOT)
-            or (pending[0].command.action is Action.FINISH
-                and _waits_for_finish(engine, now, action_at))
+            or (
+                pending[0].command.action is Action.FINISH
+                and _waits_for_finish(engine, now, action_at)
+            )
         ):
             step = pending.pop(0)
             now = max(now, action_at)
@@ -108,14 +115,16 @@ def replay(profile: Profile, steps: list[Step] = (), begin: float = 0.0,  # type
         else:  # the engine waits for the operator and the script has nothing for it
             if engine.state is State.STOPPED:
                 at = now - (start if start is not None else begin)
-                raise ScriptError(f"the script leaves the clock stopped at {at:g} s; "
-                                  "add a resume after it")
+                raise ScriptError(
+                    f"the script leaves the clock stopped at {at:g} s; add a resume after it"
+                )
             command = _operator(engine, now)
             try:
                 press(command, now)
             except Refused as refusal:  # the script left the engine where no press helps
-                raise ScriptError(f"at {now - (start or begin):g} s the replay's {command} "
-                                  f"was refused: {refusal}") from None
+                raise ScriptError(
+                    f"at {now - (start or begin):g} s the replay's {command} was refused: {refusal}"
+                ) from None
         if start is None:
             start = _first_start(cues)
         if now - begin > max_time:

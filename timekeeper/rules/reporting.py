@@ -60,10 +60,18 @@ class Reporting(MatchCore):
     def snapshot(self, now: float) -> Snapshot:
         m, clock = self.m, self.m.clock
         extra = None if m.extra is None else m.extra.to_dict() | _NOT_KEPT
-        return Snapshot(self.profile.key, self.state.value, m.index,
-                        round(played(clock, now), 3) if clock else 0.0,
-                        clock.added if clock else 0.0, m.shots, m.shootout, extra,
-                        m.tally.to_dict(), dict(self.names))
+        return Snapshot(
+            self.profile.key,
+            self.state.value,
+            m.index,
+            round(played(clock, now), 3) if clock else 0.0,
+            clock.added if clock else 0.0,
+            m.shots,
+            m.shootout,
+            extra,
+            m.tally.to_dict(),
+            dict(self.names),
+        )
 
     def restore(self, snap: Snapshot) -> None:
         """Continue a match from a snapshot, with the clock stopped and its goals kept: after a
@@ -87,8 +95,9 @@ class Reporting(MatchCore):
             if self.profile.shootout is None:
                 raise ValueError(f"{self.profile.key} has no shoot-out")
             self._stand(State.SHOOTOUT)
-        elif state in (State.BREAK, State.WAITING) or (total is not None
-                                                       and snap.play_time >= total):
+        elif state in (State.BREAK, State.WAITING) or (
+            total is not None and snap.play_time >= total
+        ):
             self._restore_over(snap, total, state)
         else:
             self.state = State.STOPPED
@@ -98,8 +107,10 @@ class Reporting(MatchCore):
         """The period, its stopped clock and its penalties from `snap`: its play time's total."""
         periods, m = self.profile.periods, self.m
         if snap.index >= len(periods):
-            raise ValueError(f"period {snap.index + 1} does not exist in {self.profile.key} "
-                             f"({len(periods)} part{'' if len(periods) == 1 else 's'})")
+            raise ValueError(
+                f"period {snap.index + 1} does not exist in {self.profile.key} "
+                f"({len(periods)} part{'' if len(periods) == 1 else 's'})"
+            )
         p = periods[snap.index]
         total = None if p.length is None else p.length + snap.added
         if snap.play_time < 0 or snap.added < 0 or (total is not None and snap.play_time > total):
@@ -148,8 +159,13 @@ def _names_of(saved: dict[str, Any] | None) -> dict[str, str]:
     if saved is None:
         return dict(NO_NAMES)
     try:
-        if not isinstance(saved, dict) or set(saved) != set(NO_NAMES) or not all(
-                isinstance(name, str) and check_name(name) == name for name in saved.values()):
+        if (
+            not isinstance(saved, dict)
+            or set(saved) != set(NO_NAMES)
+            or not all(
+                isinstance(name, str) and check_name(name) == name for name in saved.values()
+            )
+        ):
             raise ValueError("not a name as kept")
     except ValueError as exc:
         raise ValueError(f"the names could not be read ({saved!r:.80}: {exc})") from None

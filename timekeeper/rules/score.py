@@ -35,8 +35,12 @@ class Goal:
 
     def public(self) -> dict[str, Any]:
         """What `ctl status` shows of it."""
-        return {"team": self.team, "period": self.period, "play_time": self.play_time,
-                "player": self.player}
+        return {
+            "team": self.team,
+            "period": self.period,
+            "play_time": self.play_time,
+            "player": self.player,
+        }
 
 
 @dataclass
@@ -44,8 +48,14 @@ class Tally:
     goals: list[Goal] = field(default_factory=list)
     shootout: ShootoutScore | None = None  # profiles without a penalty box only
 
-    def add(self, team: str, period: int, play_time: float, player: str = "",
-            released: dict[str, Any] | None = None) -> Goal:
+    def add(
+        self,
+        team: str,
+        period: int,
+        play_time: float,
+        player: str = "",
+        released: dict[str, Any] | None = None,
+    ) -> Goal:
         goal = Goal(team, period, round(play_time, 3), player[:MAX_PLAYER], released)
         self.goals.append(goal)
         return goal
@@ -66,8 +76,10 @@ class Tally:
         return f"{score['home']}:{score['away']}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"goals": [asdict(g) for g in self.goals],
-                "shootout": self.shootout.to_dict() if self.shootout else None}
+        return {
+            "goals": [asdict(g) for g in self.goals],
+            "shootout": self.shootout.to_dict() if self.shootout else None,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], shootout: ShootoutScore | None = None) -> Tally:
@@ -77,17 +89,24 @@ class Tally:
             if g.get("team") not in TEAMS:
                 raise ValueError(f"a goal of an unknown team: {g!r}")
             released = g.get("released")
-            goals.append(Goal(g["team"], int(g["period"]), float(g["play_time"]),
-                              str(g.get("player", ""))[:MAX_PLAYER],
-                              released if isinstance(released, dict) else None))
+            goals.append(
+                Goal(
+                    g["team"],
+                    int(g["period"]),
+                    float(g["play_time"]),
+                    str(g.get("player", ""))[:MAX_PLAYER],
+                    released if isinstance(released, dict) else None,
+                )
+            )
         saved = data.get("shootout")
         if shootout is not None and saved:
             shootout = ShootoutScore.from_dict(saved)
         return cls(goals, shootout)
 
 
-def power_play_goal(box: PenaltyBox, scorer: str,
-                    play: float) -> tuple[Penalty, dict[str, Any]] | None:
+def power_play_goal(
+    box: PenaltyBox, scorer: str, play: float
+) -> tuple[Penalty, dict[str, Any]] | None:
     """A goal by `scorer` at play time `play`: if the other team had fewer players on the
     field, its running minor with the least time left ends (`PenaltyBox.release`). Returns
     that penalty and what `give_back` needs to undo it; None if no minor ended."""
@@ -111,8 +130,10 @@ def give_back(box: PenaltyBox, released: dict[str, Any], play: float) -> bool:
     if not ids_now <= ids_then or len(ids_then - ids_now) > 1:
         return False
     others = [p for p in box.penalties if p.team != team]
-    restored = [Penalty(**{**p, "kinds": tuple(p["kinds"]), "segments": tuple(p["segments"])})
-                for p in before]
+    restored = [
+        Penalty(**{**p, "kinds": tuple(p["kinds"]), "segments": tuple(p["segments"])})
+        for p in before
+    ]
     box.penalties = sorted(others + restored, key=lambda p: p.id)
     box.expire(play)  # whatever was served meanwhile ends now, silently (play is stopped)
     return True

@@ -20,8 +20,9 @@ class Scoring(MatchCore):
         if a is Action.UNDO_GOAL:
             return self._undo_goal(team, now)
         scored = a is Action.ATTEMPT and command.scored
-        if a is Action.GOAL and (self._penalty_shot_team() is not None or s in (
-                State.SHOOTOUT, State.SHOT)):
+        if a is Action.GOAL and (
+            self._penalty_shot_team() is not None or s in (State.SHOOTOUT, State.SHOT)
+        ):
             scored, a = True, Action.ATTEMPT  # `goal` (key g) of a shot: a scored attempt
         if a is Action.ATTEMPT:
             return self._attempt(team, scored, now)
@@ -31,8 +32,9 @@ class Scoring(MatchCore):
 
     def _needs_shootout_score(self, command: Command) -> Refused | None:
         if self._shootout_score() is None and self._penalty_shot_team() is None:
-            return Refused(f"the profile {self.profile.key} has no shoot-out score (it has no "
-                           "shoot-out)")
+            return Refused(
+                f"the profile {self.profile.key} has no shoot-out score (it has no shoot-out)"
+            )
         return None
 
     def _no_shootout(self) -> Refused | None:
@@ -41,8 +43,7 @@ class Scoring(MatchCore):
 
     def _goals_kept(self) -> Refused | None:
         """Before the start, only a replay's goals kept may be taken back."""
-        return None if self.m.tally.goals else Refused("the match has not begun; START "
-                                                       "begins it")
+        return None if self.m.tally.goals else Refused("the match has not begun; START begins it")
 
     def _goal(self, team: str, player: str, now: float) -> list[Cue]:
         """A goal, at the period's play time now. Entered late (in the break, after the end)
@@ -54,8 +55,9 @@ class Scoring(MatchCore):
         if rules is not None and rules.power_play_goal_ends_minor and play is not None:
             assert m.extra is not None
             ended = power_play_goal(m.extra.box, team, play)
-        m.tally.add(team, self._part_number(), self._goal_time(now), player,
-                    ended[1] if ended else None)
+        m.tally.add(
+            team, self._part_number(), self._goal_time(now), player, ended[1] if ended else None
+        )
         detail = f"{team}{f' #{player}' if player else ''} {m.tally.text()}"
         if ended is not None:
             detail += f", ends {ended[0].label}"
@@ -107,11 +109,11 @@ class Scoring(MatchCore):
         if not scored:
             return cues
         self.m.tally.add(team, self._part_number(), self._goal_time(now), "")
-        return [*cues, self._cue("goal", now, detail=f"{team} penalty shot "
-                                                    f"{self.m.tally.text()}")]
+        return [*cues, self._cue("goal", now, detail=f"{team} penalty shot {self.m.tally.text()}")]
 
-    def _end_penalty_shot(self, now: float, result: str = "ended",
-                          team: str | None = None) -> list[Cue]:
+    def _end_penalty_shot(
+        self, now: float, result: str = "ended", team: str | None = None
+    ) -> list[Cue]:
         assert self.m.extra is not None
         taker = self.m.extra.end_penalty_shot(team)
         return [self._cue("shot_end", now, detail=f"{taker} penalty shot {result}")]

@@ -17,13 +17,17 @@ class StoppedPlay(MatchCore):
         """The profile must have them (and the team a time-out left), whatever the state."""
         key, x, rules = self.profile.key, self.m.extra, self.profile.timeout
         if x is None:
-            return Refused(f"the profile {key} has no penalties or time-outs (a stopped-time "
-                           "profile such as hokejbal has)")
+            return Refused(
+                f"the profile {key} has no penalties or time-outs (a stopped-time "
+                "profile such as hokejbal has)"
+            )
         if command.action is Action.TIMEOUT:
-            return (x.timeouts_left(command.team, rules) if rules else
-                    Refused(f"the profile {key} has no time-outs"))
-        return None if self.profile.penalties else Refused(f"the profile {key} has no "
-                                                           "penalties")
+            return (
+                x.timeouts_left(command.team, rules)
+                if rules
+                else Refused(f"the profile {key} has no time-outs")
+            )
+        return None if self.profile.penalties else Refused(f"the profile {key} has no penalties")
 
     def _penalty_command(self, command: Command, now: float) -> list[Cue]:
         """A penalty given, released (a power-play goal) or removed (entered by mistake)."""

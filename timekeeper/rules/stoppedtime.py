@@ -58,17 +58,30 @@ class StoppedTime:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StoppedTime:
         score = data.get("score")
-        return cls(**{**data, "box": PenaltyBox.from_dict(data["box"]),
-                      "score": ShootoutScore.from_dict(score) if score else None})
+        return cls(
+            **{
+                **data,
+                "box": PenaltyBox.from_dict(data["box"]),
+                "score": ShootoutScore.from_dict(score) if score else None,
+            }
+        )
 
     # ------------------------------------------------------------ the penalty box
 
-    def add_penalty(self, team: str, kinds: tuple[str, ...], lengths: dict[str, float],
-                    play: float | None, player: str) -> None:
+    def add_penalty(
+        self,
+        team: str,
+        kinds: tuple[str, ...],
+        lengths: dict[str, float],
+        play: float | None,
+        player: str,
+    ) -> None:
         held = sum(1 for p in self.box.penalties if p.team == team)
         if held >= MAX_PENALTIES_HELD:
-            raise Refused(f"{team} has {held} penalties in the box already, the most a match "
-                          "keeps; remove TEAM [ID] takes one entered by mistake")
+            raise Refused(
+                f"{team} has {held} penalties in the box already, the most a match "
+                "keeps; remove TEAM [ID] takes one entered by mistake"
+            )
         self.box.add(team, kinds, lengths, play, player)
 
     def release(self, team: str, play: float | None) -> None:
@@ -100,8 +113,9 @@ class StoppedTime:
         if self.penalty_shot is not None:
             raise Refused(f"{self.penalty_shot}'s penalty shot is being taken")
         if self.timeout_stoppage == self.stoppage:
-            raise Refused("one time-out per stoppage (rule 26): the other team took one in "
-                          "this stoppage")
+            raise Refused(
+                "one time-out per stoppage (rule 26): the other team took one in this stoppage"
+            )
         self.timeouts_used[team] += 1
         self.timeout_team, self.timeout_until = team, now + rules.length
         self.timeout_stoppage = self.stoppage
@@ -130,15 +144,24 @@ class StoppedTime:
         self.penalty_shot = None
         return taker
 
-    def status(self, profile: Profile, play: float | None, now: float,
-               shootout: bool) -> dict[str, Any]:
+    def status(
+        self, profile: Profile, play: float | None, now: float, shootout: bool
+    ) -> dict[str, Any]:
         """The Status fields of a stopped-time match at `now` (`play`: the period's play time,
         None between periods)."""
         teams = {}
         for team in TEAMS:
-            shown = [PenaltyStatus(p.id, "+".join(p.kinds), p.player, p.state,
-                                   None if p.state == GAME else round(p.left_at(play), 3))
-                     for state in (RUNNING, WAITING, GAME) for p in self.box.of(team, state)]
+            shown = [
+                PenaltyStatus(
+                    p.id,
+                    "+".join(p.kinds),
+                    p.player,
+                    p.state,
+                    None if p.state == GAME else round(p.left_at(play), 3),
+                )
+                for state in (RUNNING, WAITING, GAME)
+                for p in self.box.of(team, state)
+            ]
             left = profile.timeout.per_team - self.timeouts_used[team] if profile.timeout else 0
             score = ""
             if self.score is not None and shootout:
@@ -147,5 +170,9 @@ class StoppedTime:
         countdown = None
         if self.timeout_until is not None:
             countdown = round(max(0.0, self.timeout_until - now), 3)
-        return {"teams": teams, "timeout": self.timeout_team, "timeout_countdown": countdown,
-                "penalty_shot": self.penalty_shot}
+        return {
+            "teams": teams,
+            "timeout": self.timeout_team,
+            "timeout_countdown": countdown,
+            "penalty_shot": self.penalty_shot,
+        }

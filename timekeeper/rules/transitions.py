@@ -67,8 +67,13 @@ class Row:
     says: str = ""
 
 
-def rows(sources: Iterable[State], events: Iterable[Action], handler: Handler,
-         targets: tuple[State, ...] = (), **kw: Any) -> list[Row]:
+def rows(
+    sources: Iterable[State],
+    events: Iterable[Action],
+    handler: Handler,
+    targets: tuple[State, ...] = (),
+    **kw: Any,
+) -> list[Row]:
     """The same arrow from several states and for several events (no `targets`: it keeps
     the state it is taken in)."""
     return [Row(s, e, targets or (s,), handler, **kw) for s in sources for e in events]
@@ -87,9 +92,13 @@ class Table:
     `needs`: what the profile must have for an event, checked first, whatever the state;
     `due`: what comes by itself, by state (for the diagram: its label and targets)."""
 
-    def __init__(self, table: list[Row], not_now: Mapping[Action, Refusal],
-                 needs: Mapping[Action, Callable[[Any, Command], Refused | None]],
-                 due: Mapping[State, tuple[str, tuple[State, ...]]]) -> None:
+    def __init__(
+        self,
+        table: list[Row],
+        not_now: Mapping[Action, Refusal],
+        needs: Mapping[Action, Callable[[Any, Command], Refused | None]],
+        due: Mapping[State, tuple[str, tuple[State, ...]]],
+    ) -> None:
         self.table, self.not_now, self.needs, self.due = table, not_now, needs, due
         self.by_key: dict[tuple[State, Action], list[Row]] = {}
         for row in table:
@@ -124,8 +133,11 @@ class Table:
     def then(self, engine: Any, next_part: str) -> str:
         """What START/NEXT (or FINISH) would do now: the first arrow of GOES_ON that holds."""
         for row in self._state_rows(engine.state):
-            if row.event in GOES_ON and row.handler is not None and all(
-                    g.check(engine) is None for g in row.guards):
+            if (
+                row.event in GOES_ON
+                and row.handler is not None
+                and all(g.check(engine) is None for g in row.guards)
+            ):
                 return row.then.format(next=next_part)
         return ""
 
@@ -159,15 +171,19 @@ class Table:
                 names = arrows.setdefault((guard, moves), [])
                 if row.event.value not in names:
                     names.append(row.event.value)
-            if state in self.due and (moves := tuple(t for t in self.due[state][1]
-                                                     if t is not state)):
+            if state in self.due and (
+                moves := tuple(t for t in self.due[state][1] if t is not state)
+            ):
                 arrows.setdefault(("", moves), []).append(f"({self.due[state][0]})")
-            parts = [f"{', '.join(names)}{guard} → {' | '.join(t.value for t in moves)}"
-                     for (guard, moves), names in arrows.items()]
+            parts = [
+                f"{', '.join(names)}{guard} → {' | '.join(t.value for t in moves)}"
+                for (guard, moves), names in arrows.items()
+            ]
             lines += _wrapped(f"{state.value:<{width}}  ", parts)
         for event, targets in everywhere.items():
-            lines.append(f"{'any':<{width}}  {event.value} → "
-                         f"{' | '.join(t.value for t in targets)}")
+            lines.append(
+                f"{'any':<{width}}  {event.value} → {' | '.join(t.value for t in targets)}"
+            )
         return lines
 
     def _everywhere(self) -> dict[Action, tuple[State, ...]]:
@@ -175,8 +191,11 @@ class Table:
         found = {}
         for event in Action:
             got = [r for r in self.table if r.event is event and r.handler is not None]
-            if {r.source for r in got} == set(State) and len({r.targets for r in got}) == 1 \
-                    and any(r.targets != (r.source,) for r in got):
+            if (
+                {r.source for r in got} == set(State)
+                and len({r.targets for r in got}) == 1
+                and any(r.targets != (r.source,) for r in got)
+            ):
                 found[event] = got[0].targets
         return found
 

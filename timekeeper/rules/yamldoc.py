@@ -49,8 +49,13 @@ def field_name(path: Path_) -> str:
 class Doc:
     """A parsed YAML document: plain Python data plus the position of every value."""
 
-    def __init__(self, data: Any, where: dict[Path_, Where], file: Path,
-                 keys: dict[Path_, Where] | None = None) -> None:
+    def __init__(
+        self,
+        data: Any,
+        where: dict[Path_, Where],
+        file: Path,
+        keys: dict[Path_, Where] | None = None,
+    ) -> None:
         self.data, self.where, self.file = data, where, file
         self.keys = keys or {}  # where each mapping key itself stands
 
@@ -63,8 +68,7 @@ class Doc:
             where: dict[Path_, Where] = {}
             keys: dict[Path_, Where] = {}
             budget = [MAX_VALUES]
-            data = (_build(loader, node, (), where, keys, file, budget)
-                    if node is not None else None)
+            data = _build(loader, node, (), where, keys, file, budget) if node is not None else None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             at = Where(file, mark.line + 1, mark.column + 1) if mark else file
@@ -88,8 +92,9 @@ class Doc:
 
     def merged_over(self, base: Doc) -> Doc:
         """This document laid over `base` (mappings merge, everything else replaces)."""
-        return Doc(_merge(base.data, self.data), base.where | self.where, self.file,
-                   base.keys | self.keys)
+        return Doc(
+            _merge(base.data, self.data), base.where | self.where, self.file, base.keys | self.keys
+        )
 
     def check_keys(self, path: Path_, mapping: dict[str, Any], allowed: Iterable[str]) -> None:
         allowed = list(allowed)
@@ -119,8 +124,9 @@ class Reader:
                 return default
         return value
 
-    def mapping(self, path: Path_, keys: tuple[str, ...], *,
-                optional: bool = True) -> dict[str, Any] | None:
+    def mapping(
+        self, path: Path_, keys: tuple[str, ...], *, optional: bool = True
+    ) -> dict[str, Any] | None:
         value = self.get(path)
         if value is None:
             if optional:
@@ -131,8 +137,9 @@ class Reader:
         self.doc.check_keys(path, value, keys)
         return value
 
-    def seconds(self, path: Path_, default: float | None = None, *, zero: bool = False,
-                most: float = HOUR) -> float:
+    def seconds(
+        self, path: Path_, default: float | None = None, *, zero: bool = False, most: float = HOUR
+    ) -> float:
         value = self.get(path, default)
         if value is None:
             raise self.doc.error(path, "missing (a number of seconds)")
@@ -145,15 +152,15 @@ class Reader:
             kind = "zero or more" if zero else "more than zero"
             raise self.doc.error(path, f"must be {kind} seconds (got {value})")
         if value > most:
-            raise self.doc.error(path, f"must be at most {most:g} seconds ({_hms(most)}), "
-                                       f"not {value:g}")
+            raise self.doc.error(
+                path, f"must be at most {most:g} seconds ({_hms(most)}), not {value:g}"
+            )
         return float(value)
 
     def integer(self, path: Path_, default: int, most: int = 1000) -> int:
         value = self.get(path, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise self.doc.error(path, f"must be a whole number from 1 to {most}, not "
-                                       f"{value!r}")
+            raise self.doc.error(path, f"must be a whole number from 1 to {most}, not {value!r}")
         return value
 
     def flag(self, path: Path_, default: bool) -> bool:
@@ -216,18 +223,18 @@ def _read_text(file: Path) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", file) from None
     if len(raw) > MAX_BYTES:
-        raise ConfigError(f"too large for a settings file (more than {MAX_BYTES // 1024} KB)",
-                          file)
+        raise ConfigError(f"too large for a settings file (more than {MAX_BYTES // 1024} KB)", file)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise ConfigError("not a UTF-8 text file", Where(file, line, 1)) from None
     if "\x00" in text:
-        before = text[:text.index("\x00")]
+        before = text[: text.index("\x00")]
         column = len(before) - (before.rfind("\n") + 1) + 1
-        raise ConfigError("a NUL byte: not a text file",
-                          Where(file, before.count("\n") + 1, column))
+        raise ConfigError(
+            "a NUL byte: not a text file", Where(file, before.count("\n") + 1, column)
+        )
     return text
 
 
@@ -248,17 +255,20 @@ class _Loader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                raise yaml.MarkedYAMLError(problem=f"more than {MAX_ALIASES} aliases (*name)",
-                                           problem_mark=self._mark())
+                raise yaml.MarkedYAMLError(
+                    problem=f"more than {MAX_ALIASES} aliases (*name)", problem_mark=self._mark()
+                )
         self._nodes += 1
         if self._nodes > MAX_VALUES:  # refused while parsing, before the rest is read
-            raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values",
-                                       problem_mark=self._mark())
+            raise yaml.MarkedYAMLError(
+                problem=f"more than {MAX_VALUES} values", problem_mark=self._mark()
+            )
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise yaml.MarkedYAMLError(problem=f"nested more than {MAX_DEPTH} deep",
-                                           problem_mark=self._mark())
+                raise yaml.MarkedYAMLError(
+                    problem=f"nested more than {MAX_DEPTH} deep", problem_mark=self._mark()
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -267,42 +277,59 @@ class _Loader(yaml.SafeLoader):
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
-def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, where: dict[Path_, Where],
-           keys: dict[Path_, Where], file: Path, budget: list[int]) -> Any:
+def _build(
+    loader: yaml.SafeLoader,
+    node: yaml.Node,
+    path: Path_,
+    where: dict[Path_, Where],
+    keys: dict[Path_, Where],
+    file: Path,
+    budget: list[int],
+) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
-        raise yaml.MarkedYAMLError(problem=f"more than {MAX_VALUES} values (after aliases "
-                                           "are expanded)", problem_mark=node.start_mark)
+        raise yaml.MarkedYAMLError(
+            problem=f"more than {MAX_VALUES} values (after aliases are expanded)",
+            problem_mark=node.start_mark,
+        )
     where[path] = Where(file, node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise yaml.MarkedYAMLError(problem="keys must be plain names",
-                                           problem_mark=key_node.start_mark)
+                raise yaml.MarkedYAMLError(
+                    problem="keys must be plain names", problem_mark=key_node.start_mark
+                )
             key = _scalar(loader, key_node)
             if not isinstance(key, str | int):
-                raise yaml.MarkedYAMLError(problem="keys must be plain names",
-                                           problem_mark=key_node.start_mark)
+                raise yaml.MarkedYAMLError(
+                    problem="keys must be plain names", problem_mark=key_node.start_mark
+                )
             if key in out:
-                raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}",
-                                           problem_mark=key_node.start_mark)
-            keys[(*path, key)] = Where(file, key_node.start_mark.line + 1,
-                                       key_node.start_mark.column + 1)
+                raise yaml.MarkedYAMLError(
+                    problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark
+                )
+            keys[(*path, key)] = Where(
+                file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
+            )
             out[key] = _build(loader, value_node, (*path, key), where, keys, file, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*path, i), where, keys, file, budget)
-                for i, item in enumerate(node.value)]
+        return [
+            _build(loader, item, (*path, i), where, keys, file, budget)
+            for i, item in enumerate(node.value)
+        ]
     return _scalar(loader, node)
 
 
 def _scalar(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     if node.tag in _NUMBER_TAGS and len(node.value) > MAX_DIGITS:
-        raise yaml.MarkedYAMLError(problem=f"a number of more than {MAX_DIGITS} characters",
-                                   problem_mark=node.start_mark)
+        raise yaml.MarkedYAMLError(
+            problem=f"a number of more than {MAX_DIGITS} characters", problem_mark=node.start_mark
+        )
     try:
         return loader.construct_object(node, deep=True)
     except (ValueError, OverflowError) as exc:
-        raise yaml.MarkedYAMLError(problem=f"cannot be read ({exc})",
-                                   problem_mark=node.start_mark) from None
+        raise yaml.MarkedYAMLError(
+            problem=f"cannot be read ({exc})", problem_mark=node.start_mark
+        ) from None

@@ -92,20 +92,21 @@ def _read(file: Path, model: Words | None, partial: bool = False) -> Words:
         for key, value in entries.items():
             field = f"{section}.{key}"
             if model is not None and key not in model[section]:
-                raise error("unknown key (the English file lang/en.json has them all)", key,
-                            field)
+                raise error("unknown key (the English file lang/en.json has them all)", key, field)
             if not isinstance(value, str) or len(value) > MAX_TEXT:
                 raise error(f"must be text of at most {MAX_TEXT} characters", key, field)
             if model is not None and placeholders(value) != placeholders(model[section][key]):
-                wanted = ", ".join(f"{{{p}}}" for p in sorted(placeholders(
-                    model[section][key]))) or "none"
-                raise error(f"must keep the English text's placeholders ({wanted})", key,
-                            field)
+                wanted = (
+                    ", ".join(f"{{{p}}}" for p in sorted(placeholders(model[section][key])))
+                    or "none"
+                )
+                raise error(f"must keep the English text's placeholders ({wanted})", key, field)
             out[section][key] = value
     for section in SECTIONS:
         out.setdefault(section, {})
-        missing = [] if partial or model is None else sorted(set(model[section]) - set(
-            out[section]))
+        missing = (
+            [] if partial or model is None else sorted(set(model[section]) - set(out[section]))
+        )
         if missing:
             raise ConfigError(f"missing: {', '.join(missing)}", file, section)
     return out
@@ -115,10 +116,14 @@ def script(code: str, *sections: str) -> str:
     """The words a page needs, as the script it loads first: `WORDS` (the first section,
     the others under their own names, e.g. `PARTS`) and `LANG`."""
     found = words(code)
-    lines = ['"use strict";', f"const LANG = {json.dumps(code)};",
-             f"const WORDS = {json.dumps(found[sections[0]], ensure_ascii=False)};"]
-    lines += [f"const {s.upper()} = {json.dumps(found[s], ensure_ascii=False)};"
-              for s in sections[1:]]
+    lines = [
+        '"use strict";',
+        f"const LANG = {json.dumps(code)};",
+        f"const WORDS = {json.dumps(found[sections[0]], ensure_ascii=False)};",
+    ]
+    lines += [
+        f"const {s.upper()} = {json.dumps(found[s], ensure_ascii=False)};" for s in sections[1:]
+    ]
     return "\n".join(lines) + "\n"
 
 

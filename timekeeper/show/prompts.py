@@ -20,8 +20,13 @@ PRESS_RESET = "RESET (r r, ctl reset, or hold START/NEXT)"
 PRESS_FINISH = "FINISH (f, ctl finish, or hold STOP/RESUME)"
 PRESS_ATTEMPT = "h g, h m, a g or a m (ctl attempt TEAM goal|miss)"
 # the presses that go on from a state, as the engine's table names their events
-PRESS = {Action.START: PRESS_START, Action.NEXT: PRESS_NEXT, Action.PAUSE: PRESS_PAUSE,
-         Action.RESUME: PRESS_RESUME, Action.FINISH: PRESS_FINISH}
+PRESS = {
+    Action.START: PRESS_START,
+    Action.NEXT: PRESS_NEXT,
+    Action.PAUSE: PRESS_PAUSE,
+    Action.RESUME: PRESS_RESUME,
+    Action.FINISH: PRESS_FINISH,
+}
 
 
 def prompt(refusal: Refused, status: Status) -> str:
@@ -58,8 +63,10 @@ def what_now(status: Status) -> str:
     s = State(status.state)
     if s is State.PRESTART:  # no press goes on: the start comes by itself
         left = math.ceil((status.countdown or 0.0) - 1e-9)
-        return (f"the start signal comes by itself in {left} s (START and SPACE do nothing "
-                f"until then); {PRESS_RESET} calls it off")
+        return (
+            f"the start signal comes by itself in {left} s (START and SPACE do nothing "
+            f"until then); {PRESS_RESET} calls it off"
+        )
     if status.teams is not None and s in (State.SHOOTOUT, State.SHOT):  # stopped time
         return f"enter each attempt: {PRESS_ATTEMPT}"  # (its result ends a shot, not NEXT)
     waiting, after = s is State.WAITING, status.period >= status.periods
@@ -85,12 +92,13 @@ def resumed_text(status: Status, replayed: bool = False) -> str:
     score = f"score {status.score['home']}:{status.score['away']}"
     s = status.state
     if s == "stopped":
-        return (f"{where} stopped at {elapsed_text(status.play_time)} played, "
-                f"{clock_text(status.remaining)} left, {score}: {what_now(status)}; or "
-                "`ctl replay` plays it again from the start, keeping the goals (ITHF 4.5)")
+        return (
+            f"{where} stopped at {elapsed_text(status.play_time)} played, "
+            f"{clock_text(status.remaining)} left, {score}: {what_now(status)}; or "
+            "`ctl replay` plays it again from the start, keeping the goals (ITHF 4.5)"
+        )
     if s == "idle" and replayed:
-        return f"to be played again from the start, goals kept ({score}): {PRESS_START} " \
-               "begins it"
+        return f"to be played again from the start, goals kept ({score}): {PRESS_START} begins it"
     if s in ("finished", "idle"):
         return f"no match under way: {PRESS_START} begins one"
     if s == "prestart":

@@ -95,8 +95,12 @@ def shorten(name: str, width: int) -> str:
     return short if short.endswith(".") else short + "."
 
 
-def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
-                words: language.Words | None = None) -> str:
+def status_text(
+    s: Status,
+    width: int | None = None,
+    flags: Sequence[str] = (),
+    words: language.Words | None = None,
+) -> str:
     """The status in one line. With `width` it is abbreviated until it fits (a terminal of
     80 columns shows every profile in every state); `flags` (e.g. SILENT) lead the line and
     are never dropped, nor is MUTED, which follows them while the box is muted. The sides'
@@ -113,8 +117,9 @@ def status_text(s: Status, width: int | None = None, flags: Sequence[str] = (),
         text = "  ".join(_parts(s, level, flags, w, names if named else None))
         if width is None or columns(text) <= width:
             return text
-        if named and (short := _with_short_names(s, level, flags, w, names, width,
-                                                 last=level >= NO_PART - 1)):
+        if named and (
+            short := _with_short_names(s, level, flags, w, names, width, last=level >= NO_PART - 1)
+        ):
             return short
     # a terminal narrower than any match needs: cut, state first (no names)
     assert width is not None  # (with no width the first level was returned)
@@ -135,8 +140,15 @@ class _Words:
         return self.line.get(team + "Short" if short else team, team)
 
 
-def _with_short_names(s: Status, level: int, flags: Sequence[str], w: _Words,
-                      names: tuple[str, str], width: int, last: bool) -> str:
+def _with_short_names(
+    s: Status,
+    level: int,
+    flags: Sequence[str],
+    w: _Words,
+    names: tuple[str, str],
+    width: int,
+    last: bool,
+) -> str:
     """The line at `level` with the names shortened into the room the rest leaves, if each
     keeps NAME_ROOM columns (or its length); at the `last` level into any room, or left out.
     "" when they do not fit."""
@@ -164,28 +176,30 @@ def _shows_score(s: Status) -> bool:
     return s.state != "idle" or bool(s.goals)
 
 
-def _parts(s: Status, level: int, flags: Sequence[str], w: _Words,
-           names: tuple[str, str] | None = None) -> list[str]:
+def _parts(
+    s: Status, level: int, flags: Sequence[str], w: _Words, names: tuple[str, str] | None = None
+) -> list[str]:
     line = w.line
     keep_key = level == 0 or (level == 1 and len(s.profile) <= LONG_KEY)
     parts = [*flags] + ([s.profile] if keep_key else []) + [w.state(s)]
     if s.part and level < NO_PART:
         parts.append(language.part_name(s.part, w.parts))
     if names is not None:  # `Novák 2:1 Svoboda`; before the match `Novák - Svoboda`
-        home, away = (n or w.team(team) for n, team in zip(names, ("home", "away"),
-                                                            strict=True))
+        home, away = (n or w.team(team) for n, team in zip(names, ("home", "away"), strict=True))
         parts.append(f"{home} {score_text(s) if _shows_score(s) else '-'} {away}".strip())
     elif _shows_score(s):
         parts.append(score_text(s))
     if s.state in ("prestart", "break", "shot") and s.countdown is not None:
         counting = line["count" + s.state.capitalize()]
-        parts.append(f"{counting} {clock_text(s.countdown)}" if level < 3
-                     else clock_text(s.countdown))
+        parts.append(
+            f"{counting} {clock_text(s.countdown)}" if level < 3 else clock_text(s.countdown)
+        )
     if s.state == "idle" and s.countdown is not None:
         parts.append(f"{line['noShow']} {clock_text(s.countdown)}")
     if s.remaining is not None and s.state not in ("idle", "prestart"):
-        parts.append(f"{line['left']} {clock_text(s.remaining)}" if level < 5
-                     else clock_text(s.remaining))
+        parts.append(
+            f"{line['left']} {clock_text(s.remaining)}" if level < 5 else clock_text(s.remaining)
+        )
     elif s.part and s.state in ("running", "stopped"):
         parts.append(f"{line['played']} {elapsed_text(s.play_time)}")
     if s.added and level < 5:
@@ -217,12 +231,15 @@ def team_texts(s: Status, level: int = 0, w: _Words | None = None) -> list[str]:
     out = []
     if s.timeout is not None:
         who = w.team(s.timeout, short=level >= 3)
-        out.append(f"{line['timeout'] if level < 3 else line['timeoutShort']} {who} "
-                   f"{clock_text(s.timeout_countdown)}")
+        out.append(
+            f"{line['timeout'] if level < 3 else line['timeoutShort']} {who} "
+            f"{clock_text(s.timeout_countdown)}"
+        )
     if s.penalty_shot is not None:
         who = w.team(s.penalty_shot)
-        out.append(f"{line['penaltyShot']} {who}" if level < 3
-                   else f"{line['penaltyShotShort']} {who}")
+        out.append(
+            f"{line['penaltyShot']} {who}" if level < 3 else f"{line['penaltyShotShort']} {who}"
+        )
     for team, t in s.teams.items():
         running = [p for p in t.penalties if p.state == "running"]
         waiting = sum(1 for p in t.penalties if p.state == "waiting")
@@ -235,16 +252,24 @@ def team_texts(s: Status, level: int = 0, w: _Words | None = None) -> list[str]:
                 words.append(f"+{more}")
         else:
             number = (" #" if level < 2 else "#") if level < 3 else None
-            words = [clock_text(p.remaining) + (f"{number}{p.player}"
-                                                if p.player and number else "")
-                     for p in running]
+            words = [
+                clock_text(p.remaining) + (f"{number}{p.player}" if p.player and number else "")
+                for p in running
+            ]
             if waiting:
-                words.append(f"+{waiting} {line['penaltiesWaiting']}" if level < 1 else
-                             f"+{waiting} {line['penaltiesWaitingShort']}" if level < 3
-                             else f"+{waiting}")
+                words.append(
+                    f"+{waiting} {line['penaltiesWaiting']}"
+                    if level < 1
+                    else f"+{waiting} {line['penaltiesWaitingShort']}"
+                    if level < 3
+                    else f"+{waiting}"
+                )
             if out_for_good:
-                words.append(f"{out_for_good} {line['outGame']}" if level < 1 else
-                             f"{out_for_good} {line['out']}")
+                words.append(
+                    f"{out_for_good} {line['outGame']}"
+                    if level < 1
+                    else f"{out_for_good} {line['out']}"
+                )
         if t.shootout:
             words.append(f"{line['shootoutScore']} {t.shootout}" if level < 2 else t.shootout)
         if t.timeouts_left == 0 and level < 2:
@@ -261,31 +286,42 @@ def status_block(s: dict) -> str:
     home, away = names.get("home") or "HOME", names.get("away") or "AWAY"
     score = s.get("score") or {}
     part = s.get("part") or "before the match"
-    rows = [("match", f"{s.get('title', '')} ({s.get('profile', '')})"),
-            ("state", f"{s.get('state', '').upper()}, {part}"
-                      + (f" ({s['period']} of {s['periods']})" if s.get("period") else ""))]
+    rows = [
+        ("match", f"{s.get('title', '')} ({s.get('profile', '')})"),
+        (
+            "state",
+            f"{s.get('state', '').upper()}, {part}"
+            + (f" ({s['period']} of {s['periods']})" if s.get("period") else ""),
+        ),
+    ]
     if s.get("remaining") is not None or s.get("play_time"):
-        clock = (f"{clock_text(s['remaining'])} left, " if s.get("remaining") is not None
-                 else "")
+        clock = f"{clock_text(s['remaining'])} left, " if s.get("remaining") is not None else ""
         clock += f"{elapsed_text(s.get('play_time') or 0.0)} played"
         if s.get("added"):
             clock += f", {s['added']:+g} s added"
         rows.append(("clock", clock))
     if s.get("countdown") is not None:
         rows.append(("countdown", clock_text(s["countdown"])))
-    rows.append(("score", f"{home} {score.get('home', 0)}:{score.get('away', 0)} {away}"
-                          + (f"  (shoot-out {s['shootout_score']})"
-                             if s.get("shootout_score") else "")))
+    rows.append(
+        (
+            "score",
+            f"{home} {score.get('home', 0)}:{score.get('away', 0)} {away}"
+            + (f"  (shoot-out {s['shootout_score']})" if s.get("shootout_score") else ""),
+        )
+    )
     for goal in s.get("goals") or []:
         player = f" #{goal['player']}" if goal.get("player") else ""
-        rows.append(("goal", f"{goal['team']}{player}, part {goal['period']}, "
-                             f"{elapsed_text(goal['play_time'])}"))
+        rows.append(
+            (
+                "goal",
+                f"{goal['team']}{player}, part {goal['period']}, {elapsed_text(goal['play_time'])}",
+            )
+        )
     for team, t in (s.get("teams") or {}).items():
         for p in t.get("penalties") or []:
             player = f" #{p['player']}" if p.get("player") else ""
             left = "" if p.get("remaining") is None else f", {clock_text(p['remaining'])}"
-            rows.append(("penalty", f"{team} {p['id']}: {p['kinds']}{player}, "
-                                    f"{p['state']}{left}"))
+            rows.append(("penalty", f"{team} {p['id']}: {p['kinds']}{player}, {p['state']}{left}"))
     if s.get("timeout"):
         rows.append(("time-out", f"{s['timeout']}, {clock_text(s.get('timeout_countdown'))}"))
     if s.get("waiting_for"):
@@ -298,8 +334,12 @@ def status_block(s: dict) -> str:
     rows.append(("sound", sound))
     if s.get("hall_result"):
         r = s["hall_result"]
-        rows.append(("result", f"{r['match']} {r['score']} "
-                               f"({'confirmed' if r['confirmed'] else 'to confirm'})"))
+        rows.append(
+            (
+                "result",
+                f"{r['match']} {r['score']} ({'confirmed' if r['confirmed'] else 'to confirm'})",
+            )
+        )
     return "\n".join(f"{label:<10} {text}" for label, text in rows)
 
 
@@ -328,8 +368,7 @@ class LogLines(RunnerListener):
         self.out, self.mark = out, mark
         self.gone = False  # the reader went away (`run | head`): the match goes on regardless
 
-    def cue_played(self, cue: Cue, status: Status, played: float,
-                   not_heard: str | None) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float, not_heard: str | None) -> None:
         self._print(marked(cue_text(cue), self.mark, cue=True))
 
     def state_changed(self, status: Status) -> None:
@@ -351,9 +390,16 @@ class StatusLine(RunnerListener):
     ends in `tail` (`? keys`) where there is room. `mark` (e.g. "SILENT") leads the line, is
     never dropped, and follows every cue."""
 
-    def __init__(self, status: Callable[[], Status], help_text: str | Callable[[], str],
-                 out: TextIO = sys.stdout, period: float = 0.2, tail: str = "",
-                 mark: str = "", words: language.Words | None = None) -> None:
+    def __init__(
+        self,
+        status: Callable[[], Status],
+        help_text: str | Callable[[], str],
+        out: TextIO = sys.stdout,
+        period: float = 0.2,
+        tail: str = "",
+        mark: str = "",
+        words: language.Words | None = None,
+    ) -> None:
         self.status, self.out, self.period, self.mark = status, out, period, mark
         self.words = words  # the box's language (None: English)
         self.tail = tail  # the key help: a text, or what to say now (the profile played)
@@ -378,8 +424,7 @@ class StatusLine(RunnerListener):
         with self._lock:
             print(file=self.out, flush=True)
 
-    def cue_played(self, cue: Cue, status: Status, played: float,
-                   not_heard: str | None) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float, not_heard: str | None) -> None:
         self.above(f"{time.strftime('%H:%M:%S')} {marked(cue_text(cue), self.mark, True)}")
         self._draw(status)
 

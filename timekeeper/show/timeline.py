@@ -50,8 +50,7 @@ def period_bar(p: Period) -> str:
 def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     lines = [f"{profile.key} — {profile.title}", f"  file: {profile.source}"]
     if profile.description:  # its rules, and the aids it adds to them
-        lines += textwrap.wrap(profile.description, 88, initial_indent="  ",
-                               subsequent_indent="  ")
+        lines += textwrap.wrap(profile.description, 88, initial_indent="  ", subsequent_indent="  ")
     facts = [f"ADD gives {profile.add_step:g} s"]
     if profile.follows:
         facts.insert(0, f"follows {profile.follows.upper()} (checked at load)")
@@ -69,10 +68,11 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
         facts.append(f"shoot-out: {shots}, then {s.then} each, {limit}")
     if profile.penalties:
         pen = profile.penalties
-        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items()
-                            if k != "match")
-        facts.append(f"penalties {lengths}, game misconduct, match {clock_text(pen.match)} "
-                     f"and out; {pen.running} per team at once")
+        lengths = ", ".join(f"{k} {clock_text(v)}" for k, v in pen.lengths.items() if k != "match")
+        facts.append(
+            f"penalties {lengths}, game misconduct, match {clock_text(pen.match)} "
+            f"and out; {pen.running} per team at once"
+        )
         if pen.power_play_goal_ends_minor:
             facts.append("a power-play goal ends a minor")
     if profile.forfeit_signal:
@@ -80,8 +80,9 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     if profile.no_show:
         facts.append(f"no-show countdown {clock_text(profile.no_show)}")
     if profile.timeout:
-        facts.append(f"{profile.timeout.per_team} time-out of {profile.timeout.length:g} s "
-                     "per team")
+        facts.append(
+            f"{profile.timeout.per_team} time-out of {profile.timeout.length:g} s per team"
+        )
     lines.append("  " + " · ".join(facts))
     lines.append("")
     width = max(len(p.name) for p in profile.periods)
@@ -94,8 +95,10 @@ def describe(profile: Profile, steps: list[Step] | None = None) -> list[str]:
     presses = result.presses[1:]
     for i, cue in enumerate([*result.cues, None]):
         while presses and (cue is None or presses[0].first_cue <= i):
-            lines.append(f"  {signed(presses[0].at - result.start):>8}            "
-                         f"(operator: {_press_text(presses.pop(0).command)})")
+            lines.append(
+                f"  {signed(presses[0].at - result.start):>8}            "
+                f"(operator: {_press_text(presses.pop(0).command)})"
+            )
         if cue is None or cue.stop:
             continue
         lines.append(_cue_line(cue, result.start, shootout=cue.period > len(profile.periods)))

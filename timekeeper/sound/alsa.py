@@ -16,17 +16,24 @@ log = logging.getLogger(__name__)
 
 # void (*)(const char *file, int line, const char *function, int err, const char *fmt, ...):
 # the variadic arguments are never read, so a fixed signature is safe to receive it with
-_HANDLER_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                                 ctypes.c_int, ctypes.c_char_p)
+_HANDLER_TYPE = ctypes.CFUNCTYPE(
+    None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p
+)
 _installed: list = []  # the C callback, kept alive for as long as libasound may call it
 
 
-def _to_debug_log(file: bytes | None, line: int, function: bytes | None, err: int,
-                  fmt: bytes | None) -> None:
+def _to_debug_log(
+    file: bytes | None, line: int, function: bytes | None, err: int, fmt: bytes | None
+) -> None:
     with contextlib.suppress(Exception):  # never raise into C
-        log.debug("ALSA %s:%d (%s): %s%s", (file or b"?").decode(errors="replace"), line,
-                  (function or b"?").decode(errors="replace"),
-                  (fmt or b"").decode(errors="replace"), f" [error {err}]" if err else "")
+        log.debug(
+            "ALSA %s:%d (%s): %s%s",
+            (file or b"?").decode(errors="replace"),
+            line,
+            (function or b"?").decode(errors="replace"),
+            (fmt or b"").decode(errors="replace"),
+            f" [error {err}]" if err else "",
+        )
 
 
 def quiet() -> bool:

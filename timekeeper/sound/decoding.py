@@ -47,8 +47,7 @@ def decode(path: Path, max_seconds: float = MAX_SIGNAL_SECONDS) -> np.ndarray:
     return decode_source(path, max_seconds)[0]
 
 
-def decode_source(path: Path, max_seconds: float, cut: bool = False
-                  ) -> tuple[np.ndarray, Source]:
+def decode_source(path: Path, max_seconds: float, cut: bool = False) -> tuple[np.ndarray, Source]:
     """Decode `path` in blocks straight into one float32 array at RATE, resampling on the way.
     A file longer than `max_seconds` is refused, or with `cut` decoded only that far. The file
     type is checked before it is opened (a FIFO or a device is never read)."""
@@ -77,13 +76,18 @@ def decode_source(path: Path, max_seconds: float, cut: bool = False
             with soundfile.SoundFile(handle) as f:
                 return _decode_open(f, max_seconds, cut)
         except soundfile.LibsndfileError as exc:
-            raise ConfigError(f"not a {FORMATS} file this program can decode "
-                              f"({exc.error_string})") from None
+            raise ConfigError(
+                f"not a {FORMATS} file this program can decode ({exc.error_string})"
+            ) from None
 
 
 def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+    for test, name in (
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
         if test(mode):
             return name
     return "special file"
@@ -93,14 +97,17 @@ def _decode_open(f, max_seconds: float, cut: bool) -> tuple[np.ndarray, Source]:
     rate, channels, frames = int(f.samplerate), int(f.channels), max(0, int(f.frames))
     low, high = RATE_RANGE
     if not low <= rate <= high:
-        raise ConfigError(f"has a sample rate of {rate} Hz; a pack's files need "
-                          f"{low}–{high} Hz (convert it, e.g. to 48000 Hz)")
+        raise ConfigError(
+            f"has a sample rate of {rate} Hz; a pack's files need "
+            f"{low}–{high} Hz (convert it, e.g. to 48000 Hz)"
+        )
     if not 1 <= channels <= MAX_CHANNELS:
         raise ConfigError(f"has {channels} channels; at most {MAX_CHANNELS}")
     seconds = frames / rate
     if seconds > max_seconds and not cut:
-        raise ConfigError(f"is {seconds:.1f} s long; a signal lasts at most "
-                          f"{MAX_SIGNAL_SECONDS:g} s (trim it)")
+        raise ConfigError(
+            f"is {seconds:.1f} s long; a signal lasts at most {MAX_SIGNAL_SECONDS:g} s (trim it)"
+        )
     short = re.search(r"\ndata : (\d+) \(should be (\d+)\)", f.extra_info)
     if short and int(short.group(1)) > int(short.group(2)) > 0:  # libsndfile reads what is there
         declared = frames * int(short.group(1)) // int(short.group(2))
@@ -112,8 +119,9 @@ def _decode_open(f, max_seconds: float, cut: bool) -> tuple[np.ndarray, Source]:
     if peak(out) < 1e-3:
         raise ConfigError("audio file is silent")
     fmt = f.format if f.format == "MP3" else f"{f.format} {f.subtype}"
-    return out, Source(fmt, rate, channels, seconds, clipped,
-                       keep / rate if keep < frames else None)
+    return out, Source(
+        fmt, rate, channels, seconds, clipped, keep / rate if keep < frames else None
+    )
 
 
 def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray, int]:
@@ -129,8 +137,12 @@ def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray,
     block = np.empty((max(1024, _BLOCK // channels), channels), np.float32)
     pos = read = clipped = 0
     while read < keep:
-        got = f.read(min(len(block), keep - read), dtype="float32", always_2d=True,
-                     out=block[:min(len(block), keep - read)])
+        got = f.read(
+            min(len(block), keep - read),
+            dtype="float32",
+            always_2d=True,
+            out=block[: min(len(block), keep - read)],
+        )
         if len(got) == 0:
             break
         read += len(got)
@@ -144,11 +156,11 @@ def _read_resampled(f, keep: int, rate: int, channels: int) -> tuple[np.ndarray,
         if resampler is not None:
             mono = resampler.resample_chunk(mono, last=read >= keep)
         take = min(len(mono), n_out - pos)
-        out[pos:pos + take] = mono[:take]
+        out[pos : pos + take] = mono[:take]
         pos += take
     if resampler is not None and read < keep:  # the file ended early: flush the filter
         tail = resampler.resample_chunk(np.zeros(0, np.float32), last=True)
         take = min(len(tail), n_out - pos)
-        out[pos:pos + take] = tail[:take]
+        out[pos : pos + take] = tail[:take]
         pos += take
     return (out if pos >= n_out else out[:pos]), clipped

@@ -22,10 +22,16 @@ AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in th
 OUTPUTS = ("auto", "pulse", "sdl")
 
 
-def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
-                driver: str | None = None, chunk: int | None = None,
-                latency: float | None = None, device: str | None = None,
-                output: str = "auto") -> Output:
+def open_output(
+    pack: SoundPack,
+    profile: Profile | None,
+    kind: str = "stream",
+    driver: str | None = None,
+    chunk: int | None = None,
+    latency: float | None = None,
+    device: str | None = None,
+    output: str = "auto",
+) -> Output:
     """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`
     (None: not prepared).
 
@@ -61,8 +67,13 @@ def open_output(pack: SoundPack, profile: Profile | None, kind: str = "stream",
     return opened
 
 
-def open_sink(output: str, driver: str | None = None, chunk: int | None = None,
-              latency: float | None = None, device: str | None = None) -> Sink:
+def open_sink(
+    output: str,
+    driver: str | None = None,
+    chunk: int | None = None,
+    latency: float | None = None,
+    device: str | None = None,
+) -> Sink:
     """The stream's sink for `audio.output` (OUTPUTS), opened.
 
     `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py). `sdl`: an SDL
@@ -117,8 +128,9 @@ def output_devices(driver: str | None = None) -> tuple[str, list[str]]:
         try:
             init_subsystem(INIT_AUDIO)
         except Exception as exc:  # pygame's own error types
-            raise AudioError(f"SDL's audio driver {driver or '(default)'} cannot start "
-                             f"({exc})") from None
+            raise AudioError(
+                f"SDL's audio driver {driver or '(default)'} cannot start ({exc})"
+            ) from None
     try:
         return current_driver() or driver or "?", list(sdl_audio.get_audio_device_names(False))
     finally:

@@ -32,8 +32,15 @@ class EventLog(RunnerListener):
     as soon as a write succeeds again (each cue retries). Lines are written whole with
     os.write on an O_APPEND file, so a failed write never leaves half a line to repeat."""
 
-    def __init__(self, path: Path, append: bool = True, profile: str = "",
-                 wall_clock: bool = False, keep_going: bool = False, heard: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        append: bool = True,
+        profile: str = "",
+        wall_clock: bool = False,
+        keep_going: bool = False,
+        heard: bool = True,
+    ) -> None:
         self.path, self.profile, self.wall_clock = path, profile, wall_clock
         self.heard = heard
         self.keep_going = keep_going
@@ -54,19 +61,27 @@ class EventLog(RunnerListener):
         if self.profile:
             self.profile = engine.profile.key
 
-    def cue_played(self, cue: Cue, status: Status, played: float,
-                   not_heard: str | None) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float, not_heard: str | None) -> None:
         """A live runner's listener: every cue, not the stops of a melody."""
         if not cue.stop:
             self.record(cue, played, not_heard, status.names)
 
-    def record(self, cue: Cue, played: float, not_heard: str | None = None,
-               names: dict[str, str] | None = None) -> None:
+    def record(
+        self,
+        cue: Cue,
+        played: float,
+        not_heard: str | None = None,
+        names: dict[str, str] | None = None,
+    ) -> None:
         """`played`: when the cue went out (or would have); `not_heard`: why nobody heard it,
         None when it was sounded; `names`: the sides' (written once either has one)."""
         entry: dict[str, object] = {
-            "cue": cue.name, "due": round(cue.due, 6), "played": round(played, 6),
-            "period": cue.period, "play_time": round(cue.play_time, 3)}
+            "cue": cue.name,
+            "due": round(cue.due, 6),
+            "played": round(played, 6),
+            "period": cue.period,
+            "play_time": round(cue.play_time, 3),
+        }
         if not_heard is not None:
             entry["heard"], entry["why"] = False, not_heard
         if cue.name in ("minute", "third"):
@@ -117,9 +132,12 @@ class EventLog(RunnerListener):
 
     def _failing(self, exc: OSError) -> None:
         if not self._failed:
-            log.error("cannot write the events log %s: %s; the match goes on, and the lines "
-                      "are written as soon as it can be written again", self.path,
-                      exc.strerror or exc)
+            log.error(
+                "cannot write the events log %s: %s; the match goes on, and the lines "
+                "are written as soon as it can be written again",
+                self.path,
+                exc.strerror or exc,
+            )
         self._failed = True
 
     def close(self) -> None:
@@ -130,8 +148,9 @@ class EventLog(RunnerListener):
                 if not self.keep_going:
                     raise
         if self._pending or self._lost:
-            log.warning("events log %s: %d bytes could not be written", self.path,
-                        len(self._pending))
+            log.warning(
+                "events log %s: %d bytes could not be written", self.path, len(self._pending)
+            )
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -125,8 +125,7 @@ class FrameClock:
 
     reported = False  # (a pulled device reports nothing of its own)
 
-    def __init__(self, latency: float = 0.0, window: float = 1.0,
-                 windows: int = 4) -> None:
+    def __init__(self, latency: float = 0.0, window: float = 1.0, windows: int = 4) -> None:
         self.latency, self.window = latency, window
         self._past: deque[float] = deque(maxlen=windows)  # minima of the last full windows
         self._current: float | None = None
@@ -220,14 +219,20 @@ class FramedOutput(Output):
     anything about the match). `realtime`: the writer thread of a pushed sink asks for
     real-time priority."""
 
-    def __init__(self, pack: SoundPack, sink: Sink,
-                 clock: Callable[[], float] = time.monotonic, realtime: bool = True) -> None:
+    def __init__(
+        self,
+        pack: SoundPack,
+        sink: Sink,
+        clock: Callable[[], float] = time.monotonic,
+        realtime: bool = True,
+    ) -> None:
         if sink.pulls and (sink.reports or sink.rewrites):
             raise ValueError(f"sink {sink.name}: reports and rewrites are for pushed sinks")
         self.pack, self.sink, self.clock = pack, sink, clock
         self.period = sink.period
-        self.frames: FrameClock | DelayClock = (FrameClock(sink.latency) if sink.pulls
-                                                else DelayClock())
+        self.frames: FrameClock | DelayClock = (
+            FrameClock(sink.latency) if sink.pulls else DelayClock()
+        )
         self.voices = Voices()
         self.lead = sink.latency + sink.period / RATE + sink.margin
         if sink.rewrites:
@@ -256,8 +261,9 @@ class FramedOutput(Output):
             self._thread.start()
         if not self._started.wait(START_TIMEOUT) or self._error is not None:
             self.close()
-            raise AudioError(self._error or "the audio stream did not start within "
-                             f"{START_TIMEOUT:g} s")
+            raise AudioError(
+                self._error or f"the audio stream did not start within {START_TIMEOUT:g} s"
+            )
 
     def prepare(self, profile: Profile) -> None:
         """Build every sample array the match can need now, never mid-match."""
@@ -276,11 +282,14 @@ class FramedOutput(Output):
         earliest = self.frames.frame_at(now + REWRITE_AHEAD) if rewrites else None
         if cue.stop:
             start = self.voices.stop(cue.name, frame, earliest)
-        elif (start := self.voices.add(cue.name, frame, self.pack.samples(cue),
-                                       earliest)) != frame:
-            log.warning("cue %s came %.1f ms too late for its frame (handed over %.1f ms "
-                        "before due): it sounds that much late", cue.name,
-                        (start - frame) * 1000 / RATE, (cue.due - now) * 1000)
+        elif (start := self.voices.add(cue.name, frame, self.pack.samples(cue), earliest)) != frame:
+            log.warning(
+                "cue %s came %.1f ms too late for its frame (handed over %.1f ms "
+                "before due): it sounds that much late",
+                cue.name,
+                (start - frame) * 1000 / RATE,
+                (cue.due - now) * 1000,
+            )
         if rewrites and start < self.voices.next_frame:  # written already: write it again
             with self._rewind_lock:
                 if self._rewind_from is None or start < self._rewind_from:
@@ -348,8 +357,11 @@ class FramedOutput(Output):
         try:
             every = max(1, round(REPORT_EVERY * RATE / self.period))
             while not self._closed:
-                if (sink.reports and (self.blocks % every == 0 or not frames.reported)
-                        and (report := sink.timing(self.clock)) is not None):
+                if (
+                    sink.reports
+                    and (self.blocks % every == 0 or not frames.reported)
+                    and (report := sink.timing(self.clock)) is not None
+                ):
                     frames.observe_report(*report)
                 if not sink.reports or frames.origin is None:
                     before = self.clock()

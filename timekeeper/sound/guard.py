@@ -38,8 +38,9 @@ CLOSE_TIMEOUT = 1.0  # s a shutdown waits for the device to close (then it goes 
 class _Job:
     """One call to the device, run on the guard's thread; the runner collects its answer."""
 
-    def __init__(self, kind: str, call: Callable[[], object], posted: float,
-                 output: Output | None = None) -> None:
+    def __init__(
+        self, kind: str, call: Callable[[], object], posted: float, output: Output | None = None
+    ) -> None:
         self.kind, self.call, self.posted, self.output = kind, call, posted, output
         self.result: object = None
         self.error: BaseException | None = None
@@ -59,8 +60,12 @@ class AudioGuard(Output):
     what it built: preparing it again costs nothing). Its `lead` is the output's (the
     runner looks ahead by it)."""
 
-    def __init__(self, opener: Callable[[], Output], attempts: int = 8,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        opener: Callable[[], Output],
+        attempts: int = 8,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.opener, self.attempts, self.sleep = opener, attempts, sleep
         self.output: Output | None = None
         self.profile: Profile | None = None  # what every output it opens is prepared for
@@ -87,8 +92,13 @@ class AudioGuard(Output):
             except AudioError as exc:
                 if attempt == self.attempts:
                     raise AudioError(f"{exc} (gave up after {attempt} attempts)") from None
-                log.warning("audio not ready (attempt %d of %d): %s; trying again in %g s",
-                            attempt, self.attempts, exc, delay)
+                log.warning(
+                    "audio not ready (attempt %d of %d): %s; trying again in %g s",
+                    attempt,
+                    self.attempts,
+                    exc,
+                    delay,
+                )
                 self.sleep(delay)
                 delay = min(MAX_DELAY, delay * 2)
 
@@ -145,9 +155,12 @@ class AudioGuard(Output):
             if not job.done.is_set():  # the device is still busy: look again soon
                 if now - job.posted > HUNG and not self._hung_told:
                     self._hung_told = True
-                    log.warning("the audio device has not answered for %.0f s (%s): the "
-                                "sound server hangs; the clock and the controls go on",
-                                now - job.posted, job.kind)
+                    log.warning(
+                        "the audio device has not answered for %.0f s (%s): the "
+                        "sound server hangs; the clock and the controls go on",
+                        now - job.posted,
+                        job.kind,
+                    )
                 self._due = now + COLLECT * 5
                 return
             self._jobs.popleft()
@@ -164,8 +177,9 @@ class AudioGuard(Output):
 
     def _collect(self, job: _Job, now: float) -> None:
         if job.kind == "check":
-            why = (f"{type(job.error).__name__}: {job.error}" if job.error is not None
-                   else job.result)
+            why = (
+                f"{type(job.error).__name__}: {job.error}" if job.error is not None else job.result
+            )
             if job.output is not self.output:
                 pass  # lost meanwhile (a cue found it stalled): its close is under way
             elif why is None:
@@ -198,11 +212,11 @@ class AudioGuard(Output):
         self._why, self._delay = why, FIRST_DELAY
         self._due = now + COLLECT
 
-    def _ask(self, kind: str, call: Callable[[], object], now: float,
-             output: Output | None = None) -> None:
+    def _ask(
+        self, kind: str, call: Callable[[], object], now: float, output: Output | None = None
+    ) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name="audio-guard",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._serve, name="audio-guard", daemon=True)
             self._thread.start()
         job = _Job(kind, call, now, output)
         self._jobs.append(job)
@@ -217,8 +231,11 @@ class AudioGuard(Output):
         wait for a frozen sound server (systemd would kill the box mid-write)."""
         output, self.output = self.output, None
         busy = any(not job.done.is_set() for job in self._jobs)
-        reopened = [job.result for job in self._jobs if job.kind == "open" and
-                    job.done.is_set() and isinstance(job.result, Output)]
+        reopened = [
+            job.result
+            for job in self._jobs
+            if job.kind == "open" and job.done.is_set() and isinstance(job.result, Output)
+        ]
         if output is None and reopened:  # reopened just before the end, never collected
             output = reopened[0]
         if self._thread is not None:
@@ -229,8 +246,10 @@ class AudioGuard(Output):
             closing.join(timeout)
             busy = busy or closing.is_alive()
         if busy:
-            log.warning("the audio device did not answer at shutdown (the sound server "
-                        "hangs): leaving it open")
+            log.warning(
+                "the audio device did not answer at shutdown (the sound server "
+                "hangs): leaving it open"
+            )
             _skip_audio_quit_at_exit()
 
 

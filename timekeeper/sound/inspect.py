@@ -48,24 +48,33 @@ def inspect(pack: SoundPack) -> list[CueReport]:
         seconds = len(sound.samples) / RATE
         warnings = []
         if onset > LATE_MS and name not in FEEDBACK_CUES:
-            warnings.append(f"begins with {onset:.0f} ms of silence: it sounds {onset:.0f} ms "
-                            "late (trim the start)")
+            warnings.append(
+                f"begins with {onset:.0f} ms of silence: it sounds {onset:.0f} ms "
+                "late (trim the start)"
+            )
         if top < QUIET_DBFS:
-            warnings.append(f"peaks at {top:.1f} dBFS: too quiet for a hall (raise its level "
-                            "or set normalize: true)")
+            warnings.append(
+                f"peaks at {top:.1f} dBFS: too quiet for a hall (raise its level "
+                "or set normalize: true)"
+            )
         if name in MARK_CUES and seconds > sound.repeat_every:
-            warnings.append(f"lasts {seconds:.2f} s, longer than its repeat_every "
-                            f"{sound.repeat_every:g} s: the beeps run together (shorten it or "
-                            "space them)")
+            warnings.append(
+                f"lasts {seconds:.2f} s, longer than its repeat_every "
+                f"{sound.repeat_every:g} s: the beeps run together (shorten it or "
+                "space them)"
+            )
         if sound.source and sound.source.clipped >= CLIPPED_SAMPLES:
-            warnings.append(f"{sound.source.clipped} samples at full scale: clipped, it sounds "
-                            "distorted (export it again at a lower level)")
+            warnings.append(
+                f"{sound.source.clipped} samples at full scale: clipped, it sounds "
+                "distorted (export it again at a lower level)"
+            )
         try:
             file = str(sound.file.relative_to(pack.folder.resolve()))
         except ValueError:
             file = str(sound.file)
-        reports.append(CueReport(sound, file, seconds, top, lufs(sound.samples), onset,
-                                 tuple(warnings)))
+        reports.append(
+            CueReport(sound, file, seconds, top, lufs(sound.samples), onset, tuple(warnings))
+        )
     return reports
 
 
@@ -78,8 +87,17 @@ def _length(seconds: float) -> str:
 def table(reports: list[CueReport], levelled: bool = False) -> list[str]:
     """The reports as an aligned table, then one line per warning. `levelled`: a column for
     the gain `normalize: true` applied (peak and LUFS are after it)."""
-    header: tuple[str, ...] = ("cue", "file", "format", "rate", "ch", "length", "peak dBFS",
-                              "LUFS", "onset")
+    header: tuple[str, ...] = (
+        "cue",
+        "file",
+        "format",
+        "rate",
+        "ch",
+        "length",
+        "peak dBFS",
+        "LUFS",
+        "onset",
+    )
     header += ("gain dB",) if levelled else ()
     rows = []
     for r in reports:
@@ -87,16 +105,28 @@ def table(reports: list[CueReport], levelled: bool = False) -> list[str]:
         length = _length(src.seconds if src else r.seconds)
         if src and src.cut_at is not None:
             length += f" ({src.cut_at:g} s used)"
-        rows.append((r.sound.name, r.file, src.format if src else "", str(src.rate) if src else "",
-                     str(src.channels) if src else "", length, f"{r.peak_dbfs:.1f}",
-                     f"{r.loudness:.1f}", f"{r.onset_ms:.0f} ms")
-                    + ((f"{src.gain_db:+.1f}" if src else "",) if levelled else ()))
+        rows.append(
+            (
+                r.sound.name,
+                r.file,
+                src.format if src else "",
+                str(src.rate) if src else "",
+                str(src.channels) if src else "",
+                length,
+                f"{r.peak_dbfs:.1f}",
+                f"{r.loudness:.1f}",
+                f"{r.onset_ms:.0f} ms",
+            )
+            + ((f"{src.gain_db:+.1f}" if src else "",) if levelled else ())
+        )
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     right = {3, 4, 6, 7, 8, 9}
 
     def line(row: tuple[str, ...]) -> str:
-        cells = (c.rjust(w) if i in right else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        cells = (
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
         return "  ".join(cells).rstrip()
 
     lines = [line(header), *(line(row) for row in rows)]

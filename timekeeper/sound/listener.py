@@ -29,8 +29,7 @@ class RunnerListener:
     (`state_changed`), then `match_changed` once. `fault_changed` whenever the sound's
     fault comes or goes."""
 
-    def cue_played(self, cue: Cue, status: Status, played: float,
-                   not_heard: str | None) -> None:
+    def cue_played(self, cue: Cue, status: Status, played: float, not_heard: str | None) -> None:
         """`cue` was handed to the outputs at `played` (the runner's clock; when it is due,
         for an output with a lead); `not_heard`: why nobody heard it (muted, the sound is
         down), None when it sounded. Stops of a melody come here too (`cue.stop`). `status`

@@ -19,8 +19,10 @@ import numpy as np
 from timekeeper.sound.mixing import RATE
 
 # BS.1770-4, table 1 and 2: the two biquads at 48 kHz (b0, b1, b2), (1, a1, a2)
-_SHELF = ((1.53512485958697, -2.69169618940638, 1.19839281085285),
-          (-1.69065929318241, 0.73248077421585))
+_SHELF = (
+    (1.53512485958697, -2.69169618940638, 1.19839281085285),
+    (-1.69065929318241, 0.73248077421585),
+)
 _HIGHPASS = ((1.0, -2.0, 1.0), (-1.99004745483398, 0.99007225036621))
 _TAPS = 4096
 _SEGMENT = RATE // 10  # gating blocks are 400 ms long, 100 ms apart: 4 segments of 100 ms
@@ -52,13 +54,13 @@ def _segment_energies(samples: np.ndarray) -> np.ndarray:
     tail = np.zeros(_TAPS - 1)
     sums = np.zeros(-(-n // _SEGMENT))
     for lo in range(0, n, _CHUNK):
-        chunk = samples[lo:lo + _CHUNK]
+        chunk = samples[lo : lo + _CHUNK]
         y = np.fft.irfft(np.fft.rfft(chunk, _NFFT) * response, _NFFT)
-        y[:_TAPS - 1] += tail  # overlap-add: the previous chunk's ringing
-        tail = y[len(chunk):len(chunk) + _TAPS - 1].copy()
-        y = y[:len(chunk)]
+        y[: _TAPS - 1] += tail  # overlap-add: the previous chunk's ringing
+        tail = y[len(chunk) : len(chunk) + _TAPS - 1].copy()
+        y = y[: len(chunk)]
         for k, s in enumerate(range(0, len(y), _SEGMENT)):
-            sums[lo // _SEGMENT + k] = float(np.dot(y[s:s + _SEGMENT], y[s:s + _SEGMENT]))
+            sums[lo // _SEGMENT + k] = float(np.dot(y[s : s + _SEGMENT], y[s : s + _SEGMENT]))
     return sums
 
 

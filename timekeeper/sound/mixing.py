@@ -14,4 +14,4 @@ def mix_into(buf: np.ndarray, buf_start: int, start: int, samples: np.ndarray) -
     this way, so a live cue lands on the very sample a render would put it."""
     lo, hi = max(start, buf_start), min(start + len(samples), buf_start + len(buf))
     if hi > lo:
-        buf[lo - buf_start:hi - buf_start] += samples[lo - start:hi - start]
+        buf[lo - buf_start : hi - buf_start] += samples[lo - start : hi - start]

@@ -29,9 +29,25 @@ from timekeeper.sound.mixing import RATE
 log = logging.getLogger(__name__)
 
 
-CUE_NAMES = ("prestart", "start", "minute", "third", "last30", "period_end", "end",
-             "break_warning", "shot_start", "shot_end", "timeout_end", "penalty_end",
-             "forfeit", "pause", "resume", "time_added", "goal")
+CUE_NAMES = (
+    "prestart",
+    "start",
+    "minute",
+    "third",
+    "last30",
+    "period_end",
+    "end",
+    "break_warning",
+    "shot_start",
+    "shot_end",
+    "timeout_end",
+    "penalty_end",
+    "forfeit",
+    "pause",
+    "resume",
+    "time_added",
+    "goal",
+)
 # played only if the pack has them (the default pack has none): the score is no rule signal
 OPTIONAL_CUES = ("goal",)
 MARK_CUES = frozenset({"minute", "third"})
@@ -79,7 +95,7 @@ class SoundPack:
         its whole window from `offset` (the caller cuts it where the melody stops)."""
         if cue.name == "last30":
             window = self.melody(cue.length)
-            return window[min(len(window), round(cue.offset * RATE)):]
+            return window[min(len(window), round(cue.offset * RATE)) :]
         return self.repeated(cue.name, cue.count)
 
     def prepare(self, profile: Profile) -> None:
@@ -103,7 +119,7 @@ class SoundPack:
                 step = round(sound.repeat_every * RATE)
                 out = np.zeros(step * (count - 1) + len(sound.samples), np.float32)
                 for i in range(count):
-                    out[i * step:i * step + len(sound.samples)] += sound.samples
+                    out[i * step : i * step + len(sound.samples)] += sound.samples
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
 
@@ -112,8 +128,10 @@ class SoundPack:
         nothing is computed mid-match and the render tests' packs stay as recorded."""
         if gain == 1.0:
             return self
-        sounds = {name: replace(sound, samples=(sound.samples * np.float32(gain)))
-                  for name, sound in self.sounds.items()}
+        sounds = {
+            name: replace(sound, samples=(sound.samples * np.float32(gain)))
+            for name, sound in self.sounds.items()
+        }
         return replace(self, sounds=sounds, _cache={})
 
     def melody(self, length: float) -> np.ndarray:
@@ -148,9 +166,11 @@ def find_pack(name_or_path: str | None) -> Path:
         return path
     searched = ", ".join(str(d) for d in [*user_dirs("sounds"), builtin_dir("sounds")])
     names = pack_names()
-    raise ConfigError(f"no sound pack {name_or_path!r}: neither a folder nor a pack name; "
-                      f"{did_you_mean(name_or_path, names)}packs: {', '.join(names)} "
-                      f"(in {searched})")
+    raise ConfigError(
+        f"no sound pack {name_or_path!r}: neither a folder nor a pack name; "
+        f"{did_you_mean(name_or_path, names)}packs: {', '.join(names)} "
+        f"(in {searched})"
+    )
 
 
 def pack_names() -> list[str]:
@@ -167,16 +187,20 @@ def melody_window(profile: Profile) -> float:
     return max((p.melody for p in profile.periods), default=0.0)
 
 
-def load_pack(folder: Path, needed: set[str] | None = None,
-              melody: float | None = None) -> SoundPack:
+def load_pack(
+    folder: Path, needed: set[str] | None = None, melody: float | None = None
+) -> SoundPack:
     """Load and decode a pack; cues it lacks come from the default pack (one warning listing
     them). `melody` is the longest melody window in use (see `melody_window`): the tune is
     decoded that far and no further (MAX_MELODY_SECONDS when not given)."""
     limit = MAX_MELODY_SECONDS if melody is None else melody
     if not limit <= MAX_MELODY_SECONDS:  # `run` would hold the whole window as samples
-        raise ConfigError(f"a melody of {limit:g} s is more than a pack plays (at most "
-                          f"{MAX_MELODY_SECONDS:g} s, {MAX_MELODY_SECONDS * RATE * 4 / 2**20:.0f}"
-                          " MB of samples); shorten the profile's melody", field="melody")
+        raise ConfigError(
+            f"a melody of {limit:g} s is more than a pack plays (at most "
+            f"{MAX_MELODY_SECONDS:g} s, {MAX_MELODY_SECONDS * RATE * 4 / 2**20:.0f}"
+            " MB of samples); shorten the profile's melody",
+            field="melody",
+        )
     if not limit:  # no melody in this profile: the tune's file is checked, 1 s of it decoded
         limit = 1.0
     pack = _load_one(folder, limit)
@@ -187,9 +211,13 @@ def load_pack(folder: Path, needed: set[str] | None = None,
         fallback = _load_one(default, limit, only=set(missing))
         borrowed = [name for name in CUE_NAMES if name in missing and name in fallback.sounds]
         if borrowed:
-            log.warning("sound pack %s has no %s; using the default pack's (%d cue%s)",
-                        pack.name, ", ".join(borrowed), len(borrowed),
-                        "" if len(borrowed) == 1 else "s")
+            log.warning(
+                "sound pack %s has no %s; using the default pack's (%d cue%s)",
+                pack.name,
+                ", ".join(borrowed),
+                len(borrowed),
+                "" if len(borrowed) == 1 else "s",
+            )
             pack.sounds.update((name, fallback.sounds[name]) for name in borrowed)
             pack.borrowed = tuple(borrowed)
     missing = sorted((needed or set()) - set(pack.sounds))
@@ -248,8 +276,9 @@ def _load_one(folder: Path, melody: float, only: set[str] | None = None) -> Soun
     for name, (path, spec, repeat) in specs.items():
         try:
             audio = inside(home, spec)
-            samples, source = decode_source(audio, melody if name == "last30"
-                                            else MAX_SIGNAL_SECONDS, cut=name == "last30")
+            samples, source = decode_source(
+                audio, melody if name == "last30" else MAX_SIGNAL_SECONDS, cut=name == "last30"
+            )
         except ConfigError as exc:
             raise doc.error(path, f"{folder / spec}: {exc.message}") from None
         sounds[name] = CueSound(name, audio, samples, repeat, source)
@@ -266,9 +295,12 @@ def _check_repeat(doc: Doc, path: tuple, repeat: object) -> None:
         spacing = float(repeat) if repeat < 1e300 else math.inf  # a 400-digit int: no overflow
         series = (MAX_BEEPS - 1) * spacing + MAX_SIGNAL_SECONDS
         size = f"{series * RATE * 4 / 2**30:.3g} GiB" if math.isfinite(series) else "endless"
-        raise doc.error(path, f"{spacing:g} s between beeps: at most {MAX_REPEAT_EVERY:g} s "
-                              f"(a {MAX_BEEPS}-beep mark would last {series:g} s and take "
-                              f"{size} of memory)")
+        raise doc.error(
+            path,
+            f"{spacing:g} s between beeps: at most {MAX_REPEAT_EVERY:g} s "
+            f"(a {MAX_BEEPS}-beep mark would last {series:g} s and take "
+            f"{size} of memory)",
+        )
 
 
 def inside(home: Path, spec: str) -> Path:
@@ -277,8 +309,9 @@ def inside(home: Path, spec: str) -> Path:
     if "\0" in spec:
         raise ConfigError("holds a NUL character; name a file inside the pack's folder")
     if Path(spec).is_absolute():
-        raise ConfigError("is an absolute path; name a file inside the pack's folder "
-                          "(copy it there)")
+        raise ConfigError(
+            "is an absolute path; name a file inside the pack's folder (copy it there)"
+        )
     try:
         audio = (home / spec).resolve(strict=True)
     except FileNotFoundError:
@@ -290,6 +323,7 @@ def inside(home: Path, spec: str) -> Path:
             raise ConfigError("is a symlink loop, not an audio file") from None
         raise ConfigError(f"cannot be opened: {exc.strerror or exc}") from None
     if not audio.is_relative_to(home):
-        raise ConfigError(f"leads outside the pack's folder (to {audio}); copy the file "
-                          "into the pack")
+        raise ConfigError(
+            f"leads outside the pack's folder (to {audio}); copy the file into the pack"
+        )
     return audio

@@ -18,8 +18,9 @@ def raise_priority() -> str:
     a LimitRTPRIO=), else a nice value 10 lower where permitted (the unit's LimitNICE=),
     else nothing. Says which."""
     try:  # (threads and processes it starts, espeak-ng's included, are not real-time)
-        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK,
-                              os.sched_param(RT_PRIORITY))
+        os.sched_setscheduler(
+            0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(RT_PRIORITY)
+        )
         return f"SCHED_FIFO {RT_PRIORITY}"
     except (OSError, AttributeError):
         pass

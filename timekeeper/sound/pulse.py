@@ -51,14 +51,17 @@ _NOAUTOSPAWN = 0x0001  # pa_context_flags: a server that is not running is not s
 
 
 class _SampleSpec(ctypes.Structure):
-    _fields_ = [("format", ctypes.c_int), ("rate", ctypes.c_uint32),
-                ("channels", ctypes.c_uint8)]
+    _fields_ = [("format", ctypes.c_int), ("rate", ctypes.c_uint32), ("channels", ctypes.c_uint8)]
 
 
 class _BufferAttr(ctypes.Structure):
-    _fields_ = [("maxlength", ctypes.c_uint32), ("tlength", ctypes.c_uint32),
-                ("prebuf", ctypes.c_uint32), ("minreq", ctypes.c_uint32),
-                ("fragsize", ctypes.c_uint32)]
+    _fields_ = [
+        ("maxlength", ctypes.c_uint32),
+        ("tlength", ctypes.c_uint32),
+        ("prebuf", ctypes.c_uint32),
+        ("minreq", ctypes.c_uint32),
+        ("fragsize", ctypes.c_uint32),
+    ]
 
 
 class _Timeval(ctypes.Structure):
@@ -67,13 +70,22 @@ class _Timeval(ctypes.Structure):
 
 class _TimingInfo(ctypes.Structure):
     """pa_timing_info (pulse/def.h)."""
-    _fields_ = [("timestamp", _Timeval), ("synchronized_clocks", ctypes.c_int),
-                ("sink_usec", ctypes.c_uint64), ("source_usec", ctypes.c_uint64),
-                ("transport_usec", ctypes.c_uint64), ("playing", ctypes.c_int),
-                ("write_index_corrupt", ctypes.c_int), ("write_index", ctypes.c_int64),
-                ("read_index_corrupt", ctypes.c_int), ("read_index", ctypes.c_int64),
-                ("configured_sink_usec", ctypes.c_uint64),
-                ("configured_source_usec", ctypes.c_uint64), ("since_underrun", ctypes.c_int64)]
+
+    _fields_ = [
+        ("timestamp", _Timeval),
+        ("synchronized_clocks", ctypes.c_int),
+        ("sink_usec", ctypes.c_uint64),
+        ("source_usec", ctypes.c_uint64),
+        ("transport_usec", ctypes.c_uint64),
+        ("playing", ctypes.c_int),
+        ("write_index_corrupt", ctypes.c_int),
+        ("write_index", ctypes.c_int64),
+        ("read_index_corrupt", ctypes.c_int),
+        ("read_index", ctypes.c_int64),
+        ("configured_sink_usec", ctypes.c_uint64),
+        ("configured_source_usec", ctypes.c_uint64),
+        ("since_underrun", ctypes.c_int64),
+    ]
 
 
 _lib = None
@@ -89,32 +101,35 @@ def _library():
             return None
         p, i, u, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_size_t
         for name, restype, argtypes in (
-                ("pa_mainloop_new", p, []),
-                ("pa_mainloop_get_api", p, [p]),
-                ("pa_mainloop_iterate", i, [p, i, ctypes.POINTER(i)]),
-                ("pa_mainloop_prepare", i, [p, i]),
-                ("pa_mainloop_poll", i, [p]),
-                ("pa_mainloop_dispatch", i, [p]),
-                ("pa_mainloop_wakeup", None, [p]),
-                ("pa_mainloop_free", None, [p]),
-                ("pa_context_new", p, [p, ctypes.c_char_p]),
-                ("pa_context_connect", i, [p, ctypes.c_char_p, i, p]),
-                ("pa_context_get_state", i, [p]),
-                ("pa_context_errno", i, [p]),
-                ("pa_context_disconnect", None, [p]),
-                ("pa_context_unref", None, [p]),
-                ("pa_stream_new", p, [p, ctypes.c_char_p, ctypes.POINTER(_SampleSpec), p]),
-                ("pa_stream_connect_playback", i,
-                 [p, ctypes.c_char_p, ctypes.POINTER(_BufferAttr), u, p, p]),
-                ("pa_stream_get_state", i, [p]),
-                ("pa_stream_writable_size", s, [p]),
-                ("pa_stream_write", i, [p, p, s, p, ctypes.c_int64, i]),
-                ("pa_stream_get_latency", i,
-                 [p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(i)]),
-                ("pa_stream_get_timing_info", ctypes.POINTER(_TimingInfo), [p]),
-                ("pa_stream_disconnect", i, [p]),
-                ("pa_stream_unref", None, [p]),
-                ("pa_strerror", ctypes.c_char_p, [i])):
+            ("pa_mainloop_new", p, []),
+            ("pa_mainloop_get_api", p, [p]),
+            ("pa_mainloop_iterate", i, [p, i, ctypes.POINTER(i)]),
+            ("pa_mainloop_prepare", i, [p, i]),
+            ("pa_mainloop_poll", i, [p]),
+            ("pa_mainloop_dispatch", i, [p]),
+            ("pa_mainloop_wakeup", None, [p]),
+            ("pa_mainloop_free", None, [p]),
+            ("pa_context_new", p, [p, ctypes.c_char_p]),
+            ("pa_context_connect", i, [p, ctypes.c_char_p, i, p]),
+            ("pa_context_get_state", i, [p]),
+            ("pa_context_errno", i, [p]),
+            ("pa_context_disconnect", None, [p]),
+            ("pa_context_unref", None, [p]),
+            ("pa_stream_new", p, [p, ctypes.c_char_p, ctypes.POINTER(_SampleSpec), p]),
+            (
+                "pa_stream_connect_playback",
+                i,
+                [p, ctypes.c_char_p, ctypes.POINTER(_BufferAttr), u, p, p],
+            ),
+            ("pa_stream_get_state", i, [p]),
+            ("pa_stream_writable_size", s, [p]),
+            ("pa_stream_write", i, [p, p, s, p, ctypes.c_int64, i]),
+            ("pa_stream_get_latency", i, [p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(i)]),
+            ("pa_stream_get_timing_info", ctypes.POINTER(_TimingInfo), [p]),
+            ("pa_stream_disconnect", i, [p]),
+            ("pa_stream_unref", None, [p]),
+            ("pa_strerror", ctypes.c_char_p, [i]),
+        ):
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
         _lib = lib
@@ -137,9 +152,14 @@ class PulseSink(Sink):
     reports = True
     rewrites = True
 
-    def __init__(self, period: int = REWRITE_PERIOD, target: float | None = None,
-                 device: str | None = None, name: str = "timekeeper",
-                 spawn: bool = True) -> None:
+    def __init__(
+        self,
+        period: int = REWRITE_PERIOD,
+        target: float | None = None,
+        device: str | None = None,
+        name: str = "timekeeper",
+        spawn: bool = True,
+    ) -> None:
         """`target` None: two periods; `spawn` False: a server that is not running is an
         AudioError, not started by libpulse (`audio.output: auto` asks that way)."""
         lib = _library()
@@ -167,8 +187,7 @@ class PulseSink(Sink):
 
     def _open(self, period: int, target: float, device: str | None, name: str) -> None:
         lib = self._lib
-        self._context = lib.pa_context_new(lib.pa_mainloop_get_api(self._mainloop),
-                                           name.encode())
+        self._context = lib.pa_context_new(lib.pa_mainloop_get_api(self._mainloop), name.encode())
         flags = 0 if self._spawn else _NOAUTOSPAWN
         if lib.pa_context_connect(self._context, None, flags, None) < 0:
             raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
@@ -178,14 +197,25 @@ class PulseSink(Sink):
         if not self._stream:
             raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
         attr = _BufferAttr(_DEFAULT, round(target * RATE) * 4, 0, period * 4, _DEFAULT)
-        if lib.pa_stream_connect_playback(self._stream, device.encode() if device else None,
-                                          ctypes.byref(attr), _STREAM_FLAGS, None, None) < 0:
+        if (
+            lib.pa_stream_connect_playback(
+                self._stream,
+                device.encode() if device else None,
+                ctypes.byref(attr),
+                _STREAM_FLAGS,
+                None,
+                None,
+            )
+            < 0
+        ):
             raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
         self._iterate_until(lambda: self._stream_ready(), "the stream")
 
     def _cannot(self, error: int) -> str:
-        return (f"cannot open a PulseAudio stream ({self._strerror(error)}); check the sound "
-                "server, or run with --audio silent (audio.kind: silent)")
+        return (
+            f"cannot open a PulseAudio stream ({self._strerror(error)}); check the sound "
+            "server, or run with --audio silent (audio.kind: silent)"
+        )
 
     def _context_ready(self) -> bool:
         state = self._lib.pa_context_get_state(self._context)
@@ -206,11 +236,15 @@ class PulseSink(Sink):
         while not done():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AudioError(f"cannot open a PulseAudio stream: {what} did not answer "
-                                 f"within {_OPEN_TIMEOUT:g} s")
-            if (lib.pa_mainloop_prepare(self._mainloop, round(min(left, 0.1) * 1e6)) < 0
-                    or lib.pa_mainloop_poll(self._mainloop) < 0
-                    or lib.pa_mainloop_dispatch(self._mainloop) < 0):
+                raise AudioError(
+                    f"cannot open a PulseAudio stream: {what} did not answer "
+                    f"within {_OPEN_TIMEOUT:g} s"
+                )
+            if (
+                lib.pa_mainloop_prepare(self._mainloop, round(min(left, 0.1) * 1e6)) < 0
+                or lib.pa_mainloop_poll(self._mainloop) < 0
+                or lib.pa_mainloop_dispatch(self._mainloop) < 0
+            ):
                 raise AudioError("cannot open a PulseAudio stream: the mainloop ended")
 
     def _iterate(self, block: bool = True) -> None:
@@ -229,8 +263,12 @@ class PulseSink(Sink):
             return None
         i = info.contents
         stamp = (i.timestamp.sec, i.timestamp.usec)
-        if (stamp == self._last_stamp or i.read_index_corrupt or not i.playing
-                or not i.synchronized_clocks):
+        if (
+            stamp == self._last_stamp
+            or i.read_index_corrupt
+            or not i.playing
+            or not i.synchronized_clocks
+        ):
             return None
         self._last_stamp = stamp
         heard_real = i.timestamp.sec + i.timestamp.usec / 1e6 + i.sink_usec / 1e6
@@ -240,14 +278,19 @@ class PulseSink(Sink):
         return (self._lib.pa_strerror(error) or b"unknown error").decode("utf-8", "replace")
 
     def _failed(self) -> AudioError:
-        return AudioError(f"PulseAudio stream: "
-                          f"{self._strerror(self._lib.pa_context_errno(self._context))}")
+        return AudioError(
+            f"PulseAudio stream: {self._strerror(self._lib.pa_context_errno(self._context))}"
+        )
 
     def delay(self) -> float:
         """Seconds until the next frame written is heard (the server's figure)."""
         usec, negative = ctypes.c_uint64(0), ctypes.c_int(0)
-        while self._lib.pa_stream_get_latency(self._stream, ctypes.byref(usec),
-                                              ctypes.byref(negative)) < 0:
+        while (
+            self._lib.pa_stream_get_latency(
+                self._stream, ctypes.byref(usec), ctypes.byref(negative)
+            )
+            < 0
+        ):
             self._check()
             self._iterate()  # (no timing report yet: it comes with the mainloop)
         return -usec.value / 1e6 if negative.value else usec.value / 1e6
@@ -294,8 +337,17 @@ class PulseSink(Sink):
         count came short after a rewrite and the next block late: 3-30 ms of silence
         inside a sound (bench/hall.py's recordings: 7 of 80 cues). A relative seek is
         counted right on both sides (the seek back cancels the write's length)."""
-        if self._lib.pa_stream_write(self._stream, block.ctypes.data, block.nbytes, None,
-                                     (frame - self._written) * 4, _SEEK_RELATIVE) < 0:
+        if (
+            self._lib.pa_stream_write(
+                self._stream,
+                block.ctypes.data,
+                block.nbytes,
+                None,
+                (frame - self._written) * 4,
+                _SEEK_RELATIVE,
+            )
+            < 0
+        ):
             raise self._failed()
         self._written = frame + len(block)
         self._iterate(block=False)
@@ -317,8 +369,12 @@ class PulseSink(Sink):
         address = self._addresses.get(id(block))
         if address is None or address[0] is not block:
             address = self._addresses[id(block)] = (block, block.ctypes.data)
-        if self._lib.pa_stream_write(self._stream, address[1], block.nbytes, None, 0,
-                                     _SEEK_RELATIVE) < 0:
+        if (
+            self._lib.pa_stream_write(
+                self._stream, address[1], block.nbytes, None, 0, _SEEK_RELATIVE
+            )
+            < 0
+        ):
             raise self._failed()
         self._written += len(block)
         self._iterate(block=False)  # (out to the server now, not at the next wait)

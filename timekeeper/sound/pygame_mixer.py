@@ -90,4 +90,4 @@ class PygameAudio(Output):
         if length not in self._melody_pcm:
             self._melody_pcm[length] = to_pcm(self.pack.melody(length))
         pcm = self._melody_pcm[length]
-        return self._pygame.sndarray.make_sound(pcm[min(len(pcm) - 1, round(offset * RATE)):])
+        return self._pygame.sndarray.make_sound(pcm[min(len(pcm) - 1, round(offset * RATE)) :])

@@ -51,8 +51,13 @@ def write_mix(path: Path, voices: Voices, length: int) -> None:
             w.writeframes((buf * 32767).astype("<i2").tobytes())
 
 
-def render(profile: Profile, pack: SoundPack, out: Path, steps: list[Step] = (),  # type: ignore[assignment]
-           events: Path | None = None) -> Replay:
+def render(
+    profile: Profile,
+    pack: SoundPack,
+    out: Path,
+    steps: list[Step] = (),  # type: ignore[assignment]
+    events: Path | None = None,
+) -> Replay:
     result = replay(profile, list(steps), begin=LEAD_IN)
     log = EventLog(events, append=False) if events is not None else None  # fails before the WAV
     voices = voices_for(result.cues, pack)

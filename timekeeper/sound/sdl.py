@@ -43,12 +43,20 @@ def init_mixer(driver: str | None = None, buffer: int = 512, device: str | None 
 
     with _sdl_driver(driver):
         try:
-            pygame.mixer.init(frequency=RATE, size=-16, channels=2, buffer=buffer,
-                              allowedchanges=0, devicename=device)
+            pygame.mixer.init(
+                frequency=RATE,
+                size=-16,
+                channels=2,
+                buffer=buffer,
+                allowedchanges=0,
+                devicename=device,
+            )
         except pygame.error as exc:
-            raise AudioError(f"cannot open audio ({exc}); check the speaker/sound card "
-                             "(audio.driver/audio.device in the config), or run with "
-                             "--audio silent (audio.kind: silent)") from None
+            raise AudioError(
+                f"cannot open audio ({exc}); check the speaker/sound card "
+                "(audio.driver/audio.device in the config), or run with "
+                "--audio silent (audio.kind: silent)"
+            ) from None
 
 
 def watch_device_events(pygame) -> None:
@@ -74,4 +82,3 @@ def device_removed(pygame) -> str | None:
     if any(not event.iscapture for event in pygame.event.get(pygame.AUDIODEVICEREMOVED)):
         return "the audio device was removed"
     return None
-

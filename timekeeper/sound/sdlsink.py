@@ -34,8 +34,13 @@ class SdlSink(Sink):
     margin = 0.010  # s of slack for the runner's wake-up before the chunk is mixed
     stall = 0.5  # s without a callback while the stream should run: the device has gone
 
-    def __init__(self, driver: str | None = None, device: str | None = None,
-                 chunk: int = DEFAULT_CHUNK, latency: float | None = None) -> None:
+    def __init__(
+        self,
+        driver: str | None = None,
+        device: str | None = None,
+        chunk: int = DEFAULT_CHUNK,
+        latency: float | None = None,
+    ) -> None:
         import pygame  # (loads SDL, which the device is then opened through)
 
         self.period = chunk
@@ -67,11 +72,17 @@ _AUDIO_F32 = 0x8120  # AUDIO_F32LSB: float32, little-endian (the pack's own form
 
 
 class _AudioSpec(ctypes.Structure):
-    _fields_ = [("freq", ctypes.c_int), ("format", ctypes.c_uint16),
-                ("channels", ctypes.c_uint8), ("silence", ctypes.c_uint8),
-                ("samples", ctypes.c_uint16), ("padding", ctypes.c_uint16),
-                ("size", ctypes.c_uint32), ("callback", ctypes.c_void_p),
-                ("userdata", ctypes.c_void_p)]
+    _fields_ = [
+        ("freq", ctypes.c_int),
+        ("format", ctypes.c_uint16),
+        ("channels", ctypes.c_uint8),
+        ("silence", ctypes.c_uint8),
+        ("samples", ctypes.c_uint16),
+        ("padding", ctypes.c_uint16),
+        ("size", ctypes.c_uint32),
+        ("callback", ctypes.c_void_p),
+        ("userdata", ctypes.c_void_p),
+    ]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
@@ -86,19 +97,25 @@ class _Device:
 
     `fill(out)` is the callback, on SDL's audio thread (ctypes takes the GIL for it)."""
 
-    def __init__(self, driver: str | None, name: str | None, chunk: int,
-                 fill: Callable[[np.ndarray], None]) -> None:
+    def __init__(
+        self, driver: str | None, name: str | None, chunk: int, fill: Callable[[np.ndarray], None]
+    ) -> None:
         from timekeeper.sound.sdl import _sdl_driver
 
         sdl = _sdl_library()
         if sdl is None:
-            raise AudioError("cannot open an audio stream: the SDL library pygame uses was "
-                             "not found; use --audio mixer")
+            raise AudioError(
+                "cannot open an audio stream: the SDL library pygame uses was "
+                "not found; use --audio mixer"
+            )
         self._sdl = sdl
 
         def callback(_userdata: int, stream: int, length: int) -> None:
-            fill(np.frombuffer(memoryview((ctypes.c_float * (length // 4)).from_address(
-                stream)), np.float32))
+            fill(
+                np.frombuffer(
+                    memoryview((ctypes.c_float * (length // 4)).from_address(stream)), np.float32
+                )
+            )
 
         self._callback = _CALLBACK(callback)  # kept: SDL calls it until the device is closed
         want, got = _AudioSpec(), _AudioSpec()
@@ -106,16 +123,21 @@ class _Device:
         want.callback = ctypes.cast(self._callback, ctypes.c_void_p)
         with _sdl_driver(driver):
             if sdl.SDL_InitSubSystem(_SDL_INIT_AUDIO) != 0:
-                raise AudioError(f"cannot open an audio stream ({_sdl_error(sdl)}); check the "
-                                 "speaker/sound card, or run with --audio silent "
-                                 "(audio.kind: silent)")
-        self.id = sdl.SDL_OpenAudioDevice(name.encode() if name else None, 0,
-                                          ctypes.byref(want), ctypes.byref(got), 0)
+                raise AudioError(
+                    f"cannot open an audio stream ({_sdl_error(sdl)}); check the "
+                    "speaker/sound card, or run with --audio silent "
+                    "(audio.kind: silent)"
+                )
+        self.id = sdl.SDL_OpenAudioDevice(
+            name.encode() if name else None, 0, ctypes.byref(want), ctypes.byref(got), 0
+        )
         if self.id == 0:
             why = _sdl_error(sdl)
             sdl.SDL_QuitSubSystem(_SDL_INIT_AUDIO)
-            raise AudioError(f"cannot open an audio stream ({why}); check the speaker/sound "
-                             "card, or run with --audio silent (audio.kind: silent)")
+            raise AudioError(
+                f"cannot open an audio stream ({why}); check the speaker/sound "
+                "card, or run with --audio silent (audio.kind: silent)"
+            )
         _open_callbacks.append(self._callback)
 
     def start(self) -> None:
@@ -154,11 +176,18 @@ def _sdl_library():
         return None
     sdl.SDL_InitSubSystem.argtypes, sdl.SDL_InitSubSystem.restype = [ctypes.c_uint32], ctypes.c_int
     sdl.SDL_QuitSubSystem.argtypes, sdl.SDL_QuitSubSystem.restype = [ctypes.c_uint32], None
-    sdl.SDL_OpenAudioDevice.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_AudioSpec),
-                                        ctypes.POINTER(_AudioSpec), ctypes.c_int]
+    sdl.SDL_OpenAudioDevice.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.POINTER(_AudioSpec),
+        ctypes.POINTER(_AudioSpec),
+        ctypes.c_int,
+    ]
     sdl.SDL_OpenAudioDevice.restype = ctypes.c_uint32
-    sdl.SDL_PauseAudioDevice.argtypes, sdl.SDL_PauseAudioDevice.restype = [ctypes.c_uint32,
-                                                                           ctypes.c_int], None
+    sdl.SDL_PauseAudioDevice.argtypes, sdl.SDL_PauseAudioDevice.restype = (
+        [ctypes.c_uint32, ctypes.c_int],
+        None,
+    )
     sdl.SDL_CloseAudioDevice.argtypes, sdl.SDL_CloseAudioDevice.restype = [ctypes.c_uint32], None
     sdl.SDL_GetError.argtypes, sdl.SDL_GetError.restype = [], ctypes.c_char_p
     _library = sdl

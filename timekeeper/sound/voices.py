@@ -46,8 +46,7 @@ class Voices:
         self.keep = 0
         self._lock = threading.Lock()
 
-    def add(self, name: str, start: int, samples: np.ndarray,
-            earliest: int | None = None) -> int:
+    def add(self, name: str, start: int, samples: np.ndarray, earliest: int | None = None) -> int:
         """Place `samples` at frame `start`; returns the frame they really start at. A voice
         that is late starts at once — the melody skipped ahead so it stays on the match
         clock, any other sound from its beginning (a cut-off signal would be worse).
@@ -58,11 +57,12 @@ class Voices:
             if start < reach:
                 self.late += 1
                 if name == "last30":
-                    samples = samples[reach - start:]
+                    samples = samples[reach - start :]
                 start = reach
             if len(samples):
-                bisect.insort_right(self.playing, Voice(name, start, samples),
-                                    key=lambda voice: voice.start)
+                bisect.insort_right(
+                    self.playing, Voice(name, start, samples), key=lambda voice: voice.start
+                )
         return start
 
     def rewind(self, frame: int) -> int:
@@ -111,5 +111,5 @@ class Voices:
             if voice.start >= self.next_frame:
                 break  # (by start frame: none of the rest is due in this block)
             if (end := voice.end) > first:
-                mix_into(out, first, voice.start, voice.samples[:end - voice.start])
+                mix_into(out, first, voice.start, voice.samples[: end - voice.start])
         np.clip(out, -1.0, 1.0, out=out)

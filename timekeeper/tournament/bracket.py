@@ -32,7 +32,8 @@ class Node:
 def level_name(matches: int) -> tuple[str, str]:
     """(id prefix, name) of a level with this many slots."""
     return {1: ("F", "final"), 2: ("SF", "semi-final"), 4: ("QF", "quarter-final")}.get(
-        matches, (f"R{2 * matches}-", f"round of {2 * matches}"))
+        matches, (f"R{2 * matches}-", f"round of {2 * matches}")
+    )
 
 
 def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
@@ -52,8 +53,17 @@ def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
                 continue
             alone = len(current) == 1
             node_id = prefix if alone else f"{prefix}{i + 1}"
-            nodes.append(Node(node_id, name if alone else f"{name} {i + 1}", entry[0],
-                              entry[1], level, (1, 2) if alone else None, final=alone))
+            nodes.append(
+                Node(
+                    node_id,
+                    name if alone else f"{name} {i + 1}",
+                    entry[0],
+                    entry[1],
+                    level,
+                    (1, 2) if alone else None,
+                    final=alone,
+                )
+            )
             winners.append(f"W:{node_id}")
         if len(current) == 1:
             break
@@ -72,8 +82,9 @@ def cross(groups: Sequence[str], advance: int, third_place: bool) -> list[Node]:
     winners of A and B (and A's two) are in different halves, so they meet only in the
     final."""
     if advance == 1:
-        return tree([(groups[i] + "1", groups[i + 1] + "1") for i in range(0, len(groups), 2)],
-                    third_place)
+        return tree(
+            [(groups[i] + "1", groups[i + 1] + "1") for i in range(0, len(groups), 2)], third_place
+        )
     if len(groups) == 1:
         return tree([(groups[0] + "1", groups[0] + "2")], third_place)
     top = [(groups[i] + "1", groups[i + 1] + "2") for i in range(0, len(groups), 2)]
@@ -120,20 +131,34 @@ def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
     each group play for the second-to-last place."""
     a, b = sorted(sizes)
     total = sizes[a] + sizes[b]
-    nodes = [Node("QF1", "quarter-final 1", f"{a}2", f"{b}3", 0),
-             Node("QF2", "quarter-final 2", f"{b}2", f"{a}3", 0),
-             Node(f"P{total - 1}", f"{total - 1}th place", f"{a}{sizes[a]}", f"{b}{sizes[b]}",
-                  0, (total - 1, total)),
-             Node("SF1", "semi-final 1", f"{a}1", "W:QF2", 1),
-             Node("SF2", "semi-final 2", f"{b}1", "W:QF1", 1)]
+    nodes = [
+        Node("QF1", "quarter-final 1", f"{a}2", f"{b}3", 0),
+        Node("QF2", "quarter-final 2", f"{b}2", f"{a}3", 0),
+        Node(
+            f"P{total - 1}",
+            f"{total - 1}th place",
+            f"{a}{sizes[a]}",
+            f"{b}{sizes[b]}",
+            0,
+            (total - 1, total),
+        ),
+        Node("SF1", "semi-final 1", f"{a}1", "W:QF2", 1),
+        Node("SF2", "semi-final 2", f"{b}1", "W:QF1", 1),
+    ]
     if third_place:
         nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", 2, (3, 4)))
     nodes.append(Node("F", "final", "W:SF1", "W:SF2", 2, (1, 2), final=True))
     return nodes
 
 
-def build(tree_kind: str, groups: dict[str, int], advance: int, third_place: bool,
-          players: int, pairs: Sequence[tuple[str, str]] = ()) -> list[Node]:
+def build(
+    tree_kind: str,
+    groups: dict[str, int],
+    advance: int,
+    third_place: bool,
+    players: int,
+    pairs: Sequence[tuple[str, str]] = (),
+) -> list[Node]:
     """The tree a tournament file asks for (`groups`: each group's size; none for a
     knock-out drawn alone, whose sides are the seeds #1 … #n)."""
     letters = sorted(groups)
@@ -148,8 +173,9 @@ def build(tree_kind: str, groups: dict[str, int], advance: int, third_place: boo
     return seeded(group_seeds(letters, advance), third_place)
 
 
-def placings(nodes: Sequence[Node], outcome: dict[str, tuple[str, str]],
-             rest: Sequence[str]) -> list[tuple[int, str]]:
+def placings(
+    nodes: Sequence[Node], outcome: dict[str, tuple[str, str]], rest: Sequence[str]
+) -> list[tuple[int, str]]:
     """The final standings, 1st to last: places the tree decides (final, 3rd place, VHT's
     second-to-last), then those out in a later round before those out earlier, then `rest`
     (the others in the order the caller gives: by group place, then record). `outcome`:
@@ -168,8 +194,9 @@ def placings(nodes: Sequence[Node], outcome: dict[str, tuple[str, str]],
             out_at[loser] = node.level
     everyone = list(rest)
     free = iter(p for p in range(1, len(everyone) + 1) if p not in fixed.values())
-    others = sorted((n for n in everyone if n not in fixed),
-                    key=lambda n: (-out_at.get(n, -1), order_of[n]))
+    others = sorted(
+        (n for n in everyone if n not in fixed), key=lambda n: (-out_at.get(n, -1), order_of[n])
+    )
     result = [(place, name) for name, place in fixed.items()]
     result += [(next(free), name) for name in others]
     return sorted(result)

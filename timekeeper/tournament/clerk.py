@@ -19,17 +19,27 @@ from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
-def draw(t: Tournament, seed: int, ranking: Sequence[str] | None = None,
-         time: str = "") -> DrawEvent:
+def draw(
+    t: Tournament, seed: int, ranking: Sequence[str] | None = None, time: str = ""
+) -> DrawEvent:
     if t.draw is not None:
-        raise TournamentError(f"already drawn (seed {t.draw.seed}); a new draw needs a new "
-                              "tournament file")
+        raise TournamentError(
+            f"already drawn (seed {t.draw.seed}); a new draw needs a new tournament file"
+        )
     return make_draw(t.spec, seed, ranking, time or None)
 
 
-def result(t: Tournament, round_: int, table: str, score: str | None,
-           decided: str = "regulation", at_fault: str | None = None, reason: str = "",
-           time: str = "", source: str | None = None) -> ResultEvent:
+def result(
+    t: Tournament,
+    round_: int,
+    table: str,
+    score: str | None,
+    decided: str = "regulation",
+    at_fault: str | None = None,
+    reason: str = "",
+    time: str = "",
+    source: str | None = None,
+) -> ResultEvent:
     """A result typed at the desk; over an existing one it is a correction and needs a
     reason, which stays in the ledger with the result it replaced. `source`: the hall's
     result message it came from."""
@@ -37,18 +47,20 @@ def result(t: Tournament, round_: int, table: str, score: str | None,
     m = t.at(round_, table)
     _sides_known(m)
     try:
-        new = results.make(t.spec.rules, m.knockout, score, decided, at_fault,
-                           _sudden_overtime(t, m.id))
+        new = results.make(
+            t.spec.rules, m.knockout, score, decided, at_fault, _sudden_overtime(t, m.id)
+        )
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
     if m.result is not None:
         if m.result == new:
             raise TournamentError(f"{m.id} is already {m.result.text()}")
         if not reason.strip():
-            raise TournamentError(f"{m.id} ({m.sides}) is already {m.result.text()}; a "
-                                  "correction needs --reason (it stays in the history)")
-    event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source,
-                        time or None)
+            raise TournamentError(
+                f"{m.id} ({m.sides}) is already {m.result.text()}; a "
+                "correction needs --reason (it stays in the history)"
+            )
+    event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source, time or None)
     _keeps_knockout(t, event)
     return event
 
@@ -68,8 +80,7 @@ def _sudden_overtime(t: Tournament, match_id: str) -> bool:
     return bool(timed) and all(p.sudden_death for p in timed)
 
 
-def replay(t: Tournament, round_: int, table: str, reason: str,
-           time: str = "") -> ReplayEvent:
+def replay(t: Tournament, round_: int, table: str, reason: str, time: str = "") -> ReplayEvent:
     """A replay ordered by a referee: the result, if any, is set aside (kept in the
     ledger) and the match waits for its new result at its round and table."""
     t.require_drawn()
@@ -84,8 +95,13 @@ def replay(t: Tournament, round_: int, table: str, reason: str,
     return event
 
 
-def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
-        seed: int | None = None, time: str = "") -> LotEvent:
+def lot(
+    t: Tournament,
+    group: str,
+    order: Sequence[str] | None = None,
+    seed: int | None = None,
+    time: str = "",
+) -> LotEvent:
     """The lot for a tie no criterion breaks: the order the desk drew (`order`), or drawn
     here from a printed seed. Either is recorded with how it was drawn."""
     t.require_drawn()
@@ -100,8 +116,10 @@ def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
         names = [find_player(t, n) for n in order]
         tie = next((tie for tie in ties if set(tie) == set(names)), None)
         if tie is None or len(names) != len(set(names)):
-            raise TournamentError("name the tied players in the order drawn: " + "; ".join(
-                ", ".join(tie) for tie in ties))
+            raise TournamentError(
+                "name the tied players in the order drawn: "
+                + "; ".join(", ".join(tie) for tie in ties)
+            )
         return LotEvent(group, tuple(names), "drawn by the desk", None, time or None)
     if seed is None:
         raise TournamentError("the desk's order (--order) or a seed to draw with (--seed)")
@@ -113,8 +131,14 @@ def lot(t: Tournament, group: str, order: Sequence[str] | None = None,
 def unplayed(t: Tournament, player: str) -> list[Fixture]:
     """A player's matches still to play whose opponent is known: what a withdrawal (or a
     no-show for a whole series, Radegast) forfeits."""
-    return [m for m in t.fixtures() if m.result is None and player in (m.home, m.away)
-            and m.home is not None and m.away is not None]
+    return [
+        m
+        for m in t.fixtures()
+        if m.result is None
+        and player in (m.home, m.away)
+        and m.home is not None
+        and m.away is not None
+    ]
 
 
 def find_player(t: Tournament, text: str) -> str:
@@ -130,8 +154,10 @@ def find_player(t: Tournament, text: str) -> str:
 
 def _sides_known(m: Fixture) -> None:
     if m.home is None or m.away is None:
-        raise TournamentError(f"{m.id} ({m.sides}) cannot be played yet: its players are not "
-                              "known (a group to finish, a lot to draw, a match to decide)")
+        raise TournamentError(
+            f"{m.id} ({m.sides}) cannot be played yet: its players are not "
+            "known (a group to finish, a lot to draw, a match to decide)"
+        )
 
 
 def _keeps_knockout(t: Tournament, event: ResultEvent | ReplayEvent) -> None:
@@ -144,4 +170,5 @@ def _keeps_knockout(t: Tournament, event: ResultEvent | ReplayEvent) -> None:
                     f"this changes who plays {node} ({before.sides}, already "
                     f"{before.result.text() if before.result else 'played'}): order a "
                     f"replay of {node} first (replay {before.slot.round} {before.slot.table}"
-                    " --reason …)")
+                    " --reason …)"
+                )

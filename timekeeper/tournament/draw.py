@@ -26,8 +26,7 @@ class Draw:
 def group_names(count: int) -> list[str]:
     """A, B, … Z, then AA, AB …"""
     letters = string.ascii_uppercase
-    return [letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26]
-            for i in range(count)]
+    return [letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26] for i in range(count)]
 
 
 def random_draw(names: Sequence[str], groups: int, seed: int) -> Draw:
@@ -52,7 +51,7 @@ def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: i
     letters = group_names(groups)
     out: dict[str, list[str]] = {g: [] for g in letters}
     for start in range(0, len(order), groups):
-        pot = order[start:start + groups]
+        pot = order[start : start + groups]
         # a last, smaller pot goes into groups drawn at random
         slots = list(letters) if len(pot) == groups else rng.sample(letters, len(pot))
         rng.shuffle(slots)

@@ -14,7 +14,7 @@ from timekeeper.tournament.state import Tournament
 
 def match_seconds(p: Profile) -> float:
     """Regulation play plus the breaks between its periods."""
-    play = sum(part.length or 0.0 for part in p.periods[:p.regulation])
+    play = sum(part.length or 0.0 for part in p.periods[: p.regulation])
     breaks = (p.regulation - 1) * (p.intermission.length if p.intermission else 0.0)
     return play + breaks
 
@@ -64,8 +64,15 @@ def evening(t: Tournament) -> Evening:
     figures = schedule.measure(by_round, tables)
     lengths = round_lengths(t)
     idle = sum(tables - sum(1 for s in t.slots if s.round == r) for r in lengths)
-    return Evening(len(group_rounds), len(lengths) - len(group_rounds), idle, figures.idle,
-                   figures.back_to_back, figures.tired, sum(lengths.values()))
+    return Evening(
+        len(group_rounds),
+        len(lengths) - len(group_rounds),
+        idle,
+        figures.idle,
+        figures.back_to_back,
+        figures.tired,
+        sum(lengths.values()),
+    )
 
 
 def clock(start: int, offset: float) -> str:

@@ -36,12 +36,19 @@ class DrawEvent:
     n: int = 0  # the ledger's number for it (0: not written yet)
 
     def to_dict(self) -> JSON:
-        out: JSON = {"event": self.kind, "n": self.n, "seed": self.seed, "method": self.method,
-                     "groups": {g: list(p) for g, p in self.groups.items()},
-                     "order": list(self.order), "matches": [asdict(m) for m in self.matches],
-                     "knockout": [{**asdict(k), "places": list(k.places) if k.places else None}
-                                  for k in self.knockout],
-                     "slots": [[s.round, s.table, s.match] for s in self.slots]}
+        out: JSON = {
+            "event": self.kind,
+            "n": self.n,
+            "seed": self.seed,
+            "method": self.method,
+            "groups": {g: list(p) for g, p in self.groups.items()},
+            "order": list(self.order),
+            "matches": [asdict(m) for m in self.matches],
+            "knockout": [
+                {**asdict(k), "places": list(k.places) if k.places else None} for k in self.knockout
+            ],
+            "slots": [[s.round, s.table, s.match] for s in self.slots],
+        }
         if self.rules is not None:
             out["rules"] = dict(self.rules)
         if self.time is not None:
@@ -53,14 +60,21 @@ class DrawEvent:
         rules = data.get("rules")
         if rules is not None and not isinstance(rules, dict):
             raise TypeError(f"rules is {rules!r}, not a mapping")
-        return cls(_number(data, "seed"), _text(data, "method"),
-                   {str(g): tuple(map(str, p)) for g, p in data["groups"].items()},
-                   tuple(map(str, data["order"])),
-                   tuple(GroupMatch(**m) for m in data["matches"]),
-                   tuple(Node(**{**k, "places": tuple(k["places"]) if k["places"] else None})
-                         for k in data["knockout"]),
-                   tuple(Slot(int(r), str(t), str(m)) for r, t, m in data["slots"]),
-                   rules, _optional_text(data, "time"), _number(data, "n", 0))
+        return cls(
+            _number(data, "seed"),
+            _text(data, "method"),
+            {str(g): tuple(map(str, p)) for g, p in data["groups"].items()},
+            tuple(map(str, data["order"])),
+            tuple(GroupMatch(**m) for m in data["matches"]),
+            tuple(
+                Node(**{**k, "places": tuple(k["places"]) if k["places"] else None})
+                for k in data["knockout"]
+            ),
+            tuple(Slot(int(r), str(t), str(m)) for r, t, m in data["slots"]),
+            rules,
+            _optional_text(data, "time"),
+            _number(data, "n", 0),
+        )
 
     def text(self) -> str:
         return f"draw ({self.method}, seed {self.seed})"
@@ -83,9 +97,16 @@ class ResultEvent:
     n: int = 0
 
     def to_dict(self) -> JSON:
-        out: JSON = {"event": self.kind, "n": self.n, "match": self.match, "round": self.round,
-                     "table": self.table, "result": self.result.to_json(),
-                     "reason": self.reason, "time": self.time}
+        out: JSON = {
+            "event": self.kind,
+            "n": self.n,
+            "match": self.match,
+            "round": self.round,
+            "table": self.table,
+            "result": self.result.to_json(),
+            "reason": self.reason,
+            "time": self.time,
+        }
         if self.corrects is not None:
             out["corrects"] = self.corrects.to_json()
         if self.source is not None:
@@ -94,15 +115,24 @@ class ResultEvent:
 
     @classmethod
     def from_dict(cls, data: JSON) -> ResultEvent:
-        return cls(_text(data, "match"), _number(data, "round"), str(data["table"]),
-                   Result.from_json(data["result"]), _optional_text(data, "reason"),
-                   _optional_result(data, "corrects"), _optional_text(data, "source"),
-                   _optional_text(data, "time"), _number(data, "n", 0))
+        return cls(
+            _text(data, "match"),
+            _number(data, "round"),
+            str(data["table"]),
+            Result.from_json(data["result"]),
+            _optional_text(data, "reason"),
+            _optional_result(data, "corrects"),
+            _optional_text(data, "source"),
+            _optional_text(data, "time"),
+            _number(data, "n", 0),
+        )
 
     def text(self) -> str:
         r = self.result
-        line = f"{'correction' if self.corrects else 'result'} {self.match}: " \
-               f"{r.home}:{r.away} {r.decided}"
+        line = (
+            f"{'correction' if self.corrects else 'result'} {self.match}: "
+            f"{r.home}:{r.away} {r.decided}"
+        )
         if self.corrects:
             line += f" (was {self.corrects.home}:{self.corrects.away}; {self.reason})"
         return line
@@ -122,15 +152,28 @@ class ReplayEvent:
     n: int = 0
 
     def to_dict(self) -> JSON:
-        return {"event": self.kind, "n": self.n, "match": self.match, "round": self.round,
-                "table": self.table, "reason": self.reason, "time": self.time,
-                "voids": self.voids.to_json() if self.voids else None}
+        return {
+            "event": self.kind,
+            "n": self.n,
+            "match": self.match,
+            "round": self.round,
+            "table": self.table,
+            "reason": self.reason,
+            "time": self.time,
+            "voids": self.voids.to_json() if self.voids else None,
+        }
 
     @classmethod
     def from_dict(cls, data: JSON) -> ReplayEvent:
-        return cls(_text(data, "match"), _number(data, "round"), str(data["table"]),
-                   _text(data, "reason"), _optional_result(data, "voids"),
-                   _optional_text(data, "time"), _number(data, "n", 0))
+        return cls(
+            _text(data, "match"),
+            _number(data, "round"),
+            str(data["table"]),
+            _text(data, "reason"),
+            _optional_result(data, "voids"),
+            _optional_text(data, "time"),
+            _number(data, "n", 0),
+        )
 
     def text(self) -> str:
         return f"replay {self.match}: {self.reason}"
@@ -149,23 +192,34 @@ class LotEvent:
     n: int = 0
 
     def to_dict(self) -> JSON:
-        return {"event": self.kind, "n": self.n, "group": self.group, "order": list(self.order),
-                "how": self.how, "seed": self.seed, "time": self.time}
+        return {
+            "event": self.kind,
+            "n": self.n,
+            "group": self.group,
+            "order": list(self.order),
+            "how": self.how,
+            "seed": self.seed,
+            "time": self.time,
+        }
 
     @classmethod
     def from_dict(cls, data: JSON) -> LotEvent:
         seed = data.get("seed")
-        return cls(_text(data, "group"), tuple(map(str, data["order"])),
-                   str(data.get("how") or ""), None if seed is None else _number(data, "seed"),
-                   _optional_text(data, "time"), _number(data, "n", 0))
+        return cls(
+            _text(data, "group"),
+            tuple(map(str, data["order"])),
+            str(data.get("how") or ""),
+            None if seed is None else _number(data, "seed"),
+            _optional_text(data, "time"),
+            _number(data, "n", 0),
+        )
 
     def text(self) -> str:
         return f"lot group {self.group} ({self.how}): {' > '.join(self.order)}"
 
 
 Event = DrawEvent | ResultEvent | ReplayEvent | LotEvent
-KINDS: dict[str, type[Event]] = {c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent,
-                                                      LotEvent)}
+KINDS: dict[str, type[Event]] = {c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent, LotEvent)}
 
 
 def from_dict(data: JSON) -> Event:

@@ -14,12 +14,39 @@ from typing import Any
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.state import Fixture, Tournament
 
-RESULT_FIELDS = ("round", "table", "match", "stage", "profile", "home", "away", "home_goals",
-                 "away_goals", "decided", "at_fault", "score_at_forfeit", "status",
-                 "corrections")
-STANDING_FIELDS = ("group", "place", "player", "played", "won", "ot_won", "drawn", "ot_lost",
-                   "lost", "goals_for", "goals_against", "goal_difference", "points",
-                   "ahead_by", "lot")
+RESULT_FIELDS = (
+    "round",
+    "table",
+    "match",
+    "stage",
+    "profile",
+    "home",
+    "away",
+    "home_goals",
+    "away_goals",
+    "decided",
+    "at_fault",
+    "score_at_forfeit",
+    "status",
+    "corrections",
+)
+STANDING_FIELDS = (
+    "group",
+    "place",
+    "player",
+    "played",
+    "won",
+    "ot_won",
+    "drawn",
+    "ot_lost",
+    "lost",
+    "goals_for",
+    "goals_against",
+    "goal_difference",
+    "points",
+    "ahead_by",
+    "lot",
+)
 
 
 def status(m: Fixture) -> str:
@@ -38,15 +65,26 @@ def result_rows(t: Tournament) -> list[dict[str, Any]]:
     rows = []
     for m in t.fixtures():
         r = m.result
-        rows.append({
-            "round": m.slot.round, "table": m.slot.table, "match": m.id, "stage": m.stage,
-            "profile": t.profile_of(m.id),
-            "home": m.home or "", "away": m.away or "",
-            "home_goals": r.home if r else None, "away_goals": r.away if r else None,
-            "decided": r.decided if r else "", "at_fault": (r.at_fault or "") if r else "",
-            "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}"
-            if r and r.at_forfeit else "",
-            "status": status(m), "corrections": corrections.get(m.id, 0)})
+        rows.append(
+            {
+                "round": m.slot.round,
+                "table": m.slot.table,
+                "match": m.id,
+                "stage": m.stage,
+                "profile": t.profile_of(m.id),
+                "home": m.home or "",
+                "away": m.away or "",
+                "home_goals": r.home if r else None,
+                "away_goals": r.away if r else None,
+                "decided": r.decided if r else "",
+                "at_fault": (r.at_fault or "") if r else "",
+                "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}"
+                if r and r.at_forfeit
+                else "",
+                "status": status(m),
+                "corrections": corrections.get(m.id, 0),
+            }
+        )
     return rows
 
 
@@ -65,10 +103,18 @@ def _csv(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> str:
 
 def about(t: Tournament) -> dict[str, Any]:
     s = t.spec
-    return {"title": s.title, "date": s.date, "place": s.place, "country": s.country,
-            "rules": s.rules.key, "rules_title": s.rules.title, "players": len(s.players),
-            "tables": list(s.tables), "seed": t.draw.seed if t.draw else None,
-            "draw": t.draw.method if t.draw else None}
+    return {
+        "title": s.title,
+        "date": s.date,
+        "place": s.place,
+        "country": s.country,
+        "rules": s.rules.key,
+        "rules_title": s.rules.title,
+        "players": len(s.players),
+        "tables": list(s.tables),
+        "seed": t.draw.seed if t.draw else None,
+        "draw": t.draw.method if t.draw else None,
+    }
 
 
 def ithf_date(text: str) -> str:
@@ -80,10 +126,18 @@ def ithf_date(text: str) -> str:
 def ithf_text(t: Tournament) -> str:
     s = t.spec
     finished = t.outcome("F") is not None or not t.nodes
-    lines = [f"Tournament: {s.title}", f"Date: {ithf_date(s.date)}", f"Country: {s.country}",
-             f"City: {s.place}", f"Participants: {len(s.players)}", "",
-             "Final standings (winner first, one player a line; names as written, surname "
-             "last):" if finished else "Standings so far (the final is not played yet):", ""]
+    lines = [
+        f"Tournament: {s.title}",
+        f"Date: {ithf_date(s.date)}",
+        f"Country: {s.country}",
+        f"City: {s.place}",
+        f"Participants: {len(s.players)}",
+        "",
+        "Final standings (winner first, one player a line; names as written, surname last):"
+        if finished
+        else "Standings so far (the final is not played yet):",
+        "",
+    ]
     lines += [name for _, name in t.placings()]
     return "\n".join(lines) + "\n"
 
@@ -92,14 +146,21 @@ def write_all(t: Tournament, out: Path) -> list[Path]:
     results, standings = result_rows(t), standing_rows(t)
     files = {
         "results.csv": _csv(results, RESULT_FIELDS),
-        "results.json": json.dumps({"tournament": about(t), "results": results},
-                                   ensure_ascii=False, indent=1) + "\n",
+        "results.json": json.dumps(
+            {"tournament": about(t), "results": results}, ensure_ascii=False, indent=1
+        )
+        + "\n",
         "standings.csv": _csv(standings, STANDING_FIELDS),
-        "standings.json": json.dumps({
-            "tournament": about(t), "groups": {g: [r for r in standings if r["group"] == g]
-                                               for g in t.groups},
-            "final": [{"place": p, "player": n} for p, n in t.placings()]},
-            ensure_ascii=False, indent=1) + "\n",
+        "standings.json": json.dumps(
+            {
+                "tournament": about(t),
+                "groups": {g: [r for r in standings if r["group"] == g] for g in t.groups},
+                "final": [{"place": p, "player": n} for p, n in t.placings()],
+            },
+            ensure_ascii=False,
+            indent=1,
+        )
+        + "\n",
         "ithf.txt": ithf_text(t),
     }
     written = []

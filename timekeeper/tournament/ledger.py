@@ -45,8 +45,9 @@ def open_tournament(file: Path, drawn: bool = False) -> tuple[Tournament, Ledger
         try:
             t.apply(entry.event)
         except KeyError as exc:
-            raise TournamentError(f"{s.ledger}:{entry.line}: an entry the tournament cannot "
-                                  f"take ({exc.args[0]})") from None
+            raise TournamentError(
+                f"{s.ledger}:{entry.line}: an entry the tournament cannot take ({exc.args[0]})"
+            ) from None
     if drawn:
         t.require_drawn()
     return t, ledger
@@ -72,8 +73,7 @@ class Ledger:
             found.append((number, self._parse(line, number, len(found) + 1)))
         if tail.strip():
             try:
-                found.append((len(lines) + 1, self._parse(tail, len(lines) + 1,
-                                                          len(found) + 1)))
+                found.append((len(lines) + 1, self._parse(tail, len(lines) + 1, len(found) + 1)))
             except ConfigError:
                 self.torn = tail.decode("utf-8", "replace")
         return [Entry(number, self._event(data, number)) for number, data in found]
@@ -82,8 +82,9 @@ class Ledger:
         try:
             return events.from_dict(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ConfigError(f"an entry the tournament cannot read ({exc!r})",
-                              Where(self.path, number, 1)) from None
+            raise ConfigError(
+                f"an entry the tournament cannot read ({exc!r})", Where(self.path, number, 1)
+            ) from None
 
     def _parse(self, line: bytes, number: int, expected: int) -> dict[str, Any]:
         where = Where(self.path, number, 1)
@@ -94,11 +95,15 @@ class Ledger:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"not a ledger entry ({exc})", where) from None
         if not isinstance(event, dict) or event.get("event") not in events.KINDS:
-            raise ConfigError(f"not a ledger entry (event is one of {', '.join(events.KINDS)})",
-                              where)
+            raise ConfigError(
+                f"not a ledger entry (event is one of {', '.join(events.KINDS)})", where
+            )
         if event.get("n") != expected:
-            raise ConfigError(f"entry number {event.get('n')!r} where {expected} belongs: a "
-                              "line is missing or was moved", where)
+            raise ConfigError(
+                f"entry number {event.get('n')!r} where {expected} belongs: a "
+                "line is missing or was moved",
+                where,
+            )
         return event
 
     def record(self, t: Tournament, event: E) -> E:
@@ -118,15 +123,20 @@ class Ledger:
             fcntl.flock(stream.fileno(), fcntl.LOCK_EX)  # released when the file is closed
             entries = self.read()
             if after is not None and len(entries) != after:
-                raise ConfigError("the ledger changed while this was typed (another desk?): "
-                                  "nothing written; look again and repeat it", self.path)
+                raise ConfigError(
+                    "the ledger changed while this was typed (another desk?): "
+                    "nothing written; look again and repeat it",
+                    self.path,
+                )
             if self.torn:
                 self._cut_torn_tail()
             elif self.path.stat().st_size and not self._ends_with_newline():
                 stream.write(b"\n")  # a last entry a person saved without its newline
             event = dataclasses.replace(event, n=len(entries) + 1)
-            stream.write(json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True)
-                         .encode("utf-8") + b"\n")
+            stream.write(
+                json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True).encode("utf-8")
+                + b"\n"
+            )
             stream.flush()
             os.fsync(stream.fileno())
         if new:  # the file's name in its folder must survive a power cut too

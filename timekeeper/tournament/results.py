@@ -34,8 +34,7 @@ class Result:
         return None if self.home == self.away else "home" if self.home > self.away else "away"
 
     def text(self) -> str:
-        suffix = {"overtime": " OT", "sudden_death": " SD", "shootout": " SO"}.get(
-            self.decided, "")
+        suffix = {"overtime": " OT", "sudden_death": " SD", "shootout": " SO"}.get(self.decided, "")
         if self.decided == "forfeit":
             suffix = f" forfeit ({self.at_fault} at fault"
             if self.at_forfeit is not None:
@@ -44,15 +43,24 @@ class Result:
         return f"{self.home}:{self.away}{suffix}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"home": self.home, "away": self.away, "decided": self.decided,
-                "at_fault": self.at_fault,
-                "at_forfeit": list(self.at_forfeit) if self.at_forfeit else None}
+        return {
+            "home": self.home,
+            "away": self.away,
+            "decided": self.decided,
+            "at_fault": self.at_fault,
+            "at_forfeit": list(self.at_forfeit) if self.at_forfeit else None,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Result:
         at = data.get("at_forfeit")
-        return cls(int(data["home"]), int(data["away"]), str(data.get("decided", "regulation")),
-                   data.get("at_fault"), (int(at[0]), int(at[1])) if at else None)
+        return cls(
+            int(data["home"]),
+            int(data["away"]),
+            str(data.get("decided", "regulation")),
+            data.get("at_fault"),
+            (int(at[0]), int(at[1])) if at else None,
+        )
 
 
 def parse_score(text: str) -> tuple[int, int]:
@@ -62,8 +70,14 @@ def parse_score(text: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-def make(rules: RuleSet, knockout: bool, score: str | None, decided: str = "regulation",
-         at_fault: str | None = None, sudden_overtime: bool = False) -> Result:
+def make(
+    rules: RuleSet,
+    knockout: bool,
+    score: str | None,
+    decided: str = "regulation",
+    at_fault: str | None = None,
+    sudden_overtime: bool = False,
+) -> Result:
     """A Result the rule set accepts for a group (`knockout` False) or a knock-out match.
     A forfeit takes the score at that moment, if the match had started (Radegast adds it to
     the 0:5 when the side not at fault led or drew); the others take the final score, a
@@ -83,22 +97,34 @@ def make(rules: RuleSet, knockout: bool, score: str | None, decided: str = "regu
     home, away = parse_score(score)
     if home == away:
         if knockout:
-            raise ResultError(f"a knock-out match has a winner: {home}:{away} needs overtime "
-                              "(--ot, --sd) or the shoot-out (--so) with the deciding goal")
+            raise ResultError(
+                f"a knock-out match has a winner: {home}:{away} needs overtime "
+                "(--ot, --sd) or the shoot-out (--so) with the deciding goal"
+            )
         if decided != "regulation":
             raise ResultError(f"{home}:{away} is a draw; overtime or a shoot-out has a winner")
         if not rules.group_draws:
-            raise ResultError(f"a group match has no draw in {rules.key}: a {home}:{away} goes "
-                              "to overtime and the shoot-out (--ot, --so)")
+            raise ResultError(
+                f"a group match has no draw in {rules.key}: a {home}:{away} goes "
+                "to overtime and the shoot-out (--ot, --so)"
+            )
     if decided in EXTRA:
         if not knockout and rules.group_draws:
-            raise ResultError(f"group matches in {rules.key} are not extended (a draw stands):"
-                              " type the score after regulation time")
+            raise ResultError(
+                f"group matches in {rules.key} are not extended (a draw stands):"
+                " type the score after regulation time"
+            )
         ends_on_goal = decided in ("sudden_death", "shootout") or (
-            decided == "overtime" and sudden_overtime)
+            decided == "overtime" and sudden_overtime
+        )
         if ends_on_goal and abs(home - away) != 1:
-            what = ("overtime (sudden death here)" if decided == "overtime"
-                    else decided.replace("_", " "))
-            raise ResultError(f"{what} ends on one goal: the winner has "
-                              f"exactly one more ({home}:{away} cannot be)")
+            what = (
+                "overtime (sudden death here)"
+                if decided == "overtime"
+                else decided.replace("_", " ")
+            )
+            raise ResultError(
+                f"{what} ends on one goal: the winner has "
+                f"exactly one more ({home}:{away} cannot be)"
+            )
     return Result(home, away, decided)

@@ -10,8 +10,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 # the tie-breakers a rule set may list; `lot` is always last (added if missing)
-CRITERIA = ("points", "goal_difference", "goals_for", "goals_against", "head_to_head", "wins",
-            "lot")
+CRITERIA = (
+    "points",
+    "goal_difference",
+    "goals_for",
+    "goals_against",
+    "head_to_head",
+    "wins",
+    "lot",
+)
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
 TREES = ("cross", "vht6", "seeded")
 
@@ -56,23 +63,32 @@ class RuleSet:
     def scoring(self) -> dict[str, Any]:
         """What turns results into standings, as the draw keeps it: a journal read with other
         scoring would silently re-rank an evening already played."""
-        return {"key": self.key, "points": vars(self.points), "tiebreakers": list(self.tiebreakers),
-                "group_draws": self.group_draws, "forfeit_goals": self.forfeit_goals,
-                "forfeit_plus_score": self.forfeit_plus_score}
+        return {
+            "key": self.key,
+            "points": vars(self.points),
+            "tiebreakers": list(self.tiebreakers),
+            "group_draws": self.group_draws,
+            "forfeit_goals": self.forfeit_goals,
+            "forfeit_plus_score": self.forfeit_plus_score,
+        }
 
     def venue_note(self, players: int, tables: int) -> str:
         """A line for the desk when the field is not the one the seed's venue is made for
         (Radegast: 4 tables, at most 32 players). A note, not a refusal: a club may run a
         bigger evening by the same rules."""
-        if self.venue_players is None or self.venue_tables is None or (
-                players <= self.venue_players and tables == self.venue_tables):
+        if (
+            self.venue_players is None
+            or self.venue_tables is None
+            or (players <= self.venue_players and tables == self.venue_tables)
+        ):
             return ""
-        return (f"note: the {self.title} is played on {self.venue_tables} tables with at most "
-                f"{self.venue_players} players a venue (substitutes fill absences); this "
-                f"file has {players} players and {tables} tables, taken as written")
+        return (
+            f"note: the {self.title} is played on {self.venue_tables} tables with at most "
+            f"{self.venue_players} players a venue (substitutes fill absences); this "
+            f"file has {players} players and {tables} tables, taken as written"
+        )
 
-    def forfeit_score(self, at_fault: str, home: int | None, away: int | None
-                      ) -> tuple[int, int]:
+    def forfeit_score(self, at_fault: str, home: int | None, away: int | None) -> tuple[int, int]:
         """The forfeit result (home, away): 0:5 against the side at fault; with Radegast's rule,
         0:5 plus the score at that moment when the side not at fault led or drew."""
         if at_fault not in ("home", "away"):
@@ -87,43 +103,68 @@ class RuleSet:
 
 
 RADEGAST = RuleSet(
-    key="radegast", title="Radegast Cup (004)",
+    key="radegast",
+    title="Radegast Cup (004)",
     points=Points(win=3, draw=1, loss=0, ot_win=3, ot_loss=0),
     tiebreakers=("points", "goal_difference", "goals_for", "head_to_head", "lot"),
-    group_draws=True, forfeit_goals=5, forfeit_plus_score=True,
-    group_profile="radegast", knockout_profile="radegast-playoff",
-    final_profile="radegast-playoff", third_place=True, tree="cross",
-    venue_players=32, venue_tables=4,
+    group_draws=True,
+    forfeit_goals=5,
+    forfeit_plus_score=True,
+    group_profile="radegast",
+    knockout_profile="radegast-playoff",
+    final_profile="radegast-playoff",
+    third_place=True,
+    tree="cross",
+    venue_players=32,
+    venue_tables=4,
     source="Radegast Cup rules (seed 004): win 3, draw 1; points, score, goals scored, "
-           "head-to-head, lot; forfeit 0:5 (plus the score when the other side led or drew)")
+    "head-to-head, lot; forfeit 0:5 (plus the score when the other side led or drew)",
+)
 HOKEJBAL = RuleSet(
-    key="hokejbal", title="Slovak ball hockey, VHT (003)",
+    key="hokejbal",
+    title="Slovak ball hockey, VHT (003)",
     points=Points(win=2, draw=1, loss=0, ot_win=2, ot_loss=0),
-    tiebreakers=("points", "head_to_head", "goal_difference", "goals_for", "goals_against",
-                 "lot"),
-    group_draws=True, forfeit_goals=5, forfeit_plus_score=False,
-    group_profile="hokejbal", knockout_profile="hokejbal-playoff",
-    final_profile="hokejbal-playoff", third_place=True, tree="vht6",
+    tiebreakers=("points", "head_to_head", "goal_difference", "goals_for", "goals_against", "lot"),
+    group_draws=True,
+    forfeit_goals=5,
+    forfeit_plus_score=False,
+    group_profile="hokejbal",
+    knockout_profile="hokejbal-playoff",
+    final_profile="hokejbal-playoff",
+    third_place=True,
+    tree="vht6",
     source="Slovak ball hockey (seed 003) rules 1, 5, 6, VHT 6-9: win 2, draw 1 (a group draw "
-           "stands); points, head-to-head, goal difference, goals scored, fewer conceded, lot; "
-           "forfeit 5:0")
+    "stands); points, head-to-head, goal difference, goals scored, fewer conceded, lot; "
+    "forfeit 5:0",
+)
 HOKEJBAL_3PT = replace(
-    HOKEJBAL, key="hokejbal-3pt", title="Slovak ball hockey, 3-point system (003 rule 6)",
-    points=Points(win=3, draw=0, loss=0, ot_win=2, ot_loss=1), group_draws=False,
+    HOKEJBAL,
+    key="hokejbal-3pt",
+    title="Slovak ball hockey, 3-point system (003 rule 6)",
+    points=Points(win=3, draw=0, loss=0, ot_win=2, ot_loss=1),
+    group_draws=False,
     group_profile="hokejbal-group-ot",
     source="Slovak ball hockey (seed 003) rules 1, 5, 6: win 3, win in overtime or shoot-out "
-           "2, loss there 1, loss 0 (a group draw goes to overtime and the shoot-out); points, "
-           "head-to-head, goal difference, goals scored, fewer conceded, lot; forfeit 5:0")
+    "2, loss there 1, loss 0 (a group draw goes to overtime and the shoot-out); points, "
+    "head-to-head, goal difference, goals scored, fewer conceded, lot; forfeit 5:0",
+)
 PL_KO = RuleSet(
-    key="pl-ko", title="Polish disc hockey, knock-out (002)",
+    key="pl-ko",
+    title="Polish disc hockey, knock-out (002)",
     points=Points(win=2, draw=1, loss=0, ot_win=2, ot_loss=0),
     tiebreakers=("points", "goal_difference", "goals_for", "head_to_head", "lot"),
-    group_draws=True, forfeit_goals=5, forfeit_plus_score=False,
-    group_profile="pl-3x6", knockout_profile="pl-3x6-ko", final_profile="pl-3x6-final",
-    third_place=False, tree="seeded",
+    group_draws=True,
+    forfeit_goals=5,
+    forfeit_plus_score=False,
+    group_profile="pl-3x6",
+    knockout_profile="pl-3x6-ko",
+    final_profile="pl-3x6-final",
+    third_place=False,
+    tree="seeded",
     source="Polish disc hockey (seed 002) III.2-III.4: knock-out, a draw to a 3-min sudden-"
-           "death overtime, then penalty shots; the final 3 + 6 min. The seed gives no points "
-           "or forfeit score: groups, if any, count 2/1/0 and a forfeit is 0:5 (ours)")
+    "death overtime, then penalty shots; the final 3 + 6 min. The seed gives no points "
+    "or forfeit score: groups, if any, count 2/1/0 and a forfeit is 0:5 (ours)",
+)
 
 BUILT_IN: dict[str, RuleSet] = {r.key: r for r in (RADEGAST, HOKEJBAL, HOKEJBAL_3PT, PL_KO)}
 

@@ -94,8 +94,9 @@ def _first_fit(p: GroupMatch, last: set[str], left: dict[str, int]) -> tuple[obj
 ORDERS: tuple[Key, ...] = (_by_circle, _by_longest_group)
 
 
-def lay_out(matches: Sequence[GroupMatch], tables: int,
-            orders: Sequence[Key] = ORDERS) -> list[list[GroupMatch]]:
+def lay_out(
+    matches: Sequence[GroupMatch], tables: int, orders: Sequence[Key] = ORDERS
+) -> list[list[GroupMatch]]:
     """The group matches in rounds of at most `tables` matches (see the module's doc)."""
     best: list[list[GroupMatch]] | None = None
     for order in orders:
@@ -110,8 +111,7 @@ def _score(rounds: list[list[GroupMatch]], tables: int) -> tuple[int, int]:
     return f.rounds, f.back_to_back
 
 
-def _greedy(matches: Sequence[GroupMatch], tables: int, order: Key
-            ) -> list[list[GroupMatch]]:
+def _greedy(matches: Sequence[GroupMatch], tables: int, order: Key) -> list[list[GroupMatch]]:
     left = list(matches)
     per_group: dict[str, int] = {}
     for p in left:
@@ -152,15 +152,23 @@ def measure(rounds: Sequence[Sequence[GroupMatch]], tables: int) -> Figures:
     return Figures(len(rounds), count, len(rounds) * tables - count, back, len(tired))
 
 
-def slots(rounds: Sequence[Sequence[GroupMatch]], tables: Sequence[str], first: int = 1
-          ) -> list[Slot]:
+def slots(
+    rounds: Sequence[Sequence[GroupMatch]], tables: Sequence[str], first: int = 1
+) -> list[Slot]:
     """Rounds onto named tables: the n-th match of a round at the n-th table."""
-    return [Slot(first + r, tables[i], p.id)
-            for r, matches in enumerate(rounds) for i, p in enumerate(matches)]
+    return [
+        Slot(first + r, tables[i], p.id)
+        for r, matches in enumerate(rounds)
+        for i, p in enumerate(matches)
+    ]
 
 
-def place_after(items: Sequence[tuple[str, Sequence[str]]], tables: Sequence[str],
-                first: int, rounds_of: dict[str, int] | None = None) -> list[Slot]:
+def place_after(
+    items: Sequence[tuple[str, Sequence[str]]],
+    tables: Sequence[str],
+    first: int,
+    rounds_of: dict[str, int] | None = None,
+) -> list[Slot]:
     """Knock-out matches onto rounds and tables: each in the earliest round from `first` on
     that comes after the matches it waits for (`items`: id and the ids it depends on, in
     the order to place them), at the first free table."""

@@ -35,10 +35,12 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 def _page(t: Tournament, heading: str, body: str) -> str:
     s = t.spec
     about = " · ".join(escape(x) for x in (s.date, s.place, s.rules.title) if x)
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(s.title)} — {escape(heading)}</title><style>{CSS}</style>"
-            f"</head><body><h1>{escape(s.title)} — {escape(heading)}</h1>"
-            f"<p class=\"about\">{about}</p>\n{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(s.title)} — {escape(heading)}</title><style>{CSS}</style>"
+        f"</head><body><h1>{escape(s.title)} — {escape(heading)}</h1>"
+        f'<p class="about">{about}</p>\n{body}</body></html>\n'
+    )
 
 
 def groups_sheet(t: Tournament) -> str:
@@ -51,18 +53,23 @@ def groups_sheet(t: Tournament) -> str:
             f"<td class=n>{r.goals_for}:{r.goals_against}</td>"
             f"<td class=n>{r.goal_difference:+d}</td><td class=n><b>{r.points}</b></td>"
             f"<td>{'lot' if r.lot == 'drawn' else ''}</td></tr>"
-            for r in t.standings(group))
+            for r in t.standings(group)
+        )
         matches = "".join(
             f"<tr><td class=n>{m.slot.round}</td><td>{escape(m.slot.table)}</td>"
             f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
-            f"</td></tr>" for m in t.fixtures() if m.stage == f"group {group}")
+            f"</td></tr>"
+            for m in t.fixtures()
+            if m.stage == f"group {group}"
+        )
         parts.append(
             f"<div class=block><h2>Group {escape(group)}"
             f"{'' if t.complete(group) else ' (still playing)'}</h2><table><tr><th>#</th>"
             "<th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>goals</th>"
             "<th>+/-</th><th>pts</th><th></th></tr>"
             f"{rows}</table><table><tr><th>round</th><th>table</th><th>match</th>"
-            f"<th>result</th></tr>{matches}</table></div>")
+            f"<th>result</th></tr>{matches}</table></div>"
+        )
     order = ", ".join(c.replace("_", " ") for c in t.spec.rules.tiebreakers)
     parts.append(f"<p class=about>Order: {escape(order)}. {escape(t.spec.rules.source)}</p>")
     return _page(t, "groups", "\n".join(parts))
@@ -77,13 +84,19 @@ def bracket_sheet(t: Tournament) -> str:
         score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
         levels.setdefault(node.level, []).append(
             f"<div class=node><b>{escape(node.name)} · round {m.slot.round}, table "
-            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>")
-    body = "<div class=tree>" + "".join(f"<div class=level>{''.join(nodes)}</div>"
-                                        for nodes in levels.values()) + "</div>"
+            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>"
+        )
+    body = (
+        "<div class=tree>"
+        + "".join(f"<div class=level>{''.join(nodes)}</div>" for nodes in levels.values())
+        + "</div>"
+    )
     if t.outcome("F"):
-        body += "<div class=block><h2>Final standings</h2><table>" + "".join(
-            f"<tr><td class=n>{p}</td><td>{escape(n)}</td></tr>" for p, n in t.placings()
-        ) + "</table></div>"
+        body += (
+            "<div class=block><h2>Final standings</h2><table>"
+            + "".join(f"<tr><td class=n>{p}</td><td>{escape(n)}</td></tr>" for p, n in t.placings())
+            + "</table></div>"
+        )
     return _page(t, "play-off", body if levels else "<p>No knock-out in this tournament.</p>")
 
 
@@ -94,13 +107,15 @@ def rounds_sheet(t: Tournament) -> str:
         by_round.setdefault(m.slot.round, []).append(
             f"<tr><td>{escape(m.slot.table)}</td><td>{escape(m.stage)}</td>"
             f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
-            "</td></tr>")
+            "</td></tr>"
+        )
     body = "".join(
         f"<div class=block><h2>Round {r}"
         f"{f' · about {clock(t.spec.start, starts[r])}' if t.spec.start is not None else ''}"
         f"</h2><table><tr><th>table</th><th>stage</th>"
         f"<th>match</th><th>result</th></tr>{''.join(rows)}</table></div>"
-        for r, rows in by_round.items())
+        for r, rows in by_round.items()
+    )
     return _page(t, "rounds", body)
 
 

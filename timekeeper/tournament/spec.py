@@ -15,13 +15,33 @@ from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
 
-TOP_KEYS = ("title", "date", "place", "country", "language", "start", "rules", "tables",
-            "changeover", "players", "stages")
+TOP_KEYS = (
+    "title",
+    "date",
+    "place",
+    "country",
+    "language",
+    "start",
+    "rules",
+    "tables",
+    "changeover",
+    "players",
+    "stages",
+)
 # the hall's languages (show/language.py's LANGUAGES: this wing is below it; a test holds
 # them equal): the round calls' and the desk's pages' language
 LANGUAGES = ("en", "cs", "sk", "pl", "sl", "de", "sv", "fi")
-RULE_KEYS = ("extends", "title", "points", "tiebreakers", "group_draws", "forfeit",
-             "profiles", "third_place", "tree")
+RULE_KEYS = (
+    "extends",
+    "title",
+    "points",
+    "tiebreakers",
+    "group_draws",
+    "forfeit",
+    "profiles",
+    "third_place",
+    "tree",
+)
 POINT_KEYS = ("win", "draw", "loss", "ot_win", "ot_loss")
 GROUP_KEYS = ("size", "advance", "profile")
 KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs")
@@ -101,12 +121,21 @@ def build(doc: Doc, file: Path) -> Spec:
     players = _players(r)
     tables = _tables(r)
     groups, knockout = _stages(r, rules, len(players))
-    return Spec(file=file, title=r.text(("title",), file.stem, most=MAX_NAME * 2),
-                date=str(r.get(("date",), "")), place=r.text(("place",), "", most=MAX_NAME),
-                country=r.text(("country",), "", most=MAX_NAME), rules=rules,
-                players=players, tables=tables,
-                changeover=r.seconds(("changeover",), 120.0, zero=True, most=3600.0),
-                groups=groups, knockout=knockout, start=_start(r), language=_language(r))
+    return Spec(
+        file=file,
+        title=r.text(("title",), file.stem, most=MAX_NAME * 2),
+        date=str(r.get(("date",), "")),
+        place=r.text(("place",), "", most=MAX_NAME),
+        country=r.text(("country",), "", most=MAX_NAME),
+        rules=rules,
+        players=players,
+        tables=tables,
+        changeover=r.seconds(("changeover",), 120.0, zero=True, most=3600.0),
+        groups=groups,
+        knockout=knockout,
+        start=_start(r),
+        language=_language(r),
+    )
 
 
 def _language(r: Reader) -> str:
@@ -126,28 +155,35 @@ def _start(r: Reader) -> int | None:
         hours, minutes = (int(x) for x in value.strip().split(":"))
         value = hours * 60 + minutes if minutes < 60 else -1
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 24 * 60:
-        shown = f"{value // 60}:{value % 60:02d}" if isinstance(value, int) and value >= 0 \
+        shown = (
+            f"{value // 60}:{value % 60:02d}"
+            if isinstance(value, int) and value >= 0
             else repr(value)
-        raise r.doc.error(("start",), f"a time of day, e.g. \"17:00\", not {shown}")
+        )
+        raise r.doc.error(("start",), f'a time of day, e.g. "17:00", not {shown}')
     return value
 
 
 def _rules(r: Reader) -> RuleSet:
     value = r.get(("rules",))
     if value is None:
-        raise r.doc.error(("rules",), f"missing: one of {', '.join(BUILT_IN)}, or a mapping "
-                                      "with extends: and what differs")
+        raise r.doc.error(
+            ("rules",),
+            f"missing: one of {', '.join(BUILT_IN)}, or a mapping with extends: and what differs",
+        )
     if isinstance(value, str):
         if value not in BUILT_IN:
-            raise r.doc.error(("rules",), f"unknown rule set {value!r}; built in: "
-                                          f"{', '.join(BUILT_IN)}")
+            raise r.doc.error(
+                ("rules",), f"unknown rule set {value!r}; built in: {', '.join(BUILT_IN)}"
+            )
         return BUILT_IN[value]
     r.mapping(("rules",), RULE_KEYS)
     base = BUILT_IN[r.choice(("rules", "extends"), tuple(BUILT_IN), "radegast")]
     points = base.points
     if r.mapping(("rules", "points"), POINT_KEYS) is not None:
-        points = Points(*(_count(r, ("rules", "points", k), getattr(base.points, k))
-                          for k in POINT_KEYS))
+        points = Points(
+            *(_count(r, ("rules", "points", k), getattr(base.points, k)) for k in POINT_KEYS)
+        )
     tiebreakers = base.tiebreakers
     listed = r.get(("rules", "tiebreakers"))
     if listed is not None:
@@ -155,26 +191,35 @@ def _rules(r: Reader) -> RuleSet:
             raise r.doc.error(("rules", "tiebreakers"), f"must be a list of {', '.join(CRITERIA)}")
         for i, name in enumerate(listed):
             if name not in CRITERIA:
-                raise r.doc.error(("rules", "tiebreakers", i),
-                                  f"must be one of {', '.join(CRITERIA)}, not {name!r}")
+                raise r.doc.error(
+                    ("rules", "tiebreakers", i),
+                    f"must be one of {', '.join(CRITERIA)}, not {name!r}",
+                )
         tiebreakers = criteria(tuple(listed))
     forfeit = r.mapping(("rules", "forfeit"), ("goals", "plus_score")) or {}
     profiles = r.mapping(("rules", "profiles"), ("groups", "knockout", "final")) or {}
     return replace(
-        base, key="custom", title=r.text(("rules", "title"), f"custom ({base.key})"),
-        points=points, tiebreakers=tiebreakers,
+        base,
+        key="custom",
+        title=r.text(("rules", "title"), f"custom ({base.key})"),
+        points=points,
+        tiebreakers=tiebreakers,
         group_draws=r.flag(("rules", "group_draws"), base.group_draws),
         forfeit_goals=_count(r, ("rules", "forfeit", "goals"), base.forfeit_goals)
-        if "goals" in forfeit else base.forfeit_goals,
+        if "goals" in forfeit
+        else base.forfeit_goals,
         forfeit_plus_score=r.flag(("rules", "forfeit", "plus_score"), base.forfeit_plus_score),
         group_profile=_profile(r, ("rules", "profiles", "groups"), base.group_profile)
-        if "groups" in profiles else base.group_profile,
+        if "groups" in profiles
+        else base.group_profile,
         knockout_profile=_profile(r, ("rules", "profiles", "knockout"), base.knockout_profile),
         final_profile=_profile(r, ("rules", "profiles", "final"), base.final_profile),
         third_place=r.flag(("rules", "third_place"), base.third_place),
         tree=r.choice(("rules", "tree"), TREES, base.tree),
         source=f"custom rules over {base.key}: {base.source}",
-        venue_players=None, venue_tables=None)  # a club's own evening: its own venue
+        venue_players=None,
+        venue_tables=None,
+    )  # a club's own evening: its own venue
 
 
 def _count(r: Reader, path: Path_, default: int) -> int:
@@ -204,8 +249,11 @@ def _profile(r: Reader, path: Path_, default: str | None) -> str:
 def _players(r: Reader) -> tuple[Player, ...]:
     value = r.get(("players",))
     if not isinstance(value, list) or len(value) < 2:
-        raise r.doc.error(("players",), "must be a list of at least two players or teams "
-                                        "(a name a line, or name:, club:, country:)")
+        raise r.doc.error(
+            ("players",),
+            "must be a list of at least two players or teams "
+            "(a name a line, or name:, club:, country:)",
+        )
     if len(value) > MAX_PLAYERS:
         raise r.doc.error(("players",), f"at most {MAX_PLAYERS} players (got {len(value)})")
     out: list[Player] = []
@@ -214,9 +262,11 @@ def _players(r: Reader) -> tuple[Player, ...]:
         path: Path_ = ("players", i)
         if isinstance(item, dict):
             r.doc.check_keys(path, item, ("name", "club", "country"))
-            player = Player(r.text((*path, "name"), "", most=MAX_NAME).strip(),
-                            r.text((*path, "club"), "", most=MAX_NAME),
-                            r.text((*path, "country"), "", most=MAX_NAME))
+            player = Player(
+                r.text((*path, "name"), "", most=MAX_NAME).strip(),
+                r.text((*path, "club"), "", most=MAX_NAME),
+                r.text((*path, "country"), "", most=MAX_NAME),
+            )
         elif isinstance(item, str | int) and not isinstance(item, bool):
             player = Player(str(item).strip())
         else:
@@ -235,16 +285,14 @@ def _tables(r: Reader) -> tuple[str, ...]:
     value = r.get(("tables",), 4)
     if isinstance(value, list):
         names = [str(v).strip() for v in value]
-        if not names or len(names) > MAX_TABLES or len(set(names)) != len(names) or not all(
-                names):
+        if not names or len(names) > MAX_TABLES or len(set(names)) != len(names) or not all(names):
             raise r.doc.error(("tables",), f"a list of 1 to {MAX_TABLES} different names")
         return tuple(names)
     count = r.integer(("tables",), 4, MAX_TABLES)
     return tuple(str(n) for n in range(1, count + 1))
 
 
-def _stages(r: Reader, rules: RuleSet, players: int
-            ) -> tuple[GroupStage | None, Knockout | None]:
+def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None, Knockout | None]:
     stages = r.mapping(("stages",), ("groups", "knockout"))
     if stages is None:  # the rule set's evening: groups of four and a knock-out, or KO only
         stages = {"knockout": {}} if rules.key == "pl-ko" else {"groups": {}, "knockout": {}}
@@ -259,21 +307,27 @@ def _stages(r: Reader, rules: RuleSet, players: int
         default_advance = 3 if tree == "vht6" else min(2, smallest)
         advance = r.integer(("stages", "groups", "advance"), default_advance, MAX_PLAYERS)
         if advance > smallest:
-            raise r.doc.error(("stages", "groups", "advance"),
-                              f"{advance} cannot go through from a group of {smallest}")
+            raise r.doc.error(
+                ("stages", "groups", "advance"),
+                f"{advance} cannot go through from a group of {smallest}",
+            )
         if rules.group_profile is None:
             raise r.doc.error(("stages", "groups"), "this rule set plays no groups")
-        groups = GroupStage(size, advance, _profile(r, ("stages", "groups", "profile"),
-                                                    rules.group_profile))
+        groups = GroupStage(
+            size, advance, _profile(r, ("stages", "groups", "profile"), rules.group_profile)
+        )
     knockout = None
     if "knockout" in stages:
         k: Path_ = ("stages", "knockout")
         r.mapping(k, KNOCKOUT_KEYS)
         tree = r.choice((*k, "tree"), TREES, rules.tree if groups else "seeded")
-        knockout = Knockout(tree, r.flag((*k, "third_place"), rules.third_place),
-                            _profile(r, (*k, "profile"), rules.knockout_profile),
-                            _profile(r, (*k, "final_profile"), rules.final_profile),
-                            _pairs(r, (*k, "pairs")))
+        knockout = Knockout(
+            tree,
+            r.flag((*k, "third_place"), rules.third_place),
+            _profile(r, (*k, "profile"), rules.knockout_profile),
+            _profile(r, (*k, "final_profile"), rules.final_profile),
+            _pairs(r, (*k, "pairs")),
+        )
         _check_tree(r, knockout, groups, players)
     if groups is None and knockout is None:
         raise r.doc.error(("stages",), "name groups:, knockout: or both")
@@ -284,9 +338,14 @@ def _pairs(r: Reader, path: Path_) -> tuple[tuple[str, str], ...]:
     value = r.get(path)
     if value is None:
         return ()
-    ok = isinstance(value, list) and value and all(
-        isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)
-        for p in value)
+    ok = (
+        isinstance(value, list)
+        and value
+        and all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)
+            for p in value
+        )
+    )
     if not ok:
         raise r.doc.error(path, "a list of pairs of group places, e.g. [[A1, B2], [B1, A2]]")
     return tuple((a.strip().upper(), b.strip().upper()) for a, b in value)
@@ -303,18 +362,26 @@ def _check_tree(r: Reader, ko: Knockout, groups: GroupStage | None, players: int
     if ko.pairs:
         size = len(ko.pairs) * 2
         if size & (size - 1):
-            raise r.doc.error(("stages", "knockout", "pairs"),
-                              f"{len(ko.pairs)} pairs do not make a tree (1, 2, 4, 8 … pairs)")
+            raise r.doc.error(
+                ("stages", "knockout", "pairs"),
+                f"{len(ko.pairs)} pairs do not make a tree (1, 2, 4, 8 … pairs)",
+            )
         return
     if ko.tree == "vht6":
         if count != 2 or groups.advance != 3 or players // 2 < 4:
-            raise r.doc.error(at, "VHT 6's tree is for two groups of four or more with "
-                                  f"advance: 3 (here {count} groups, advance "
-                                  f"{groups.advance}); size: {-(-players // 2)} makes two groups, "
-                                  "or tree: seeded")
+            raise r.doc.error(
+                at,
+                "VHT 6's tree is for two groups of four or more with "
+                f"advance: 3 (here {count} groups, advance "
+                f"{groups.advance}); size: {-(-players // 2)} makes two groups, "
+                "or tree: seeded",
+            )
     elif ko.tree == "cross":
         size = count * groups.advance
         if groups.advance not in (1, 2) or size < 2 or size & (size - 1):
-            raise r.doc.error(at, f"the cross tree (A1–B2, B1–A2 …) needs 1, 2, 4, 8 … groups "
-                                  f"with advance 1 or 2 (here {count} groups, advance "
-                                  f"{groups.advance}); tree: seeded fills byes")
+            raise r.doc.error(
+                at,
+                f"the cross tree (A1–B2, B1–A2 …) needs 1, 2, 4, 8 … groups "
+                f"with advance 1 or 2 (here {count} groups, advance "
+                f"{groups.advance}); tree: seeded fills byes",
+            )

@@ -40,18 +40,31 @@ class Row:
         return self.goals_for - self.goals_against
 
     def to_json(self) -> dict[str, object]:
-        return {"place": self.place, "player": self.player, "played": self.played,
-                "won": self.won, "ot_won": self.ot_won, "drawn": self.drawn,
-                "ot_lost": self.ot_lost, "lost": self.lost, "goals_for": self.goals_for,
-                "goals_against": self.goals_against, "goal_difference": self.goal_difference,
-                "points": self.points, "ahead_by": self.ahead_by, "lot": self.lot}
+        return {
+            "place": self.place,
+            "player": self.player,
+            "played": self.played,
+            "won": self.won,
+            "ot_won": self.ot_won,
+            "drawn": self.drawn,
+            "ot_lost": self.ot_lost,
+            "lost": self.lost,
+            "goals_for": self.goals_for,
+            "goals_against": self.goals_against,
+            "goal_difference": self.goal_difference,
+            "points": self.points,
+            "ahead_by": self.ahead_by,
+            "lot": self.lot,
+        }
 
 
 def count(players: Sequence[str], played: Sequence[Played], rules: RuleSet) -> dict[str, Row]:
     rows = {p: Row(p) for p in players}
     for home, away, result in played:
-        for me, mine, theirs in ((home, result.home, result.away),
-                                 (away, result.away, result.home)):
+        for me, mine, theirs in (
+            (home, result.home, result.away),
+            (away, result.away, result.home),
+        ):
             row = rows[me]
             row.played += 1
             row.goals_for += mine
@@ -69,8 +82,12 @@ def count(players: Sequence[str], played: Sequence[Played], rules: RuleSet) -> d
     return rows
 
 
-def standings(players: Sequence[str], played: Sequence[Played], rules: RuleSet,
-              lots: Sequence[Sequence[str]] = ()) -> list[Row]:
+def standings(
+    players: Sequence[str],
+    played: Sequence[Played],
+    rules: RuleSet,
+    lots: Sequence[Sequence[str]] = (),
+) -> list[Row]:
     """The group's rows, first to last: a total order (the lot, drawn or pending, last).
     `players` in draw order; `lots`: the orders the desk recorded, the latest last."""
     rows = count(players, played, rules)
@@ -95,9 +112,16 @@ def pending_lots(rows: Sequence[Row]) -> list[tuple[str, ...]]:
     return seen
 
 
-def _order(tied: list[str], step: int, rules: RuleSet, rows: dict[str, Row],
-           played: Sequence[Played], lots: Sequence[Sequence[str]], ranked: list[str],
-           gaps: list[str]) -> None:
+def _order(
+    tied: list[str],
+    step: int,
+    rules: RuleSet,
+    rows: dict[str, Row],
+    played: Sequence[Played],
+    lots: Sequence[Sequence[str]],
+    ranked: list[str],
+    gaps: list[str],
+) -> None:
     if len(tied) == 1:
         ranked.append(tied[0])
         return
@@ -110,14 +134,23 @@ def _order(tied: list[str], step: int, rules: RuleSet, rows: dict[str, Row],
     parts = [[p for p in tied if value(p) == v] for v in levels]
     again = criterion == "head_to_head" and len(parts) > 1
     for i, part in enumerate(parts):
-        _order(part, step if again and len(part) > 1 else step + 1, rules, rows, played, lots,
-               ranked, gaps)
+        _order(
+            part,
+            step if again and len(part) > 1 else step + 1,
+            rules,
+            rows,
+            played,
+            lots,
+            ranked,
+            gaps,
+        )
         if i < len(parts) - 1:
             gaps.append(criterion)
 
 
-def _value(criterion: str, tied: list[str], rows: dict[str, Row], played: Sequence[Played],
-           rules: RuleSet) -> Callable[[str], int]:
+def _value(
+    criterion: str, tied: list[str], rows: dict[str, Row], played: Sequence[Played], rules: RuleSet
+) -> Callable[[str], int]:
     if criterion == "head_to_head":
         among = set(tied)
         mini = {p: 0 for p in tied}
@@ -127,15 +160,23 @@ def _value(criterion: str, tied: list[str], rows: dict[str, Row], played: Sequen
                 mini[away] += rules.points.for_result(result.away, result.home, result.decided)
         return mini.__getitem__
     getters: dict[str, Callable[[Row], int]] = {
-        "points": lambda r: r.points, "goal_difference": lambda r: r.goal_difference,
-        "goals_for": lambda r: r.goals_for, "goals_against": lambda r: -r.goals_against,
-        "wins": lambda r: r.won + r.ot_won}
+        "points": lambda r: r.points,
+        "goal_difference": lambda r: r.goal_difference,
+        "goals_for": lambda r: r.goals_for,
+        "goals_against": lambda r: -r.goals_against,
+        "wins": lambda r: r.won + r.ot_won,
+    }
     get = getters[criterion]
     return lambda p: get(rows[p])
 
 
-def _lot(tied: list[str], rows: dict[str, Row], lots: Sequence[Sequence[str]],
-         ranked: list[str], gaps: list[str]) -> None:
+def _lot(
+    tied: list[str],
+    rows: dict[str, Row],
+    lots: Sequence[Sequence[str]],
+    ranked: list[str],
+    gaps: list[str],
+) -> None:
     drawn = next((lot for lot in reversed(lots) if set(tied) <= set(lot)), None)
     order = sorted(tied, key=list(drawn).index) if drawn else tied
     for i, name in enumerate(order):

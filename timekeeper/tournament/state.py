@@ -46,37 +46,57 @@ class Fixture:
 
     @property
     def sides(self) -> str:
-        return (f"{self.home or bracket.source_text(self.home_source)} – "
-                f"{self.away or bracket.source_text(self.away_source)}")
+        return (
+            f"{self.home or bracket.source_text(self.home_source)} – "
+            f"{self.away or bracket.source_text(self.away_source)}"
+        )
 
 
-def make_draw(spec: Spec, seed: int, ranking: Sequence[str] | None = None,
-              time: str | None = None) -> DrawEvent:
+def make_draw(
+    spec: Spec, seed: int, ranking: Sequence[str] | None = None, time: str | None = None
+) -> DrawEvent:
     """The draw event: groups (or the knock-out's seed order), every group match, the tree,
     and every match's round and table — all fixed now, so that the rounds never change
     under the players even if a later version lays them out differently."""
     groups = spec.groups.count(len(spec.players)) if spec.groups else 0
-    drawn: Draw = (pots_draw(spec.names, ranking, groups, seed) if ranking is not None
-                   else random_draw(spec.names, groups, seed))
+    drawn: Draw = (
+        pots_draw(spec.names, ranking, groups, seed)
+        if ranking is not None
+        else random_draw(spec.names, groups, seed)
+    )
     matches = schedule.group_matches(drawn.groups)
     rounds = schedule.lay_out(matches, len(spec.tables))
     slots = schedule.slots(rounds, spec.tables)
     nodes: list[Node] = []
     if spec.knockout:
         k = spec.knockout
-        nodes = bracket.build(k.tree, {g: len(p) for g, p in drawn.groups.items()},
-                              spec.groups.advance if spec.groups else 0, k.third_place,
-                              len(spec.players), k.pairs)
+        nodes = bracket.build(
+            k.tree,
+            {g: len(p) for g, p in drawn.groups.items()},
+            spec.groups.advance if spec.groups else 0,
+            k.third_place,
+            len(spec.players),
+            k.pairs,
+        )
         slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
-    return DrawEvent(seed, drawn.method, {g: tuple(p) for g, p in drawn.groups.items()},
-                     tuple(drawn.order), tuple(matches), tuple(nodes), tuple(slots),
-                     spec.rules.scoring(), time)
+    return DrawEvent(
+        seed,
+        drawn.method,
+        {g: tuple(p) for g, p in drawn.groups.items()},
+        tuple(drawn.order),
+        tuple(matches),
+        tuple(nodes),
+        tuple(slots),
+        spec.rules.scoring(),
+        time,
+    )
 
 
 def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> list[Slot]:
     """The tree round by round; placement matches (VHT's second-to-last place) fill a free
     table where they delay nothing, the 3rd place comes before the final, which is played
     last and at the first table."""
+
     def kind(n: Node) -> int:
         return 3 if n.id == "F" else 2 if n.id == "3P" else 1 if n.places else 0
 
@@ -113,7 +133,8 @@ class Tournament:
             case DrawEvent():
                 self._apply_draw(event)
             case ResultEvent(match=match_id) | ReplayEvent(match=match_id) if (
-                    match_id not in self.group_matches and match_id not in self.nodes):
+                match_id not in self.group_matches and match_id not in self.nodes
+            ):
                 raise KeyError(f"no match {match_id!r} in the draw")
             case ResultEvent():
                 self.results[event.match] = event.result
@@ -127,24 +148,35 @@ class Tournament:
 
     def _apply_draw(self, event: DrawEvent) -> None:
         if set(event.order) != set(self.spec.names):
-            raise TournamentError("the file's players are not those of the draw in the "
-                                  "ledger; a drawn tournament keeps its players (rename "
-                                  "back, or start a new tournament file)")
+            raise TournamentError(
+                "the file's players are not those of the draw in the "
+                "ledger; a drawn tournament keeps its players (rename "
+                "back, or start a new tournament file)"
+            )
         missing = {s.table for s in event.slots} - set(self.spec.tables)
         if missing:
-            raise TournamentError(f"the draw in the ledger plays at tables "
-                                  f"{', '.join(sorted(missing))}, which the file no longer "
-                                  "names; a drawn tournament keeps its tables")
+            raise TournamentError(
+                f"the draw in the ledger plays at tables "
+                f"{', '.join(sorted(missing))}, which the file no longer "
+                "names; a drawn tournament keeps its tables"
+            )
         drawn_under = event.rules  # (ledgers from before it was kept: not checked)
-        changed = [] if drawn_under is None else [
-            k for k, v in self.spec.rules.scoring().items()
-            if k != "key" and drawn_under.get(k) != v]
+        changed = (
+            []
+            if drawn_under is None
+            else [
+                k
+                for k, v in self.spec.rules.scoring().items()
+                if k != "key" and drawn_under.get(k) != v
+            ]
+        )
         if drawn_under is not None and changed:
             raise TournamentError(
                 f"{self.spec.file}: rules: {self.spec.rules.key} does not score as the "
                 f"{drawn_under.get('key')} rules the draw was made under ({', '.join(changed)} "
                 "differ); a drawn tournament keeps its rules, so that no result already "
-                "played is counted anew (put the rules back, or start a new tournament file)")
+                "played is counted anew (put the rules back, or start a new tournament file)"
+            )
         self.draw = event
         self.groups = dict(event.groups)
         self.order = event.order
@@ -155,8 +187,9 @@ class Tournament:
     def require_drawn(self) -> None:
         """What every command but the draw needs first."""
         if not self.drawn:
-            raise TournamentError(f"{self.spec.file}: not drawn yet: `timekeeper tournament "
-                                  f"draw -f {self.spec.file}`")
+            raise TournamentError(
+                f"{self.spec.file}: not drawn yet: `timekeeper tournament draw -f {self.spec.file}`"
+            )
 
     # ------------------------------------------------------------------ what stands
 
@@ -165,15 +198,19 @@ class Tournament:
         return self.draw is not None
 
     def group_played(self, group: str) -> list[tuple[str, str, Result]]:
-        return [(p.home, p.away, self.results[p.id]) for p in self.group_matches.values()
-                if p.group == group and p.id in self.results]
+        return [
+            (p.home, p.away, self.results[p.id])
+            for p in self.group_matches.values()
+            if p.group == group and p.id in self.results
+        ]
 
     def complete(self, group: str) -> bool:
         return all(p.id in self.results for p in self.group_matches.values() if p.group == group)
 
     def standings(self, group: str) -> list[Row]:
-        return standings(self.groups[group], self.group_played(group), self.spec.rules,
-                         self.lots.get(group, ()))
+        return standings(
+            self.groups[group], self.group_played(group), self.spec.rules, self.lots.get(group, ())
+        )
 
     def pending_lots(self, group: str) -> list[tuple[str, ...]]:
         """Ties only a lot can break, once the group has played all its matches."""
@@ -187,7 +224,7 @@ class Tournament:
         if source.startswith("#"):
             number = int(source[1:])
             return self.order[number - 1] if number <= len(self.order) else None
-        group, place = source.rstrip("0123456789"), source[len(source.rstrip("0123456789")):]
+        group, place = source.rstrip("0123456789"), source[len(source.rstrip("0123456789")) :]
         if group not in self.groups or not place or not self.complete(group):
             return None
         rows = self.standings(group)
@@ -212,11 +249,22 @@ class Tournament:
         result, replay = self.results.get(match_id), match_id in self.replays
         if match_id in self.group_matches:
             p = self.group_matches[match_id]
-            return Fixture(p.id, f"group {p.group}", p.home, p.away, "", "", slot, result,
-                         replay, False)
+            return Fixture(
+                p.id, f"group {p.group}", p.home, p.away, "", "", slot, result, replay, False
+            )
         n = self.nodes[match_id]
-        return Fixture(n.id, n.name, self.side(n.home), self.side(n.away), n.home, n.away, slot,
-                     result, replay, True)
+        return Fixture(
+            n.id,
+            n.name,
+            self.side(n.home),
+            self.side(n.away),
+            n.home,
+            n.away,
+            slot,
+            result,
+            replay,
+            True,
+        )
 
     def profile_of(self, match_id: str) -> str:
         """The match profile a box plays this match with: the stage's, the final's for F."""
@@ -228,8 +276,10 @@ class Tournament:
         return k.final_profile if self.nodes[match_id].final else k.profile
 
     def fixtures(self) -> list[Fixture]:
-        return [self.fixture(s.match) for s in sorted(self.slots, key=lambda s: (
-            s.round, self.spec.tables.index(s.table)))]
+        return [
+            self.fixture(s.match)
+            for s in sorted(self.slots, key=lambda s: (s.round, self.spec.tables.index(s.table)))
+        ]
 
     def at(self, round_: int, table: str) -> Fixture:
         for s in self.slots:
@@ -237,8 +287,10 @@ class Tournament:
                 return self.fixture(s.match)
         used = sorted({s.round for s in self.slots})
         last = used[-1] if used else 0
-        raise TournamentError(f"no match in round {round_} at table {table} (rounds 1–{last}, "
-                              f"tables {', '.join(self.spec.tables)})")
+        raise TournamentError(
+            f"no match in round {round_} at table {table} (rounds 1–{last}, "
+            f"tables {', '.join(self.spec.tables)})"
+        )
 
     def next_up(self) -> list[tuple[str, Fixture | None, str]]:
         """Each table's next match and whether it can start: a late result at one table
@@ -257,11 +309,14 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                s for s, who in ((m.home_source, m.home), (m.away_source, m.away))
-                if who is None)
+                s for s, who in ((m.home_source, m.home), (m.away_source, m.away)) if who is None
+            )
         for other in self.fixtures():
-            if other.slot.round < m.slot.round and other.result is None and {
-                    other.home, other.away} & {m.home, m.away}:
+            if (
+                other.slot.round < m.slot.round
+                and other.result is None
+                and {other.home, other.away} & {m.home, m.away}
+            ):
                 busy = ({other.home, other.away} & {m.home, m.away}).pop()
                 return f"{busy} still plays round {other.slot.round} at table {other.slot.table}"
         return "ready"
@@ -272,8 +327,15 @@ class Tournament:
         rest: list[str] = []
         if self.groups:
             rows = [r for g in self.groups for r in self.standings(g)]
-            rows.sort(key=lambda r: (r.place, -r.points, -r.goal_difference, -r.goals_for,
-                                     self.order.index(r.player)))
+            rows.sort(
+                key=lambda r: (
+                    r.place,
+                    -r.points,
+                    -r.goal_difference,
+                    -r.goals_for,
+                    self.order.index(r.player),
+                )
+            )
             rest = [r.player for r in rows]
         else:
             rest = list(self.order)
@@ -281,5 +343,9 @@ class Tournament:
 
     def history(self, match_id: str | None = None) -> list[Event]:
         """The events so far, or one match's (its results, corrections and replays)."""
-        return [e for e in self.events if match_id is None or (
-            isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)]
+        return [
+            e
+            for e in self.events
+            if match_id is None
+            or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
+        ]

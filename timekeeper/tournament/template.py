@@ -11,16 +11,16 @@ from timekeeper.tournament.spec import LANGUAGES
 
 STAGES = {
     "radegast": "stages:\n  groups:\n    size: 4          # a draw into groups of four, round "
-                "robin\n    advance: 2       # the top two go to the knock-out\n  knockout:\n"
-                "    tree: {tree:<11} # {tree_note}\n    third_place: true\n",
+    "robin\n    advance: 2       # the top two go to the knock-out\n  knockout:\n"
+    "    tree: {tree:<11} # {tree_note}\n    third_place: true\n",
     "hokejbal": "stages:\n  groups:\n    size: {half:<12} # two groups (VHT 6: 8 teams or more)\n"
-                "    advance: 3       # VHT 6: 1st to the semi-finals, 2nd and 3rd to the "
-                "quarter-finals\n  knockout:\n    tree: vht6       # … and the last of each "
-                "group play for the second-to-last place\n    third_place: true\n",
+    "    advance: 3       # VHT 6: 1st to the semi-finals, 2nd and 3rd to the "
+    "quarter-finals\n  knockout:\n    tree: vht6       # … and the last of each "
+    "group play for the second-to-last place\n    third_place: true\n",
     "few": "stages:\n  groups:\n    size: {count:<12} # one group, everyone plays everyone\n"
-           "    advance: 2\n  knockout:\n    tree: cross      # the top two play the final\n",
+    "    advance: 2\n  knockout:\n    tree: cross      # the top two play the final\n",
     "pl-ko": "stages:\n  knockout:\n    tree: seeded     # drawn (or seeded by --ranking), "
-             "byes to the best seeds\n    third_place: false\n",
+    "byes to the best seeds\n    third_place: false\n",
 }
 
 
@@ -28,14 +28,19 @@ def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
     if rules not in BUILT_IN:
         raise ValueError(f"rules: one of {', '.join(BUILT_IN)}")
     ball_hockey = rules.startswith("hokejbal")
-    stages = STAGES["few" if ball_hockey and len(players) < 8 else
-                    "hokejbal" if ball_hockey else rules]
+    stages = STAGES[
+        "few" if ball_hockey and len(players) < 8 else "hokejbal" if ball_hockey else rules
+    ]
     groups = -(-len(players) // 4)
     cross = groups & (groups - 1) == 0
-    stages = stages.format(half=-(-len(players) // 2), count=len(players),
-                           tree="cross" if cross else "seeded",
-                           tree_note="A1–B2, C1–D2 … B1–A2, D1–C2 …" if cross else
-                           f"{groups} groups: by seed (winners, then runners-up), byes")
+    stages = stages.format(
+        half=-(-len(players) // 2),
+        count=len(players),
+        tree="cross" if cross else "seeded",
+        tree_note="A1–B2, C1–D2 … B1–A2, D1–C2 …"
+        if cross
+        else f"{groups} groups: by seed (winners, then runners-up), byes",
+    )
     names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
     return f"""\
 # A tournament (docs/tournament.md). Change what you need, then:

@@ -55,8 +55,12 @@ STATIC = Path(__file__).resolve().parent / "static"
 COMMON_SCRIPT = STATIC / "common.js"  # the words, the clock, the parts: every page's, both apps'
 
 HANDLER_OPTIONS: dict[str, Any] = {
-    "keepalive_timeout": HEAD_TIMEOUT, "max_line_size": MAX_LINE,
-    "max_field_size": MAX_FIELD, "max_headers": MAX_HEADERS, "lingering_time": 1.0}
+    "keepalive_timeout": HEAD_TIMEOUT,
+    "max_line_size": MAX_LINE,
+    "max_field_size": MAX_FIELD,
+    "max_headers": MAX_HEADERS,
+    "lingering_time": 1.0,
+}
 
 
 def shown(text: object) -> str:
@@ -79,8 +83,11 @@ class LogBudget:
         if minute != self._minute:
             held = {w: n - self.lines for w, n in self._used.items() if n > self.lines}
             if held:
-                log.warning("web: %d more log lines held back from %s", sum(held.values()),
-                            ", ".join(f"{w} ({n})" for w, n in sorted(held.items())[:5]))
+                log.warning(
+                    "web: %d more log lines held back from %s",
+                    sum(held.values()),
+                    ", ".join(f"{w} ({n})" for w, n in sorted(held.items())[:5]),
+                )
             self._minute, self._used = minute, Counter()
         if who not in self._used and len(self._used) >= self.keep:
             return False
@@ -95,8 +102,9 @@ class Doors:
     its head, or idle between requests) is closed to let the new one in: a slowloris from
     many addresses costs a display its slot only while it is making one, never for good."""
 
-    def __init__(self, budget: LogBudget, total: int = MAX_CONNECTIONS,
-                 per_address: int = MAX_PER_ADDRESS) -> None:
+    def __init__(
+        self, budget: LogBudget, total: int = MAX_CONNECTIONS, per_address: int = MAX_PER_ADDRESS
+    ) -> None:
         self.budget, self.total, self.per_address = budget, total, per_address
         self.open: Counter[str] = Counter()
         self.handlers: dict[RequestHandler, None] = {}  # admitted, oldest first
@@ -109,8 +117,9 @@ class Doors:
         now = time.monotonic()
         if self.accept_failing and now - self._failed_at > ACCEPT_CALM:
             self.accept_failing = False
-            log.warning("web: accepting connections again (%d accept tries failed)",
-                        self._failed_tries)
+            log.warning(
+                "web: accepting connections again (%d accept tries failed)", self._failed_tries
+            )
         if sum(self.open.values()) >= self.total and self.open[who] < self.per_address:
             self._evict_one()
         if sum(self.open.values()) >= self.total or self.open[who] >= self.per_address:
@@ -118,10 +127,16 @@ class Doors:
             minute = int(now // 60)
             if minute != self._said_minute:  # (once a minute in all, whoever it is)
                 self._said_minute = minute
-                log.warning("web: connections turned away: %d from %s open, %d in all (caps "
-                            "%d and %d); %d turned away so far", self.open[who], who,
-                            sum(self.open.values()), self.per_address, self.total,
-                            self.turned_away)
+                log.warning(
+                    "web: connections turned away: %d from %s open, %d in all (caps "
+                    "%d and %d); %d turned away so far",
+                    self.open[who],
+                    who,
+                    sum(self.open.values()),
+                    self.per_address,
+                    self.total,
+                    self.turned_away,
+                )
             return False
         self.open[who] += 1
         if handler is not None:
@@ -152,12 +167,15 @@ class Doors:
         with a traceback per try; here it is said once, until a connection is let in again."""
         exc = context.get("exception")
         if "accept" in str(context.get("message", "")) or (
-                isinstance(exc, OSError) and exc.errno in (23, 24)):
+            isinstance(exc, OSError) and exc.errno in (23, 24)
+        ):
             now = time.monotonic()
             if not self.accept_failing:
                 self.accept_failing, self._failed_tries = True, 0
-                log.error("web: cannot accept connections (%s); asyncio retries each "
-                          "second, said once", exc or context.get("message"))
+                log.error(
+                    "web: cannot accept connections (%s); asyncio retries each second, said once",
+                    exc or context.get("message"),
+                )
             self._failed_at, self._failed_tries = now, self._failed_tries + 1
             return
         if self.budget.allow("(loop)"):
@@ -191,20 +209,34 @@ def handler_class(doors: Doors, budget: LogBudget, name: str = "box") -> type[Re
                 self._who = None
             super().connection_lost(exc)
 
-        def handle_error(self, request: Any, status: int = 500,
-                         exc: BaseException | None = None,
-                         message: str | None = None) -> web.StreamResponse:
+        def handle_error(
+            self,
+            request: Any,
+            status: int = 500,
+            exc: BaseException | None = None,
+            message: str | None = None,
+        ) -> web.StreamResponse:
             who = self._who or "?"
             if budget.allow(who):  # (the kind of fault only: a parser's message may
                 # quote the request, a header with a token in it too)
-                log.warning("web: bad request from %s: %d %s", who, status,
-                            type(exc).__name__ if exc else "")
+                log.warning(
+                    "web: bad request from %s: %d %s",
+                    who,
+                    status,
+                    type(exc).__name__ if exc else "",
+                )
             if request.writer.output_size > 0:
                 raise ConnectionError("the answer had begun: the connection is dropped")
-            reason = f"the request was not HTTP the {name} understands" if status < 500 \
+            reason = (
+                f"the request was not HTTP the {name} understands"
+                if status < 500
                 else f"the {name} could not answer that (see its log)"
-            response = web.Response(status=status, content_type="application/json",
-                                    text=json.dumps({"ok": False, "error": reason}))
+            )
+            response = web.Response(
+                status=status,
+                content_type="application/json",
+                text=json.dumps({"ok": False, "error": reason}),
+            )
             response.force_close()
             return response
 
@@ -214,8 +246,10 @@ def handler_class(doors: Doors, budget: LogBudget, name: str = "box") -> type[Re
 def policy(styles: str = "'self'") -> str:
     """The Content-Security-Policy of every answer: the app's own files and nothing else (no
     inline script anywhere); `styles`: a page's own style sources (a printed sheet's hash)."""
-    return (f"default-src 'self'; script-src 'self'; style-src {styles}; connect-src 'self'; "
-            "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'self'; script-src 'self'; style-src {styles}; connect-src 'self'; "
+        "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    )
 
 
 def error(status: int, reason: str) -> web.Response:
@@ -238,8 +272,9 @@ def authorized(request: web.Request, tokens: TokenStore) -> bool:
     return scheme.lower() == "bearer" and tokens.valid(token.strip() or None)
 
 
-async def json_body(request: web.Request, max_bytes: int, max_depth: int = 3,
-                    bad: str = "the body must be JSON") -> object:
+async def json_body(
+    request: web.Request, max_bytes: int, max_depth: int = 3, bad: str = "the body must be JSON"
+) -> object:
     """The request's body as bounded JSON; a body too long (413), not whole within
     BODY_TIMEOUT (408) or not such JSON (400, saying `bad`) raises Refusal."""
     too_long = Refusal(413, f"a command is at most {max_bytes} bytes")
@@ -263,16 +298,19 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def page(file: Path, lang: str) -> Handler:
     """A page's handler: the file in the app's language `lang`, or the one its `?lang=`
     asks for (language.page)."""
+
     async def answer(request: web.Request) -> web.StreamResponse:
         code = language.chosen(request.query.get("lang"), lang)
         html = language.page(file.read_text(encoding="utf-8"), code)
         return web.Response(text=html, content_type="text/html")
+
     return answer
 
 
 def words(*sections: str) -> Handler:
     """The handler of `/lang/{code}.js`: the sections of lang/XX.json a page needs, as the
     script it loads first (language.script); 404 for an unknown language."""
+
     async def answer(request: web.Request) -> web.StreamResponse:
         code = request.match_info["code"]
         if code not in language.LANGUAGES:
@@ -283,6 +321,7 @@ def words(*sections: str) -> Handler:
             log.error("web: language %s: %s", code, exc)
             return error(500, f"language {code}: {exc}")
         return web.Response(text=text, content_type="text/javascript")
+
     return answer
 
 
@@ -296,6 +335,7 @@ def files(*paths: Path) -> Handler:
         if path is None:
             return error(404, "not found")
         return web.FileResponse(path)
+
     return answer
 
 
@@ -312,7 +352,8 @@ class Guard:
         self.reads = RateLimits(READS_PER_SECOND, READ_BURST)
         self.lanes: list[tuple[str, RateLimits, str]] = [
             (prefix, RateLimits(FILES_PER_SECOND, FILE_BURST), "too many requests: slow down")
-            for prefix in FILES]
+            for prefix in FILES
+        ]
 
     def limit(self, prefix: str, rate: float, burst: int, said: str) -> None:
         """Requests under `prefix` (an app's commands) get their own, stricter lane."""
@@ -346,8 +387,7 @@ class Guard:
             headers.setdefault("Cache-Control", "no-cache")
         return response
 
-    async def _answer(self, request: web.Request, handler: Handler,
-                      who: str) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, handler: Handler, who: str) -> web.StreamResponse:
         try:
             if len(request.raw_path) > MAX_PATH:
                 raise web.HTTPRequestURITooLong()
@@ -364,8 +404,7 @@ class Guard:
             return error(404, "not found")
         except Exception:
             if self.budget.allow(who):  # a fault of ours: the traceback, within bounds
-                log.exception("web: %s %s from %s failed", request.method,
-                              shown(request.path), who)
+                log.exception("web: %s %s from %s failed", request.method, shown(request.path), who)
             return error(500, f"the {self.name} could not answer that (see its log)")
 
 
@@ -383,16 +422,15 @@ class Site:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self.guard.doors.loop_error)
         options = self.guard.handler_options | {"access_log": None}
-        runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0,
-                               **options)
+        runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0, **options)
         await runner.setup()
         server = runner.server
         assert server is not None  # (made by setup)
         handler = handler_class(self.guard.doors, self.guard.budget, self.guard.name)
         try:  # (aiohttp's TCPSite, with its connection handler behind the doors)
             self._listener = await loop.create_server(
-                lambda: handler(server, loop=loop, **options), self.host, self.port,
-                backlog=64)
+                lambda: handler(server, loop=loop, **options), self.host, self.port, backlog=64
+            )
         except BaseException:
             await runner.cleanup()
             raise
@@ -407,6 +445,7 @@ class Site:
 
 def run(site: Site) -> None:
     """Serve `site` until SIGINT or SIGTERM (the desk's `hall serve`), then end cleanly."""
+
     async def main() -> None:
         stop, loop = asyncio.Event(), asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):

@@ -18,8 +18,9 @@ def parse_listen(text: str) -> tuple[str, int]:
         host, port_text = LOCAL, text
     host = host.strip("[]") or LOCAL
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise ValueError(f"must be [HOST:]PORT with a port 1-65535, e.g. 8080 or "
-                         f"0.0.0.0:8080, not {text!r}")
+        raise ValueError(
+            f"must be [HOST:]PORT with a port 1-65535, e.g. 8080 or 0.0.0.0:8080, not {text!r}"
+        )
     if any(c.isspace() or c in "/?#@" for c in host):
         raise ValueError(f"the host {host!r} is not an address or a name")
     return host, int(port_text)

@@ -108,8 +108,7 @@ class _Client:
             if self.ending is not None:
                 code, why = self.ending
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self.ws.close(code=code, message=why),
-                                           SEND_TIMEOUT)
+                    await asyncio.wait_for(self.ws.close(code=code, message=why), SEND_TIMEOUT)
                 return
 
 
@@ -119,9 +118,15 @@ def _transport(ws: web.WebSocketResponse) -> asyncio.Transport | None:
 
 
 class WebServer(RunnerListener):
-    def __init__(self, box: LiveRunner, host: str, port: int, tokens: TokenStore,
-                 lang: str = language.DEFAULT,
-                 commands: dict[str, Callable[[list[str]], dict]] | None = None) -> None:
+    def __init__(
+        self,
+        box: LiveRunner,
+        host: str,
+        port: int,
+        tokens: TokenStore,
+        lang: str = language.DEFAULT,
+        commands: dict[str, Callable[[list[str]], dict]] | None = None,
+    ) -> None:
         """`commands`: the box's commands beyond the match's, as the ctl socket has them (the
         hall's `result confirm`), each answering as `ctl` does."""
         self.box, self.host, self.port, self.tokens = box, host, port, tokens
@@ -134,8 +139,9 @@ class WebServer(RunnerListener):
         self._woken = False
         self._changed: asyncio.Event | None = None
         self.guard = guard.Guard("box")  # (the caps, the timeouts, the rate limits)
-        self.guard.limit("/api/command", COMMANDS_PER_SECOND, COMMAND_BURST,
-                         "too many commands: slow down")
+        self.guard.limit(
+            "/api/command", COMMANDS_PER_SECOND, COMMAND_BURST, "too many commands: slow down"
+        )
         self.doors, self._log_budget = self.guard.doors, self.guard.budget
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._started = threading.Event()
@@ -181,9 +187,13 @@ class WebServer(RunnerListener):
             if self.loop is not None:
                 self.loop.call_soon_threadsafe(self._end_old_sessions)
             log.info("web: the operator link was renewed; old sessions are closed")
-        return {"ok": True, "url": f"{self.url}/control#token={self.tokens.token}",
-                "display": f"{self.url}/", "token": self.tokens.token,
-                "status": self.box.status().to_dict()}  # (as every ctl reply)
+        return {
+            "ok": True,
+            "url": f"{self.url}/control#token={self.tokens.token}",
+            "display": f"{self.url}/",
+            "token": self.tokens.token,
+            "status": self.box.status().to_dict(),
+        }  # (as every ctl reply)
 
     # ------------------------------------------------------------------ the web thread
 
@@ -201,8 +211,11 @@ class WebServer(RunnerListener):
         self._changed, self._stop = asyncio.Event(), asyncio.Event()
         site = guard.Site(self.guard, self.app(), self.host, self.port)
         await site.start()
-        log.info("web: display %s/, operator page %s/control (`timekeeper ctl link` gives "
-                 "its link)", self.url, self.url)
+        log.info(
+            "web: display %s/, operator page %s/control (`timekeeper ctl link` gives its link)",
+            self.url,
+            self.url,
+        )
         self._started.set()
         pusher = asyncio.create_task(self._push())
         await self._stop.wait()
@@ -231,11 +244,12 @@ class WebServer(RunnerListener):
 
     async def _command(self, request: web.Request) -> web.Response:
         if not guard.authorized(request, self.tokens):
-            return error(401, "no valid operator token: open the link that "
-                              "`timekeeper ctl link` prints")
+            return error(
+                401, "no valid operator token: open the link that `timekeeper ctl link` prints"
+            )
         body = await guard.json_body(
-            request, MAX_BODY, bad='the body must be JSON, e.g. {"command": "add", "args": '
-                                   '["10"]}')
+            request, MAX_BODY, bad='the body must be JSON, e.g. {"command": "add", "args": ["10"]}'
+        )
         try:
             name, args = _words_of(body)
             handler = self.commands.get(name)
@@ -245,13 +259,17 @@ class WebServer(RunnerListener):
         if command is None:
             return await self._handled(handler, name, args, request.remote or "?")
         try:
-            status = await asyncio.wait_for(asyncio.wrap_future(self.box.submit(command)),
-                                            REPLY_TIMEOUT)
+            status = await asyncio.wait_for(
+                asyncio.wrap_future(self.box.submit(command)), REPLY_TIMEOUT
+            )
         except Refused as exc:
             return error(409, str(exc))
         except TimeoutError:  # (cancelled: the runner drops it unless it is applying it now)
-            return error(504, "the timekeeper did not answer in time: the command may or "
-                              "may not have been applied; the status shows which")
+            return error(
+                504,
+                "the timekeeper did not answer in time: the command may or "
+                "may not have been applied; the status shows which",
+            )
         if self._log_budget.allow(request.remote or "?"):
             log.info("web: %s from %s", command, request.remote)
         return web.json_response({"ok": True, "status": status.to_dict()})
@@ -332,8 +350,7 @@ class WebServer(RunnerListener):
                 client.end(SESSION_CLOSED, b"the operator link was renewed")
 
     def _message(self, kind: str, status: Status) -> str:
-        return json.dumps({"type": kind, "status": status.to_dict()},
-                          separators=(",", ":"))
+        return json.dumps({"type": kind, "status": status.to_dict()}, separators=(",", ":"))
 
     async def _push(self) -> None:
         """A change at once, else a heartbeat each second: one JSON text for all pages.
@@ -367,11 +384,18 @@ def _words_of(body: object) -> tuple[str, list]:
     if not isinstance(body, dict) or not isinstance(body.get("command"), str):
         raise ValueError('the body must be {"command": NAME, "args": [...]}')
     args = body.get("args", [])
-    if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
+    if (
+        not isinstance(args, list)
+        or len(args) > MAX_ARGS
+        or not all(
             isinstance(a, str | int | float) and not isinstance(a, bool) and len(str(a)) <= MAX_ARG
-            for a in args):
-        raise ValueError(f"args must be a list of at most {MAX_ARGS} words or numbers, each "
-                         f"at most {MAX_ARG} characters")
+            for a in args
+        )
+    ):
+        raise ValueError(
+            f"args must be a list of at most {MAX_ARGS} words or numbers, each "
+            f"at most {MAX_ARG} characters"
+        )
     name = body["command"].strip().lower()
     if len(name) > MAX_ARG or not name.replace("-", "").isalpha():
         raise ValueError(f"unknown command {body['command'][:MAX_ARG]!r}")

@@ -51,8 +51,9 @@ def pin_factory(factory: object | None = None) -> object:
         try:
             Device.pin_factory = Device._default_pin_factory()
         except Exception as exc:  # BadPinFactory, or a library's own error
-            raise GpioUnavailable(str(exc).splitlines()[0] if str(exc) else
-                                  type(exc).__name__) from None
+            raise GpioUnavailable(
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            ) from None
     return Device.pin_factory
 
 
@@ -66,8 +67,13 @@ class ButtonPanel:
     """The box's buttons. `submit` puts a command on the runner's queue (thread-safe);
     `clock` is the runner's clock, read only to tell bounce from a press."""
 
-    def __init__(self, config: GpioConfig, submit: Callable[[Command], object],
-                 clock: Callable[[], float], factory: object | None = None) -> None:
+    def __init__(
+        self,
+        config: GpioConfig,
+        submit: Callable[[Command], object],
+        clock: Callable[[], float],
+        factory: object | None = None,
+    ) -> None:
         from gpiozero import Button
 
         self.submit, self.clock, self.bounce = submit, clock, config.bounce
@@ -82,10 +88,10 @@ class ButtonPanel:
             self.close()
             raise
 
-    def _add(self, button_class: type, spec: ButtonConfig, pull_up: bool,
-             factory: object) -> None:
-        button = button_class(spec.pin, pull_up=pull_up, bounce_time=None, hold_time=spec.hold,
-                              pin_factory=factory)
+    def _add(self, button_class: type, spec: ButtonConfig, pull_up: bool, factory: object) -> None:
+        button = button_class(
+            spec.pin, pull_up=pull_up, bounce_time=None, hold_time=spec.hold, pin_factory=factory
+        )
         self.buttons[spec.name] = button
         self._presses[spec.name] = _Press()
         self._commands[spec.name] = (COMMANDS[spec.short], COMMANDS[spec.long])

@@ -31,8 +31,10 @@ KEYS: dict[str, Command] = {
     "\x03": Command(Action.QUIT),  # Ctrl-C arrives as a key in cbreak mode only if ISIG is off
 }
 log = logging.getLogger(__name__)
-HELP = ("keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset\n"
-        "      q quit (q q while a match is under way)  ? these keys again")
+HELP = (
+    "keys: s/Enter start  SPACE stop/resume  +/- time  n next  f finish  r r reset\n"
+    "      q quit (q q while a match is under way)  ? these keys again"
+)
 PENDING = 3.0  # seconds a team key or a first `r`/`q` waits for the next key
 # a single `q` quits only a box with no match under way; otherwise it asks first
 QUIET_STATES = ("idle", "finished")
@@ -53,12 +55,13 @@ TEAM_KEYS: dict[str, str] = {
     "t": "timeout {team}",
     "p": "penalty-shot {team}",
 }
-SCORE_HELP = ("team keys: h (home) or a (away), then g goal  u undo the goal\n"
-              "      m shoot-out miss")
-TEAM_HELP = ("team keys: h (home) or a (away), then g goal (shoot-out, penalty shot: scored)\n"
-             "      m missed  u undo the goal  1 minor  2 major  3 personal  4 game\n"
-             "      misconduct  5 match  r release (power-play goal)  x remove the latest\n"
-             "      penalty  t time-out  p penalty shot")
+SCORE_HELP = "team keys: h (home) or a (away), then g goal  u undo the goal\n      m shoot-out miss"
+TEAM_HELP = (
+    "team keys: h (home) or a (away), then g goal (shoot-out, penalty shot: scored)\n"
+    "      m missed  u undo the goal  1 minor  2 major  3 personal  4 game\n"
+    "      misconduct  5 match  r release (power-play goal)  x remove the latest\n"
+    "      penalty  t time-out  p penalty shot"
+)
 
 
 def help_for(profile: Profile) -> str:
@@ -86,8 +89,9 @@ class KeyReader:
     `state` tells the match's state (the engine's): a match under way quits only on `q q`.
     `clock` dates a pending key, which lapses after PENDING seconds (`tick`)."""
 
-    def __init__(self, state: Callable[[], str] = lambda: "idle",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, state: Callable[[], str] = lambda: "idle", clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.state, self.clock = state, clock
         self.since = 0.0  # when the pending key (if any) was pressed
         self.team: str | None = None
@@ -111,9 +115,11 @@ class KeyReader:
             self.hint = f"{team}: {key.strip() or 'that key'} is no team command; cancelled"
         if lower in TEAM_PREFIX:
             self.team, self.since = TEAM_PREFIX[lower], self.clock()
-            self.hint = (f"{self.team}: g goal  u undo goal  m miss  1 minor  2 major  "
-                         "3 personal  4 game  5 match  r release  x remove  t time-out  "
-                         "p penalty shot")
+            self.hint = (
+                f"{self.team}: g goal  u undo goal  m miss  1 minor  2 major  "
+                "3 personal  4 game  5 match  r release  x remove  t time-out  "
+                "p penalty shot"
+            )
             return None
         command = key_command(key)
         if command is not None and command.action is Action.RESET:
@@ -156,10 +162,14 @@ class Keyboard:
     `state` is the match's state (for `q q`), `on_help` prints the key help again (`?`).
     It sends no profile's facts: `+` and `-` are one step of whatever the engine plays."""
 
-    def __init__(self, submit: Callable[[Command], object], fd: int | None = None,
-                 state: Callable[[], str] = lambda: "idle",
-                 on_help: Callable[[], object] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        submit: Callable[[Command], object],
+        fd: int | None = None,
+        state: Callable[[], str] = lambda: "idle",
+        on_help: Callable[[], object] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.submit, self.on_help = submit, on_help
         self._keys = KeyReader(state, clock)
         self.fd = sys.stdin.fileno() if fd is None else fd

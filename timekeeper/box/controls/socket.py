@@ -81,14 +81,15 @@ class Request:
         if not isinstance(data, dict) or not isinstance(data.get("command"), str):
             raise BadRequest('a JSON request is {"id": "...", "command": "..."}')
         request_id = data.get("id")
-        if request_id is not None and (not isinstance(request_id, str)
-                                       or not 0 < len(request_id) <= MAX_ID):
+        if request_id is not None and (
+            not isinstance(request_id, str) or not 0 < len(request_id) <= MAX_ID
+        ):
             raise BadRequest(f"an id is a string of 1 to {MAX_ID} characters")
         return cls(data["command"].strip(), request_id)
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= MAX_ERROR else text[:MAX_ERROR - 1] + "…"
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
 
 
 class SocketInUse(OSError):
@@ -148,8 +149,12 @@ class ControlServer:
                     return
                 if exc.errno in _STARVED:  # the connection waits in the backlog meanwhile
                     if not starved:
-                        log.error("control socket %s: cannot accept a connection (%s); "
-                                  "retrying until some close", self.path, exc.strerror)
+                        log.error(
+                            "control socket %s: cannot accept a connection (%s); "
+                            "retrying until some close",
+                            self.path,
+                            exc.strerror,
+                        )
                     starved = True
                     time.sleep(pause)
                     pause = min(1.0, pause * 2)
@@ -166,8 +171,14 @@ class ControlServer:
 
     def _hand_over(self, conn: socket.socket) -> None:
         if not self._slots.acquire(blocking=False):
-            self._send(conn, {"ok": False, "result": "busy", "error":
-                              f"busy: {MAX_CONNECTIONS} connections at once; try again"})
+            self._send(
+                conn,
+                {
+                    "ok": False,
+                    "result": "busy",
+                    "error": f"busy: {MAX_CONNECTIONS} connections at once; try again",
+                },
+            )
             _drain(conn, seconds=0.0, most=MAX_LINE)  # (never holds up accept)
             conn.close()
             return
@@ -193,8 +204,11 @@ class ControlServer:
                     raise
                 except Exception as exc:  # a bug here must not cost the socket its thread
                     log.exception("ctl request failed")
-                    answer = {"ok": False, "result": "refused",
-                              "error": f"internal error ({type(exc).__name__}); see the log"}
+                    answer = {
+                        "ok": False,
+                        "result": "refused",
+                        "error": f"internal error ({type(exc).__name__}); see the log",
+                    }
                 self._send(conn, answer)
         except OSError as exc:  # a client may hang up at any point
             log.debug("ctl connection dropped: %s", exc)
@@ -227,9 +241,12 @@ class ControlServer:
         except ValueError as exc:
             return {"ok": False, "result": "refused", "error": str(exc)}
         if command.action in NOT_ON_SOCKET:
-            return {"ok": False, "result": "refused", "error":
-                    f"{command.action.value} is not taken over the socket: stop the box with "
-                    "its keyboard (q q) or `systemctl stop timekeeper`"}
+            return {
+                "ok": False,
+                "result": "refused",
+                "error": f"{command.action.value} is not taken over the socket: stop the box with "
+                "its keyboard (q q) or `systemctl stop timekeeper`",
+            }
         future = self._submit(command, request.id)
         try:
             status = future.result(timeout=COMMAND_DEADLINE)
@@ -241,8 +258,12 @@ class ControlServer:
             except Refused as exc:
                 return {"ok": False, "result": "refused", "error": str(exc)}
             except TimeoutError:
-                return {"ok": False, "result": "unknown", "error":
-                        "taken but not answered in time; `ctl status` shows whether it applied"}
+                return {
+                    "ok": False,
+                    "result": "unknown",
+                    "error": "taken but not answered in time; "
+                    "`ctl status` shows whether it applied",
+                }
         except CancelledError:
             return _dropped()
         except Refused as exc:
@@ -266,9 +287,12 @@ class ControlServer:
 
 
 def _dropped() -> dict:
-    return {"ok": False, "result": "dropped", "error":
-            f"not applied: the timekeeper was busy for {COMMAND_DEADLINE:g} s; nothing "
-            "changed, send it again"}
+    return {
+        "ok": False,
+        "result": "dropped",
+        "error": f"not applied: the timekeeper was busy for {COMMAND_DEADLINE:g} s; nothing "
+        "changed, send it again",
+    }
 
 
 def _read_line(conn: socket.socket) -> bytes | None:
@@ -284,8 +308,7 @@ def _read_line(conn: socket.socket) -> bytes | None:
         try:
             chunk = conn.recv(1024)
         except TimeoutError:
-            raise BadRequest(f"too slow: send the whole line within {LINE_DEADLINE:g} s") \
-                from None
+            raise BadRequest(f"too slow: send the whole line within {LINE_DEADLINE:g} s") from None
         end = chunk.find(b"\n")
         if end >= 0:
             chunk = chunk[:end]

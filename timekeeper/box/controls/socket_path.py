@@ -61,14 +61,19 @@ def private_folder(folder: Path, create: bool) -> None:
         return  # (the client: no box has made it yet; connecting says so)
     fix = "or set XDG_RUNTIME_DIR, or give --control PATH"
     if not stat.S_ISDIR(info.st_mode):
-        raise OSError(f"{folder} is not a folder (a link or file someone put there); "
-                      f"remove it, {fix}")
+        raise OSError(
+            f"{folder} is not a folder (a link or file someone put there); remove it, {fix}"
+        )
     if info.st_uid != os.getuid():
-        raise OSError(f"{folder} belongs to another user (uid {info.st_uid}), who could read "
-                      f"or forge its commands; have it removed (sudo rm -r {folder}), {fix}")
+        raise OSError(
+            f"{folder} belongs to another user (uid {info.st_uid}), who could read "
+            f"or forge its commands; have it removed (sudo rm -r {folder}), {fix}"
+        )
     if info.st_mode & 0o022:  # others may write in it: anything inside may be theirs
-        raise OSError(f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o});"
-                      f" remove it (rm -r {folder}) or run `chmod 700 {folder}`, {fix}")
+        raise OSError(
+            f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o});"
+            f" remove it (rm -r {folder}) or run `chmod 700 {folder}`, {fix}"
+        )
     if info.st_mode & 0o077 and create:  # ours, only readable by others (an older timekeeper
         os.chmod(folder, 0o700)  # made it 0750): nothing of theirs can be inside; closed now
 
