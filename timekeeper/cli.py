@@ -568,35 +568,15 @@ def _link(args: argparse.Namespace) -> int:
 
 
 def cmd_audio_devices(args: argparse.Namespace) -> int:
-    from timekeeper.box import config as box_config
-    from timekeeper.box.audiotools import list_devices
+    from timekeeper.box.audiotools import devices_command
 
-    cfg = box_config.load(args.config)
-    return list_devices(args.driver or cfg.audio_driver, cfg.audio_device)
+    return devices_command(args.config, args.driver)
 
 
 def cmd_audio_test(args: argparse.Namespace) -> int:
-    import dataclasses
+    from timekeeper.box.audiotools import test_command
 
-    from timekeeper.box import config as box_config
-    from timekeeper.box.audiotools import play_test
-
-    cfg = box_config.load(args.config)
-    gain = cfg.audio_volume
-    if args.volume is not None:
-        try:
-            value: object = float(args.volume)
-        except ValueError:
-            value = args.volume
-        gain = box_config.volume_gain(value)  # type: ignore[assignment]
-        if isinstance(gain, str):
-            raise ConfigError(gain, field="--volume")
-    cfg = dataclasses.replace(
-        cfg,
-        audio_driver=args.driver or cfg.audio_driver,
-        audio_device=args.device or cfg.audio_device,
-    )
-    return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
+    return test_command(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -4,11 +4,15 @@ name, and one cue played through exactly what `run` would use (driver, device, v
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import math
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
+from timekeeper.box import config as box_config
 from timekeeper.box.config import Config
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.yamldoc import ConfigError
@@ -113,3 +117,31 @@ def play_test(
 def _reason(exc: AudioError) -> str:
     """The device's own error, without the advice meant for `run`."""
     return str(exc).split("; check the speaker", 1)[0]
+
+
+def devices_command(config: Path | None, driver: str | None) -> int:
+    """`audio devices`: the config's driver unless --driver names another."""
+    cfg = box_config.load(config)
+    return list_devices(driver or cfg.audio_driver, cfg.audio_device)
+
+
+def test_command(args: argparse.Namespace) -> int:
+    """`audio test`: its options over the config, as `run` takes them (--volume checked as
+    audio.volume is)."""
+    cfg = box_config.load(args.config)
+    gain = cfg.audio_volume
+    if args.volume is not None:
+        try:
+            value: object = float(args.volume)
+        except ValueError:
+            value = args.volume
+        checked = box_config.volume_gain(value)
+        if isinstance(checked, str):
+            raise ConfigError(checked, field="--volume")
+        gain = checked
+    cfg = dataclasses.replace(
+        cfg,
+        audio_driver=args.driver or cfg.audio_driver,
+        audio_device=args.device or cfg.audio_device,
+    )
+    return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)

@@ -153,7 +153,7 @@ def _run_live(args: argparse.Namespace) -> int:
                 )
             )
             runner.listeners.append(line)
-            show_help = line.show_help  # type: ignore[assignment]
+            show_help = line.show_help
             root = logging.getLogger()
             for handler in root.handlers[:]:
                 root.removeHandler(handler)

@@ -125,7 +125,7 @@ class Lamp(_Pin):
         self._show(now)
 
     def close(self) -> None:
-        self.device.close()  # type: ignore[attr-defined]
+        self.device.close()
 
 
 class Relay(_Pin):
@@ -161,16 +161,16 @@ class Relay(_Pin):
 
     def fire(self, now: float) -> None:
         if self._on_at is not None:
-            if not self._set(self.device.on):  # type: ignore[attr-defined]
+            if not self._set(self.device.on):
                 self._on_at = now + RETRY
                 return
             self._on_at = None
             if self._off_at is not None and now < self._off_at:
                 return
-        if not self._set(self.device.off):  # type: ignore[attr-defined]
+        if not self._set(self.device.off):
             self._off_at = now + RETRY  # a horn must never stay on: tried until it is off
             return
         self._off_at = None
 
     def close(self) -> None:
-        self.device.close()  # type: ignore[attr-defined]
+        self.device.close()

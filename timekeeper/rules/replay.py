@@ -71,8 +71,8 @@ class Replay:
 
 def replay(
     profile: Profile,
-    steps: list[Step] = (),
-    begin: float = 0.0,  # type: ignore[assignment]
+    steps: list[Step] = (),  # type: ignore[assignment]
+    begin: float = 0.0,
     max_time: float = 6 * 3600,
 ) -> Replay:
     """Play `profile` from START at `begin` to the end. The shoot-out is played to its first
