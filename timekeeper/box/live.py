@@ -174,7 +174,10 @@ def _run_live(args: argparse.Namespace) -> int:
             devices.callback(web.close)
         try:  # last: once the socket answers, the box is ready
             server = ControlServer(
-                runner, control_path, make_folder=not (args.control or cfg.control)
+                runner,
+                control_path,
+                make_folder=not (args.control or cfg.control),
+                commands={**commands, "link": _link_handler(web)},
             )
         except SocketInUse:
             print(_second_box(control_path, folder), file=sys.stderr)
@@ -182,7 +185,6 @@ def _run_live(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"timekeeper: control socket {control_path}: {exc}", file=sys.stderr)
             return 1
-        server.handlers.update(commands, link=_link_handler(web))
         devices.callback(server.start().close)
         if hall is not None:  # (joined once nothing can be refused any more)
             devices.callback(hall.start().close)

@@ -44,6 +44,22 @@ def new_command(
     )
 
 
+class DeskReader:
+    """The one interface of what reads more of the hall's topics through the desk's
+    connection (the director: the results home), as RunnerListener is the box's. Each does
+    nothing by default; calls come on paho's thread."""
+
+    def owns(self, topic: str) -> bool:
+        """Whether a message on `topic` is this reader's (then only it is told)."""
+        return False
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """A message on one of its topics."""
+
+    def connected(self, client: Any) -> None:
+        """On every (re)connect: subscribe, publish again what must be retained."""
+
+
 class Desk:
     """One connection to the hall's broker for the desk's commands."""
 
@@ -55,7 +71,7 @@ class Desk:
         self._settled = False
         self.statuses: dict[str, dict] = {}
         self.replies: dict[str, dict] = {}  # table -> reply, for the command being sent
-        self.extensions: list[Any] = []  # more of the hall's topics (director.Director)
+        self.readers: list[DeskReader] = []  # more of the hall's topics (director.Director)
         self._awaited: str | None = None  # that command's id
         self.on_bus = False  # connected to the broker now
         self._lock = threading.Lock()
@@ -93,28 +109,27 @@ class Desk:
                 self._connected.set()
             return
         client.subscribe([(self.status_topic, 1), (self.reply_topic, 1), (self.echo_topic, 1)])
-        for extension in list(self.extensions):
-            extension.connected(client)
+        for reader in list(self.readers):
+            reader.connected(client)
         self.on_bus = True
         self._connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
         self.on_bus = False  # (the overview says so: its tables are then stale)
 
-    def add_extension(self, extension: Any) -> None:
-        """Another reader of the hall's topics (`owns(topic)`, `handle(topic, payload)`,
-        `connected(client)` on every (re)connect)."""
-        self.extensions.append(extension)
+    def add_reader(self, reader: DeskReader) -> None:
+        """Another reader of the hall's topics, told of every (re)connect from now on."""
+        self.readers.append(reader)
         if self._connected.is_set():
-            extension.connected(self.client)
+            reader.connected(self.client)
 
     def _on_message(self, client, userdata, message) -> None:
         """Every message is checked before it is believed; a bad one is refused alone (a
         bad status shows its table as BAD), and paho's thread goes on whatever happens."""
         try:
-            for extension in self.extensions:
-                if extension.owns(message.topic):
-                    return extension.handle(message.topic, message.payload)
+            for reader in self.readers:
+                if reader.owns(message.topic):
+                    return reader.handle(message.topic, message.payload)
             if message.topic == self.echo_topic:
                 with self._changed:
                     self._settled = True

@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from timekeeper.hall.desk import DeskReader
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
 from timekeeper.hall.result import MatchResult, parse_result
@@ -40,7 +41,7 @@ def calls_path(file: Path) -> Path:
     return file.with_name(file.stem + ".calls.jsonl")
 
 
-class Director:
+class Director(DeskReader):
     """Joined to a Desk (its connection); thread-safe (the bus's thread, the web's)."""
 
     def __init__(self, desk, file: Path, wall: Callable[[], float] = time.time) -> None:
@@ -57,7 +58,7 @@ class Director:
         self.events: list[str] = []  # what happened, for the board and the log
         self.confirmed: set[str] = set()  # results the director has looked at and confirmed
         self._read_calls()
-        desk.add_extension(self)
+        desk.add_reader(self)
 
     # ---------------------------------------------------------------- state on disk
 

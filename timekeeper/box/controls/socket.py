@@ -97,11 +97,18 @@ class SocketInUse(OSError):
 
 
 class ControlServer:
-    def __init__(self, runner: Runner, path: Path, make_folder: bool = False) -> None:
-        """`make_folder` for the default path only: a mistyped --control should fail."""
+    def __init__(
+        self,
+        runner: Runner,
+        path: Path,
+        make_folder: bool = False,
+        commands: dict[str, Callable[[list[str]], dict]] | None = None,
+    ) -> None:
+        """`make_folder` for the default path only: a mistyped --control should fail.
+        `commands`: requests for the box rather than the match, by their first word (`link
+        [new]`, `result [confirm]`), as the web server takes them."""
         self.runner, self.path = runner, path
-        # requests for the box rather than the match, by their first word: `link [new]`
-        self.handlers: dict[str, Callable[[list[str]], dict]] = {}
+        self.commands = dict(commands or {})
         if make_folder:
             socket_path.make_folder(path)
         if path.exists() or path.is_symlink():
@@ -234,8 +241,8 @@ class ControlServer:
         if line == "status":
             return {"ok": True, "status": self.runner.status().to_dict()}
         word, *args = line.split() or [""]
-        if word in self.handlers:
-            return self.handlers[word](args)
+        if word in self.commands:
+            return self.commands[word](args)
         try:
             command = Command.parse(line)
         except ValueError as exc:
