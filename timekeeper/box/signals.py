@@ -1,8 +1,9 @@
 """Lights and relays on GPIO: the status lamp, the hall horn, the buzzer.
 
-Their timing comes from the runner's scheduler (they are its timers), not from gpiozero's
-`blink()` threads: every edge is computed from the time the pattern began, so a blink never
-drifts and a horn is released exactly `seconds` after its cue was due."""
+Their timing comes from the runner's scheduler (each a RunnerListener: `next_due`, then
+`fire`), not from gpiozero's `blink()` threads: every edge is computed from the time the
+pattern began, so a blink never drifts and a horn is released exactly `seconds` after its
+cue was due."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Checked once when typed in, against the rule set and the stage (a group draw stands in one
 rule set and is impossible in another; a knock-out match always has a winner), so that the
-journal holds only results the standings can use."""
+ledger holds only results the standings can use."""
 
 from __future__ import annotations
 

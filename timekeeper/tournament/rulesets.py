@@ -61,7 +61,7 @@ class RuleSet:
     venue_tables: int | None = None  # the tables the seed plays on
 
     def scoring(self) -> dict[str, Any]:
-        """What turns results into standings, as the draw keeps it: a journal read with other
+        """What turns results into standings, as the draw keeps it: a ledger read with other
         scoring would silently re-rank an evening already played."""
         return {
             "key": self.key,

@@ -61,6 +61,6 @@ players:            # one a line; or {{name: …, club: …, country: …}}
 
 
 def write(file: Path, rules: str, players: Sequence[str], tables: int, title: str) -> None:
-    """Refuses to overwrite: a tournament file is the desk's, and its journal depends on it."""
+    """Refuses to overwrite: a tournament file is the desk's, and its ledger depends on it."""
     with open(file, "x", encoding="utf-8") as stream:
         stream.write(text(rules, players, tables, title))
