@@ -73,6 +73,8 @@ def recovery(repeat: int) -> list[tuple[float, float]]:
                 "-m",
                 "timekeeper",
                 "run",
+                "--audio-output",
+                "sdl",
                 "--profile",
                 "radegast",
                 "--no-keyboard",

@@ -65,6 +65,8 @@ class Box:
                     "-m",
                     "timekeeper",
                     "run",
+                    "--audio-output",
+                    "sdl",
                     "--profile",
                     "hour",
                     "--no-keyboard",

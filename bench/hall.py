@@ -118,7 +118,8 @@ def start_box(
     fresh: bool = True,
     skew: float | None = None,
 ) -> Box:
-    """A box on this machine (`--sync local`), or one whose clock is `skew` s off."""
+    """A box on this machine (`--sync local`), or one whose clock is `skew` s off: on its
+    recorder's PulseAudio server where `env` names one, else on SDL's (dummy) driver."""
     folder = root / f"box{table}"
     folder.mkdir(exist_ok=True)
     launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
@@ -128,6 +129,8 @@ def start_box(
             sys.executable,
             *launcher,
             "run",
+            "--audio-output",
+            "pulse" if "PULSE_SERVER" in env else "sdl",
             "--sync",
             "local",
             "--profile",
@@ -173,21 +176,23 @@ def wait_ready(boxes: list[Box], timeout: float = 120) -> None:
             time.sleep(0.05)
 
 
-def hall(url: str, *args: str) -> str:
+def hall(url: str, *args: str, stderr: bool = True) -> str:
+    """What `timekeeper hall ARGS` printed (`stderr=False`: stdout alone, for --json: the
+    warning of an anonymous broker goes to stderr)."""
     done = subprocess.run(
         [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    return done.stdout + done.stderr
+    return done.stdout + done.stderr if stderr else done.stdout
 
 
 def joined(url: str, n: int, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
     count = 0
     while time.monotonic() < deadline:
-        text = hall(url, "status", "--json")
+        text = hall(url, "status", "--json", stderr=False)
         try:
             count = sum(1 for s in json.loads(text).values() if s.get("online"))
         except ValueError:

@@ -124,6 +124,8 @@ def run_memory(pack: Path, tree: Path | None, settle: float) -> tuple[float, flo
                 "-m",
                 "timekeeper",
                 "run",
+                "--audio-output",
+                "sdl",
                 "--profile",
                 "ithf",
                 "--sounds",

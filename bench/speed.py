@@ -48,6 +48,8 @@ def startup_until_ready(repeat: int) -> list[float]:
                     "-m",
                     "timekeeper",
                     "run",
+                    "--audio-output",
+                    "sdl",
                     "--profile",
                     "ithf",
                     "--no-keyboard",

@@ -352,7 +352,8 @@ def parser() -> argparse.ArgumentParser:
         "args",
         nargs="*",
         metavar="ARG",
-        help="add: seconds (negative takes time back); goal: home|away and the "
+        help="add: seconds, the profile's step if none; - or a negative number takes time "
+        "back; goal: home|away and the "
         "player; penalty: home|away and the penalty; set: the time left, "
         "e.g. 4:32; names: the home and the away side's name",
     )
