@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from timekeeper.hall import players
 from timekeeper.show import language
 from timekeeper.tournament import sheets
 from timekeeper.tournament.state import TournamentError
@@ -53,14 +54,16 @@ class Board:
 
     async def _state(self, request: web.Request) -> web.Response:
         loop = asyncio.get_running_loop()  # (reads the journal: off the loop)
-        return web.json_response(await loop.run_in_executor(None, self.director.snapshot))
+        state = await loop.run_in_executor(None, players.board_state, self.director)
+        return web.json_response(state)
 
     async def _sheet(self, request: web.Request) -> web.Response:
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
             return error(404, f"sheets: {', '.join(SHEETS)}")
+        base = players.base_url(request, self.director.t.spec.public.url)
         return web.Response(
-            text=make(self.director.t),
+            text=make(self.director.t, players.player_link(base)),
             content_type="text/html",
             headers={"Content-Security-Policy": SHEET_POLICY},
         )

@@ -151,8 +151,11 @@ def serve(
     app = overview.app()
     if director is not None:
         from timekeeper.hall.board import add_board
+        from timekeeper.hall.players import add_players
 
         add_board(app, overview.guard, director, tokens, lang)
+        add_players(app, director, lang)
         out(f"the board (the hall's big screen): http://{shown}:{port}/board")
+        out(f"the players' pages (phones; a QR code on the board): http://{shown}:{port}/player")
     guard.run(guard.Site(overview.guard, app, host, port))
     return 0

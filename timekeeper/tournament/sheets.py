@@ -9,6 +9,7 @@ from pathlib import Path
 
 from timekeeper.tournament.bracket import source_text
 from timekeeper.tournament.evening import clock, round_starts
+from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.state import Tournament
 
 CSS = """
@@ -28,13 +29,18 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .node { border: 0.3mm solid #555; margin: 0 0 3mm; padding: 1mm 2mm; break-inside: avoid; }
 .node b { display: block; font-size: 9pt; color: #333; }
 .score { float: right; font-weight: bold; }
+.qr { float: right; width: 30mm; margin: 0 0 2mm 4mm; font-size: 8pt; text-align: center; }
+.qr svg { width: 30mm; height: 30mm; display: block; }
 @media screen { body { max-width: 190mm; margin: 8mm auto; } }
 """
 
 
-def _page(t: Tournament, heading: str, body: str) -> str:
+def _page(t: Tournament, heading: str, body: str, link: str = "") -> str:
+    """`link`: the players' pages on the desk (…/player), printed as a QR code with its text."""
     s = t.spec
     about = " · ".join(escape(x) for x in (s.date, s.place, s.rules.title) if x)
+    if link:
+        body = f"<div class=qr>{qr_svg(link)}{escape(link)}</div>\n{body}"
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(s.title)} — {escape(heading)}</title><style>{CSS}</style>"
@@ -43,7 +49,7 @@ def _page(t: Tournament, heading: str, body: str) -> str:
     )
 
 
-def groups_sheet(t: Tournament) -> str:
+def groups_sheet(t: Tournament, link: str = "") -> str:
     parts = []
     for group in t.groups:
         rows = "".join(
@@ -72,10 +78,10 @@ def groups_sheet(t: Tournament) -> str:
         )
     order = ", ".join(c.replace("_", " ") for c in t.spec.rules.tiebreakers)
     parts.append(f"<p class=about>Order: {escape(order)}. {escape(t.spec.rules.source)}</p>")
-    return _page(t, "groups", "\n".join(parts))
+    return _page(t, "groups", "\n".join(parts), link)
 
 
-def bracket_sheet(t: Tournament) -> str:
+def bracket_sheet(t: Tournament, link: str = "") -> str:
     levels: dict[int, list[str]] = {}
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
         m = t.fixture(node.id)
@@ -97,10 +103,10 @@ def bracket_sheet(t: Tournament) -> str:
             + "".join(f"<tr><td class=n>{p}</td><td>{escape(n)}</td></tr>" for p, n in t.placings())
             + "</table></div>"
         )
-    return _page(t, "play-off", body if levels else "<p>No knock-out in this tournament.</p>")
+    return _page(t, "play-off", body if levels else "<p>No knock-out in this tournament.</p>", link)
 
 
-def rounds_sheet(t: Tournament) -> str:
+def rounds_sheet(t: Tournament, link: str = "") -> str:
     starts = round_starts(t) if t.spec.start is not None else {}
     by_round: dict[int, list[str]] = {}
     for m in t.fixtures():
@@ -116,14 +122,17 @@ def rounds_sheet(t: Tournament) -> str:
         f"<th>match</th><th>result</th></tr>{''.join(rows)}</table></div>"
         for r, rows in by_round.items()
     )
-    return _page(t, "rounds", body)
+    return _page(t, "rounds", body, link)
 
 
 def write_all(t: Tournament, out: Path) -> list[Path]:
+    """The sheets into `out`; with `public: url:` in the file, each with the QR code of the
+    players' pages (the desk serves them with the address it was reached at)."""
     written = []
-    pages = {"rounds.html": rounds_sheet(t), "bracket.html": bracket_sheet(t)}
+    link = f"{t.spec.public.url}/player" if t.spec.public.url else ""
+    pages = {"rounds.html": rounds_sheet(t, link), "bracket.html": bracket_sheet(t, link)}
     if t.groups:
-        pages = {"groups.html": groups_sheet(t), **pages}
+        pages = {"groups.html": groups_sheet(t, link), **pages}
     for name, text in pages.items():
         path = out / name
         path.write_text(text, encoding="utf-8")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
+from timekeeper.tournament.public import Public, read_public
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
 
 TOP_KEYS = (
@@ -27,6 +28,7 @@ TOP_KEYS = (
     "changeover",
     "players",
     "stages",
+    "public",
 )
 # the hall's languages (show/language.py's LANGUAGES: this wing is below it; a test holds
 # them equal): the round calls' and the desk's pages' language
@@ -91,6 +93,7 @@ class Spec:
     knockout: Knockout | None
     start: int | None = None  # the first round's start, minutes after midnight (17:00: 1020)
     language: str = ""  # the calls' and the desk's pages' (one of LANGUAGES; "": not said)
+    public: Public = field(default_factory=Public)  # the player pages' (tournament/public.py)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -135,6 +138,7 @@ def build(doc: Doc, file: Path) -> Spec:
         knockout=knockout,
         start=_start(r),
         language=_language(r),
+        public=read_public(r),
     )
 
 

@@ -2,30 +2,60 @@
 // The hall's big screen (board.html). Its words come from the script before common.js
 // (lang/XX.json's `hall` section, in the desk's language or the page's ?lang=xx); the words,
 // the clock's text and el() are common.js's, as on the box's pages.
+//
+// Each answer of /api/board is laid out into pages of the screen's size: the round's tables,
+// the groups, the bracket, the next round, in that order, each block going on where the one
+// before it ended and onto a new page where it does not fit (a block is measured, not
+// guessed). The pages turn by themselves every ?turn=SECONDS (10); the page shown stays
+// shown when the next answer is drawn. Without an answer the last board stays up, marked.
 const { say: word, el } = TK;
 TK.fill();
+const params = new URLSearchParams(location.search);
+const TURN = Math.max(3, Number(params.get("turn")) || 10) * 1000;
 const COLUMNS = ["", "boardPlayed", "boardWon", "boardDrawn", "boardLost", "boardGoals",
-  "boardPoints"];
+  "boardPoints", ""];
+const DECIDED_BY = { goal_difference: "boardByGoalDifference", goals_for: "boardByGoalsFor",
+  goals_against: "boardByGoalsAgainst", head_to_head: "boardByHeadToHead",
+  wins: "boardByWins", lot: "boardByLot" };
 const token = new URLSearchParams(location.hash.slice(1)).get("token");
 const $ = (id) => document.getElementById(id);
+let shown = 0;  // the page on screen
+let pages = [];
+let nextRound = null;
+
 // the clock of a table's card: none while the match is untimed
 const clock = (seconds) => (seconds === null || seconds === undefined ? ""
   : TK.clockText(Math.max(0, seconds)));
-function tableCard(t) {
+
+function tableCard(t, current) {
   const status = t.status && t.status.online ? t.status.status : null;
-  const card = el("div", "table " + (status ? status.state : ""));
-  card.appendChild(el("span", "name", word("table", { name: t.table })));
-  card.appendChild(el("span", "state", status ? (status.state in WORDS ? word(status.state)
-    : status.state) : word("offline")));
   const p = t.pairing;
-  card.appendChild(el("div", "sides", p ? `${p.home} – ${p.away}` : word("boardFree")));
-  if (p) card.appendChild(el("div", "name", `${p.match} · ${p.stage}`));
-  const score = status ? `${status.score.home}:${status.score.away}` : (t.result || "");
-  card.appendChild(el("span", "score", t.result || score));
+  const earlier = p && current && p.round < current;
+  const card = el("div", "card " + (status ? status.state : "offline") +
+    (earlier ? " earlier" : ""));
+  card.dataset.table = t.table;
+  card.appendChild(el("div", "label", word("table", { name: t.table })));
+  card.appendChild(el("div", "state", status ? (status.state in WORDS ? word(status.state)
+    : status.state) : word("offline")));
+  if (!p) {
+    card.appendChild(el("div", "free", word("boardFree")));
+    return card;
+  }
+  // the result once it is in (its suffix: OT, SO …), else the box's live score
+  const done = t.result && /^(\d+):(\d+)\s*(.*)$/.exec(t.result);
+  const goals = done ? [done[1], done[2]] : status ? [status.score.home, status.score.away]
+    : ["", ""];
+  card.appendChild(el("div", "side", p.home));
+  card.appendChild(el("div", "goals", String(goals[0])));
+  card.appendChild(el("div", "side", p.away));
+  card.appendChild(el("div", "goals", String(goals[1])));
+  card.appendChild(el("div", "label", earlier ? `${word("boardRound", { n: p.round })} · ${p.stage}`
+    : `${p.stage} · ${p.match}`));
   const left = status ? (status.countdown ?? status.remaining) : null;
-  card.appendChild(el("div", "clock", status && status.state !== "finished" ? clock(left) : ""));
+  card.appendChild(el("div", "clock", done ? done[3] :
+    status && status.state !== "finished" ? clock(left) : ""));
   if (t.result_id) {
-    const mark = el("div", "name", word(t.confirmed ? "boardConfirmed" : "boardUnconfirmed"));
+    const mark = el("div", "mark", word(t.confirmed ? "boardConfirmed" : "boardUnconfirmed"));
     if (token && !t.confirmed) {
       const yes = el("button", "", word("boardConfirm"));
       yes.onclick = () => act("confirm", { id: t.result_id });
@@ -35,47 +65,124 @@ function tableCard(t) {
   }
   return card;
 }
+
+function decidedBy(r) {
+  if (r.lot === "pending") return word("boardLotPending");
+  return DECIDED_BY[r.ahead_by] ? word(DECIDED_BY[r.ahead_by]) : "";
+}
+
 function standings(name, rows) {
-  const box = el("div");
-  box.appendChild(el("h2", "", word("boardGroup", { name })));
   const table = el("table", "standings");
+  table.appendChild(el("caption", "", word("boardGroup", { name })));
   const head = el("tr");
   COLUMNS.forEach((c, i) => head.appendChild(el("th", i === 0 ? "player" : "", c ? word(c) : "")));
   table.appendChild(head);
   for (const r of rows) {
     const tr = el("tr");
     [`${r.place}. ${r.player}`, r.played, r.won, r.drawn, r.lost, r.goals, r.points]
-      .forEach((v, i) => tr.appendChild(el("td", i === 0 ? "player" : "", String(v))));
+      .forEach((v, i) => tr.appendChild(el("td", ["player", "", "", "", "", "", "points"][i],
+        String(v))));
+    tr.appendChild(el("td", "by", decidedBy(r)));
     table.appendChild(tr);
   }
+  const box = el("div", "group");
+  box.dataset.group = name;
   box.appendChild(table);
   return box;
 }
-async function act(action, body) {
-  const answer = await fetch(`/api/board/${action}`, { method: "POST",
-    headers: { "Authorization": `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body) });
-  const data = await answer.json();
-  $("answer").textContent = data.ok ? "" : data.error;
-  refresh();
+
+function matchBox(label, sides, result) {
+  const box = el("div", "match" + (result ? " done" : ""));
+  box.appendChild(el("div", "label", label));
+  const line = el("div", "sides");
+  if (result) line.appendChild(el("span", "result", result));
+  line.appendChild(document.createTextNode(sides));
+  box.appendChild(line);
+  return box;
 }
-let nextRound = null;
+
+// ------------------------------------------------------------------ pages
+
+function newPage() {
+  const page = el("div", "page");
+  $("pages").appendChild(page);
+  return page;
+}
+
+function section(page, title, cls) {
+  const head = el("h2", "", title);
+  const flow = el("div", "flow " + (cls || ""));
+  page.append(head, flow);
+  return { head, flow };
+}
+
+const overflows = (page) => page.scrollHeight > page.clientHeight + 1 ||
+  page.scrollWidth > page.clientWidth + 1;
+
+// blocks [{title, cls, items}] onto as many pages as they need, each page full before the next
+function paginate(blocks) {
+  $("pages").replaceChildren();
+  const out = [newPage()];
+  for (const block of blocks) {
+    let page = out[out.length - 1];
+    let here = section(page, block.title, block.cls);
+    if (overflows(page) && page.children.length > 2) {  // not even its heading: a new page
+      here.head.remove(); here.flow.remove();
+      page = newPage(); out.push(page);
+      here = section(page, block.title, block.cls);
+    }
+    for (const item of block.items) {
+      here.flow.appendChild(item);
+      if (!overflows(page) || here.flow.children.length === 1 && page.children.length === 2) {
+        continue;  // it fits (or it is alone on its page: it is shown as it is)
+      }
+      item.remove();
+      if (!here.flow.children.length) { here.head.remove(); here.flow.remove(); }
+      page = newPage(); out.push(page);
+      here = section(page, block.title, block.cls);
+      here.flow.appendChild(item);
+    }
+  }
+  return out;
+}
+
+function turnTo(n) {
+  shown = pages.length ? ((n % pages.length) + pages.length) % pages.length : 0;
+  pages.forEach((p, i) => { p.hidden = i !== shown; });
+  $("turns").hidden = pages.length < 2;
+  $("pageText").textContent = word("boardPage", { n: shown + 1, of: pages.length });
+  $("dots").textContent = pages.map((p, i) => (i === shown ? "●" : "○")).join("");
+}
+
+// ------------------------------------------------------------------ the board
+
 function show(board) {
   $("title").textContent = board.title;
   const called = board.tables.map((t) => t.pairing && t.pairing.round).filter(Boolean);
-  $("roundTitle").textContent = called.length ? word("boardRound", { n: Math.max(...called) })
+  const current = called.length ? Math.max(...called) : null;
+  $("roundTitle").textContent = current ? word("boardRound", { n: current })
     : word("boardTables");
-  $("tables").replaceChildren(...board.tables.map(tableCard));
-  $("groups").replaceChildren(...Object.entries(board.groups).map(([g, rows]) =>
-    standings(g, rows)));
-  $("bracket").replaceChildren(...board.bracket.map((m) =>
-    el("li", "", `${m.stage}: ${m.sides}${m.result ? "  " + m.result : ""}`)));
+  const link = `${board.players_url || location.origin}/player`;
+  $("qrLink").textContent = link.replace(/^https?:\/\//, "");
+  const blocks = [{ title: current ? word("boardRound", { n: current }) : word("boardTables"),
+    cls: board.tables.length <= 4 ? "two" : "", items: board.tables.map((t) =>
+      tableCard(t, current)) }];
+  const groups = Object.entries(board.groups);
+  if (groups.length) {
+    blocks.push({ title: word("boardGroups"), items: groups.map(([g, rows]) =>
+      standings(g, rows)) });
+  }
+  if (board.bracket.length) {
+    blocks.push({ title: word("boardBracket"), items: board.bracket.map((m) => matchBox(
+      `${m.stage} · ${word("boardRound", { n: m.round })} · ${word("table", { name: m.table })}`,
+      m.sides, m.result)) });
+  }
   nextRound = board.next.round;
-  $("nextTitle").textContent = nextRound ? word("boardNextRound", { n: nextRound })
-    : word("boardNext");
-  $("next").replaceChildren(...(nextRound ? board.next.matches.map((m) =>
-    el("li", "", `${word("table", { name: m.table })}: ${m.sides}`)) :
-    [el("li", "", word("boardNoNext"))]));
+  blocks.push({ title: nextRound ? word("boardNextRound", { n: nextRound }) : word("boardNext"),
+    items: nextRound ? board.next.matches.map((m) => matchBox(word("table", { name: m.table }),
+      m.sides, null)) : [el("div", "none", word("boardNoNext"))] });
+  pages = paginate(blocks);
+  turnTo(shown);
   $("pending").replaceChildren(...board.pending.map((p) => {
     const line = el("div", "", `${word("table", { name: p.table })} ${p.match} ${p.sides}` +
       ` ${p.score} — ${word("boardWaits", { why: p.why })}`);
@@ -88,18 +195,37 @@ function show(board) {
     }
     return line;
   }));
-  $("director").hidden = !token || !nextRound;
+  $("director").hidden = !token;
+  $("call").hidden = !nextRound;
+}
+
+async function act(action, body) {
+  const answer = await fetch(`/api/board/${action}`, { method: "POST",
+    headers: { "Authorization": `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body) });
+  const data = await answer.json();
+  $("answer").textContent = data.ok ? "" : data.error;
+  refresh();
 }
 $("call").onclick = () => nextRound && act("round", { round: nextRound });
+
+let last = null;
 async function refresh() {
   try {
     const answer = await fetch("/api/board", { cache: "no-store" });
     if (!answer.ok) throw new Error(answer.status);
-    show(await answer.json());
+    last = await answer.json();
+    show(last);
     $("offline").hidden = true;
   } catch (e) {
     $("offline").hidden = false;  // the last board stays up
   }
 }
+// the tests (and a curious director at the console) turn the pages without waiting
+window.tkBoard = { turn: () => turnTo(shown + 1), count: () => pages.length,
+  shown: () => shown, last: () => last };
 refresh();
 setInterval(refresh, 1000);
+setInterval(() => turnTo(shown + 1), TURN);
+// a new window size: the same board laid out again (a TV that switches its mode)
+window.addEventListener("resize", () => last && show(last));

@@ -1,0 +1,165 @@
+"""A desk's board and player pages served in-process over a drawn tournament, without a broker:
+the real Director, Board and Players over a desk that holds its tables' statuses as the bus
+would hand them over (test_hall_overview's FakeDesk). Rounds are "called" as the director
+writes them (the calls file the Director reads at start), results typed into the ledger as
+`timekeeper tournament result` does. For the board's and the player pages' browser tests and
+scripts/screenshots.py. (The same pages against real boxes and a real broker, as separate
+processes: test_hall_evening.py and test_board.py's `hall serve` test.)"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from helpers import free_port
+from test_hall_overview import FakeDesk
+
+from timekeeper.hall.board import add_board
+from timekeeper.hall.director import Director, calls_path
+from timekeeper.hall.overview import Overview
+from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.players import add_players
+from timekeeper.tournament import clerk
+from timekeeper.tournament.ledger import open_tournament
+from timekeeper.web.guard import Site
+from timekeeper.web.token import TokenStore
+
+NAMES = (
+    "Petr Svoboda",
+    "Jan Novák",
+    "Tomáš Veselý",
+    "Martin Dvořák",
+    "Lukáš Černý",
+    "Jakub Procházka",
+    "Ondřej Kučera",
+    "Pavel Horák",
+    "Anna Němcová",
+    "Eva Marková",
+    "Karel Pokorný",
+    "Josef Král",
+    "Jiří Růžička",
+    "Michal Beneš",
+    "David Fiala",
+    "Filip Sedláček",
+)
+
+
+class BoardDesk(FakeDesk):
+    """FakeDesk with what the Director asks of a desk (its readers, a connection never made)."""
+
+    def __init__(self, statuses: dict[str, dict] | None = None) -> None:
+        super().__init__(statuses or {})
+        self.readers: list = []
+        self._connected = threading.Event()
+        self.broker = None
+
+
+def cup(
+    folder: Path,
+    players: Sequence[str] = NAMES,
+    tables: int = 4,
+    size: int = 4,
+    public: str = "",
+    title: str = "Club cup",
+) -> Path:
+    """A drawn tournament file (radegast: groups of `size`, a knock-out) in `folder`."""
+    file = folder / "cup.yaml"
+    names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
+    file.write_text(
+        f"title: {json.dumps(title)}\nrules: radegast\ntables: {tables}\nstart: '17:00'\n"
+        f"players:\n{names}\nstages:\n  groups:\n    size: {size}\n    advance: 2\n"
+        f"  knockout:\n    tree: seeded\n    third_place: true\n{public}",
+        encoding="utf-8",
+    )
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 7))
+    return file
+
+
+def call(file: Path, round_: int, sent: float) -> list[Pairing]:
+    """Round `round_` called as the Director writes it (its calls file), at `sent`."""
+    t, _ = open_tournament(file, drawn=True)
+    out = []
+    with open(calls_path(file), "a") as stream:
+        for slot in (s for s in t.slots if s.round == round_):
+            m = t.fixture(slot.match)
+            if m.home is None or m.away is None:
+                continue
+            p = Pairing(
+                f"{m.id}.{round_}.test", round_, m.id, m.stage, m.home, m.away, "radegast", sent
+            )
+            stream.write(p.to_json().decode() + "\n")
+            out.append(p)
+    return out
+
+
+def result(file: Path, round_: int, table: str, score: str, at: float) -> None:
+    """A result typed at the desk at `at` (seconds since the epoch)."""
+    t, ledger = open_tournament(file, drawn=True)
+    when = datetime.datetime.fromtimestamp(at).astimezone().isoformat(timespec="seconds")
+    ledger.record(t, clerk.result(t, round_, table, score, time=when))
+
+
+def play_round(file: Path, round_: int, at: float, scores: Callable[[int], str]) -> None:
+    """Every match of round `round_` played: the i-th table's score `scores(i)`."""
+    t, _ = open_tournament(file, drawn=True)
+    for i, slot in enumerate(s for s in t.slots if s.round == round_):
+        result(file, round_, slot.table, scores(i), at)
+
+
+def status(state: str, score: tuple[int, int], left: float | None = None, **more) -> dict:
+    """A table's entry as the desk holds it (its retained status, online)."""
+    counting = state in ("prestart", "break", "shot")
+    return {
+        "online": True,
+        "synced": True,
+        "in_step": True,
+        "sent": time.time(),
+        "status": {
+            "state": state,
+            "part": "period",
+            "remaining": None if counting else left,
+            "countdown": left if counting else None,
+            "score": {"home": score[0], "away": score[1]},
+            "period": 1,
+            "periods": 1,
+            "waiting_for": "",
+        }
+        | more,
+    }
+
+
+@contextlib.contextmanager
+def serving_board(
+    desk: BoardDesk,
+    file: Path,
+    folder: Path,
+    lang: str = "en",
+    wall: Callable[[], float] = time.time,
+) -> Iterator[tuple[str, str, Director]]:
+    """The desk's overview, board and player pages as `hall serve --tournament` serves them
+    (web/guard.py's doors), on a free port in a thread of their own: (url, token, director)."""
+    tokens = TokenStore(folder)
+    director = Director(desk, file, wall)
+    overview = Overview(desk, tokens, lang)
+    app = overview.app()
+    add_board(app, overview.guard, director, tokens, lang)
+    add_players(app, director, lang)
+    site = Site(overview.guard, app, "127.0.0.1", free_port())
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
+    try:
+        yield f"http://127.0.0.1:{site.port}", tokens.token, director
+    finally:
+        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -1,0 +1,129 @@
+"use strict";
+// A player's page (player.html): /player lists the players, /player/NAME shows one; from
+// /api/player[/NAME] (the public's view: tournament/public.py). Words from the `hall`
+// section of lang/XX.json, in the hall's language, through common.js.
+const { say: word, el } = TK;
+TK.fill();
+const $ = (id) => document.getElementById(id);
+const name = decodeURIComponent(location.pathname.replace(/^\/player\/?/, ""));
+const COLUMNS = ["", "boardPlayed", "boardWon", "boardDrawn", "boardLost", "boardGoals",
+  "boardPoints"];
+
+const hhmm = (epoch) => new Date(epoch * 1000).toLocaleTimeString(LANG,
+  { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+
+function nextBox(n, now) {
+  const box = el("div", "next" + (n.called ? " called" : ""));
+  box.appendChild(el("div", "where", `${word("boardRound", { n: n.round })} · ` +
+    word("table", { name: n.table })));
+  box.appendChild(el("div", "who", word("playerVs", { name: n.opponent })));
+  box.appendChild(el("div", "small", n.stage));
+  let when = "";
+  if (n.called) when = word("playerCalled", { table: n.table });
+  else if (n.about) {
+    const minutes = Math.round((n.about - now) / 60);
+    when = word("playerAbout", { time: hhmm(n.about) }) +
+      (minutes > 0 ? ` (${word("playerIn", { n: minutes })})` : "");
+  }
+  box.appendChild(el("div", "when", when));
+  return box;
+}
+
+function resultLine(r) {
+  const li = el("li");
+  const score = el("span", "score " + (r.outcome || ""), r.score ? `${r.score} ` +
+    (r.outcome === "won" ? word("playerWon") : r.outcome === "lost" ? word("playerLost")
+      : word("playerDrawn")) : "");
+  li.appendChild(score);
+  li.appendChild(el("div", "", word("playerVs", { name: r.opponent })));
+  li.appendChild(el("div", "small", `${word("boardRound", { n: r.round })} · ${r.stage}` +
+    (r.score ? "" : ` · ${word("playerScoreLater")}`)));
+  return li;
+}
+
+function groupTable(data) {
+  const box = el("section");
+  box.appendChild(el("h2", "", word("boardGroup", { name: data.group })));
+  if (data.frozen !== null && data.frozen !== undefined) {
+    box.appendChild(el("p", "small", word("playerFrozen", { n: data.frozen })));
+  }
+  if (data.points_hidden) box.appendChild(el("p", "small", word("playerPointsHidden")));
+  const table = el("table");
+  const head = el("tr");
+  const columns = data.points_hidden ? COLUMNS.slice(0, 2) : COLUMNS;
+  columns.forEach((c, i) => head.appendChild(el("th", i ? "" : "player", c ? word(c) : "")));
+  table.appendChild(head);
+  for (const r of data.table) {
+    const tr = el("tr", r.player === data.player ? "me" : "");
+    const cells = [`${r.place}. ${r.player}`, r.played, r.won, r.drawn, r.lost, r.goals,
+      r.points].slice(0, columns.length);
+    cells.forEach((v, i) => tr.appendChild(el("td", i ? "" : "player", String(v))));
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  return box;
+}
+
+function showPlayer(data) {
+  $("title").textContent = data.player;
+  document.title = `${data.player} — ${data.title}`;
+  const parts = [el("p", "small", data.title), el("h2", "", word("playerNext"))];
+  parts.push(data.next ? nextBox(data.next, data.now)
+    : el("p", "none", word("playerNone")));
+  parts.push(el("h2", "", word("playerResults")));
+  const list = el("ul");
+  data.results.forEach((r) => list.appendChild(resultLine(r)));
+  parts.push(data.results.length ? list : el("p", "none", word("playerNoResults")));
+  if (data.group) parts.push(groupTable(data));
+  if (data.bracket.length) {
+    parts.push(el("h2", "", word("boardBracket")));
+    const tree = el("ul");
+    for (const m of data.bracket) {
+      const li = el("li");
+      if (m.result) li.appendChild(el("span", "score", m.result));
+      li.appendChild(el("div", "", m.sides));
+      li.appendChild(el("div", "small", `${m.stage} · ${word("boardRound", { n: m.round })}` +
+        ` · ${word("table", { name: m.table })}`));
+      tree.appendChild(li);
+    }
+    parts.push(tree);
+  }
+  $("main").replaceChildren(...parts);
+}
+
+function showList(data) {
+  $("title").textContent = word("playerPlayers");
+  document.title = `${word("playerPlayers")} — ${data.title}`;
+  $("all").hidden = true;
+  const list = el("ul", "players");
+  for (const p of data.players) {
+    const li = el("li");
+    const a = el("a", "", p.name);
+    a.href = `/player/${encodeURIComponent(p.name)}`;
+    li.appendChild(a);
+    const about = [p.club, p.group ? word("boardGroup", { name: p.group }) : ""].filter(Boolean);
+    if (about.length) li.appendChild(el("div", "small", about.join(" · ")));
+    list.appendChild(li);
+  }
+  $("main").replaceChildren(el("p", "small", data.title), list);
+}
+
+async function refresh() {
+  try {
+    const answer = await fetch(name ? `/api/player/${encodeURIComponent(name)}` : "/api/player",
+      { cache: "no-store" });
+    if (answer.status === 404) {
+      $("title").textContent = name;
+      $("main").replaceChildren(el("p", "none", word("playerUnknown")));
+      return;
+    }
+    if (!answer.ok) throw new Error(answer.status);
+    const data = await answer.json();
+    if (name) showPlayer(data); else showList(data);
+    $("offline").hidden = true;
+  } catch (e) {
+    $("offline").hidden = false;  // what was shown stays
+  }
+}
+refresh();
+setInterval(refresh, 15000);
