@@ -163,3 +163,48 @@ def serving_board(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+STATES = (
+    ("running", (1, 0), 412.3),
+    ("stopped", (2, 2), 188.0),
+    ("break", (0, 1), 45.0),
+    ("finished", (3, 1), 0.0),
+    ("prestart", (0, 0), 38.0),
+    ("running", (0, 2), 30.5),
+    ("waiting", (1, 1), 0.0),
+    ("running", (4, 3), 99.0),
+)
+SCORES = ("2:1", "0:0", "3:2", "1:4", "2:2", "0:1", "5:0", "1:1")
+
+
+def names(count: int, long: str = "") -> tuple[str, ...]:
+    """`count` players' names: NAMES, then numbered ones; `long`: the first one's instead."""
+    out = [*NAMES, *(f"Player {n:02d} Nováková" for n in range(len(NAMES) + 1, count + 1))]
+    if long:
+        out[0] = long
+    return tuple(out[:count])
+
+
+def scene(
+    folder: Path,
+    players: Sequence[str] = NAMES,
+    tables: int = 4,
+    now: float | None = None,
+    public: str = "",
+) -> tuple[BoardDesk, Path]:
+    """An evening under way: every group round but the last two played (an hour ago), the
+    next called two minutes ago, its tables in the states a hall sees."""
+    now = time.time() if now is None else now
+    file = cup(folder, players, tables, public=public)
+    t, _ = open_tournament(file, drawn=True)
+    rounds = sorted({s.round for s in t.slots if s.match in t.group_matches})
+    for r in rounds[:-2]:
+        call(file, r, now - 3600)
+        play_round(file, r, now - 3000, lambda i, r=r: SCORES[(i + r) % len(SCORES)])
+    call(file, rounds[-2], now - 120)
+    desk = BoardDesk()
+    for i, table in enumerate(t.spec.tables):
+        state, score, left = STATES[i % len(STATES)]
+        desk.statuses[table] = {"table": table, **status(state, score, left)}
+    return desk, file

@@ -140,10 +140,12 @@ def board_state(director) -> dict[str, Any]:
         if group not in t.groups:
             continue
         decided = {r.player: r for r in t.standings(group)}
+        final = t.complete(group)  # (before that, players level are level for now: no lot)
         for row in rows:
             r = decided.get(row["player"])
             if r is not None:
-                row["ahead_by"], row["lot"] = r.ahead_by, r.lot
+                row["ahead_by"] = r.ahead_by if final or r.ahead_by != "lot" else ""
+                row["lot"] = r.lot if final else ""
     state["players_url"] = t.spec.public.url  # ("": the board's own address)
     return state
 

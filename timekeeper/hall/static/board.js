@@ -12,8 +12,9 @@ const { say: word, el } = TK;
 TK.fill();
 const params = new URLSearchParams(location.search);
 const TURN = Math.max(3, Number(params.get("turn")) || 10) * 1000;
-const COLUMNS = ["", "boardPlayed", "boardWon", "boardDrawn", "boardLost", "boardGoals",
-  "boardPoints", ""];
+// a group's table on the TV: place and name, played, goals, points and what decided the
+// place (wins, draws and losses are the sheets' and the phones': two groups side by side)
+const COLUMNS = ["", "boardPlayed", "boardGoals", "boardPoints", ""];
 const DECIDED_BY = { goal_difference: "boardByGoalDifference", goals_for: "boardByGoalsFor",
   goals_against: "boardByGoalsAgainst", head_to_head: "boardByHeadToHead",
   wins: "boardByWins", lot: "boardByLot" };
@@ -79,9 +80,8 @@ function standings(name, rows) {
   table.appendChild(head);
   for (const r of rows) {
     const tr = el("tr");
-    [`${r.place}. ${r.player}`, r.played, r.won, r.drawn, r.lost, r.goals, r.points]
-      .forEach((v, i) => tr.appendChild(el("td", ["player", "", "", "", "", "", "points"][i],
-        String(v))));
+    [`${r.place}. ${r.player}`, r.played, r.goals, r.points]
+      .forEach((v, i) => tr.appendChild(el("td", ["player", "", "", "points"][i], String(v))));
     tr.appendChild(el("td", "by", decidedBy(r)));
     table.appendChild(tr);
   }
