@@ -7,7 +7,9 @@ It starts `timekeeper run --web` (dummy audio, no GPIO) on a ball-hockey profile
 little of a match through the API (a goal, a penalty, added time), and photographs the display
 at TV (1920×1080) and phone (390×844) size, the operator page at phone size, the stream
 overlay (a transparent PNG) and the display's FINAL; and the desk's hall overview (`hall
-serve`) over eight tables in every state a hall sees, into docs/hall-overview.png (--hall).
+serve`) over eight tables in every state a hall sees, into docs/hall-overview.png (--hall);
+and the board on the hall's TV at 1080p and 720p with a player's page on a phone (board():
+docs/img/board-*.png, player-phone.png; --board-only for these alone).
 Chromium and chromedriver come from Debian (`./bootstrap.sh --test`); nothing downloads a
 browser."""
 
@@ -21,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from boardhall import scene, serving_board  # the board over a desk without a broker
 from helpers import wait_for  # tests/helpers.py: the tests' one wait
 from test_hall_overview import FakeDesk, serving  # the overview over a desk without a broker
 from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
@@ -80,6 +83,36 @@ def _table(
         | table
         | {"status": status}
     )
+
+
+def board(out: Path) -> list[Path]:
+    """The board on the hall's TV at 1080p and 720p (an evening in its fifth round, four
+    tables in the states a hall sees), each of its pages at 1080p, and a player's page on a
+    phone: into `out` (docs/img/board-1080p.png, board-1080p-2.png …, board-720p.png,
+    player-phone.png)."""
+    out.mkdir(parents=True, exist_ok=True)
+    shots: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder:
+        desk, file = scene(Path(folder), public="public:\n  url: http://192.168.1.10:8080\n")
+        with serving_board(desk, file, Path(folder) / "desk") as (url, _, director):
+            for width, height, name in ((1920, 1080, "1080p"), (1280, 720, "720p")):
+                with browser(width, height) as driver:
+                    driver.get(f"{url}/board?turn=600")
+                    drawn(driver, "window.tkBoard.last() !== null")
+                    pages = driver.execute_script("return window.tkBoard.count()")
+                    for n in range(pages if height == 1080 else 1):
+                        shots.append(out / f"board-{name}{f'-{n + 1}' if n else ''}.png")
+                        driver.save_screenshot(str(shots[-1]))
+                        driver.execute_script("window.tkBoard.turn()")
+            player = director.t.spec.names[0]
+            with browser(390, 844, height_of_page=True) as driver:
+                driver.get(f"{url}/player/{player}")
+                drawn(driver, "document.querySelector('.next, .none') !== null")
+                driver.get(f"{url}/player/{player}")  # (grown to the page's height)
+                drawn(driver, "document.querySelector('.next') !== null")
+                shots.append(out / "player-phone.png")
+                driver.save_screenshot(str(shots[-1]))
+    return shots
 
 
 def hall(shot: Path) -> Path:
@@ -184,8 +217,14 @@ def main() -> int:
         default=ROOT / "docs" / "hall-overview.png",
         help="the hall overview's picture (docs/hall.md shows it)",
     )
+    ap.add_argument(
+        "--board-only", action="store_true", help="only the board's and a player page's pictures"
+    )
     args = ap.parse_args()
-    for shot in take(args.out, hall_shot=args.hall):
+    shots = board(args.out) if args.board_only else [*take(args.out, hall_shot=args.hall)]
+    if not args.board_only:
+        shots += board(args.out)
+    for shot in shots:
         print(f"wrote {shot}")
     return 0
 

@@ -15,6 +15,7 @@ const TURN = Math.max(3, Number(params.get("turn")) || 10) * 1000;
 // a group's table on the TV: place and name, played, goals, points and what decided the
 // place (wins, draws and losses are the sheets' and the phones': two groups side by side)
 const COLUMNS = ["", "boardPlayed", "boardGoals", "boardPoints", ""];
+const CLASSES = ["player", "played", "goals", "points", "by"];  // (the same widths in every group)
 const DECIDED_BY = { goal_difference: "boardByGoalDifference", goals_for: "boardByGoalsFor",
   goals_against: "boardByGoalsAgainst", head_to_head: "boardByHeadToHead",
   wins: "boardByWins", lot: "boardByLot" };
@@ -76,12 +77,12 @@ function standings(name, rows) {
   const table = el("table", "standings");
   table.appendChild(el("caption", "", word("boardGroup", { name })));
   const head = el("tr");
-  COLUMNS.forEach((c, i) => head.appendChild(el("th", i === 0 ? "player" : "", c ? word(c) : "")));
+  COLUMNS.forEach((c, i) => head.appendChild(el("th", CLASSES[i], c ? word(c) : "")));
   table.appendChild(head);
   for (const r of rows) {
     const tr = el("tr");
     [`${r.place}. ${r.player}`, r.played, r.goals, r.points]
-      .forEach((v, i) => tr.appendChild(el("td", ["player", "", "", "points"][i], String(v))));
+      .forEach((v, i) => tr.appendChild(el("td", CLASSES[i], String(v))));
     tr.appendChild(el("td", "by", decidedBy(r)));
     table.appendChild(tr);
   }
@@ -119,31 +120,56 @@ function section(page, title, cls) {
 const overflows = (page) => page.scrollHeight > page.clientHeight + 1 ||
   page.scrollWidth > page.clientWidth + 1;
 
-// blocks [{title, cls, items}] onto as many pages as they need, each page full before the next
+// blocks [{title, cls, items}] onto as many pages as they need, each page full before the
+// next; a block that would be split although it fits a page of its own begins a new page
 function paginate(blocks) {
   $("pages").replaceChildren();
   const out = [newPage()];
   for (const block of blocks) {
-    let page = out[out.length - 1];
-    let here = section(page, block.title, block.cls);
-    if (overflows(page) && page.children.length > 2) {  // not even its heading: a new page
-      here.head.remove(); here.flow.remove();
-      page = newPage(); out.push(page);
-      here = section(page, block.title, block.cls);
-    }
-    for (const item of block.items) {
-      here.flow.appendChild(item);
-      if (!overflows(page) || here.flow.children.length === 1 && page.children.length === 2) {
-        continue;  // it fits (or it is alone on its page: it is shown as it is)
+    const page = out[out.length - 1];
+    const started = page.children.length > 0;
+    const made = place(block, page);
+    if (started && made.length > 1) {  // split: try it whole on a page of its own
+      made.slice(1).forEach((p) => p.remove());
+      if (made.partsOnFirst) {
+        [...page.children].slice(-made.partsOnFirst).forEach((n) => n.remove());
       }
-      item.remove();
-      if (!here.flow.children.length) { here.head.remove(); here.flow.remove(); }
-      page = newPage(); out.push(page);
-      here = section(page, block.title, block.cls);
-      here.flow.appendChild(item);
+      const again = place(block, newPage());
+      out.push(...again);
+    } else {
+      out.push(...made.slice(1));
     }
   }
   return out;
+}
+
+// one block from `page` on: the pages it is on (`page` first), and how many elements it put
+// on the first
+function place(block, page) {
+  const made = [page];
+  let here = section(page, block.title, block.cls);
+  made.partsOnFirst = 2;
+  if (overflows(page) && page.children.length > 2) {  // not even its heading: a new page
+    here.head.remove(); here.flow.remove();
+    made.partsOnFirst = 0;
+    page = newPage(); made.push(page);
+    here = section(page, block.title, block.cls);
+  }
+  for (const item of block.items) {
+    here.flow.appendChild(item);
+    if (!overflows(page) || here.flow.children.length === 1 && page.children.length === 2) {
+      continue;  // it fits (or it is alone on its page: it is shown as it is)
+    }
+    item.remove();
+    if (!here.flow.children.length) {
+      here.head.remove(); here.flow.remove();
+      if (made.length === 1) made.partsOnFirst = 0;
+    }
+    page = newPage(); made.push(page);
+    here = section(page, block.title, block.cls);
+    here.flow.appendChild(item);
+  }
+  return made;
 }
 
 function turnTo(n) {
