@@ -169,3 +169,42 @@ def test_the_sheets_print_the_qr_code_of_the_configured_address(tmp_path: Path) 
     plain = group_of_four(tmp_path / "plain", "")  # no address known when exported: no code
     t, _ = open_tournament(plain, drawn=True)
     assert "<svg" not in sheets.rounds_sheet(t)
+
+
+def test_the_player_pages_show_the_public_view_and_the_board_everything(tmp_path: Path) -> None:
+    """Over HTTP (the desk's app in a thread, told the time): a player's JSON keeps back what
+    `public:` says; the director's board, /api/board, shows it all."""
+    import json
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from boardhall import BoardDesk, serving_board
+
+    file = group_of_four(tmp_path, "public:\n  points: hidden\n  results_for_minutes: 15\n")
+    play_round(file, 1, NOW - 20 * 60, lambda i: "2:1")
+    play_round(file, 2, NOW - 5 * 60, lambda i: "0:2")
+    t, _ = open_tournament(file, drawn=True)
+    name = t.spec.names[0]
+    with serving_board(BoardDesk(), file, tmp_path / "desk", wall=lambda: NOW) as (url, _, _):
+
+        def get(path: str) -> dict:
+            with urllib.request.urlopen(url + path, timeout=5) as answer:
+                return json.loads(answer.read())
+
+        mine = get(f"/api/player/{urllib.parse.quote(name)}")
+        assert [r["round"] for r in mine["results"]] == [1, 2]
+        assert mine["results"][0]["score"] is None  # 20 minutes ago: no longer shown
+        assert mine["results"][1]["score"] in ("0:2", "2:0")  # 5 minutes ago
+        assert mine["points_hidden"] and {r["points"] for r in mine["table"]} == {None}
+        assert mine["next"]["round"] == 3
+        board = get("/api/board")
+        assert {r["points"] for r in board["groups"]["A"]} != {None}  # the director's: all
+        assert get(f"/api/player/{urllib.parse.quote(name.upper())}")["player"] == name
+        with urllib.request.urlopen(f"{url}/qr/player/{urllib.parse.quote(name)}.svg") as qr:
+            assert qr.headers["Content-Type"].startswith("image/svg+xml")
+            assert qr.read().decode() == qr_svg(f"{url}/player/{urllib.parse.quote(name)}")
+        for missing in ("/api/player/Nobody", "/qr/player/Nobody.svg"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url + missing, timeout=5)
+            assert refused.value.code == 404

@@ -172,6 +172,32 @@ function place(block, page) {
   return made;
 }
 
+// what the pages' layout depends on: all but the clocks and the goals (whose boxes keep their
+// size), so that a board whose tables only tick is laid out as it was, not measured anew
+let plan = null;
+let planKey = null;
+const layoutKey = (board) => JSON.stringify([innerWidth, innerHeight, board.title,
+  board.tables.map((t) => [t.table, t.pairing && t.pairing.id, t.result, t.result_id,
+    t.confirmed, t.status && t.status.online && t.status.status.state]),
+  board.groups, board.bracket, board.next, board.pending.length, board.players_url]);
+
+// the blocks' items onto the pages `where` says (each item's page), without measuring
+function replay(blocks, where) {
+  $("pages").replaceChildren();
+  const out = [];
+  blocks.forEach((block, b) => {
+    let here = null;
+    let on = -1;
+    block.items.forEach((item, i) => {
+      const n = where[b][i];
+      while (out.length <= n) out.push(newPage());
+      if (n !== on) { here = section(out[n], block.title, block.cls); on = n; }
+      here.flow.appendChild(item);
+    });
+  });
+  return out;
+}
+
 function turnTo(n) {
   shown = pages.length ? ((n % pages.length) + pages.length) % pages.length : 0;
   pages.forEach((p, i) => { p.hidden = i !== shown; });
@@ -207,7 +233,14 @@ function show(board) {
   blocks.push({ title: nextRound ? word("boardNextRound", { n: nextRound }) : word("boardNext"),
     items: nextRound ? board.next.matches.map((m) => matchBox(word("table", { name: m.table }),
       m.sides, null)) : [el("div", "none", word("boardNoNext"))] });
-  pages = paginate(blocks);
+  const key = layoutKey(board);
+  if (key === planKey) {
+    pages = replay(blocks, plan);
+  } else {
+    pages = paginate(blocks);
+    plan = blocks.map((block) => block.items.map((item) => pages.indexOf(item.closest(".page"))));
+    planKey = key;
+  }
   turnTo(shown);
   $("pending").replaceChildren(...board.pending.map((p) => {
     const line = el("div", "", `${word("table", { name: p.table })} ${p.match} ${p.sides}` +
