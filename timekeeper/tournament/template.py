@@ -55,6 +55,8 @@ start: "17:00"      # the first round (the sheets print each round's planned tim
 rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
 tables: {tables:<11} # how many (or a list of names: [A, B, C])
 changeover: 120     # seconds between two matches at a table (for the evening's length)
+# public: {{points: hidden, results_for_minutes: 15, freeze_last_rounds: 3}}
+#                   # what the players' pages keep back during the groups (docs/board.md)
 players:            # one a line; or {{name: …, club: …, country: …}}
 {names}
 {stages}"""
