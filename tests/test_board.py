@@ -92,7 +92,7 @@ def test_the_board_fills_the_tv_readably_and_pages_what_does_not_fit(
     with serving_board(desk, file, tmp_path / "desk") as (url, _, _):
         for width, height in ((1920, 1080), (1280, 720)):
             with browser(width, height) as page, csp_watched(page):
-                page.get(f"{url}/board")
+                page.get(f"{url}/board?turn=600")  # (turned by the test alone)
                 drawn(page)
                 count = page.execute_script("return window.tkBoard.count()")
                 for n in range(count):
