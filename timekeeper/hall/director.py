@@ -3,7 +3,9 @@ hall's bus: calling a round pushes each table its pairing; each table's result c
 itself and goes into the tournament's ledger once, however often it arrives.
 
 What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
-a line), so that a desk restarted mid-round knows its calls again; the tournament's ledger
+a line), and every desk reading that tournament reads it again when it has grown: a round
+called at `hall round N` in another terminal, on the board, or before a restart is one and
+the same call to each of them (`hall serve` takes its results). The tournament's ledger
 holds every result applied, each with the id of the result message it came from (`source`),
 so that a result delivered again (the broker's retained copy, a box that sends it twice) is
 applied once. A result for a match the desk did not call, or one the tournament cannot take
@@ -44,8 +46,12 @@ def calls_path(file: Path) -> Path:
 class Director(DeskReader):
     """Joined to a Desk (its connection); thread-safe (the bus's thread, the web's)."""
 
-    def __init__(self, desk, file: Path, wall: Callable[[], float] = time.time) -> None:
-        self.desk, self.file, self.wall = desk, Path(file), wall
+    def __init__(
+        self, desk, file: Path, wall: Callable[[], float] = time.time, results: bool = True
+    ) -> None:
+        """`results`: take the results home (`hall serve`); a command that only calls a
+        round (`hall round N`) leaves them to the serving desk, which applies each once."""
+        self.desk, self.file, self.wall, self.results = desk, Path(file), wall, results
         self.hall = desk.hall
         self._lock = threading.RLock()
         self.t, self.ledger = open_tournament(self.file, drawn=True)
@@ -57,21 +63,36 @@ class Director(DeskReader):
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
         self.confirmed: set[str] = set()  # results the director has looked at and confirmed
+        self._calls_read = 0  # bytes of the calls file read so far (it only grows)
         self._read_calls()
         desk.add_reader(self)
 
     # ---------------------------------------------------------------- state on disk
 
     def _read_calls(self) -> None:
-        if not self.calls.exists():
+        """The calls file's new lines, if it has grown (any desk may have appended to it):
+        only whole lines, a line being written is read next time."""
+        try:
+            size = self.calls.stat().st_size
+        except FileNotFoundError:
             return
-        for line in self.calls.read_text().splitlines():
+        if size < self._calls_read:  # (replaced by a shorter one: read it whole again)
+            self._calls_read = 0
+        if size == self._calls_read:
+            return
+        with open(self.calls, "rb") as stream:
+            stream.seek(self._calls_read)
+            data = stream.read(size - self._calls_read)
+        whole = data[: data.rfind(b"\n") + 1]
+        self._calls_read += len(whole)
+        for raw in whole.splitlines():
+            line = raw.decode("utf-8", "replace")
             if line.startswith('{"confirmed":'):
                 with contextlib.suppress(ValueError, KeyError):
                     self.confirmed.add(str(json.loads(line)["confirmed"])[:64])
                 continue
             try:
-                p = parse_pairing(line.encode())
+                p = parse_pairing(raw)
             except BadMessage:
                 continue
             self.issued[p.id] = p
@@ -84,8 +105,10 @@ class Director(DeskReader):
         return None if slot is None else slot.table
 
     def _reload(self) -> None:
-        """The ledger again: a result typed meanwhile at `timekeeper tournament result`."""
+        """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
+        the calls another desk made meanwhile."""
         self.t, self.ledger = open_tournament(self.file, drawn=True)
+        self._read_calls()
 
     def applied(self) -> set[str]:
         """The ids of the result messages in the ledger."""
@@ -99,7 +122,9 @@ class Director(DeskReader):
 
     def call_round(self, number: int, wait: float = 5.0) -> list[tuple[str, str]]:
         """Push each table of round `number` its pairing (retained); (table, what was done)
-        for each of the round's tables."""
+        for each of the round's tables. The calls are written under the lock, the pushes
+        are waited for outside it: paho's thread takes the lock for each result that comes
+        home, and it is the thread that hears the broker's acknowledgements."""
         with self._lock:
             self._reload()
             slots = [s for s in self.t.slots if s.round == number]
@@ -107,7 +132,7 @@ class Director(DeskReader):
                 rounds = sorted({s.round for s in self.t.slots})
                 raise TournamentError(f"no round {number} (rounds {rounds[0]}–{rounds[-1]})")
             out: list[tuple[str, str]] = []
-            sent = []
+            calls: list[tuple[str, Pairing]] = []
             for slot in slots:
                 m = self.t.fixture(slot.match)
                 if m.result is not None:
@@ -126,19 +151,28 @@ class Director(DeskReader):
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
                 )
-                with open(self.calls, "a") as stream:
-                    stream.write(p.to_json().decode() + "\n")
-                self.issued[p.id], self.called[slot.table] = p, p
-                sent.append(
-                    self.desk.client.publish(
-                        pairing_topic(self.hall, slot.table), p.to_json(), qos=1, retain=True
-                    )
-                )
+                calls.append((slot.table, p))
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
-            for info in sent:
-                info.wait_for_publish(wait)
-            self._say(f"round {number} called: {len(sent)} tables")
-            return out
+            if calls:
+                with open(self.calls, "a") as stream:  # (one write: desks append together)
+                    stream.write("".join(p.to_json().decode() + "\n" for _, p in calls))
+                self._read_calls()
+        self._push(calls, wait)
+        self._say(f"round {number} called: {len(calls)} tables")
+        return out
+
+    def _push(self, calls: list[tuple[str, Pairing]], wait: float) -> None:
+        """Publish each pairing (retained) and wait at most `wait` s in all for the broker;
+        never under the lock."""
+        sent = [
+            self.desk.client.publish(
+                pairing_topic(self.hall, table), p.to_json(), qos=1, retain=True
+            )
+            for table, p in calls
+        ]
+        until = time.monotonic() + wait
+        for info in sent:
+            info.wait_for_publish(max(0.0, until - time.monotonic()))
 
     # ---------------------------------------------------------------- results home
 
@@ -148,7 +182,10 @@ class Director(DeskReader):
 
     def connected(self, client) -> None:
         """On every (re)connect: the results; and the calls again, whose matches wait for
-        their results (a broker restarted without its retained messages)."""
+        their results (a broker restarted without its retained messages). A desk that only
+        calls (`results=False`) reads nothing."""
+        if not self.results:
+            return
         client.subscribe([(topic(self.hall, "+", "result"), 1)])
         with self._lock:
             for table, p in self.called.items():
@@ -268,6 +305,7 @@ class Director(DeskReader):
         """The lowest round with a match still to play whose tables are free (their called
         match has its result) and whose players are known and not busy elsewhere."""
         with self._lock:
+            self._read_calls()
             free = {
                 table
                 for table, p in self.called.items()
@@ -282,15 +320,44 @@ class Director(DeskReader):
             )
             return ready[0] if ready else None
 
+    def current_round(self) -> int | None:
+        """The round called last (by any desk): the one the hall plays now."""
+        with self._lock:
+            self._read_calls()
+            return max((p.round for p in self.called.values()), default=None)
+
+    def _unconfirmed(self, earlier: list[Pairing]) -> list[dict]:
+        """The earlier rounds' results that came home and wait for the director's look."""
+        out = []
+        for p in earlier:
+            m = self.t.fixture(p.match)
+            source = next(
+                (
+                    e.source
+                    for e in reversed(self.t.events)
+                    if isinstance(e, ResultEvent) and e.match == m.id
+                ),
+                None,
+            )
+            if m.result is not None and source and source not in self.confirmed:
+                out.append(
+                    {"match": m.id, "sides": m.sides, "result": m.result.text(), "id": source}
+                )
+        return out
+
     def snapshot(self) -> dict:
         """The board's JSON: the round's pairings by table with each table's live status,
         the standings, the bracket, the next round, and what waits for the director."""
         with self._lock:
             self._reload()
             t, statuses = self.t, self.desk.tables()
-            tables = []
+            current = self.current_round()
+            tables, earlier = [], []
             for table in t.spec.tables:
                 p = self.called.get(table)
+                if p is not None and p.round != current:  # (the round before: its table is
+                    earlier.append(p)  # free in this one, its result in the standings)
+                    p = None
                 m = t.fixture(p.match) if p else None
                 source = next(
                     (
@@ -352,7 +419,9 @@ class Director(DeskReader):
                 "title": t.spec.title,
                 "hall": self.hall,
                 "now": self.wall(),
+                "round": current,
                 "tables": tables,
+                "unconfirmed": self._unconfirmed(earlier),
                 "groups": groups,
                 "bracket": bracket,
                 "next": {"round": number, "matches": upcoming},
