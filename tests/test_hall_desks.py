@@ -229,3 +229,58 @@ def test_hall_round_does_not_hang_on_the_results_the_broker_keeps(broker, tmp_pa
     finally:
         tables.close()
         served.stop()
+
+
+def test_a_hall_start_starts_the_rounds_tables_only_and_the_board_shows_that_round(
+    boxes, tmp_path
+) -> None:
+    """Defect 6: five players on three tables: round 1 is played on tables 1 and 2, round 2
+    on table 1 alone. Each `hall start` (its own process) starts the round's tables and names
+    the others as skipped, which stay idle (no phantom 0:0 with old names); the board shows
+    round 2 with table 2 free, not its round-1 tile with a confirm button."""
+    file = drawn_cup(tmp_path, PLAYERS[:5], tables=3)
+    assert round_of(file, 1) == {"1": "A.1", "2": "B.1"} and round_of(file, 2) == {"1": "A.2"}
+    url = boxes["broker"]["url"]
+    boxes["start"]("1", "2", "3")
+    served = Served(url, file, tmp_path / "desk")
+    tables = boxes["tables"]
+
+    def state(table: str) -> str:
+        return ((tables().get(table) or {}).get("status") or {}).get("state", "")
+
+    def has_round(table: str, number: int) -> bool:
+        return ((tables().get(table) or {}).get("pairing") or {}).get("round") == number
+
+    try:
+        wait_for(lambda: len(tables()) == 3, "three boxes joined", HALL_WAIT)
+        assert tk("hall", "round", "1", "--tournament", str(file), "--broker", url).returncode == 0
+        wait_for(lambda: has_round("1", 1) and has_round("2", 1), "round 1 at 1, 2", HALL_WAIT)
+        started = tk("hall", "start", "--in", "3s", "--broker", url)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "table 3: skipped  no match in round 1" in started.stdout, started.stdout
+        assert "table 1: ok" in started.stdout and "table 2: ok" in started.stdout
+        wait_for(lambda: state("1") == state("2") == "finished", "round 1 played", HALL_WAIT + 10)
+        assert state("3") == "idle"  # never started
+        wait_for(
+            lambda: all(t["result"] for t in served.board()["tables"] if t["pairing"]),
+            "round 1's results home",
+            HALL_WAIT,
+        )
+        assert tk("hall", "reset", "--broker", url).returncode == 0
+        wait_for(lambda: state("1") == state("2") == "idle", "tables reset", HALL_WAIT)
+        assert tk("hall", "round", "2", "--tournament", str(file), "--broker", url).returncode == 0
+        wait_for(lambda: has_round("1", 2), "round 2 at table 1", HALL_WAIT)
+        board = served.board()
+        assert board["round"] == 2
+        two = next(t for t in board["tables"] if t["table"] == "2")
+        assert two["pairing"] is None and two["result_id"] is None  # free in round 2
+        assert {u["match"] for u in board["unconfirmed"]} == {"A.1", "B.1"}
+        started = tk("hall", "start", "--in", "3s", "--broker", url)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "table 2: skipped  no match in round 2 (its last: round 1, B.1" in started.stdout
+        assert "table 3: skipped  no match in round 2" in started.stdout
+        assert "table 1: ok" in started.stdout
+        wait_for(lambda: state("1") == "finished", "round 2 played", HALL_WAIT + 10)
+        assert state("2") == "idle" and state("3") == "idle"
+    finally:
+        served.stop()

@@ -326,24 +326,23 @@ class Director(DeskReader):
             self._read_calls()
             return max((p.round for p in self.called.values()), default=None)
 
-    def _unconfirmed(self, earlier: list[Pairing]) -> list[dict]:
-        """The earlier rounds' results that came home and wait for the director's look."""
-        out = []
-        for p in earlier:
-            m = self.t.fixture(p.match)
-            source = next(
-                (
-                    e.source
-                    for e in reversed(self.t.events)
-                    if isinstance(e, ResultEvent) and e.match == m.id
-                ),
-                None,
-            )
-            if m.result is not None and source and source not in self.confirmed:
-                out.append(
-                    {"match": m.id, "sides": m.sides, "result": m.result.text(), "id": source}
-                )
-        return out
+    def _unconfirmed(self, shown: set[str]) -> list[dict]:
+        """The results that came home and wait for the director's look, but for those on the
+        current round's tiles: the earlier rounds' (each result once, its latest)."""
+        latest: dict[str, ResultEvent] = {}
+        for e in self.t.events:
+            if isinstance(e, ResultEvent):
+                latest[e.match] = e
+        return [
+            {
+                "match": e.match,
+                "sides": self.t.fixture(e.match).sides,
+                "result": e.result.text(),
+                "id": e.source,
+            }
+            for e in latest.values()
+            if e.source and e.source not in self.confirmed and e.match not in shown
+        ]
 
     def snapshot(self) -> dict:
         """The board's JSON: the round's pairings by table with each table's live status,
@@ -352,12 +351,11 @@ class Director(DeskReader):
             self._reload()
             t, statuses = self.t, self.desk.tables()
             current = self.current_round()
-            tables, earlier = [], []
+            tables = []
             for table in t.spec.tables:
                 p = self.called.get(table)
                 if p is not None and p.round != current:  # (the round before: its table is
-                    earlier.append(p)  # free in this one, its result in the standings)
-                    p = None
+                    p = None  # free in this one, its result in the standings)
                 m = t.fixture(p.match) if p else None
                 source = next(
                     (
@@ -421,7 +419,9 @@ class Director(DeskReader):
                 "now": self.wall(),
                 "round": current,
                 "tables": tables,
-                "unconfirmed": self._unconfirmed(earlier),
+                "unconfirmed": self._unconfirmed(
+                    {x["pairing"]["match"] for x in tables if x["pairing"]}
+                ),
                 "groups": groups,
                 "bracket": bracket,
                 "next": {"round": number, "matches": upcoming},
