@@ -284,3 +284,22 @@ def test_a_hall_start_starts_the_rounds_tables_only_and_the_board_shows_that_rou
         assert state("2") == "idle" and state("3") == "idle"
     finally:
         served.stop()
+
+
+def test_hall_serve_keeps_the_terminal_readable(broker, tmp_path) -> None:
+    """Defect 10: the board asks every second; `hall serve` logs no request unless asked
+    (`--access-log`), and warns of the anonymous broker once."""
+    file = drawn_cup(tmp_path, PLAYERS[:4], tables=2)
+    for more in ((), ("--access-log",)):
+        served = Served(broker["url"], file, tmp_path / "desk", *more)
+        try:
+            for _ in range(10):
+                served.board()
+                served.get("/board")
+        finally:
+            out, err = served.stop()
+        said = out + err
+        assert said.count("lets anonymous clients in") == 1, said
+        assert ("GET /api/board" in said) == bool(more), said
+        if not more:
+            assert len(said.splitlines()) <= 5, said  # the warning, the links

@@ -160,7 +160,13 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
         lang = settings.language_for(director.t.spec.language)
     try:
         return serve(
-            desk, host, port, state_dir(args.state_dir) / "hall", director=director, lang=lang
+            desk,
+            host,
+            port,
+            state_dir(args.state_dir) / "hall",
+            director=director,
+            lang=lang,
+            access_log=args.access_log,
         )
     except OSError as exc:
         raise ConfigError(
