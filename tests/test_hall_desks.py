@@ -303,3 +303,69 @@ def test_hall_serve_keeps_the_terminal_readable(broker, tmp_path) -> None:
         assert ("GET /api/board" in said) == bool(more), said
         if not more:
             assert len(said.splitlines()) <= 5, said  # the warning, the links
+
+
+def test_a_correction_on_the_board_and_at_the_command_line_reseeds_until_its_table_begins(
+    boxes, tmp_path
+) -> None:
+    """Corrections after the bracket moved, on the board and with `timekeeper tournament
+    result`, the same way: a group correction that changes a semi-final's players is taken
+    while that semi-final's table has not begun it (the desk calls it again, with the new
+    names); once its box has begun it (a hall start), both refuse, naming the match and the
+    way out; after `hall reset --table 1` both take it again."""
+    from test_knockout_corrections import groups_played
+
+    t, _ = groups_played(tmp_path)
+    file = t.spec.file
+    url = boxes["broker"]["url"]
+    boxes["start"]("1", "2")
+    served = Served(url, file, tmp_path / "desk")
+    tables = boxes["tables"]
+
+    def sides(table: str) -> tuple[str, str]:
+        p = (tables().get(table) or {}).get("pairing") or {}
+        return p.get("home", ""), p.get("away", "")
+
+    def correct(score: str, reason: str) -> tuple[int, dict]:
+        return served.post(
+            "/api/board/result", {"round": 2, "table": "1", "score": score, "reason": reason}
+        )
+
+    try:
+        wait_for(lambda: len(tables()) == 2, "two boxes joined", HALL_WAIT)
+        assert tk("hall", "round", "4", "--tournament", str(file), "--broker", url).returncode == 0
+        wait_for(lambda: sides("1") == ("Cyril", "Běla"), "SF1 at table 1", HALL_WAIT)
+        code, answer = correct("3:0", "the score sheet")  # Emil – Cyril: Emil first of A
+        assert code == 200 and "A.2 Emil – Cyril 3:0" in answer["done"], answer
+        wait_for(lambda: sides("1") == ("Emil", "Běla"), "SF1 called again", HALL_WAIT)
+        wait_for(lambda: sides("2") == ("Adam", "Cyril"), "SF2 called again", HALL_WAIT)
+        started = tk("hall", "start", "--table", "1", "--in", "3s", "--broker", url)
+        assert started.returncode == 0, started.stdout
+        calls = file.with_name("cup.calls.jsonl")
+        wait_for(lambda: '{"begun":' in calls.read_text(), "the desk saw SF1 begun", HALL_WAIT)
+        code, answer = correct("0:1", "the sheet was right")
+        assert code == 400, answer
+        assert "SF1 (Emil – Běla, under way at its table" in answer["error"], answer
+        assert "hall reset --table 1" in answer["error"]
+        typed = tk("tournament", "result", "2", "1", "0:1", "--reason", "x", "-f", str(file))
+        assert typed.returncode == 2 and "SF1 (Emil – Běla, under way" in typed.stderr, typed
+        assert tk("hall", "reset", "--table", "1", "--broker", url).returncode == 0
+        typed = wait_for(
+            lambda: (
+                (
+                    r := tk(
+                        "tournament", "result", "2", "1", "0:1", "--reason", "x", "-f", str(file)
+                    )
+                ).returncode
+                == 0
+                and r
+            ),
+            "the command line's correction once table 1 is reset",
+            HALL_WAIT,
+        )
+        assert "corrected" in typed.stdout
+        wait_for(lambda: sides("1") == ("Cyril", "Běla"), "SF1 called again", HALL_WAIT)
+        board = served.board()
+        assert any("called again" in e for e in board["events"]), board["events"]
+    finally:
+        served.stop()

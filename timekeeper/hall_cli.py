@@ -158,6 +158,7 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
             desk.close()
             raise
         lang = settings.language_for(director.t.spec.language)
+        director.watch()  # (a correction typed in another terminal acts at once)
     try:
         return serve(
             desk,

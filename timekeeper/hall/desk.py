@@ -59,6 +59,9 @@ class DeskReader:
     def connected(self, client: Any) -> None:
         """On every (re)connect: subscribe, publish again what must be retained."""
 
+    def status(self, table: str, body: dict) -> None:
+        """A table's status, checked, as the desk now holds it."""
+
 
 class Desk:
     """One connection to the hall's broker for the desk's commands."""
@@ -164,6 +167,9 @@ class Desk:
             elif leaf == "reply" and body.get("id") == self._awaited:
                 self.replies[table] = body  # (another desk's later answer never hides it)
             self._changed.notify_all()
+        if leaf == "status":
+            for reader in self.readers:
+                reader.status(table, body)
 
     def tables(self) -> dict[str, dict]:
         """Every table's latest status, by table."""

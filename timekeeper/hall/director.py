@@ -14,7 +14,7 @@ or refuse it."""
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import json
 import logging
 import threading
@@ -23,9 +23,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.desk import DeskReader
 from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.pairing import Pairing, pairing_topic
 from timekeeper.hall.result import MatchResult, parse_result
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
@@ -36,11 +37,6 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 200  # results waiting for the director: more is a flood, the oldest go
 MAX_LOG = 100
-
-
-def calls_path(file: Path) -> Path:
-    """cup.yaml → cup.calls.jsonl, beside it and its ledger."""
-    return file.with_name(file.stem + ".calls.jsonl")
 
 
 class Director(DeskReader):
@@ -55,47 +51,23 @@ class Director(DeskReader):
         self.hall = desk.hall
         self._lock = threading.RLock()
         self.t, self.ledger = open_tournament(self.file, drawn=True)
+        self.book = CallBook(self.file)  # (every desk's calls, read as the file grows)
         self.calls = calls_path(self.file)
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
-        self.issued: dict[str, Pairing] = {}  # every pairing id this desk called
+        self.issued = self.book.issued  # every pairing id called (by any desk)
         self.pending: dict[str, tuple[MatchResult, str]] = {}  # id -> (result, why it waits)
         self.refused: set[str] = set()
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
-        self.confirmed: set[str] = set()  # results the director has looked at and confirmed
-        self._calls_read = 0  # bytes of the calls file read so far (it only grows)
+        self.confirmed = self.book.confirmed  # results the director has confirmed
         self._read_calls()
         desk.add_reader(self)
 
     # ---------------------------------------------------------------- state on disk
 
     def _read_calls(self) -> None:
-        """The calls file's new lines, if it has grown (any desk may have appended to it):
-        only whole lines, a line being written is read next time."""
-        try:
-            size = self.calls.stat().st_size
-        except FileNotFoundError:
-            return
-        if size < self._calls_read:  # (replaced by a shorter one: read it whole again)
-            self._calls_read = 0
-        if size == self._calls_read:
-            return
-        with open(self.calls, "rb") as stream:
-            stream.seek(self._calls_read)
-            data = stream.read(size - self._calls_read)
-        whole = data[: data.rfind(b"\n") + 1]
-        self._calls_read += len(whole)
-        for raw in whole.splitlines():
-            line = raw.decode("utf-8", "replace")
-            if line.startswith('{"confirmed":'):
-                with contextlib.suppress(ValueError, KeyError):
-                    self.confirmed.add(str(json.loads(line)["confirmed"])[:64])
-                continue
-            try:
-                p = parse_pairing(raw)
-            except BadMessage:
-                continue
-            self.issued[p.id] = p
+        """The calls any desk made since the last look (the calls file, if it grew)."""
+        for p in self.book.read():
             table = self._table_of(p)
             if table is not None:
                 self.called[table] = p
@@ -106,9 +78,76 @@ class Director(DeskReader):
 
     def _reload(self) -> None:
         """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
-        the calls another desk made meanwhile."""
+        the calls another desk made meanwhile; the serving desk calls again a match whose
+        players a correction changed before its table began it."""
         self.t, self.ledger = open_tournament(self.file, drawn=True)
         self._read_calls()
+        if self.results:
+            self._recall()
+
+    def _recall(self) -> None:
+        stale = []
+        for table, p in self.called.items():
+            m = self.t.fixture(p.match)
+            if m.result is not None or m.home is None or m.away is None:
+                continue
+            if (m.home, m.away) != (p.home, p.away) and p.id not in self.book.begun:
+                stale.append((table, p, m))
+        for table, p, m in stale:
+            again = dataclasses.replace(
+                p,
+                id=f"{m.id}.{p.round}.{uuid.uuid4().hex[:8]}",
+                home=str(m.home),
+                away=str(m.away),
+                sent=round(self.wall(), 3),
+            )
+            self.book.write(again)
+            self._read_calls()
+            self.desk.client.publish(  # (not waited for: this may be paho's own thread)
+                pairing_topic(self.hall, table), again.to_json(), qos=1, retain=True
+            )
+            self._say(f"table {table}: {m.id} is {m.sides} now (a correction): called again")
+
+    def watch(self, every: float = 1.0) -> threading.Event:
+        """Look at the ledger and the calls every `every` s (a thread of its own): what
+        another terminal typed — a correction, a round — acts at once, board or no board.
+        Set the returned event to stop."""
+        stop = threading.Event()
+
+        def look() -> None:
+            seen = None
+            while not stop.wait(every):
+                try:
+                    now = [(f.stat().st_size, f.stat().st_mtime_ns) for f in self._files()]
+                    if now != seen:
+                        seen = now
+                        with self._lock:
+                            self._reload()
+                except Exception as exc:  # (a ledger being fixed by hand: said, looked at again)
+                    log.warning("desk: the tournament could not be read again: %s", exc)
+
+        threading.Thread(target=look, name="desk-watch", daemon=True).start()
+        return stop
+
+    def _files(self) -> list[Path]:
+        return [f for f in (self.ledger.path, self.book.path) if f.exists()]
+
+    def status(self, table: str, body: dict) -> None:
+        """A table's box past idle with a pairing this tournament called: that match has
+        begun (a correction may no longer change its players); back to idle: not any more.
+        Kept in the calls file, so that `timekeeper tournament result` knows it too."""
+        pairing, s = body.get("pairing") or {}, body.get("status") or {}
+        ident, state = pairing.get("id"), s.get("state")
+        if not self.results or not body.get("online") or not isinstance(state, str):
+            return
+        with self._lock:
+            if ident not in self.issued:
+                return
+            began = state != "idle"
+            self.book.read()
+            if began != (ident in self.book.begun):
+                self.book.write({"begun" if began else "idle": ident})
+                self._read_calls()
 
     def applied(self) -> set[str]:
         """The ids of the result messages in the ledger."""
@@ -154,8 +193,7 @@ class Director(DeskReader):
                 calls.append((slot.table, p))
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
             if calls:
-                with open(self.calls, "a") as stream:  # (one write: desks append together)
-                    stream.write("".join(p.to_json().decode() + "\n" for _, p in calls))
+                self.book.write(*(p for _, p in calls))
                 self._read_calls()
         self._push(calls, wait)
         self._say(f"round {number} called: {len(calls)} tables")
@@ -279,6 +317,31 @@ class Director(DeskReader):
                 self.pending.pop(result_id, None)
             return done
 
+    def correct(
+        self, round_: int, table: str, score: str, decided: str = "regulation", reason: str = ""
+    ) -> str:
+        """A result typed on the board (a correction over one in: with its reason), checked
+        as `timekeeper tournament result` checks it, the matches under way included; a
+        knock-out re-seeded by it is called again where its table has not begun it."""
+        with self._lock:
+            self._reload()
+            event = clerk.result(
+                self.t,
+                round_,
+                table,
+                score,
+                decided,
+                reason=reason,
+                time=_iso(self.wall()),
+                begun=self.book.under_way(),
+            )
+            written = self.ledger.record(self.t, event)
+            m = self.t.fixture(written.match)
+            what = "corrected" if written.corrects else "result"
+            self._say(f"{what} on the board: {m.id} {m.sides} {written.result.text()}")
+            self._recall()
+            return f"{what}: {m.id} {m.sides} {written.result.text()}"
+
     def refuse(self, result_id: str) -> None:
         with self._lock:
             if self.pending.pop(result_id, None) is None:
@@ -294,9 +357,8 @@ class Director(DeskReader):
                 raise TournamentError(f"no result {result_id} in the tournament")
             if result_id in self.confirmed:
                 return
-            with open(self.calls, "a") as stream:
-                stream.write(json.dumps({"confirmed": result_id}) + "\n")
-            self.confirmed.add(result_id)
+            self.book.write({"confirmed": result_id})
+            self._read_calls()
             self._say(f"result {result_id} confirmed by the director")
 
     # ---------------------------------------------------------------- what stands
