@@ -168,11 +168,17 @@ def test_a_start_in_4s_counts_from_when_it_goes_out_not_from_the_typing(monkeypa
         def __init__(self, broker, hall) -> None:
             wall[0] += 3.2  # the connection and the retained statuses
 
+        def add_reader(self, reader) -> None:  # (the pairings: none, no tournament)
+            pass
+
         def read_statuses(self) -> dict:
             wall[0] += 0.5
             return {}
 
-        def send(self, command, table=None) -> dict:
+        def tables(self) -> dict:
+            return {}
+
+        def send(self, command, table=None, only=None) -> dict:
             sent.append(command)
             return {"1": {"table": "1", "ok": False, "error": "(not a real table)"}}
 

@@ -333,7 +333,11 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument(
         "--state-dir",
         type=Path,
-        help="serve: where the desk's token is kept (default: the journal's folder)",
+        help="serve: where the desk's token is kept, in its hall/ folder (default: "
+        "$STATE_DIRECTORY, else ~/.local/state/timekeeper, as a box's)",
+    )
+    hall.add_argument(
+        "--access-log", action="store_true", help="serve: log every HTTP request (default: none)"
     )
     hall.set_defaults(func=hall_cli.cmd_hall)
 

@@ -66,7 +66,7 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
     with _desk(settings) as desk:
         if desk is None:
             return 1
-        director = Director(desk, args.tournament)
+        director = Director(desk, args.tournament, results=False)  # (the serving desk's)
         lang = settings.language_for(director.t.spec.language)
         print(f"hall {settings.hall}: round {number} of {director.t.spec.title}")
         for table, what in director.call_round(number):
@@ -158,9 +158,16 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
             desk.close()
             raise
         lang = settings.language_for(director.t.spec.language)
+        director.watch()  # (a correction typed in another terminal acts at once)
     try:
         return serve(
-            desk, host, port, state_dir(args.state_dir) / "hall", director=director, lang=lang
+            desk,
+            host,
+            port,
+            state_dir(args.state_dir) / "hall",
+            director=director,
+            lang=lang,
+            access_log=args.access_log,
         )
     except OSError as exc:
         raise ConfigError(

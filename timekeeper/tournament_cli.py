@@ -257,6 +257,16 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _under_way(t: Tournament) -> dict[str, str]:
+    """The matches the hall's desk saw begun at their tables (its calls file, beside the
+    tournament's): a correction must not change their players, as on the board."""
+    from timekeeper.hall.callbook import CallBook
+
+    book = CallBook(t.spec.file)
+    book.read()
+    return book.under_way()
+
+
 def cmd_result(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
 
@@ -265,7 +275,15 @@ def cmd_result(args: argparse.Namespace) -> int:
     written = ledger.record(
         t,
         clerk.result(
-            t, args.round, args.table, args.score, decided, args.forfeit, args.reason, _now()
+            t,
+            args.round,
+            args.table,
+            args.score,
+            decided,
+            args.forfeit,
+            args.reason,
+            _now(),
+            begun=_under_way(t),
         ),
     )
     m = t.fixture(written.match)
@@ -288,7 +306,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
 
     t, ledger = _open(args)
-    event = ledger.record(t, clerk.replay(t, args.round, args.table, args.reason, _now()))
+    event = ledger.record(
+        t, clerk.replay(t, args.round, args.table, args.reason, _now(), begun=_under_way(t))
+    )
     m = t.fixture(event.match)
     print(
         f"replay ordered: {m.id} {m.sides} at round {m.slot.round} table {m.slot.table}"

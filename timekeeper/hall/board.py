@@ -3,8 +3,8 @@ pairings by table with each table's live clock and score, the group standings, t
 and the next round — and the tournament's printable sheets (tournament/sheets.py).
 
 The page and its JSON (`/api/board`) are read-only and open, as the overview is; the
-director's actions (call a round, accept or refuse a result the desk did not call, confirm
-a result that came home) need the
+director's actions (call a round, type or correct a result, accept or refuse a result the
+desk did not call, confirm a result that came home) need the
 desk's token, as the overview's commands do."""
 
 from __future__ import annotations
@@ -82,6 +82,12 @@ class Board:
                     return error(400, "round must be a round's number")
                 done = await loop.run_in_executor(None, self.director.call_round, number)
                 return web.json_response({"ok": True, "tables": dict(done)})
+            if action == "result":
+                args = _result_args(body)
+                if isinstance(args, str):
+                    return error(400, args)
+                done = await loop.run_in_executor(None, self.director.correct, *args)
+                return web.json_response({"ok": True, "done": done})
             ident = body.get("id")
             if not isinstance(ident, str) or not _ID.fullmatch(ident):
                 return error(400, "id must be a result's id")
@@ -96,7 +102,26 @@ class Board:
                 return web.json_response({"ok": True})
         except TournamentError as exc:
             return error(400, str(exc))
-        return error(404, "actions: round, accept, refuse, confirm")
+        return error(404, "actions: round, result, accept, refuse, confirm")
+
+
+def _result_args(body: dict) -> tuple[int, str, str, str, str] | str:
+    """A result (or correction) typed on the board: {round, table, score, decided, reason},
+    as `timekeeper tournament result ROUND TABLE SCORE [--ot|--sd|--so] --reason R` takes
+    it; or what is wrong with it."""
+    number, table, score = body.get("round"), body.get("table"), body.get("score")
+    decided, reason = body.get("decided", "regulation"), body.get("reason", "")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        return "round must be a round's number"
+    if not isinstance(table, str) or not _ID.fullmatch(table):
+        return "table must be a table's name"
+    if not isinstance(score, str) or not re.fullmatch(r"\d{1,2}:\d{1,2}", score):
+        return "score must be HOME:AWAY, e.g. 3:1"
+    if decided not in ("regulation", "overtime", "sudden_death", "shootout"):
+        return "decided is regulation, overtime, sudden_death or shootout"
+    if not isinstance(reason, str) or len(reason) > 200:
+        return "reason must be a line of text"
+    return number, table, score, decided, reason
 
 
 def add_board(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from timekeeper.hall.desk import (
     ANONYMOUS_WARNING,
@@ -15,11 +17,14 @@ from timekeeper.hall.desk import (
     MIN_LEAD,
     Desk,
     DeskError,
+    DeskReader,
     anonymous_allowed,
     new_command,
     summary,
 )
 from timekeeper.hall.link import Broker
+from timekeeper.hall.messages import BadMessage
+from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
 
@@ -72,6 +77,8 @@ def run(
             raise DeskError("hall add takes SECONDS, e.g. hall add 30")
         instant(at_text, in_text, action)  # (a wrong --at/--in is told before connecting)
         desk = Desk(broker, hall)
+        pairings = PairingReader(hall)
+        desk.add_reader(pairings)  # (before the statuses settle: handed over with them)
     except (DeskError, ValueError) as exc:
         out(f"timekeeper: {exc}")
         return 2 if not isinstance(exc, DeskError) or "broker" not in str(exc) else 1
@@ -102,12 +109,18 @@ def run(
             else " at " + dt.datetime.fromtimestamp(at).strftime("%H:%M:%S.%f")[:-3]
         )
         out(f"hall {hall}: {action}{when} (id {command.id}) …")
-        answers = desk.send(command, table)
+        only: list[str] | None = None
+        skipped: dict[str, str] = {}
+        if action == "start" and table is None:
+            only, skipped = pairings.round_tables(desk.tables())
+        answers = desk.send(command, table, only=only)
     finally:
         desk.close()
+    for name, why in skipped.items():
+        out(f"  table {name}: skipped  {why}")
     if not answers:
         out("no table answered (none online in this hall?)")
-        return 1
+        return 1 if not skipped else 0
     failed = 0
     silent = [
         name
@@ -124,6 +137,54 @@ def run(
     if silent:
         out(f"did not answer: table{'s' if len(silent) > 1 else ''} {', '.join(silent)}")
     return 0 if failed == 0 else 1
+
+
+class PairingReader(DeskReader):
+    """The tables' retained pairings, for a hall start with a tournament served: the round
+    called last is the one played, and a table without a match in it stays as it is (it
+    played a phantom 0:0 with the last round's names)."""
+
+    def __init__(self, hall: str) -> None:
+        self.hall = hall
+        self.pairings: dict[str, Pairing] = {}
+
+    def owns(self, name: str) -> bool:
+        parts = name.split("/")
+        return len(parts) == 4 and parts[1] == self.hall and parts[3] == "pairing"
+
+    def connected(self, client: Any) -> None:
+        client.subscribe([(pairing_topic(self.hall, "+"), 1)])
+
+    def handle(self, name: str, payload: bytes) -> None:
+        table = name.split("/")[2]
+        if not payload:
+            self.pairings.pop(table, None)
+            return
+        with contextlib.suppress(BadMessage):  # (a bad one: the box says so in its status)
+            self.pairings[table] = parse_pairing(payload)
+
+    def round_tables(self, statuses: dict[str, dict]) -> tuple[list[str] | None, dict[str, str]]:
+        """(the tables that play the round called last, or None when no round was called:
+        every table; the others, each with why it is skipped)."""
+        pairings = dict(self.pairings)
+        if not pairings:
+            return None, {}
+        current = max(p.round for p in pairings.values())
+        playing = sorted((t for t, p in pairings.items() if p.round == current), key=_key)
+        skipped = {
+            t: f"no match in round {current}" + _last(pairings.get(t))
+            for t in sorted(set(statuses) | set(pairings), key=_key)
+            if t not in playing
+        }
+        return playing, skipped
+
+
+def _last(p: Pairing | None) -> str:
+    return "" if p is None else f" (its last: round {p.round}, {p.match} {p.sides})"
+
+
+def _key(name: str) -> tuple[int, Any]:
+    return (0, int(name)) if name.isdigit() else (1, name)
 
 
 STATUS_COLUMNS = ("table", "state", "part", "left", "score", "sync")

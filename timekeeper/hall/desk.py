@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from timekeeper.hall import tablestatus
@@ -58,6 +58,9 @@ class DeskReader:
 
     def connected(self, client: Any) -> None:
         """On every (re)connect: subscribe, publish again what must be retained."""
+
+    def status(self, table: str, body: dict) -> None:
+        """A table's status, checked, as the desk now holds it."""
 
 
 class Desk:
@@ -164,6 +167,9 @@ class Desk:
             elif leaf == "reply" and body.get("id") == self._awaited:
                 self.replies[table] = body  # (another desk's later answer never hides it)
             self._changed.notify_all()
+        if leaf == "status":
+            for reader in self.readers:
+                reader.status(table, body)
 
     def tables(self) -> dict[str, dict]:
         """Every table's latest status, by table."""
@@ -189,22 +195,30 @@ class Desk:
                 self._changed.wait(left)
 
     def send(
-        self, command: HallCommand, table: str | None = None, wait: float = 2.0
+        self,
+        command: HallCommand,
+        table: str | None = None,
+        wait: float = 2.0,
+        only: Collection[str] | None = None,
     ) -> dict[str, dict]:
-        """Publish `command` to every table (or one); wait until every online table answered
-        (or `wait` s after its instant); returns table -> reply, with every table the desk
-        knows of that did not answer (offline, a bad status, silent) and why."""
-        topic = (
-            self.all_topic
-            if table is None
-            else Topics(self.hall, check_name("table", table)).command
+        """Publish `command` to every table (or one, or `only` those, each on its own topic
+        at the one instant); wait until every online table answered (or `wait` s after its
+        instant); returns table -> reply, with every table the desk knows of that did not
+        answer (offline, a bad status, silent) and why."""
+        if table is not None:
+            only = [table]
+        topics = (
+            [self.all_topic]
+            if only is None
+            else [Topics(self.hall, check_name("table", t)).command for t in only]
         )
         self._settle(1.0)  # the retained statuses: which tables are online
         with self._lock:
-            known = set(self.statuses) if table is None else {table}
+            known = set(self.statuses) if only is None else set(only)
             online = {t for t in known if self.statuses.get(t, {}).get("online")}
             self.replies, self._awaited = {}, command.id
-        self.client.publish(topic, command.to_json(), qos=1)
+        for name in topics:
+            self.client.publish(name, command.to_json(), qos=1)
         until = time.monotonic() + wait + max(0.0, (command.at or 0) - time.time())
         with self._changed:
             while time.monotonic() < until:

@@ -3,7 +3,9 @@ hall's bus: calling a round pushes each table its pairing; each table's result c
 itself and goes into the tournament's ledger once, however often it arrives.
 
 What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
-a line), so that a desk restarted mid-round knows its calls again; the tournament's ledger
+a line), and every desk reading that tournament reads it again when it has grown: a round
+called at `hall round N` in another terminal, on the board, or before a restart is one and
+the same call to each of them (`hall serve` takes its results). The tournament's ledger
 holds every result applied, each with the id of the result message it came from (`source`),
 so that a result delivered again (the broker's retained copy, a box that sends it twice) is
 applied once. A result for a match the desk did not call, or one the tournament cannot take
@@ -12,7 +14,7 @@ or refuse it."""
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import json
 import logging
 import threading
@@ -21,9 +23,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.desk import DeskReader
 from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.pairing import Pairing, pairing_topic
 from timekeeper.hall.result import MatchResult, parse_result
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
@@ -36,45 +39,35 @@ MAX_PENDING = 200  # results waiting for the director: more is a flood, the olde
 MAX_LOG = 100
 
 
-def calls_path(file: Path) -> Path:
-    """cup.yaml → cup.calls.jsonl, beside it and its ledger."""
-    return file.with_name(file.stem + ".calls.jsonl")
-
-
 class Director(DeskReader):
     """Joined to a Desk (its connection); thread-safe (the bus's thread, the web's)."""
 
-    def __init__(self, desk, file: Path, wall: Callable[[], float] = time.time) -> None:
-        self.desk, self.file, self.wall = desk, Path(file), wall
+    def __init__(
+        self, desk, file: Path, wall: Callable[[], float] = time.time, results: bool = True
+    ) -> None:
+        """`results`: take the results home (`hall serve`); a command that only calls a
+        round (`hall round N`) leaves them to the serving desk, which applies each once."""
+        self.desk, self.file, self.wall, self.results = desk, Path(file), wall, results
         self.hall = desk.hall
         self._lock = threading.RLock()
         self.t, self.ledger = open_tournament(self.file, drawn=True)
+        self.book = CallBook(self.file)  # (every desk's calls, read as the file grows)
         self.calls = calls_path(self.file)
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
-        self.issued: dict[str, Pairing] = {}  # every pairing id this desk called
+        self.issued = self.book.issued  # every pairing id called (by any desk)
         self.pending: dict[str, tuple[MatchResult, str]] = {}  # id -> (result, why it waits)
         self.refused: set[str] = set()
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
-        self.confirmed: set[str] = set()  # results the director has looked at and confirmed
+        self.confirmed = self.book.confirmed  # results the director has confirmed
         self._read_calls()
         desk.add_reader(self)
 
     # ---------------------------------------------------------------- state on disk
 
     def _read_calls(self) -> None:
-        if not self.calls.exists():
-            return
-        for line in self.calls.read_text().splitlines():
-            if line.startswith('{"confirmed":'):
-                with contextlib.suppress(ValueError, KeyError):
-                    self.confirmed.add(str(json.loads(line)["confirmed"])[:64])
-                continue
-            try:
-                p = parse_pairing(line.encode())
-            except BadMessage:
-                continue
-            self.issued[p.id] = p
+        """The calls any desk made since the last look (the calls file, if it grew)."""
+        for p in self.book.read():
             table = self._table_of(p)
             if table is not None:
                 self.called[table] = p
@@ -84,8 +77,77 @@ class Director(DeskReader):
         return None if slot is None else slot.table
 
     def _reload(self) -> None:
-        """The ledger again: a result typed meanwhile at `timekeeper tournament result`."""
+        """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
+        the calls another desk made meanwhile; the serving desk calls again a match whose
+        players a correction changed before its table began it."""
         self.t, self.ledger = open_tournament(self.file, drawn=True)
+        self._read_calls()
+        if self.results:
+            self._recall()
+
+    def _recall(self) -> None:
+        stale = []
+        for table, p in self.called.items():
+            m = self.t.fixture(p.match)
+            if m.result is not None or m.home is None or m.away is None:
+                continue
+            if (m.home, m.away) != (p.home, p.away) and p.id not in self.book.begun:
+                stale.append((table, p, m))
+        for table, p, m in stale:
+            again = dataclasses.replace(
+                p,
+                id=f"{m.id}.{p.round}.{uuid.uuid4().hex[:8]}",
+                home=str(m.home),
+                away=str(m.away),
+                sent=round(self.wall(), 3),
+            )
+            self.book.write(again)
+            self._read_calls()
+            self.desk.client.publish(  # (not waited for: this may be paho's own thread)
+                pairing_topic(self.hall, table), again.to_json(), qos=1, retain=True
+            )
+            self._say(f"table {table}: {m.id} is {m.sides} now (a correction): called again")
+
+    def watch(self, every: float = 1.0) -> threading.Event:
+        """Look at the ledger and the calls every `every` s (a thread of its own): what
+        another terminal typed — a correction, a round — acts at once, board or no board.
+        Set the returned event to stop."""
+        stop = threading.Event()
+
+        def look() -> None:
+            seen = None
+            while not stop.wait(every):
+                try:
+                    now = [(f.stat().st_size, f.stat().st_mtime_ns) for f in self._files()]
+                    if now != seen:
+                        seen = now
+                        with self._lock:
+                            self._reload()
+                except Exception as exc:  # (a ledger being fixed by hand: said, looked at again)
+                    log.warning("desk: the tournament could not be read again: %s", exc)
+
+        threading.Thread(target=look, name="desk-watch", daemon=True).start()
+        return stop
+
+    def _files(self) -> list[Path]:
+        return [f for f in (self.ledger.path, self.book.path) if f.exists()]
+
+    def status(self, table: str, body: dict) -> None:
+        """A table's box past idle with a pairing this tournament called: that match has
+        begun (a correction may no longer change its players); back to idle: not any more.
+        Kept in the calls file, so that `timekeeper tournament result` knows it too."""
+        pairing, s = body.get("pairing") or {}, body.get("status") or {}
+        ident, state = pairing.get("id"), s.get("state")
+        if not self.results or not body.get("online") or not isinstance(state, str):
+            return
+        with self._lock:
+            if ident not in self.issued:
+                return
+            began = state != "idle"
+            self.book.read()
+            if began != (ident in self.book.begun):
+                self.book.write({"begun" if began else "idle": ident})
+                self._read_calls()
 
     def applied(self) -> set[str]:
         """The ids of the result messages in the ledger."""
@@ -99,7 +161,9 @@ class Director(DeskReader):
 
     def call_round(self, number: int, wait: float = 5.0) -> list[tuple[str, str]]:
         """Push each table of round `number` its pairing (retained); (table, what was done)
-        for each of the round's tables."""
+        for each of the round's tables. The calls are written under the lock, the pushes
+        are waited for outside it: paho's thread takes the lock for each result that comes
+        home, and it is the thread that hears the broker's acknowledgements."""
         with self._lock:
             self._reload()
             slots = [s for s in self.t.slots if s.round == number]
@@ -107,7 +171,7 @@ class Director(DeskReader):
                 rounds = sorted({s.round for s in self.t.slots})
                 raise TournamentError(f"no round {number} (rounds {rounds[0]}–{rounds[-1]})")
             out: list[tuple[str, str]] = []
-            sent = []
+            calls: list[tuple[str, Pairing]] = []
             for slot in slots:
                 m = self.t.fixture(slot.match)
                 if m.result is not None:
@@ -126,19 +190,27 @@ class Director(DeskReader):
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
                 )
-                with open(self.calls, "a") as stream:
-                    stream.write(p.to_json().decode() + "\n")
-                self.issued[p.id], self.called[slot.table] = p, p
-                sent.append(
-                    self.desk.client.publish(
-                        pairing_topic(self.hall, slot.table), p.to_json(), qos=1, retain=True
-                    )
-                )
+                calls.append((slot.table, p))
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
-            for info in sent:
-                info.wait_for_publish(wait)
-            self._say(f"round {number} called: {len(sent)} tables")
-            return out
+            if calls:
+                self.book.write(*(p for _, p in calls))
+                self._read_calls()
+        self._push(calls, wait)
+        self._say(f"round {number} called: {len(calls)} tables")
+        return out
+
+    def _push(self, calls: list[tuple[str, Pairing]], wait: float) -> None:
+        """Publish each pairing (retained) and wait at most `wait` s in all for the broker;
+        never under the lock."""
+        sent = [
+            self.desk.client.publish(
+                pairing_topic(self.hall, table), p.to_json(), qos=1, retain=True
+            )
+            for table, p in calls
+        ]
+        until = time.monotonic() + wait
+        for info in sent:
+            info.wait_for_publish(max(0.0, until - time.monotonic()))
 
     # ---------------------------------------------------------------- results home
 
@@ -148,7 +220,10 @@ class Director(DeskReader):
 
     def connected(self, client) -> None:
         """On every (re)connect: the results; and the calls again, whose matches wait for
-        their results (a broker restarted without its retained messages)."""
+        their results (a broker restarted without its retained messages). A desk that only
+        calls (`results=False`) reads nothing."""
+        if not self.results:
+            return
         client.subscribe([(topic(self.hall, "+", "result"), 1)])
         with self._lock:
             for table, p in self.called.items():
@@ -242,6 +317,31 @@ class Director(DeskReader):
                 self.pending.pop(result_id, None)
             return done
 
+    def correct(
+        self, round_: int, table: str, score: str, decided: str = "regulation", reason: str = ""
+    ) -> str:
+        """A result typed on the board (a correction over one in: with its reason), checked
+        as `timekeeper tournament result` checks it, the matches under way included; a
+        knock-out re-seeded by it is called again where its table has not begun it."""
+        with self._lock:
+            self._reload()
+            event = clerk.result(
+                self.t,
+                round_,
+                table,
+                score,
+                decided,
+                reason=reason,
+                time=_iso(self.wall()),
+                begun=self.book.under_way(),
+            )
+            written = self.ledger.record(self.t, event)
+            m = self.t.fixture(written.match)
+            what = "corrected" if written.corrects else "result"
+            self._say(f"{what} on the board: {m.id} {m.sides} {written.result.text()}")
+            self._recall()
+            return f"{what}: {m.id} {m.sides} {written.result.text()}"
+
     def refuse(self, result_id: str) -> None:
         with self._lock:
             if self.pending.pop(result_id, None) is None:
@@ -257,9 +357,8 @@ class Director(DeskReader):
                 raise TournamentError(f"no result {result_id} in the tournament")
             if result_id in self.confirmed:
                 return
-            with open(self.calls, "a") as stream:
-                stream.write(json.dumps({"confirmed": result_id}) + "\n")
-            self.confirmed.add(result_id)
+            self.book.write({"confirmed": result_id})
+            self._read_calls()
             self._say(f"result {result_id} confirmed by the director")
 
     # ---------------------------------------------------------------- what stands
@@ -268,6 +367,7 @@ class Director(DeskReader):
         """The lowest round with a match still to play whose tables are free (their called
         match has its result) and whose players are known and not busy elsewhere."""
         with self._lock:
+            self._read_calls()
             free = {
                 table
                 for table, p in self.called.items()
@@ -282,15 +382,42 @@ class Director(DeskReader):
             )
             return ready[0] if ready else None
 
+    def current_round(self) -> int | None:
+        """The round called last (by any desk): the one the hall plays now."""
+        with self._lock:
+            self._read_calls()
+            return max((p.round for p in self.called.values()), default=None)
+
+    def _unconfirmed(self, shown: set[str]) -> list[dict]:
+        """The results that came home and wait for the director's look, but for those on the
+        current round's tiles: the earlier rounds' (each result once, its latest)."""
+        latest: dict[str, ResultEvent] = {}
+        for e in self.t.events:
+            if isinstance(e, ResultEvent):
+                latest[e.match] = e
+        return [
+            {
+                "match": e.match,
+                "sides": self.t.fixture(e.match).sides,
+                "result": e.result.text(),
+                "id": e.source,
+            }
+            for e in latest.values()
+            if e.source and e.source not in self.confirmed and e.match not in shown
+        ]
+
     def snapshot(self) -> dict:
         """The board's JSON: the round's pairings by table with each table's live status,
         the standings, the bracket, the next round, and what waits for the director."""
         with self._lock:
             self._reload()
             t, statuses = self.t, self.desk.tables()
+            current = self.current_round()
             tables = []
             for table in t.spec.tables:
                 p = self.called.get(table)
+                if p is not None and p.round != current:  # (the round before: its table is
+                    p = None  # free in this one, its result in the standings)
                 m = t.fixture(p.match) if p else None
                 source = next(
                     (
@@ -352,7 +479,11 @@ class Director(DeskReader):
                 "title": t.spec.title,
                 "hall": self.hall,
                 "now": self.wall(),
+                "round": current,
                 "tables": tables,
+                "unconfirmed": self._unconfirmed(
+                    {x["pairing"]["match"] for x in tables if x["pairing"]}
+                ),
                 "groups": groups,
                 "bracket": bracket,
                 "next": {"round": number, "matches": upcoming},

@@ -135,15 +135,16 @@ def serve(
     out=print,
     director=None,
     lang: str = language.DEFAULT,
+    access_log: bool = False,
 ) -> int:
     """Serve the overview until interrupted, in language `lang` unless a page asks for another
-    (`/hall?lang=de`); prints the links (the desk's with its token); with a `director`
-    (hall serve --tournament), the board too (hall/board.py)."""
+    (`/hall?lang=de`); prints the links (the desk's with its token) and each warning once;
+    with a `director` (hall serve --tournament), the board too (hall/board.py). Every request
+    is logged only with `access_log` (the board asks each second)."""
     tokens = TokenStore(state)
     warnings = [ANONYMOUS_WARNING] if anonymous_allowed(desk.broker) else []
     for warning in warnings:
         out(warning)
-        log.warning("%s", warning)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
@@ -157,5 +158,5 @@ def serve(
         add_players(app, director, lang)
         out(f"the board (the hall's big screen): http://{shown}:{port}/board")
         out(f"the players' pages (phones; a QR code on the board): http://{shown}:{port}/player")
-    guard.run(guard.Site(overview.guard, app, host, port))
+    guard.run(guard.Site(overview.guard, app, host, port, access_log))
     return 0

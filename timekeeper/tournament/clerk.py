@@ -2,13 +2,15 @@
 lot — looked at against the tournament as it stands and written up as the event to append
 to the ledger (events.py), or refused with a TournamentError that says why and what to type
 instead. The clerk never writes: the caller records the event (`Ledger.record`). A change that would
-pull the ground from under a knock-out match already played (a correction that changes who
-went through) is refused: the later match must be voided (a replay) first."""
+pull the ground from under a knock-out match already begun (a correction that changes who
+went through, once the match it changes is played or under way at its table) is refused:
+the later match must be voided (a replay) or its table reset first; before that, the
+correction re-seeds the knock-out."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
@@ -39,10 +41,12 @@ def result(
     reason: str = "",
     time: str = "",
     source: str | None = None,
+    begun: Mapping[str, str] | None = None,
 ) -> ResultEvent:
     """A result typed at the desk; over an existing one it is a correction and needs a
     reason, which stays in the ledger with the result it replaced. `source`: the hall's
-    result message it came from."""
+    result message it came from; `begun`: the knock-out matches under way at their tables
+    (match -> how the desk knows), which a correction must not change either."""
     t.require_drawn()
     m = t.at(round_, table)
     _sides_known(m)
@@ -61,7 +65,7 @@ def result(
                 "correction needs --reason (it stays in the history)"
             )
     event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source, time or None)
-    _keeps_knockout(t, event)
+    _keeps_knockout(t, event, begun or {})
     return event
 
 
@@ -80,7 +84,14 @@ def _sudden_overtime(t: Tournament, match_id: str) -> bool:
     return bool(timed) and all(p.sudden_death for p in timed)
 
 
-def replay(t: Tournament, round_: int, table: str, reason: str, time: str = "") -> ReplayEvent:
+def replay(
+    t: Tournament,
+    round_: int,
+    table: str,
+    reason: str,
+    time: str = "",
+    begun: Mapping[str, str] | None = None,
+) -> ReplayEvent:
     """A replay ordered by a referee: the result, if any, is set aside (kept in the
     ledger) and the match waits for its new result at its round and table."""
     t.require_drawn()
@@ -91,7 +102,7 @@ def replay(t: Tournament, round_: int, table: str, reason: str, time: str = "") 
     if m.replay:
         raise TournamentError(f"a replay of {m.id} is already ordered")
     event = ReplayEvent(m.id, round_, table, reason, m.result, time or None)
-    _keeps_knockout(t, event)
+    _keeps_knockout(t, event, begun or {})
     return event
 
 
@@ -160,15 +171,29 @@ def _sides_known(m: Fixture) -> None:
         )
 
 
-def _keeps_knockout(t: Tournament, event: ResultEvent | ReplayEvent) -> None:
+def _keeps_knockout(
+    t: Tournament, event: ResultEvent | ReplayEvent, begun: Mapping[str, str]
+) -> None:
+    """A change may re-seed the knock-out (a group result: who qualifies; a knock-out
+    result: who moves on) only where the match it changes has not begun: neither played
+    nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
     for node in t.nodes:
-        if node in t.results and node != event.match:
-            before, now = t.fixture(node), after.fixture(node)
-            if (before.home, before.away) != (now.home, now.away):
-                raise TournamentError(
-                    f"this changes who plays {node} ({before.sides}, already "
-                    f"{before.result.text() if before.result else 'played'}): order a "
-                    f"replay of {node} first (replay {before.slot.round} {before.slot.table}"
-                    " --reason …)"
-                )
+        if node == event.match or (node not in t.results and node not in begun):
+            continue
+        before, now = t.fixture(node), after.fixture(node)
+        if (before.home, before.away) == (now.home, now.away):
+            continue
+        where = f"{before.slot.round} {before.slot.table}"
+        if before.result is not None:
+            raise TournamentError(
+                f"this changes who plays {node} ({before.sides}, already "
+                f"{before.result.text()}): order a replay of {node} first (replay {where}"
+                " --reason …)"
+            )
+        raise TournamentError(
+            f"this changes who plays {node} ({before.sides}, {begun[node]}, round "
+            f"{before.slot.round} table {before.slot.table}): reset that table first "
+            f"(hall reset --table {before.slot.table}), then correct; the desk calls {node} "
+            "again with its new players"
+        )

@@ -89,7 +89,17 @@ def result_rows(t: Tournament) -> list[dict[str, Any]]:
 
 
 def standing_rows(t: Tournament) -> list[dict[str, Any]]:
-    return [{"group": g, **row.to_json()} for g in t.groups for row in t.standings(g)]
+    """The groups' rows; a tie no criterion breaks is `pending` (a lot must decide it) only
+    once its group is complete, `tied` while it is still played, as `standings` says."""
+    rows = []
+    for g in t.groups:
+        done = t.complete(g)
+        for row in t.standings(g):
+            out = {"group": g, **row.to_json()}
+            if row.lot == "pending" and not done:
+                out["lot"] = "tied"
+            rows.append(out)
+    return rows
 
 
 def _csv(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> str:

@@ -410,10 +410,13 @@ class Guard:
 
 class Site:
     """An app served behind its guard's doors on `host:port`, quiet (no access log: what a
-    stranger asks reaches the log only through the guard's budget)."""
+    stranger asks reaches the log only through the guard's budget) unless `access_log`."""
 
-    def __init__(self, guard: Guard, app: web.Application, host: str, port: int) -> None:
+    def __init__(
+        self, guard: Guard, app: web.Application, host: str, port: int, access_log: bool = False
+    ) -> None:
         self.guard, self.app, self.host, self.port = guard, app, host, port
+        self.access_log = logging.getLogger("aiohttp.access") if access_log else None
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
 
@@ -421,7 +424,7 @@ class Site:
         """Listen (raises OSError, e.g. for a port in use)."""
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self.guard.doors.loop_error)
-        options = self.guard.handler_options | {"access_log": None}
+        options = self.guard.handler_options | {"access_log": self.access_log}
         runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0, **options)
         await runner.setup()
         server = runner.server

@@ -1,0 +1,50 @@
+"""What the desk's help, export and README say agrees with what they do (issue 30, 11)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from timekeeper import cli
+from timekeeper.tournament import clerk, export
+from timekeeper.tournament.ledger import open_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_hall_serves_help_names_the_state_folder_the_code_uses() -> None:
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        cli.main(["hall", "--help"])
+    text = " ".join(shown.getvalue().split())
+    assert "journal's folder" not in text
+    assert "~/.local/state/timekeeper" in text and "--access-log" in text
+
+
+def test_export_marks_a_lot_pending_only_once_the_group_is_complete(tmp_path: Path) -> None:
+    file = tmp_path / "cup.yaml"
+    file.write_text(
+        "title: Lots\nrules: radegast\ntables: 2\nplayers:\n  - Adam\n  - Běla\n  - Cyril\n"
+        "  - Dana\n",
+        encoding="utf-8",
+    )
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 1))
+    for round_ in (1, 2, 3):
+        for slot in [s for s in t.slots if s.round == round_]:
+            ledger.record(t, clerk.result(t, round_, slot.table, "1:1"))
+        lots = {row["lot"] for row in export.standing_rows(t)}
+        if round_ < 3:  # every match drawn so far: tied, no lot to draw yet
+            assert "pending" not in lots and "tied" in lots, (round_, lots)
+        else:
+            assert lots == {"pending"}
+
+
+def test_the_readmes_finish_key_says_what_it_does() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`f` finish (the match is decided)" not in readme
+    assert "`f` finish (ends the match once regulation is over" in readme
+    assert "it does not stop the match early" in readme
