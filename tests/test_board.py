@@ -173,6 +173,38 @@ def test_the_board_is_drawn_at_once_says_what_decided_a_place_and_stays_when_off
         assert t.spec.title in body()
 
 
+def test_the_director_corrects_a_result_on_the_board(tmp_path: Path) -> None:
+    """With the desk's token, the bar under the pages takes a correction as `tournament result`
+    does (round, table, score, how decided, the reason): the ledger keeps it and its reason."""
+    desk, file = scene(tmp_path)
+    t, _ = open_tournament(file, drawn=True)
+    m = next(m for m in t.fixtures() if m.result is not None)
+    with (
+        serving_board(desk, file, tmp_path / "desk") as (url, token, _),
+        browser(1920, 1080) as page,
+        csp_watched(page),
+    ):
+        page.get(f"{url}/board#token={token}")
+        drawn(page)
+        wait_for(lambda: page.find_element("id", "correct").is_displayed(), "the bar", 10)
+        for field, value in (
+            ("cRound", str(m.slot.round)),
+            ("cTable", m.slot.table),
+            ("cScore", "7:0"),
+            ("cReason", "the sheet was read wrong"),
+        ):
+            page.find_element("id", field).send_keys(value)
+        page.find_element("css selector", "#correct button").click()
+
+        def corrected():
+            fixture = open_tournament(file, drawn=True)[0].fixture(m.id)
+            return fixture.result is not None and fixture.result.text().startswith("7:0")
+
+        wait_for(corrected, "the correction in the ledger", 10)
+        assert "the sheet was read wrong" in file.with_name("cup.journal.jsonl").read_text()
+        assert page.execute_script("return [window.tkViolations, window.tkMissing]") == [[], []]
+
+
 def test_a_players_page_on_a_phone_in_the_halls_language(tmp_path: Path) -> None:
     desk, file = scene(tmp_path, public="public:\n  points: hidden\n")
     t, _ = open_tournament(file, drawn=True)

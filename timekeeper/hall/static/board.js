@@ -254,6 +254,17 @@ function show(board) {
     }
     return line;
   }));
+  // the earlier rounds' results that wait for a look (the round's own are on its tiles)
+  $("unconfirmed").replaceChildren(...(board.unconfirmed.length
+    ? [el("div", "", word("boardEarlier"))] : []), ...board.unconfirmed.map((u) => {
+    const line = el("div", "", `${u.match} ${u.sides} ${u.result}`);
+    if (token) {
+      const yes = el("button", "", word("boardConfirm"));
+      yes.onclick = () => act("confirm", { id: u.id });
+      line.appendChild(yes);
+    }
+    return line;
+  }));
   $("director").hidden = !token;
   $("call").hidden = !nextRound;
 }
@@ -267,6 +278,13 @@ async function act(action, body) {
   refresh();
 }
 $("call").onclick = () => nextRound && act("round", { round: nextRound });
+// a result typed at the board, or a correction with its reason: as `tournament result` takes it
+$("correct").onsubmit = (event) => {
+  event.preventDefault();
+  act("result", { round: Number($("cRound").value), table: $("cTable").value.trim(),
+    score: $("cScore").value.trim(), decided: $("cDecided").value,
+    reason: $("cReason").value.trim() });
+};
 
 let last = null;
 async function refresh() {
