@@ -262,6 +262,7 @@ def parser() -> argparse.ArgumentParser:
             "serve",
             "round",
             "announce",
+            "practice",
         ),
     )
     hall.add_argument(
@@ -335,6 +336,7 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         help="serve: where the desk's token is kept (default: the journal's folder)",
     )
+    hall_cli.add_practice_options(hall)
     hall.set_defaults(func=hall_cli.cmd_hall)
 
     ctl = sub.add_parser(
