@@ -169,10 +169,14 @@ class Hall:
         assert found is not None, f"no line {pattern!r} in:\n{self.text}"
         return found
 
-    def ctrl_c(self) -> None:
-        """Ctrl-C; then it has ended, 0, and none of its processes lives on."""
+    def ctrl_c(self, sig: signal.Signals = signal.SIGINT) -> None:
+        """Ctrl-C (or another signal: SIGTERM to its process id, as `kill PID` sends it);
+        then it has ended, 0, and none of its processes lives on."""
         groups = {os.getpgid(pid) for pid in self.children if _alive(pid)}
-        os.killpg(self.proc.pid, signal.SIGINT)
+        if sig == signal.SIGINT:
+            os.killpg(self.proc.pid, sig)  # (a terminal's Ctrl-C: to the foreground job)
+        else:
+            self.proc.send_signal(sig)
         assert self.proc.wait(60) == 0, self.text
         self.reader.join(10)
         assert "practice hall stopped" in self.lines, self.text
@@ -231,6 +235,7 @@ def doc_ports() -> Iterator[None]:
 
 
 def board(url: str) -> dict:
+    """The board's JSON (polled at most twice a second: the desk limits a client's rate)."""
     with urllib.request.urlopen(f"{url}/api/board", timeout=5) as answer:
         return json.load(answer)
 
@@ -405,9 +410,30 @@ def test_a_round_played_through_the_practice_hall(tmp_path: Path) -> None:
             counted = [t["result"] for t in b["tables"] if t["result"]]
             return counted + [p["score"] for p in b["pending"]]
 
-        results = wait_for(lambda: len(home()) == 2 and home(), "both results at the desk", WAIT)
+        results = wait_for(
+            lambda: len(home()) == 2 and home(), "both results at the desk", WAIT, 0.5
+        )
         assert "1:0" in results and "0:0" in results, results
-        hall.ctrl_c()
+        hall.ctrl_c(signal.SIGTERM)
+    finally:
+        hall.kill()
+
+
+@pytest.mark.slow
+def test_a_practice_hall_killed_outright_takes_its_children_with_it(tmp_path: Path) -> None:
+    """Even `kill -9` of `hall practice` (no chance to stop them) leaves no process: each
+    child has SIGTERM from the kernel when its parent dies."""
+    hall = Hall(
+        f"timekeeper hall practice --tables 1 --port {free_port()} --listen {free_port()}",
+        tmp_path,
+        shell_env(),
+    )
+    try:
+        hall.ready()
+        assert len(hall.children) == 3  # the broker, the box, the desk
+        hall.proc.kill()
+        hall.proc.wait(10)
+        wait_for(lambda: not any(_alive(pid) for pid in hall.children), "its children to end", 60)
     finally:
         hall.kill()
 
@@ -440,12 +466,14 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
             rows = board(base)["groups"]["A"]
             return [r["played"] for r in rows]
 
-        wait_for(lambda: played() == [1, 1, 1, 1], "round 1's results in the board's table", WAIT)
+        wait_for(
+            lambda: played() == [1, 1, 1, 1], "round 1's results in the board's table", WAIT, 0.5
+        )
         table = typed(standings, tmp_path, env)
         assert "1:0" in table, table
         b = board(base)
         assert b["next"]["round"] == 2 and not b["pending"], b
-        called = typed(round2, tmp_path, env, timeout=30)
+        called = typed(round2, tmp_path, env, timeout=60)
         assert "round 2 of Practice cup" in called, called
         assert typed(start2, tmp_path, env).count(": ok") == 2
         hall.ctrl_c()

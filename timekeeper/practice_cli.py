@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import ctypes
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -222,7 +223,10 @@ class Practice:
         conf.write_text(
             "# the practice hall's broker: this machine only, anonymous, nothing kept\n"
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            "max_packet_size 4096\npersistence false\n",
+            "max_packet_size 4096\npersistence false\n"
+            # as ourselves: root's broker would become user mosquitto, which may not read
+            # this folder, and a change of user clears the parent-death signal
+            f"user {pwd.getpwuid(os.geteuid()).pw_name}\n",
             encoding="utf-8",
         )
         self._start(Child("broker", [self.exe, "-c", str(conf)], self.folder / "broker.log"))
