@@ -231,6 +231,13 @@ class Practice:
         )
         self._start(Child("broker", [self.exe, "-c", str(conf)], self.folder / "broker.log"))
         self._wait(lambda: _listening(self.port), "the broker to listen", self.children[0])
+        config = self.folder / "box.yaml"  # (not /etc/timekeeper's: a real box's settings)
+        config.write_text(
+            "# the practice hall's boxes: a box that cannot open this machine's sound card\n"
+            "# says so at once (and plays on silent), instead of retrying as a service does\n"
+            "audio:\n  attempts: 1\n",
+            encoding="utf-8",
+        )
         tk = [sys.executable, "-m", "timekeeper"]
         hall_name = ["--hall-name", self.args.hall_name] if self.args.hall_name else []
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -242,6 +249,8 @@ class Practice:
             argv = [
                 *tk,
                 "run",
+                "--config",
+                str(config),
                 "--profile",
                 self.profile,
                 "--hall",
@@ -279,7 +288,23 @@ class Practice:
         ]
         self._start(Child("desk", desk, self.folder / "desk.log"), env)
         for child in self.boxes:
-            self._wait(lambda c=child: self._link(c), f"{child.name}'s box to answer", child)
+            try:
+                self._wait(lambda c=child: self._link(c), f"{child.name}'s box to answer", child)
+            except _Failed:
+                if "--audio" in child.argv or "open an audio stream" not in _tail(child.log):
+                    raise
+                self._silent(child, env)
+
+    def _silent(self, box: Child, env: dict[str, str]) -> None:
+        """A box that was to sound, on a machine with no sound card: silent, and said."""
+        reason = re.search(r"cannot open an audio stream \(([^)]*)\)", _tail(box.log))
+        place = self.children.index(box)
+        self.children.remove(box)
+        box.argv += ["--audio", "silent"]
+        box.notes = [f"silent: no sound card here ({reason.group(1) if reason else '?'})"]
+        self._start(box, env)
+        self.children.insert(place, self.children.pop())  # (its place: the tables in order)
+        self._wait(lambda: self._link(box), f"{box.name}'s box to answer", box)
         self._wait(self._desk_link, "the desk to serve its pages", self.desk)
 
     @property
