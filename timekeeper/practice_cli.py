@@ -294,6 +294,7 @@ class Practice:
                 if "--audio" in child.argv or "open an audio stream" not in _tail(child.log):
                     raise
                 self._silent(child, env)
+        self._wait(self._desk_link, "the desk to serve its pages", self.desk)
 
     def _silent(self, box: Child, env: dict[str, str]) -> None:
         """A box that was to sound, on a machine with no sound card: silent, and said."""
@@ -305,7 +306,6 @@ class Practice:
         self._start(box, env)
         self.children.insert(place, self.children.pop())  # (its place: the tables in order)
         self._wait(lambda: self._link(box), f"{box.name}'s box to answer", box)
-        self._wait(self._desk_link, "the desk to serve its pages", self.desk)
 
     @property
     def boxes(self) -> list[Child]:
