@@ -262,6 +262,7 @@ def parser() -> argparse.ArgumentParser:
             "serve",
             "round",
             "announce",
+            "practice",
         ),
     )
     hall.add_argument(
@@ -339,6 +340,7 @@ def parser() -> argparse.ArgumentParser:
     hall.add_argument(
         "--access-log", action="store_true", help="serve: log every HTTP request (default: none)"
     )
+    hall_cli.add_practice_options(hall)
     hall.set_defaults(func=hall_cli.cmd_hall)
 
     ctl = sub.add_parser(

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 
 def cmd_hall(args: argparse.Namespace) -> int:
+    if args.action == "practice":  # (its own broker: no hall to be told of)
+        from timekeeper import practice_cli
+
+        return practice_cli.run(args)
     from timekeeper.box import config as box_config
     from timekeeper.hall import console
     from timekeeper.hall.deskconfig import desk_settings
@@ -46,6 +50,22 @@ def cmd_hall(args: argparse.Namespace) -> int:
         args.in_,
         seconds,
         as_json=args.json,
+    )
+
+
+def add_practice_options(hall: argparse.ArgumentParser) -> None:
+    """`hall practice`'s own options (timekeeper/practice_cli.py)."""
+    hall.add_argument(
+        "--tables",
+        type=int,
+        metavar="N",
+        help="practice: how many boxes (default: the tournament's tables, else 4)",
+    )
+    hall.add_argument(
+        "--sound", action="store_true", help="practice: every box sounds (default: table 1 only)"
+    )
+    hall.add_argument(
+        "--port", type=int, help="practice: the broker's port on 127.0.0.1 (default 1884)"
     )
 
 

@@ -82,6 +82,9 @@ def _run_live(args: argparse.Namespace) -> int:
     if in_use(control_path):  # before the journal: the running box's match is left alone
         print(_second_box(control_path, folder), file=sys.stderr)
         return 1
+    if (refused := _make_folders(folder, control_path, args.events)) is not None:
+        print(refused, file=sys.stderr)  # before anything that could look like a ready box
+        return 1
     name = args.profile or cfg.profile or args.default_profile
     chosen = profile.load(name)
     pack = load_pack(
@@ -236,6 +239,23 @@ def _run_live(args: argparse.Namespace) -> int:
                 resumed_text(runner.engine.status(runner.clock())),
             )
     return 0
+
+
+def _make_folders(state: Path, control: Path, events: Path | None) -> str | None:
+    """The folders the box is told to use (its state, its socket's, its events file's),
+    made at once: a box that cannot have them says so before it shows a status line;
+    the refusal, or None."""
+    from timekeeper.box.controls.socket_path import make_folder
+
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        make_folder(control)  # (the /tmp fallback private, as the socket's server makes it)
+        if events is not None:
+            events.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        where = exc.filename or state
+        return f"timekeeper: cannot make the folder {where}: {exc.strerror or exc}"
+    return None
 
 
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path, commands: dict):
