@@ -441,10 +441,6 @@ def test_a_practice_hall_killed_outright_takes_its_children_with_it(tmp_path: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="needs defect 2 (a round called by `hall round` reaches the serving desk)",
-    strict=False,
-)
 def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
     """docs/hall.md's evening, typed as written in two terminals: the tournament and the
     hall; round 1 called, started, a goal; both results home, the group's table on the board
