@@ -77,6 +77,9 @@ class Status:
     shot: int = 0  # shots taken in the shoot-out
     series: int = 0
     waiting_for: str = ""  # what NEXT / START would do now
+    # once finished, how the match was decided: regulation, overtime, sudden_death or
+    # shootout, from the profile's typed parts ("" before the end)
+    decided: str = ""
     # stopped-time games only (None otherwise)
     teams: dict[str, TeamStatus] | None = None
     timeout: str | None = None  # the team whose time-out is running
