@@ -199,3 +199,28 @@ def test_a_box_killed_mid_match_goes_on_with_its_pairings_profile_after_the_usua
     hall["ctl"]("resume")
     hall["ctl"]("goal", "away")
     assert hall["ctl"]("status")["score"] == {"home": 1, "away": 1}
+
+
+def test_a_goal_entered_after_the_end_changes_the_result_sent_home_until_it_is_confirmed(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+    push(hall["port"], Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "quick", 1.0))
+    wait_for(lambda: hall["status"](proc)["profile"] == "quick", "the pairing taken", HALL_WAIT)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
+    hall["ctl"]("finish")  # (a group match: the operator's f ends a decided one)
+    wait_for(lambda: retained_result(hall["port"])["score"] == [1, 0], "1:0 home", HALL_WAIT)
+    # docs/commands.md: a goal entered after the end counts
+    assert hall["ctl"]("goal", "away", "12")["score"] == {"home": 1, "away": 1}
+    shown = hall["ctl"]("result")
+    assert shown["score"] == [1, 1] and shown["confirmed"] is False, shown
+    wait_for(lambda: retained_result(hall["port"])["score"] == [1, 1], "1:1 home", HALL_WAIT)
+    confirmed = hall["ctl"]("result", "confirm")
+    assert confirmed["score"] == [1, 1] and confirmed["confirmed"] is True, confirmed
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["confirmed"] and r, "the confirmed result"
+    )
+    assert home["score"] == [1, 1] and home["pairing"]["id"] == "A.2.1.g9"
+    assert home["goals"][-1] == {"team": "away", "period": 1, "play_time": 2.0, "player": "12"}

@@ -104,3 +104,22 @@ def test_a_pairing_waits_for_the_match_under_way_and_a_profile_mismatch_is_said(
     assert "runs profile radegast; A.3 is for ithf" in match.status_fields()["pairing_note"]
     match.handle(b'{"id": "x"}')  # a bad pairing: refused, said, nothing changes
     assert match.pairing.id == "p2" and "pairing refused" in match.note
+
+
+def test_a_result_that_changes_before_it_is_confirmed_is_sent_again(tmp_path: Path) -> None:
+    box = Box()
+    link = HallLinkSide(box)
+    match = MatchLink(link, tmp_path, wall=lambda: 5.0)
+    match.handle(pairing("p1"))
+    match.match_changed(dataclasses.replace(IDLE, state="running"), 0)
+    ended = dataclasses.replace(IDLE, state="finished", score={"home": 1, "away": 0})
+    match.match_changed(ended, 0)
+    late = dataclasses.replace(ended, score={"home": 1, "away": 1})  # a goal after the end
+    match.match_changed(late, 0)
+    match.match_changed(late, 0)  # (the same again: not sent twice)
+    assert [r["score"] for r in results(link)] == [[1, 0], [1, 1]]
+    assert match.ctl([])["match_result"]["score"] == [1, 1]
+    assert match.ctl(["confirm"])["match_result"]["score"] == [1, 1]
+    match.match_changed(dataclasses.replace(late, score={"home": 2, "away": 1}), 0)
+    assert results(link)[-1]["score"] == [1, 1] and results(link)[-1]["confirmed"] is True
+    assert json.loads((tmp_path / "hall-match.json").read_text())["result"]["score"] == [1, 1]

@@ -1,5 +1,6 @@
 """A box's side of the evening: the desk's pairing in (the names on every screen, the profile
-checked), the match's result out when it is finished — retained, with the pairing's id, and
+checked), the match's result out when it is finished (and again if it changes before it is
+confirmed: a goal entered after the end) — retained, with the pairing's id, and
 kept in the box's own small journal (`hall-match.json` in its state folder) until the next
 pairing, so that a box that was offline at the end, or restarted, sends it again.
 
@@ -170,6 +171,33 @@ class MatchLink(RunnerListener):
         else:
             self.link.profile = pairing.profile
 
+    def _result_of(self, status: Status) -> None:
+        """The finished match's result, made at its end and made again while it changes
+        before it is confirmed (a goal entered after the end counts: docs/commands.md), each
+        time sent home again; a confirmed one stands (the desk corrects it)."""
+        assert self.pairing is not None
+        made = from_status(self.pairing, self.table, status.to_dict(), self.wall())
+        old = self.result
+        if old is not None and (old.confirmed or _same(old, made)):
+            if old.confirmed and not _same(old, made):
+                log.warning(
+                    "hall: %s is %s now, but %s was confirmed: the desk corrects it",
+                    self.pairing.match,
+                    made.score_text,
+                    old.score_text,
+                )
+            return
+        self.result = made
+        self._save()
+        log.info(
+            "hall: %s %s %s (%s); sent to the desk",
+            self.pairing.match,
+            "finished" if old is None else "changed after the end:",
+            made.score_text,
+            made.decided,
+        )
+        self._publish_result()
+
     def _publish_result(self) -> None:
         assert self.result is not None
         self.link.client.publish(self.result_topic, self.result.to_json(), qos=1, retain=True)
@@ -244,15 +272,12 @@ class MatchLink(RunnerListener):
             if status.state not in BETWEEN and not self.played and self.result is None:
                 self.played = True
                 self._save()
-            elif status.state == "finished" and self.played and self.result is None:
-                self.result = from_status(self.pairing, self.table, status.to_dict(), self.wall())
-                self._save()
-                log.info(
-                    "hall: %s finished %s (%s); sent to the desk",
-                    self.pairing.match,
-                    self.result.score_text,
-                    self.result.decided,
-                )
-                self._publish_result()
+            elif status.state == "finished" and self.played:
+                self._result_of(status)
             elif status.state == "idle" and self.waiting is not None:
                 self._take(self.waiting)
+
+
+def _same(a: MatchResult, b: MatchResult) -> bool:
+    """The same result for the desk (when it was made aside)."""
+    return (a.score, a.decided, a.goals, a.penalties) == (b.score, b.decided, b.goals, b.penalties)
