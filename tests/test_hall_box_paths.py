@@ -224,3 +224,59 @@ def test_a_goal_entered_after_the_end_changes_the_result_sent_home_until_it_is_c
     )
     assert home["score"] == [1, 1] and home["pairing"]["id"] == "A.2.1.g9"
     assert home["goals"][-1] == {"team": "away", "period": 1, "play_time": 2.0, "player": "12"}
+
+
+def test_a_knockout_match_decided_in_regulation_ends_by_itself_and_hall_finish_ends_one(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+
+    def pair(ident: str, match: str, knockout: bool) -> None:
+        stage = "semi-final 1" if knockout else "group A"
+        pairing = Pairing(ident, 4, match, stage, "Novák", "Veselý", "quick", 1.0, knockout)
+        push(hall["port"], pairing)
+        wait_for(
+            lambda: hall["tk"]("hall", "status", "--json", "--broker", hall["url"]).stdout.count(
+                ident
+            ),
+            f"the pairing {ident} taken",
+            HALL_WAIT,
+        )
+
+    pair("SF1.4.a1", "SF1", knockout=True)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    # the end of regulation with a decided score: over, without the operator's f
+    wait_for(lambda: hall["status"](proc)["state"] == "finished", "the match over by itself")
+    home = wait_for(lambda: retained_result(hall["port"]), "the result home")
+    assert home["score"] == [1, 0] and home["decided"] == "regulation"
+    assert home["pairing"]["id"] == "SF1.4.a1"
+    # a drawn one goes to its overtime as the profile says (NEXT starts its sudden death)
+    hall["ctl"]("reset")
+    pair("SF2.4.b2", "SF2", knockout=True)
+    hall["ctl"]("start")
+    waiting = wait_for(
+        lambda: (s := hall["status"](proc))["state"] == "waiting" and s, "the end of regulation"
+    )
+    assert "overtime" in waiting["waiting_for"], waiting
+    hall["ctl"]("next")
+    hall["ctl"]("goal", "away")
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["pairing"]["id"] == "SF2.4.b2" and r,
+        "the sudden death's result home",
+    )
+    assert home["score"] == [0, 1] and home["decided"] == "sudden_death"
+    # a group match decided in regulation waits for its operator's f; he is away: the desk
+    hall["ctl"]("reset")
+    pair("A.3.4.c3", "A.3", knockout=False)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
+    done = hall["tk"]("hall", "finish", "--table", "1", "--broker", hall["url"])
+    assert done.returncode == 0 and "table 1: ok" in done.stdout, (done.stdout, done.stderr)
+    assert hall["status"](proc)["state"] == "finished"
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["pairing"]["id"] == "A.3.4.c3" and r,
+        "the group match's result home",
+    )
+    assert home["score"] == [1, 0] and home["decided"] == "regulation"

@@ -123,3 +123,27 @@ def test_a_result_that_changes_before_it_is_confirmed_is_sent_again(tmp_path: Pa
     match.match_changed(dataclasses.replace(late, score={"home": 2, "away": 1}), 0)
     assert results(link)[-1]["score"] == [1, 1] and results(link)[-1]["confirmed"] is True
     assert json.loads((tmp_path / "hall-match.json").read_text())["result"]["score"] == [1, 1]
+
+
+def test_a_knockout_pairing_decided_at_the_end_of_regulation_is_ended_by_the_box_once() -> None:
+    from timekeeper.hall.pairing import parse_pairing
+    from timekeeper.rules.commands import Action
+
+    ko = Pairing("SF1.4.x", 4, "SF1", "semi-final 1", "Novák", "Svoboda", "radegast", 1.0, True)
+    assert parse_pairing(ko.to_json()) == ko
+    group = Pairing("A.1.1.x", 1, "A.1", "group A", "Novák", "Svoboda", "radegast", 1.0)
+    assert "knockout" not in json.loads(group.to_json())  # (as a group pairing always was)
+    box = Box()
+    match = MatchLink(HallLinkSide(box), None)
+    match.handle(ko.to_json())
+    match.match_changed(dataclasses.replace(IDLE, state="running", period=1, periods=3), 0)
+    between = dataclasses.replace(IDLE, state="waiting", period=1, periods=3)
+    goal = [{"team": "home", "period": 3, "play_time": 1.0, "player": ""}]
+    match.match_changed(dataclasses.replace(between, score={"home": 1, "away": 0}, goals=goal), 0)
+    drawn = dataclasses.replace(between, period=3, goals=[])  # 0:0: its overtime follows
+    match.match_changed(drawn, 0)
+    assert not [c for c in box.commands if c.action is Action.FINISH]
+    decided = dataclasses.replace(drawn, score={"home": 1, "away": 0}, goals=goal)
+    match.match_changed(decided, 0)
+    match.match_changed(decided, 0)  # (the status again: one FINISH)
+    assert [c.action for c in box.commands if c.action is Action.FINISH] == [Action.FINISH]

@@ -125,6 +125,7 @@ class Director(DeskReader):
                     m.away,
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
+                    m.knockout,  # (a winner needed: the box ends it when decided)
                 )
                 with open(self.calls, "a") as stream:
                     stream.write(p.to_json().decode() + "\n")

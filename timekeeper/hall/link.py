@@ -366,6 +366,7 @@ class HallLink(RunnerListener):
             "next": Action.NEXT,
             "add": Action.ADD,
             "reset": Action.RESET,
+            "finish": Action.FINISH,
         }[command.kind]
         seconds = command.seconds if kind == "add" else None
         future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)

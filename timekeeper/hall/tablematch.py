@@ -8,7 +8,8 @@ A pairing that comes during a match waits until the table is back to idle (never
 during one). One for another profile switches the box to that profile for its match (`switch`:
 the box's ProfileSwitch, box/switch.py); a profile the box cannot take (unknown, invalid, its
 sound pack lacks a cue) is said in the table's status for the desk (`pairing_note`), and the
-box keeps its own. A box restarted before the match takes the switch again."""
+box keeps its own. A box restarted before the match takes the switch again. A knock-out
+pairing (it needs a winner) decided at the end of regulation is ended by the box itself."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class MatchLink(RunnerListener):
         self.result: MatchResult | None = None
         self.waiting: Pairing | None = None  # came during a match: taken after it
         self.note = ""
+        self._finishing = ""  # the knock-out pairing this box has ended by itself
         self._lock = threading.Lock()
         self._load()
 
@@ -274,6 +276,17 @@ class MatchLink(RunnerListener):
                 self._save()
             elif status.state == "finished" and self.played:
                 self._result_of(status)
+            elif self.played and self.pairing.knockout and _decided_at_the_end(status):
+                if self._finishing != self.pairing.id:  # (once: the status comes again)
+                    self._finishing = self.pairing.id
+                    log.info(
+                        "hall: %s is decided at the end of regulation (%s:%s): a knock-out "
+                        "match, over",
+                        self.pairing.match,
+                        status.score["home"],
+                        status.score["away"],
+                    )
+                    self.box.submit(Command(Action.FINISH))
             elif status.state == "idle" and self.waiting is not None:
                 self._take(self.waiting)
 
@@ -281,3 +294,16 @@ class MatchLink(RunnerListener):
 def _same(a: MatchResult, b: MatchResult) -> bool:
     """The same result for the desk (when it was made aside)."""
     return (a.score, a.decided, a.goals, a.penalties) == (b.score, b.decided, b.goals, b.penalties)
+
+
+def _decided_at_the_end(status: Status) -> bool:
+    """Regulation (or a part after it) over, the match waiting for NEXT, with goals entered
+    and one side ahead: the engine plays no overtime then, FINISH ends it (its operator's `f`
+    in a group match; for a knock-out match the box itself: no one need be at the table)."""
+    score = status.score
+    return (
+        status.state == "waiting"
+        and status.period >= status.periods
+        and bool(status.goals)
+        and score["home"] != score["away"]
+    )
