@@ -280,3 +280,37 @@ def test_a_knockout_match_decided_in_regulation_ends_by_itself_and_hall_finish_e
         "the group match's result home",
     )
     assert home["score"] == [1, 0] and home["decided"] == "regulation"
+
+
+def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_next(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+    push(hall["port"], Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0))
+    wait_for(lambda: hall["status"](proc)["profile"] == "quick", "the pairing taken", HALL_WAIT)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
+    hall["ctl"]("finish")
+    # the next round is called: its pairing comes while Novák's 2:0 is on the table
+    push(hall["port"], Pairing("A.3.2.n2", 2, "A.3", "group A", "Petr", "Svoboda", "quick", 2.0))
+    shown = wait_for(
+        lambda: (s := hall["status"](proc))["next_pairing"] and s, "the next pairing shown"
+    )
+    assert shown["next_pairing"] == {"match": "A.3", "home": "Petr", "away": "Svoboda"}
+    assert shown["state"] == "finished" and shown["score"] == {"home": 2, "away": 0}
+    assert shown["names"] == {"home": "Novák", "away": "Veselý"}  # the winner stays credited
+    person = hall["tk"]("ctl", "status", "--control", str(hall["folder"] / "c.sock"))
+    assert "next match A.3 Petr – Svoboda" in person.stdout, person.stdout
+    assert hall["ctl"]("result")["score"] == [2, 0]
+    hall["ctl"]("result", "confirm")  # confirmed: the table made ready for the next match
+    ready = wait_for(
+        lambda: (
+            (s := hall["status"](proc))["state"] == "idle"
+            and s["names"] == {"home": "Petr", "away": "Svoboda"}
+            and s
+        ),
+        "the next pairing taken",
+    )
+    assert ready["next_pairing"] is None

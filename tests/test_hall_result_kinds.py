@@ -95,11 +95,12 @@ def test_each_way_a_match_is_decided_comes_home_as_what_it_was(
     file.write_text(KNOCKOUT, encoding="utf-8")
     ended = played(file, script)
     assert ended.state == "finished" and ended.decided == kind  # the engine's own fact
-    box = Box(ended)
+    box = Box(played(file, []))
     link = HallLinkSide(box)
     match = MatchLink(link, None, wall=lambda: 5.0)
     match.handle(Pairing("SF1.1.x", 3, "SF1", "semi-final 1", "A", "B", "ko", 1.0).to_json())
     match.match_changed(played(file, [(0, START)]), 0.0)  # (its match has begun)
+    box.state = ended
     match.match_changed(ended, 0.0)
     sent = [p for t, p, retain in link.client.published if t.endswith("/result") and retain]
     home = parse_result(sent[-1])  # what the desk reads off the bus

@@ -14,6 +14,7 @@ from helpers import Clock, HallLinkSide
 from timekeeper.box.runner import Runner
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.timesync import Sync
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Command
 from timekeeper.rules.engine import Engine, Status
@@ -147,3 +148,63 @@ def test_a_knockout_pairing_decided_at_the_end_of_regulation_is_ended_by_the_box
     match.match_changed(decided, 0)
     match.match_changed(decided, 0)  # (the status again: one FINISH)
     assert [c.action for c in box.commands if c.action is Action.FINISH] == [Action.FINISH]
+
+
+def test_a_finished_match_keeps_its_names_until_reset_or_confirmed_the_next_shown(
+    tmp_path: Path,
+) -> None:
+    """Issue 30.5: the next round's pairing, arriving while a finished match's result is on
+    the table, is held (shown as next:) and taken on reset or on the result's confirmation."""
+    from timekeeper.rules.commands import Action
+
+    box = Box()
+    match = MatchLink(HallLinkSide(box), tmp_path)
+    match.handle(pairing("p1"))  # Novák – Svoboda
+    box.state = dataclasses.replace(IDLE, state="running")
+    match.match_changed(box.state, 0)
+    box.state = dataclasses.replace(
+        IDLE, state="finished", score={"home": 2, "away": 0}, names={"home": "Novák", "away": "S"}
+    )
+    match.match_changed(box.state, 0)
+    given = len(box.commands)
+    nxt = Pairing("p2", 2, "A.3", "group A", "Petr", "Veselý", "radegast", 2.0).to_json()
+    match.handle(nxt)
+    assert len(box.commands) == given  # no names given: the finished match keeps its own
+    assert match.pairing.id == "p1" and match.result is not None
+    assert match.next_shown() == {"match": "A.3", "home": "Petr", "away": "Veselý"}
+    answer = match.ctl(["confirm"])  # confirmed: the table is made ready for the next
+    assert answer["match_result"]["confirmed"] is True
+    assert box.commands[-1].action is Action.RESET
+    box.state = IDLE
+    match.match_changed(box.state, 0)  # (the reset done: the next pairing taken)
+    assert match.pairing.id == "p2" and box.commands[-1].names == ("Petr", "Veselý")
+    assert match.next_shown() is None
+
+
+def test_a_held_pairing_is_taken_by_a_reset_and_by_the_halls_start() -> None:
+    from timekeeper.rules.commands import Action
+
+    box = Box()
+    link = HallLinkSide(box)
+    link.sync_check = lambda: Sync(True, 0.0)
+    match = link.match
+    match.handle(pairing("p1"))
+    match.match_changed(dataclasses.replace(IDLE, state="running"), 0)
+    box.state = dataclasses.replace(IDLE, state="finished")
+    match.match_changed(box.state, 0)
+    match.handle(pairing("p2", "A.3"))
+    assert match.pairing.id == "p1" and match.next_shown()["match"] == "A.3"
+    # the hall's start for the next round begins the held pairing's match, with its names
+    link._apply(new_start())
+    names = [c for c in box.commands if c.action is Action.NAMES]
+    assert match.pairing.id == "p2" and names[-1].names == ("Novák", "Svoboda")
+    assert box.commands[-1].action is Action.START
+    assert box.commands.index(names[-1]) < len(box.commands) - 1  # (before the start)
+
+
+def new_start():
+    import time
+
+    from timekeeper.hall.desk import new_command
+
+    return new_command("start", time.time() + 3.0)

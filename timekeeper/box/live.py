@@ -363,7 +363,8 @@ def _hall(
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
-    runner.hall_result = link.match.result_shown  # (a box fact of the status)
+    runner.hall_result = link.match.result_shown  # (box facts of the status)
+    runner.hall_next = link.match.next_shown
     return link
 
 

@@ -359,6 +359,8 @@ class HallLink(RunnerListener):
                     f"NOT SYNCED: the command came {late * 1e3:.0f} ms after "
                     "its instant; this table did not start"
                 )
+        if kind == "start":  # (a finished table's held pairing: the match this begins)
+            self.match.before_start(clock() if at is None else at)
         action = {
             "start": Action.START,
             "stop": Action.PAUSE,

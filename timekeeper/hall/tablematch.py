@@ -5,11 +5,14 @@ kept in the box's own small journal (`hall-match.json` in its state folder) unti
 pairing, so that a box that was offline at the end, or restarted, sends it again.
 
 A pairing that comes during a match waits until the table is back to idle (never switched
-during one). One for another profile switches the box to that profile for its match (`switch`:
-the box's ProfileSwitch, box/switch.py); a profile the box cannot take (unknown, invalid, its
-sound pack lacks a cue) is said in the table's status for the desk (`pairing_note`), and the
-box keeps its own. A box restarted before the match takes the switch again. A knock-out
-pairing (it needs a winner) decided at the end of regulation is ended by the box itself."""
+during one); one that comes after the end waits until the finished match is reset or its
+result confirmed, or the hall starts the next match (the finished match keeps its names and
+result on every screen meanwhile, the held pairing shown as next:). One for another profile
+switches the box to that profile for its match (`switch`: the box's ProfileSwitch,
+box/switch.py); a profile the box cannot take (unknown, invalid, its sound pack lacks a cue)
+is said in the table's status for the desk (`pairing_note`), and the box keeps its own. A
+box restarted before the match takes the switch again. A knock-out pairing (it needs a
+winner) decided at the end of regulation is ended by the box itself."""
 
 from __future__ import annotations
 
@@ -132,20 +135,40 @@ class MatchLink(RunnerListener):
                     self._switch_to(pairing)
                     self.link.publish_status()
                 return None  # (retained: delivered again on every reconnect)
-            if self.box.status().state not in BETWEEN:
+            state = self.box.status().state
+            if state not in BETWEEN:
                 self.waiting = pairing
                 self.note = f"next: {pairing.match} {pairing.sides}, after the match under way"
+                log.info("hall: %s", self.note)
+            elif state == "finished" and not (self.result and self.result.confirmed):
+                # the finished match keeps its names and its result on every screen until
+                # it is reset or its result confirmed (the next pairing is shown as next:)
+                self.waiting = pairing
+                self.note = (
+                    f"next: {pairing.match} {pairing.sides}, once the finished match is "
+                    "reset or its result confirmed"
+                )
                 log.info("hall: %s", self.note)
             else:
                 self._take(pairing)
         self.link.publish_status()
         return None
 
-    def _take(self, pairing: Pairing) -> None:
+    def before_start(self, at: float) -> None:
+        """The hall's start for instant `at` (runner's clock) on a finished table: the held
+        pairing is the match it begins, its names given at that instant, just before it."""
+        with self._lock:
+            if self.waiting is not None and self.box.status().state == "finished":
+                self._take(self.waiting, at)
+
+    def _take(self, pairing: Pairing, at: float | None = None) -> None:
         self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
         self._save()
         self._switch_to(pairing)  # (first: the names go to the next match's engine)
-        self.box.submit(Command(Action.NAMES, names=(pairing.home, pairing.away)))
+        names = Command(Action.NAMES, names=(pairing.home, pairing.away))
+        given = self.box.submit(names, at=at)
+        if at is not None:  # (held for the instant: called off with the start, given now)
+            given.add_done_callback(lambda done: done.exception() and self.box.submit(names))
         log.info(
             "hall: round %d, %s %s (%s)%s",
             pairing.round,
@@ -226,6 +249,8 @@ class MatchLink(RunnerListener):
                 self._save()
                 self._publish_result()
                 log.info("hall: result %s confirmed by the operator", self.result.id)
+                if self.waiting is not None and self.box.status().state == "finished":
+                    self.box.submit(Command(Action.RESET))  # (idle: the next pairing taken)
             return {
                 "ok": True,
                 "match_result": json.loads(self.result.to_json()),
@@ -249,6 +274,12 @@ class MatchLink(RunnerListener):
             "pairing_note": self.note,
             "result": None if self.result is None else self.result.id,
         }
+
+    def next_shown(self) -> dict | None:
+        """The status's `next_pairing` (the runner adds it): the pairing held for after the
+        match on the table, shown as "next: HOME – AWAY" where the names are."""
+        w = self.waiting
+        return None if w is None else {"match": w.match, "home": w.home, "away": w.away}
 
     def result_shown(self) -> dict | None:
         """The status's `hall_result` (the runner adds it): the result the table holds, so

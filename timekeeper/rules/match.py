@@ -108,6 +108,9 @@ class Status:
     # the box's, where it joins a hall: the result its table holds for the desk ({"id",
     # "match", "score", "confirmed"}; None: none), for its operator to confirm
     hall_result: dict[str, object] | None = None
+    # the box's, where it joins a hall: the pairing held for after the match on the table
+    # ({"match", "home", "away"}; None: none), shown as "next: HOME – AWAY"
+    next_pairing: dict[str, object] | None = None
     # the profile's, for the screens: ADD's step (the operator page's ± buttons; ADD without
     # seconds takes it), the first period's length (an idle display shows it; None:
     # untimed) and whether the last minute shows tenths
