@@ -346,10 +346,6 @@ class HallLink(RunnerListener):
             self.sync = self.sync_check()
             if not self.sync.synced:
                 raise _HallRefusal(self.sync.text)
-        if kind == "start" and command.profile not in (None, self.profile):
-            raise _HallRefusal(
-                f"this table runs profile {self.profile}, the hall start is for {command.profile}"
-            )
         at = None
         if command.at is not None:
             at = timesync.to_clock(command.at, clock)
@@ -361,6 +357,10 @@ class HallLink(RunnerListener):
                 )
         if kind == "start":  # (a finished table's held pairing: the match this begins)
             self.match.before_start(clock() if at is None else at)
+        if kind == "start" and command.profile not in (None, self.profile):
+            raise _HallRefusal(
+                f"this table runs profile {self.profile}, the hall start is for {command.profile}"
+            )
         action = {
             "start": Action.START,
             "stop": Action.PAUSE,
