@@ -111,3 +111,27 @@ def test_each_way_a_match_is_decided_comes_home_as_what_it_was(
     )
     assert (made.home, made.away, made.decided) == (*score, kind)
     assert json.loads(sent[-1])["decided"] == kind
+
+
+def test_a_goal_entered_after_a_decided_end_that_makes_a_draw_goes_to_the_overtime(
+    tmp_path: Path,
+) -> None:
+    """A knock-out match ends by itself at the end of regulation when decided (its box gives
+    FINISH); a last-second equaliser entered just after it makes it a draw again: the match
+    waits for its overtime, as a drawn one does, and is decided there."""
+    file = tmp_path / "ko.yaml"
+    file.write_text(KNOCKOUT, encoding="utf-8")
+    engine = Engine(profile.load(str(file)))
+    engine.handle(START, 0.0)
+    engine.handle(goal("home"), 1.0)
+    engine.handle(FINISH, 21.0)  # (the box's, at the end of regulation: 1:0)
+    assert engine.status(21.0).state == "finished"
+    engine.handle(goal("away"), 22.0)  # scored at the buzzer, entered a second later
+    after = engine.status(22.0)
+    assert after.state == "waiting" and after.score == {"home": 1, "away": 1}
+    assert "overtime" in after.waiting_for and after.decided == ""
+    engine.handle(NEXT, 30.0)
+    engine.handle(goal("home"), 31.0)
+    engine.handle(FINISH, 50.0)
+    assert engine.status(50.0).decided == "overtime"
+    assert engine.status(50.0).score == {"home": 2, "away": 1}

@@ -208,3 +208,22 @@ def new_start():
     from timekeeper.hall.desk import new_command
 
     return new_command("start", time.time() + 3.0)
+
+
+def test_a_finished_match_under_way_again_makes_its_result_again_at_its_end() -> None:
+    box = Box()
+    link = HallLinkSide(box)
+    match = MatchLink(link, None)
+    match.handle(pairing("p1"))
+
+    def told(state: str, home: int, away: int) -> None:
+        score = {"home": home, "away": away}
+        match.match_changed(dataclasses.replace(IDLE, state=state, score=score), 0)
+
+    told("running", 0, 0)
+    told("finished", 1, 0)
+    assert match.result_shown()["score"] == "1:0"
+    told("waiting", 1, 1)  # an equaliser entered after the end: its overtime follows
+    assert match.result is None and match.result_shown() is None  # (nothing to confirm now)
+    told("finished", 2, 1)
+    assert [r["score"] for r in results(link)] == [[1, 0], [2, 1]]

@@ -305,6 +305,16 @@ class MatchLink(RunnerListener):
             if status.state not in BETWEEN and not self.played and self.result is None:
                 self.played = True
                 self._save()
+            elif status.state not in BETWEEN and self.result and not self.result.confirmed:
+                # under way again (a goal entered after the end made it a draw, a sudden
+                # death's goal taken back): its result is made again at its end
+                log.info(
+                    "hall: %s goes on after %s; its result is made at its end",
+                    self.pairing.match,
+                    self.result.score_text,
+                )
+                self.result, self._finishing = None, ""
+                self._save()
             elif status.state == "finished" and self.played:
                 self._result_of(status)
             elif self.played and self.pairing.knockout and _decided_at_the_end(status):

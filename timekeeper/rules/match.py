@@ -158,6 +158,9 @@ class Match:
     tally: Tally = field(default_factory=Tally)  # the goals
     no_show_until: float | None = None  # before the start: the no-show countdown's end
     decider: Goal | None = None  # the goal that ended a sudden death (undo-goal reopens it)
+    # ended by FINISH as decided while it waited for its next part: a goal entered after
+    # (or taken back) that makes it a draw has it wait for that part again
+    decided_waiting: bool = False
 
 
 class MatchCore:
