@@ -59,6 +59,7 @@ def test_a_pairing_and_a_result_survive_the_trip_and_bad_ones_are_refused() -> N
         {
             "score": {"home": 1, "away": 1},
             "shot": 3,
+            "decided": "shootout",
             "shootout_attempts": [{"team": "away", "goal": True}],
         },
         2.0,

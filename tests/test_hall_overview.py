@@ -181,7 +181,7 @@ def test_the_overview_draws_with_the_boxes_shared_script_under_the_csp(overview)
         ({"state": "stopped"}, "resume goes on"),
         (
             {"state": "waiting", "waiting_for": "next: overtime", "period": 1, "periods": 1},
-            "next starts the overtime; the table's operator may finish",
+            "next starts the overtime; finish ends the match instead",
         ),
         (
             {"state": "break", "waiting_for": "next: period 2", "period": 1, "periods": 3},
@@ -189,7 +189,7 @@ def test_the_overview_draws_with_the_boxes_shared_script_under_the_csp(overview)
         ),
         (
             {"state": "waiting", "waiting_for": "finish", "period": 1, "periods": 1},
-            "the match is decided, the table's operator finishes it",
+            "finish ends it (the match is decided: the table's operator's f, or hall finish)",
         ),
         ({"state": "shootout"}, "the shoot-out is the table operator's"),
         ({"state": "finished"}, "reset makes the table ready for the next round, then start"),

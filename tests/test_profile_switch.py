@@ -137,3 +137,26 @@ def test_the_keys_follow_the_profile_the_hall_switched_to() -> None:
     assert runner.status().added == 0.0
     line.show_help()
     assert "1 minor" in out.getvalue().rpartition("keys:")[2]  # `?`: hokejbal's keys now
+
+
+def test_a_restarted_box_goes_on_with_the_journals_profile_and_refuses_one_gone_by_name(
+    tmp_path: Path, write_profile, monkeypatch, caplog
+) -> None:
+    """`run --profile ithf` after the hall switched the box to another profile for its match:
+    the journal's profile is played (box/live.py); one that can no longer be loaded is named,
+    and the usual one is played (the journal then sets that match aside, saying so)."""
+    from timekeeper.box.journal import dumps
+    from timekeeper.box.live import _journaled_profile
+
+    quick = write_profile("quick", "title: q\nprestart: 0\nperiod: {length: 60, marks: none}\n")
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(quick.parent))
+    engine = Engine(profile.load("quick"))
+    engine.handle(Command(Action.START), 0.0)
+    engine.handle(Command(Action.PAUSE), 5.0)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "match.json").write_text(dumps(engine.snapshot(5.0)))
+    ithf = profile.load("ithf")
+    assert _journaled_profile(tmp_path / "state", ithf).key == "quick"
+    quick.unlink()  # the profile is gone: refused by name
+    assert _journaled_profile(tmp_path / "state", ithf) is ithf
+    assert "profile quick, which can no longer be loaded" in caplog.text

@@ -73,3 +73,37 @@ def test_the_operator_confirms_the_result_on_the_operator_page(tmp_path: Path) -
         server.close()
         runner.submit(Command(Action.QUIT)).result(timeout=5)
         thread.join(5)
+
+
+def test_the_display_keeps_the_finished_match_and_shows_the_next_pairing(
+    tmp_path: Path, write_profile
+) -> None:
+    quick = write_profile("quick", "title: q\nprestart: 0\nperiod: {length: 1, marks: none}\n")
+    runner = Runner(Engine(profile.load(str(quick))), [RecordingOutput()])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    link = HallLinkSide(runner)
+    link.profile = runner.engine.profile.key
+    match = MatchLink(link, tmp_path)
+    runner.listeners.append(match)
+    runner.hall_result, runner.hall_next = match.result_shown, match.next_shown
+    server = WebServer(runner, "127.0.0.1", free_port(), TokenStore(tmp_path / "state"))
+    server.start()
+    try:
+        key = runner.engine.profile.key
+        match.handle(Pairing("p1", 1, "A.1", "group A", "Novák", "Veselý", key, 1.0).to_json())
+        wait_for(lambda: runner.status().names["home"] == "Novák", "the names", 10)
+        for command in (Command(Action.START), Command(Action.GOAL, team="home")):
+            runner.submit(command).result(timeout=5)
+        wait_for(lambda: runner.status().state == "finished", "the end", 10)
+        match.handle(Pairing("p2", 2, "A.3", "group A", "Petr", "Svoboda", key, 2.0).to_json())
+        with browser(1280, 720) as screen:
+            screen.get(f"{server.url}/")
+            sub = screen.find_element("id", "sub")
+            wait_for(lambda: "next: Petr – Svoboda" in sub.text, "next: on the display", 10)
+            assert "NOVÁK WINS" in sub.text.upper(), sub.text
+            assert screen.find_element("id", "name-home").text == "Novák"
+    finally:
+        server.close()
+        runner.submit(Command(Action.QUIT)).result(timeout=5)
+        thread.join(5)

@@ -256,6 +256,7 @@ def parser() -> argparse.ArgumentParser:
             "resume",
             "add",
             "next",
+            "finish",
             "reset",
             "cancel",
             "status",

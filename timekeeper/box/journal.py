@@ -290,6 +290,25 @@ def parse_resume_at(text: str, profile_key: str) -> Snapshot:
     return Snapshot(profile_key, State.STOPPED.value, int(period) - 1, played)
 
 
+def _read(path: Path) -> str:
+    if not stat.S_ISREG(os.stat(path).st_mode):  # (a FIFO would block the start)
+        raise OSError(f"{path} is not a regular file")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_BYTES + 1)
+    return raw.decode("utf-8")
+
+
+def match_in_progress(folder: Path) -> Snapshot | None:
+    """The journal's match in progress, if it can be read (else None; nothing is set aside
+    here: Journal.load does that): a starting box plays it with the profile it was played
+    with, whatever `--profile` says (the hall's pairing may have switched it)."""
+    try:
+        snap = loads(_read(folder / FILE_NAME))
+    except (OSError, UnicodeDecodeError, JournalError):
+        return None
+    return snap if snap.state in IN_PROGRESS and snap.index >= 0 else None
+
+
 class Journal(RunnerListener):
     """Keeps `folder/match.json` in step with the engine: saved on every change (a runner
     listener) and, while a clock runs, at the runner's timer."""
@@ -313,11 +332,7 @@ class Journal(RunnerListener):
         then set aside for a look, and the box starts clean — never a crash loop on a bad
         file)."""
         try:
-            if not stat.S_ISREG(os.stat(self.path).st_mode):  # (a FIFO would block the start)
-                raise OSError(f"{self.path} is not a regular file")
-            with open(self.path, "rb") as f:
-                raw = f.read(MAX_BYTES + 1)
-            text = raw.decode("utf-8")
+            text = _read(self.path)
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as exc:

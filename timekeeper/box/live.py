@@ -18,11 +18,12 @@ import threading
 from pathlib import Path
 
 from timekeeper.box import config as box_config
-from timekeeper.box.journal import Journal, state_dir
+from timekeeper.box.journal import Journal, match_in_progress, state_dir
 from timekeeper.box.resume import resume
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
+from timekeeper.rules.profiletypes import Profile
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.show.prompts import resumed_text
@@ -86,9 +87,13 @@ def _run_live(args: argparse.Namespace) -> int:
         print(refused, file=sys.stderr)  # before anything that could look like a ready box
         return 1
     name = args.profile or cfg.profile or args.default_profile
-    chosen = profile.load(name)
+    usual = profile.load(name)
+    explicit = args.resume_at or args.resume_from or args.fresh
+    chosen = usual if explicit else _journaled_profile(folder, usual)
+    # the sounds of both (the hall may switch back to the usual one for the next match)
+    melody = max(melody_window(chosen), melody_window(usual))
     pack = load_pack(
-        find_pack(args.sounds or cfg.sounds), chosen.cue_names, melody_window(chosen)
+        find_pack(args.sounds or cfg.sounds), chosen.cue_names | usual.cue_names, melody
     ).scaled(cfg.audio_volume)  # the tune as far as used
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
@@ -127,7 +132,7 @@ def _run_live(args: argparse.Namespace) -> int:
         # (before, the ctl socket answered while SIGTERM still killed the box outright)
         for sig in STOP_SIGNALS:
             signal.signal(sig, lambda *_: runner.submit(Command(Action.QUIT)))
-        switch = ProfileSwitch(runner, pack, melody_window(chosen), audio)  # (the hall's)
+        switch = ProfileSwitch(runner, pack, melody, audio)  # (the hall's)
         now = runner.clock()
         audio.start_checks(now)
         runner.listeners.append(journal)
@@ -258,6 +263,33 @@ def _make_folders(state: Path, control: Path, events: Path | None) -> str | None
     return None
 
 
+def _journaled_profile(folder: Path, usual: Profile) -> Profile:
+    """The profile of the journal's match in progress, which the box goes on with whatever
+    `--profile` says: the hall's pairing may have switched it for this match (a restart with
+    the usual command must not lose the match). Only a profile that can no longer be loaded
+    is refused, by name: the journal is then set aside, saying how to go on with it."""
+    snap = match_in_progress(folder)
+    if snap is None or snap.profile == usual.key:
+        return usual
+    try:
+        journaled = profile.load(snap.profile)
+    except ConfigError as exc:
+        log.warning(
+            "the journal's match was played with profile %s, which can no longer be loaded "
+            "(%s); it is not resumed",
+            snap.profile,
+            exc,
+        )
+        return usual
+    log.info(
+        "the journal's match is played with profile %s (the hall's pairing switched to it), "
+        "not %s: going on with it",
+        journaled.key,
+        usual.key,
+    )
+    return journaled
+
+
 def _web(args: argparse.Namespace, cfg: box_config.Config, runner, folder: Path, commands: dict):
     """The display and operator pages (--web or web.listen), started, or None."""
     from timekeeper.web.listen import parse_listen
@@ -351,7 +383,8 @@ def _hall(
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
-    runner.hall_result = link.match.result_shown  # (a box fact of the status)
+    runner.hall_result = link.match.result_shown  # (box facts of the status)
+    runner.hall_next = link.match.next_shown
     return link
 
 

@@ -73,6 +73,7 @@ class Runner:
         # the result this table holds for the hall's desk (tablematch.MatchLink's, where the
         # box joins a hall): a box fact of the status, for its operator to confirm
         self.hall_result: Callable[[], dict | None] = lambda: None
+        self.hall_next: Callable[[], dict | None] = lambda: None
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
@@ -163,6 +164,7 @@ class Runner:
             scheduled=self._waiting(now),
             audio_fault=self.audio_fault,
             hall_result=self.hall_result(),
+            next_pairing=self.hall_next(),
         )
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)

@@ -36,12 +36,12 @@ def what_the_desk_can(status: dict) -> str:
     if state in ("break", "waiting"):
         if waiting == "finish":
             return (
-                "none: the match is decided, the table's operator finishes it; reset "
-                "makes the table ready for the next round"
+                "finish ends it (the match is decided: the table's operator's f, or hall "
+                "finish); reset makes the table ready for the next round"
             )
         what = the(waiting.removeprefix("next: ")) if waiting else "the next part"
         return f"next starts {what}" + (
-            "; the table's operator may finish the match instead"
+            "; finish ends the match instead"
             if state == "waiting" and status.get("period", 0) >= status.get("periods", 1)
             else ""
         )

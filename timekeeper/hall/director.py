@@ -189,6 +189,7 @@ class Director(DeskReader):
                     m.away,
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
+                    m.knockout,  # (a winner needed: the box ends it when decided)
                 )
                 calls.append((slot.table, p))
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))

@@ -346,10 +346,6 @@ class HallLink(RunnerListener):
             self.sync = self.sync_check()
             if not self.sync.synced:
                 raise _HallRefusal(self.sync.text)
-        if kind == "start" and command.profile not in (None, self.profile):
-            raise _HallRefusal(
-                f"this table runs profile {self.profile}, the hall start is for {command.profile}"
-            )
         at = None
         if command.at is not None:
             at = timesync.to_clock(command.at, clock)
@@ -359,6 +355,12 @@ class HallLink(RunnerListener):
                     f"NOT SYNCED: the command came {late * 1e3:.0f} ms after "
                     "its instant; this table did not start"
                 )
+        if kind == "start":  # (a finished table's held pairing: the match this begins)
+            self.match.before_start(clock() if at is None else at)
+        if kind == "start" and command.profile not in (None, self.profile):
+            raise _HallRefusal(
+                f"this table runs profile {self.profile}, the hall start is for {command.profile}"
+            )
         action = {
             "start": Action.START,
             "stop": Action.PAUSE,
@@ -366,6 +368,7 @@ class HallLink(RunnerListener):
             "next": Action.NEXT,
             "add": Action.ADD,
             "reset": Action.RESET,
+            "finish": Action.FINISH,
         }[command.kind]
         seconds = command.seconds if kind == "add" else None
         future = self.box.submit(Command(action, seconds), at=clock() if at is None else at)

@@ -22,7 +22,8 @@ MAX_AGE = 30.0  # s: a command sent longer ago than this is stale (a broker outa
 MAX_LEAD = 3600.0  # s: an `at` further ahead than this is a mistake
 MAX_ADD = 600.0  # s: hall-wide added time, either way
 # cancel: call off what a table holds for an instant ahead (stop and reset do too)
-KINDS = ("start", "stop", "resume", "add", "next", "reset", "cancel")
+# finish: the table's FINISH, for a table whose operator is away
+KINDS = ("start", "stop", "resume", "add", "next", "reset", "cancel", "finish")
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 

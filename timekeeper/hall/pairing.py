@@ -1,6 +1,7 @@
 """The pairing message: the desk tells a table the match it plays next — the round, the
-match's id and stage, the names and the match profile — on `timekeeper/HALL/TABLE/pairing`,
-retained, so that a box that starts (or restarts) late still learns its match.
+match's id and stage, the names, the match profile and whether it needs a winner — on
+`timekeeper/HALL/TABLE/pairing`, retained, so that a box that starts (or restarts) late still
+learns its match.
 
 Everything from the bus is hostile until checked: a pairing is small, flat (no nesting) and
 every field has a type, a length and a range."""
@@ -21,6 +22,7 @@ _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _MATCH = re.compile(r"[A-Za-z0-9._-]{1,16}")
 _PROFILE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 FIELDS = ("id", "round", "match", "stage", "home", "away", "profile", "sent")
+OPTIONAL = ("knockout",)  # sent only when true: a group pairing is as it always was
 
 
 def pairing_topic(hall: str, table: str) -> str:
@@ -37,9 +39,13 @@ class Pairing:
     away: str
     profile: str  # the match profile the table plays it with
     sent: float  # the desk's wall clock when called
+    knockout: bool = False  # the match needs a winner: decided in regulation, it is over
 
     def to_json(self) -> bytes:
-        return json.dumps(asdict(self), ensure_ascii=False).encode()
+        body = asdict(self)
+        if not self.knockout:
+            del body["knockout"]
+        return json.dumps(body, ensure_ascii=False).encode()
 
     @property
     def sides(self) -> str:
@@ -54,8 +60,11 @@ def parse_pairing(payload: bytes) -> Pairing:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadMessage("a pairing is a JSON object") from None
-    if not isinstance(data, dict) or set(data) != set(FIELDS):
-        raise BadMessage(f"a pairing has exactly the fields {', '.join(FIELDS)}")
+    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL}:
+        raise BadMessage(
+            f"a pairing has exactly the fields {', '.join(FIELDS)} "
+            f"(and maybe {', '.join(OPTIONAL)})"
+        )
     if any(isinstance(v, dict | list) for v in data.values()):  # depth 1: nothing nested
         raise BadMessage("a pairing's fields are plain values")
     if not isinstance(data["id"], str) or not _ID.fullmatch(data["id"]):
@@ -74,6 +83,9 @@ def parse_pairing(payload: bytes) -> Pairing:
     sent = data["sent"]
     if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
         raise BadMessage("sent must be a number")
+    knockout = data.get("knockout", False)
+    if not isinstance(knockout, bool):
+        raise BadMessage("knockout must be true or false")
     return Pairing(
         data["id"],
         number,
@@ -83,4 +95,5 @@ def parse_pairing(payload: bytes) -> Pairing:
         data["away"],
         data["profile"],
         float(sent),
+        knockout,
     )

@@ -3,7 +3,8 @@ decided, the goals (time and player) and the penalties — on `timekeeper/HALL/T
 retained (a desk that starts later still finds it), with the id of the pairing it answers,
 so that the desk applies it once however often it arrives.
 
-Made from the box's finished status (`from_status`, the one status: `Status.to_dict()`);
+Made from the box's finished status (`from_status`, the one status: `Status.to_dict()`, whose
+`decided` the engine says from the profile's typed parts);
 checked on the desk like any bus message: a size, a depth, lengths and ranges."""
 
 from __future__ import annotations
@@ -58,17 +59,15 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
     score = status.get("score") or {}
     home, away = int(score.get("home", 0)), int(score.get("away", 0))
     attempts = status.get("shootout_attempts") or []
-    decided = "regulation"
-    if attempts or status.get("shot", 0) or "shoot" in str(status.get("part", "")):
-        decided = "shootout"
+    # the engine's own fact (the part it ended in: rules/reporting.py), never a part's name
+    decided = status.get("decided") or "regulation"
+    if decided == "shootout":
         scored = {
             side: sum(1 for a in attempts if a.get("team") == side and a.get("goal"))
             for side in ("home", "away")
         }
         if home == away and scored["home"] != scored["away"]:
             home, away = (home + 1, away) if scored["home"] > scored["away"] else (home, away + 1)
-    elif status.get("period", 0) > status.get("periods", 1):
-        decided = "sudden_death" if "sudden" in str(status.get("part", "")) else "overtime"
     goals = tuple(
         {
             "team": g.get("team"),

@@ -1,13 +1,18 @@
 """A box's side of the evening: the desk's pairing in (the names on every screen, the profile
-checked), the match's result out when it is finished — retained, with the pairing's id, and
+checked), the match's result out when it is finished (and again if it changes before it is
+confirmed: a goal entered after the end) — retained, with the pairing's id, and
 kept in the box's own small journal (`hall-match.json` in its state folder) until the next
 pairing, so that a box that was offline at the end, or restarted, sends it again.
 
 A pairing that comes during a match waits until the table is back to idle (never switched
-during one). One for another profile switches the box to that profile for its match (`switch`:
-the box's ProfileSwitch, box/switch.py); a profile the box cannot take (unknown, invalid, its
-sound pack lacks a cue) is said in the table's status for the desk (`pairing_note`), and the
-box keeps its own. A box restarted before the match takes the switch again."""
+during one); one that comes after the end waits until the finished match is reset or its
+result confirmed, or the hall starts the next match (the finished match keeps its names and
+result on every screen meanwhile, the held pairing shown as next:). One for another profile
+switches the box to that profile for its match (`switch`: the box's ProfileSwitch,
+box/switch.py); a profile the box cannot take (unknown, invalid, its sound pack lacks a cue)
+is said in the table's status for the desk (`pairing_note`), and the box keeps its own. A
+box restarted before the match takes the switch again. A knock-out pairing (it needs a
+winner) decided at the end of regulation is ended by the box itself."""
 
 from __future__ import annotations
 
@@ -57,6 +62,7 @@ class MatchLink(RunnerListener):
         self.result: MatchResult | None = None
         self.waiting: Pairing | None = None  # came during a match: taken after it
         self.note = ""
+        self._finishing = ""  # the knock-out pairing this box has ended by itself
         self._lock = threading.Lock()
         self._load()
 
@@ -129,20 +135,40 @@ class MatchLink(RunnerListener):
                     self._switch_to(pairing)
                     self.link.publish_status()
                 return None  # (retained: delivered again on every reconnect)
-            if self.box.status().state not in BETWEEN:
+            state = self.box.status().state
+            if state not in BETWEEN:
                 self.waiting = pairing
                 self.note = f"next: {pairing.match} {pairing.sides}, after the match under way"
+                log.info("hall: %s", self.note)
+            elif state == "finished" and not (self.result and self.result.confirmed):
+                # the finished match keeps its names and its result on every screen until
+                # it is reset or its result confirmed (the next pairing is shown as next:)
+                self.waiting = pairing
+                self.note = (
+                    f"next: {pairing.match} {pairing.sides}, once the finished match is "
+                    "reset or its result confirmed"
+                )
                 log.info("hall: %s", self.note)
             else:
                 self._take(pairing)
         self.link.publish_status()
         return None
 
-    def _take(self, pairing: Pairing) -> None:
+    def before_start(self, at: float) -> None:
+        """The hall's start for instant `at` (runner's clock) on a finished table: the held
+        pairing is the match it begins, its names given at that instant, just before it."""
+        with self._lock:
+            if self.waiting is not None and self.box.status().state == "finished":
+                self._take(self.waiting, at)
+
+    def _take(self, pairing: Pairing, at: float | None = None) -> None:
         self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
         self._save()
         self._switch_to(pairing)  # (first: the names go to the next match's engine)
-        self.box.submit(Command(Action.NAMES, names=(pairing.home, pairing.away)))
+        names = Command(Action.NAMES, names=(pairing.home, pairing.away))
+        given = self.box.submit(names, at=at)
+        if at is not None:  # (held for the instant: called off with the start, given now)
+            given.add_done_callback(lambda done: done.exception() and self.box.submit(names))
         log.info(
             "hall: round %d, %s %s (%s)%s",
             pairing.round,
@@ -170,6 +196,33 @@ class MatchLink(RunnerListener):
         else:
             self.link.profile = pairing.profile
 
+    def _result_of(self, status: Status) -> None:
+        """The finished match's result, made at its end and made again while it changes
+        before it is confirmed (a goal entered after the end counts: docs/commands.md), each
+        time sent home again; a confirmed one stands (the desk corrects it)."""
+        assert self.pairing is not None
+        made = from_status(self.pairing, self.table, status.to_dict(), self.wall())
+        old = self.result
+        if old is not None and (old.confirmed or _same(old, made)):
+            if old.confirmed and not _same(old, made):
+                log.warning(
+                    "hall: %s is %s now, but %s was confirmed: the desk corrects it",
+                    self.pairing.match,
+                    made.score_text,
+                    old.score_text,
+                )
+            return
+        self.result = made
+        self._save()
+        log.info(
+            "hall: %s %s %s (%s); sent to the desk",
+            self.pairing.match,
+            "finished" if old is None else "changed after the end:",
+            made.score_text,
+            made.decided,
+        )
+        self._publish_result()
+
     def _publish_result(self) -> None:
         assert self.result is not None
         self.link.client.publish(self.result_topic, self.result.to_json(), qos=1, retain=True)
@@ -196,6 +249,8 @@ class MatchLink(RunnerListener):
                 self._save()
                 self._publish_result()
                 log.info("hall: result %s confirmed by the operator", self.result.id)
+                if self.waiting is not None and self.box.status().state == "finished":
+                    self.box.submit(Command(Action.RESET))  # (idle: the next pairing taken)
             return {
                 "ok": True,
                 "match_result": json.loads(self.result.to_json()),
@@ -219,6 +274,12 @@ class MatchLink(RunnerListener):
             "pairing_note": self.note,
             "result": None if self.result is None else self.result.id,
         }
+
+    def next_shown(self) -> dict | None:
+        """The status's `next_pairing` (the runner adds it): the pairing held for after the
+        match on the table, shown as "next: HOME – AWAY" where the names are."""
+        w = self.waiting
+        return None if w is None else {"match": w.match, "home": w.home, "away": w.away}
 
     def result_shown(self) -> dict | None:
         """The status's `hall_result` (the runner adds it): the result the table holds, so
@@ -244,15 +305,46 @@ class MatchLink(RunnerListener):
             if status.state not in BETWEEN and not self.played and self.result is None:
                 self.played = True
                 self._save()
-            elif status.state == "finished" and self.played and self.result is None:
-                self.result = from_status(self.pairing, self.table, status.to_dict(), self.wall())
-                self._save()
+            elif status.state not in BETWEEN and self.result and not self.result.confirmed:
+                # under way again (a goal entered after the end made it a draw, a sudden
+                # death's goal taken back): its result is made again at its end
                 log.info(
-                    "hall: %s finished %s (%s); sent to the desk",
+                    "hall: %s goes on after %s; its result is made at its end",
                     self.pairing.match,
                     self.result.score_text,
-                    self.result.decided,
                 )
-                self._publish_result()
+                self.result, self._finishing = None, ""
+                self._save()
+            elif status.state == "finished" and self.played:
+                self._result_of(status)
+            elif self.played and self.pairing.knockout and _decided_at_the_end(status):
+                if self._finishing != self.pairing.id:  # (once: the status comes again)
+                    self._finishing = self.pairing.id
+                    log.info(
+                        "hall: %s is decided at the end of regulation (%s:%s): a knock-out "
+                        "match, over",
+                        self.pairing.match,
+                        status.score["home"],
+                        status.score["away"],
+                    )
+                    self.box.submit(Command(Action.FINISH))
             elif status.state == "idle" and self.waiting is not None:
                 self._take(self.waiting)
+
+
+def _same(a: MatchResult, b: MatchResult) -> bool:
+    """The same result for the desk (when it was made aside)."""
+    return (a.score, a.decided, a.goals, a.penalties) == (b.score, b.decided, b.goals, b.penalties)
+
+
+def _decided_at_the_end(status: Status) -> bool:
+    """Regulation (or a part after it) over, the match waiting for NEXT, with goals entered
+    and one side ahead: the engine plays no overtime then, FINISH ends it (its operator's `f`
+    in a group match; for a knock-out match the box itself: no one need be at the table)."""
+    score = status.score
+    return (
+        status.state == "waiting"
+        and status.period >= status.periods
+        and bool(status.goals)
+        and score["home"] != score["away"]
+    )

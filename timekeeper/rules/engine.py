@@ -25,7 +25,8 @@ says what to press instead (show/prompts.py words it from the same rows: the rul
     shootout  start, next → shot; finish, goal, attempt → finished; replay → idle
     shot      next [no result to enter] → shootout; finish → finished;
               goal, attempt → shootout | finished; (time) → shootout
-    finished  start → prestart | running; no-show → idle; undo-goal → stopped
+    finished  start → prestart | running; no-show → idle; goal [no shoot-out] → waiting;
+              undo-goal → stopped | waiting
     any       reset → idle
     <!-- /states -->
 
@@ -266,6 +267,7 @@ class Engine(Reporting, Guards, StoppedPlay, Periods):
 
     def _finish_waiting(self, command: Command, now: float) -> list[Cue]:
         self.state = State.FINISHED  # decided in regulation: the end signal has sounded
+        self.m.decided_waiting = True
         return []
 
     # ------------------------------------------------------------------ the shoot-out
@@ -306,6 +308,10 @@ class Engine(Reporting, Guards, StoppedPlay, Periods):
         if sudden and len(m.tally.goals) > before:
             m.decider = m.tally.goals[-1]
             return cues + self._end_period(now, decided=True)
+        if self.state is State.FINISHED and m.decided_waiting and self.decided_score() is None:
+            # (the box ends a knock-out match decided at the end of regulation by itself: a
+            # goal at the buzzer entered a moment later is an equaliser, not a lost match)
+            self.state, m.decided_waiting = State.WAITING, False
         return cues
 
     def _takes_back_the_decider(self, team: str) -> bool:
@@ -490,13 +496,19 @@ TRANSITIONS = Table(
         *rows([S.RUNNING], [A.GOAL], E._score, (S.RUNNING, S.FINISHED)),
         *rows([S.STOPPED], [A.GOAL], E._score, (S.STOPPED, S.FINISHED)),
         *rows((S.BREAK, S.WAITING), [A.GOAL], E._score),
-        *rows([S.FINISHED], [A.GOAL], E._score, guards=(G("no shoot-out", E._no_shootout),)),
+        *rows(
+            [S.FINISHED],
+            [A.GOAL],
+            E._score,
+            (S.FINISHED, S.WAITING),
+            guards=(G("no shoot-out", E._no_shootout),),
+        ),
         *rows((S.SHOOTOUT, S.SHOT), [A.GOAL, A.ATTEMPT], E._score, (S.SHOOTOUT, S.FINISHED)),
         *rows([S.STOPPED], [A.ATTEMPT], E._score, (S.STOPPED, S.FINISHED), guards=(PENALTY_SHOT,)),
         *refused([S.FINISHED], [A.ATTEMPT], OVER),
         *rows([S.IDLE], [A.UNDO_GOAL], E._score, guards=(G("goals kept", E._goals_kept),)),
         *rows(UNDER_WAY, [A.UNDO_GOAL], E._score),
-        *rows([S.FINISHED], [A.UNDO_GOAL], E._score, (S.FINISHED, S.STOPPED)),
+        *rows([S.FINISHED], [A.UNDO_GOAL], E._score, (S.FINISHED, S.STOPPED, S.WAITING)),
         # stopped-time games: penalties, time-outs and the penalty shot once the match has begun
         *refused([S.IDLE], TEAM_ACTIONS, NOT_BEGUN),
         *refused([S.FINISHED], TEAM_ACTIONS, OVER),

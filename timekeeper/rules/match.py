@@ -77,6 +77,9 @@ class Status:
     shot: int = 0  # shots taken in the shoot-out
     series: int = 0
     waiting_for: str = ""  # what NEXT / START would do now
+    # once finished, how the match was decided: regulation, overtime, sudden_death or
+    # shootout, from the profile's typed parts ("" before the end)
+    decided: str = ""
     # stopped-time games only (None otherwise)
     teams: dict[str, TeamStatus] | None = None
     timeout: str | None = None  # the team whose time-out is running
@@ -105,6 +108,9 @@ class Status:
     # the box's, where it joins a hall: the result its table holds for the desk ({"id",
     # "match", "score", "confirmed"}; None: none), for its operator to confirm
     hall_result: dict[str, object] | None = None
+    # the box's, where it joins a hall: the pairing held for after the match on the table
+    # ({"match", "home", "away"}; None: none), shown as "next: HOME – AWAY"
+    next_pairing: dict[str, object] | None = None
     # the profile's, for the screens: ADD's step (the operator page's ± buttons; ADD without
     # seconds takes it), the first period's length (an idle display shows it; None:
     # untimed) and whether the last minute shows tenths
@@ -152,6 +158,9 @@ class Match:
     tally: Tally = field(default_factory=Tally)  # the goals
     no_show_until: float | None = None  # before the start: the no-show countdown's end
     decider: Goal | None = None  # the goal that ended a sudden death (undo-goal reopens it)
+    # ended by FINISH as decided while it waited for its next part: a goal entered after
+    # (or taken back) that makes it a draw has it wait for that part again
+    decided_waiting: bool = False
 
 
 class MatchCore:

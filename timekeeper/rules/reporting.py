@@ -46,6 +46,7 @@ class Reporting(MatchCore):
             shot=m.shots,
             series=series,
             waiting_for=self._waiting_for(),
+            decided=self._decided_by(now),
             **self._stopped_time_status(now),
             score=m.tally.score(),
             goals=[goal.public() for goal in m.tally.goals],
@@ -56,6 +57,20 @@ class Reporting(MatchCore):
             length=self.profile.periods[0].length,
             tenths=self.profile.tenths,
         )
+
+    def _decided_by(self, now: float) -> str:
+        """How a finished match was decided, from the part it ended in: the shoot-out, a
+        sudden death ended before its time (by its goal, or NEXT/FINISH for it), another
+        overtime, else regulation (the hall's result carries it home)."""
+        m, p = self.m, self.period
+        if self.state is not State.FINISHED:
+            return ""
+        if m.shootout:
+            return "shootout"
+        if p is None or not p.overtime:
+            return "regulation"
+        left = m.clock.remaining(now) if m.clock is not None else None
+        return "sudden_death" if p.sudden_death and (left is None or left > 0) else "overtime"
 
     def snapshot(self, now: float) -> Snapshot:
         m, clock = self.m, self.m.clock

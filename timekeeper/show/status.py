@@ -340,6 +340,9 @@ def status_block(s: dict) -> str:
                 f"{r['match']} {r['score']} ({'confirmed' if r['confirmed'] else 'to confirm'})",
             )
         )
+    if s.get("next_pairing"):  # (held for after the match on the table)
+        n = s["next_pairing"]
+        rows.append(("next match", f"{n['match']} {n['home'] or 'HOME'} – {n['away'] or 'AWAY'}"))
     return "\n".join(f"{label:<10} {text}" for label, text in rows)
 
 

@@ -129,6 +129,15 @@
   }
 
   function subLine(s) {
+    const next = s.next_pairing; // (a hall box: the pairing held for after this match)
+    const line = subParts(s);
+    if (!next) return line;
+    const side = (team) => TK.teamName({ names: next }, team);
+    const shown = say("nextPairing", { home: side("home"), away: side("away") });
+    return [line, shown].filter(Boolean).join(" · ");
+  }
+
+  function subParts(s) {
     const sub = [];
     switch (s.state) {
       case "idle":

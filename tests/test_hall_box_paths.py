@@ -1,0 +1,317 @@
+"""A hall box along the path its operator and the director take, each a process of its own:
+`timekeeper run … --hall` against a private Mosquitto, `timekeeper ctl …` at the table,
+`timekeeper hall …` at the desk, and the desk's pairing pushed on the bus as the desk pushes
+it. A box killed with SIGKILL and started again with its usual command goes on with the match
+its pairing switched it to; a goal entered after the end changes the result sent home; a
+knock-out match decided in regulation ends by itself; `hall finish` ends a table's match."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from helpers import wait_for
+from test_hall import HALL_WAIT, broker  # noqa: F401  (the real broker)
+
+from timekeeper.hall.pairing import Pairing, pairing_topic
+
+pytestmark = pytest.mark.slow
+
+PROFILES = {
+    # a minute's match: long enough to be killed in the middle of
+    "minute": "title: a minute\nprestart: 0\nperiod: {length: 60, marks: none}\n",
+    # two seconds, over at their end
+    "two": "title: two seconds\nprestart: 0\nperiod: {length: 2, marks: none}\n",
+    # two seconds, then (on a draw, for NEXT) an untimed sudden death
+    "quick": (
+        "title: two seconds + sudden death\nprestart: 0\nperiod: {length: 2, marks: none}\n"
+        "overtime:\n  - untimed: true\n"
+    ),
+}
+
+
+@pytest.fixture
+def hall(broker) -> Iterator[dict]:
+    """A box's folders (short: an AF_UNIX path), its profiles, the environment of every
+    command, and `run()` to start `timekeeper run` as its operator does."""
+    folder = Path(tempfile.mkdtemp(prefix="tk-hb-", dir="/tmp"))
+    (folder / "profiles").mkdir()
+    for name, text in PROFILES.items():
+        (folder / "profiles" / f"{name}.yaml").write_text(text, encoding="utf-8")
+    env = {
+        **os.environ,
+        "SDL_AUDIODRIVER": "dummy",
+        "PYTHONUNBUFFERED": "1",
+        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
+        "TIMEKEEPER_SOUNDS_PATH": "",
+    }
+    sock, procs = folder / "c.sock", []
+    # the box's usual command, as its operator types it every time
+    usual = [
+        *("--profile", "ithf", "--no-gpio", "--no-keyboard", "--sync", "local"),
+        *("--state-dir", str(folder / "state"), "--control", str(sock)),
+        *("--hall", broker["url"], "--table", "1"),
+    ]
+
+    def run() -> subprocess.Popen:
+        out = open(folder / "out.log", "a")  # noqa: SIM115  (closed with the process)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "timekeeper", "run", *usual],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        out.close()
+        procs.append(proc)
+        wait_for(lambda: status(proc), "the box to answer", 30)
+        return proc
+
+    def status(proc: subprocess.Popen | None = None) -> dict:
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"the box exited {proc.returncode}:\n{log()}")
+        return ctl("status")
+
+    def ctl(*args: str) -> dict:
+        done = tk("ctl", *args, "--json", "--control", str(sock))
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return json.loads(done.stdout)
+
+    def tk(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "timekeeper", *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def log() -> str:
+        return (folder / "out.log").read_text()
+
+    (folder / "state").mkdir()
+    try:
+        yield {
+            "run": run,
+            "ctl": ctl,
+            "tk": tk,
+            "status": status,
+            "log": log,
+            "folder": folder,
+            "url": broker["url"],
+            "port": broker["port"],
+        }
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def client(port: int) -> mqtt.Client:
+    bus = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
+    bus.connect("127.0.0.1", port)
+    bus.loop_start()
+    return bus
+
+
+def push(port: int, pairing: Pairing | bytes) -> None:
+    """The desk's pairing for table 1, retained, as `hall round` pushes it."""
+    bus = client(port)
+    try:
+        payload = pairing if isinstance(pairing, bytes) else pairing.to_json()
+        bus.publish(pairing_topic("hall", "1"), payload, qos=1, retain=True).wait_for_publish(10)
+    finally:
+        bus.loop_stop()
+        bus.disconnect()
+
+
+def retained_result(port: int) -> dict:
+    """Table 1's result as the broker holds it for the desk (retained)."""
+    got: list[bytes] = []
+    seen = threading.Event()
+
+    def message(_c, _u, msg) -> None:
+        got.append(msg.payload)
+        seen.set()
+
+    bus = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
+    bus.on_message = message
+    bus.connect("127.0.0.1", port)
+    bus.subscribe("timekeeper/hall/1/result", 1)
+    bus.loop_start()
+    try:
+        assert seen.wait(10), "no result retained for table 1"
+    finally:
+        bus.loop_stop()
+        bus.disconnect()
+    return json.loads(got[-1])
+
+
+def test_a_box_killed_mid_match_goes_on_with_its_pairings_profile_after_the_usual_command(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+    assert hall["status"](proc)["profile"] == "ithf"
+    # the round's pairing switches the box (started on ITHF) to its match's profile
+    push(hall["port"], Pairing("A.1.1.k4", 1, "A.1", "group A", "Novák", "Veselý", "minute", 1.0))
+    wait_for(
+        lambda: (
+            (s := hall["status"](proc))["profile"] == "minute"
+            and s["names"] == {"home": "Novák", "away": "Veselý"}
+        ),
+        "the pairing's profile and names on the box",
+        HALL_WAIT,
+    )
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home", "7")
+    hall["ctl"]("pause")
+    before = hall["status"](proc)
+    assert before["state"] == "stopped" and before["score"] == {"home": 1, "away": 0}
+    wait_for(  # (the journal has it: saved on every change)
+        lambda: (
+            json.loads((hall["folder"] / "state" / "match.json").read_text())["state"] == "stopped"
+        ),
+        "the stopped match journaled",
+    )
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    again = hall["run"]()  # the same command: --profile ithf
+    after = hall["status"](again)
+    for key in ("profile", "state", "names", "score", "goals", "play_time", "remaining"):
+        assert after[key] == before[key], (key, after[key], before[key], hall["log"]())
+    assert not list((hall["folder"] / "state").glob("match.json.*.bad")), hall["log"]()
+    # the desk sees the same pairing on the table (its id, its names), not set aside
+    desk = hall["tk"]("hall", "status", "--json", "--broker", hall["url"])
+    table = json.loads(desk.stdout)["1"]
+    assert table["pairing"]["id"] == "A.1.1.k4" and table["status"]["profile"] == "minute"
+    # and the match goes on to its end, its result home with the pairing's id
+    hall["ctl"]("resume")
+    hall["ctl"]("goal", "away")
+    assert hall["ctl"]("status")["score"] == {"home": 1, "away": 1}
+
+
+def test_a_goal_entered_after_the_end_changes_the_result_sent_home_until_it_is_confirmed(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+    push(hall["port"], Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "two", 1.0))
+    wait_for(lambda: hall["status"](proc)["profile"] == "two", "the pairing taken", HALL_WAIT)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "finished", "the end")
+    wait_for(lambda: retained_result(hall["port"])["score"] == [1, 0], "1:0 home", HALL_WAIT)
+    # docs/commands.md: a goal entered after the end counts
+    assert hall["ctl"]("goal", "away", "12")["score"] == {"home": 1, "away": 1}
+    shown = hall["ctl"]("result")
+    assert shown["score"] == [1, 1] and shown["confirmed"] is False, shown
+    wait_for(lambda: retained_result(hall["port"])["score"] == [1, 1], "1:1 home", HALL_WAIT)
+    confirmed = hall["ctl"]("result", "confirm")
+    assert confirmed["score"] == [1, 1] and confirmed["confirmed"] is True, confirmed
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["confirmed"] and r, "the confirmed result"
+    )
+    assert home["score"] == [1, 1] and home["pairing"]["id"] == "A.2.1.g9"
+    assert home["goals"][-1] == {"team": "away", "period": 1, "play_time": 2.0, "player": "12"}
+
+
+def test_a_knockout_match_decided_in_regulation_ends_by_itself_and_hall_finish_ends_one(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+
+    def pair(ident: str, match: str, knockout: bool) -> None:
+        stage = "semi-final 1" if knockout else "group A"
+        pairing = Pairing(ident, 4, match, stage, "Novák", "Veselý", "quick", 1.0, knockout)
+        push(hall["port"], pairing)
+        wait_for(
+            lambda: hall["tk"]("hall", "status", "--json", "--broker", hall["url"]).stdout.count(
+                ident
+            ),
+            f"the pairing {ident} taken",
+            HALL_WAIT,
+        )
+
+    pair("SF1.4.a1", "SF1", knockout=True)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    # the end of regulation with a decided score: over, without the operator's f
+    wait_for(lambda: hall["status"](proc)["state"] == "finished", "the match over by itself")
+    home = wait_for(lambda: retained_result(hall["port"]), "the result home")
+    assert home["score"] == [1, 0] and home["decided"] == "regulation"
+    assert home["pairing"]["id"] == "SF1.4.a1"
+    # a drawn one goes to its overtime as the profile says (NEXT starts its sudden death)
+    hall["ctl"]("reset")
+    pair("SF2.4.b2", "SF2", knockout=True)
+    hall["ctl"]("start")
+    waiting = wait_for(
+        lambda: (s := hall["status"](proc))["state"] == "waiting" and s, "the end of regulation"
+    )
+    assert "overtime" in waiting["waiting_for"], waiting
+    hall["ctl"]("next")
+    hall["ctl"]("goal", "away")
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["pairing"]["id"] == "SF2.4.b2" and r,
+        "the sudden death's result home",
+    )
+    assert home["score"] == [0, 1] and home["decided"] == "sudden_death"
+    # a group match decided in regulation waits for its operator's f; he is away: the desk
+    hall["ctl"]("reset")
+    pair("A.3.4.c3", "A.3", knockout=False)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
+    done = hall["tk"]("hall", "finish", "--table", "1", "--broker", hall["url"])
+    assert done.returncode == 0 and "table 1: ok" in done.stdout, (done.stdout, done.stderr)
+    assert hall["status"](proc)["state"] == "finished"
+    home = wait_for(
+        lambda: (r := retained_result(hall["port"]))["pairing"]["id"] == "A.3.4.c3" and r,
+        "the group match's result home",
+    )
+    assert home["score"] == [1, 0] and home["decided"] == "regulation"
+
+
+def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_next(
+    hall: dict,
+) -> None:
+    proc = hall["run"]()
+    push(hall["port"], Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0))
+    wait_for(lambda: hall["status"](proc)["profile"] == "quick", "the pairing taken", HALL_WAIT)
+    hall["ctl"]("start")
+    hall["ctl"]("goal", "home")
+    hall["ctl"]("goal", "home")
+    wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
+    hall["ctl"]("finish")
+    # the next round is called: its pairing comes while Novák's 2:0 is on the table
+    push(hall["port"], Pairing("A.3.2.n2", 2, "A.3", "group A", "Petr", "Svoboda", "quick", 2.0))
+    shown = wait_for(
+        lambda: (s := hall["status"](proc))["next_pairing"] and s, "the next pairing shown"
+    )
+    assert shown["next_pairing"] == {"match": "A.3", "home": "Petr", "away": "Svoboda"}
+    assert shown["state"] == "finished" and shown["score"] == {"home": 2, "away": 0}
+    assert shown["names"] == {"home": "Novák", "away": "Veselý"}  # the winner stays credited
+    person = hall["tk"]("ctl", "status", "--control", str(hall["folder"] / "c.sock"))
+    assert "next match A.3 Petr – Svoboda" in person.stdout, person.stdout
+    assert hall["ctl"]("result")["score"] == [2, 0]
+    hall["ctl"]("result", "confirm")  # confirmed: the table made ready for the next match
+    ready = wait_for(
+        lambda: (
+            (s := hall["status"](proc))["state"] == "idle"
+            and s["names"] == {"home": "Petr", "away": "Svoboda"}
+            and s
+        ),
+        "the next pairing taken",
+    )
+    assert ready["next_pairing"] is None
