@@ -249,14 +249,18 @@ class Director(DeskReader):
             log.exception("desk: a result could not be applied")
 
     def receive(self, r: MatchResult) -> str:
-        """Apply a result once: 'applied', 'known' (applied before), or 'pending: why'."""
+        """Apply a result once: 'applied', 'known' (applied before, the same), 'corrected'
+        (applied before, changed at its table since), or 'pending: why'."""
         with self._lock:
             self.latest[r.table] = r
             self._reload()
-            if r.confirmed and r.id in self.applied() and r.id not in self.confirmed:
-                self.confirm(r.id)  # (by the table's operator)
-            if r.id in self.applied() or r.id in self.refused:
+            if r.id in self.refused:
                 return "known"
+            if r.id in self.applied():
+                done = self._changed(r)
+                if done == "known" and r.confirmed and r.id not in self.confirmed:
+                    self.confirm(r.id)  # (by the table's operator)
+                return done
             if r.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
             return self._apply(r)
@@ -293,6 +297,42 @@ class Director(DeskReader):
             f"{'' if r.decided == 'regulation' else ' ' + r.decided}"
         )
         return "applied"
+
+    def _changed(self, r: MatchResult) -> str:
+        """A result applied before, sent again: 'known' if the same; changed at the table
+        before it was confirmed there (a goal entered after the end counts), a correction
+        with that reason — or, once the director confirmed the old one, or where the
+        tournament cannot take it (the next knock-out match begun), it waits for the
+        director."""
+        last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == r.id][-1]
+        if (last.result.home, last.result.away, last.result.decided) == (*r.score, r.decided):
+            return "known"
+        if r.id in self.confirmed:
+            return self._wait(r, f"{last.match} was confirmed as {last.result.text()}")
+        try:
+            event = clerk.result(
+                self.t,
+                last.round,
+                last.table,
+                r.score_text,
+                r.decided,
+                reason="changed at its table before it was confirmed there",
+                time=_iso(self.wall()),
+                source=r.id,
+                begun=self.book.under_way(),
+            )
+        except TournamentError as exc:
+            return self._wait(r, str(exc))
+        self.ledger.record(self.t, event)
+        self.pending.pop(r.id, None)
+        self._say(
+            f"table {r.table}: {last.match} changed at its table: {last.result.text()} -> "
+            f"{event.result.text()}"
+        )
+        self._recall()
+        if r.confirmed:
+            self.confirm(r.id)
+        return "corrected"
 
     def _wait(self, r: MatchResult, why: str) -> str:
         if r.id not in self.pending:

@@ -1,0 +1,51 @@
+"""A result that changes at its table before it is confirmed there (a goal entered after the
+end counts, docs/commands.md) comes home again with the same id: the desk takes it as a
+correction with that reason (issue 30, 9); the same result again is applied once; once the
+director confirmed the old one, the change waits for the director."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from boardhall import BoardDesk, call, cup
+
+from timekeeper.hall.director import Director
+from timekeeper.hall.result import MatchResult
+from timekeeper.tournament.events import ResultEvent
+
+
+def home(pairing, score: tuple[int, int], confirmed: bool = False) -> MatchResult:
+    return MatchResult(pairing, "1", score, "regulation", (), (), time.time(), confirmed=confirmed)
+
+
+def test_a_result_changed_at_its_table_before_it_is_confirmed_is_a_correction(
+    tmp_path: Path,
+) -> None:
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    director = Director(BoardDesk(), file)
+    assert director.receive(home(first, (1, 0))) == "applied"
+    assert director.receive(home(first, (1, 0))) == "known"
+    # the late equaliser, then the operator's confirm with it
+    assert director.receive(home(first, (1, 1))) == "corrected"
+    assert director.receive(home(first, (1, 1), confirmed=True)) == "known"
+    assert first.id in director.confirmed
+    m = director.t.fixture(first.match)
+    assert m.result is not None and m.result.text() == "1:1"
+    mine = [e for e in director.t.events if isinstance(e, ResultEvent) and e.source == first.id]
+    assert [e.result.text() for e in mine] == ["1:0", "1:1"]
+    assert mine[-1].reason == "changed at its table before it was confirmed there"
+    assert [e.result.text() for e in mine[-1:] if e.corrects] == ["1:1"]
+
+
+def test_a_change_after_the_director_confirmed_waits_for_the_director(tmp_path: Path) -> None:
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    director = Director(BoardDesk(), file)
+    assert director.receive(home(first, (2, 0))) == "applied"
+    director.confirm(first.id)
+    said = director.receive(dataclasses.replace(home(first, (2, 1))))
+    assert said == f"pending: {first.match} was confirmed as 2:0", said
+    assert director.t.fixture(first.match).result.text() == "2:0"
