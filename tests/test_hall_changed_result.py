@@ -49,3 +49,24 @@ def test_a_change_after_the_director_confirmed_waits_for_the_director(tmp_path: 
     said = director.receive(dataclasses.replace(home(first, (2, 1))))
     assert said == f"pending: {first.match} was confirmed as 2:0", said
     assert director.t.fixture(first.match).result.text() == "2:0"
+
+
+def test_a_round_called_elsewhere_is_the_boards_whoever_reads_the_calls_first(
+    tmp_path: Path,
+) -> None:
+    """Round 2 called in another terminal while the boxes still send round 1's statuses: the
+    status read the calls file first (it marks matches begun), and the board still shows
+    round 2 (it showed round 1 all evening, a newcomer's run found)."""
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())
+    director = Director(BoardDesk(), file)
+    for p, table in zip(first, ("1", "2"), strict=False):
+        director.receive(dataclasses.replace(home(p, (1, 0)), table=table))
+    assert director.snapshot()["round"] == 1
+    second = call(file, 2, time.time())  # (`hall round 2` in another terminal)
+    director.status(
+        "1", {"online": True, "pairing": {"id": first[0].id}, "status": {"state": "finished"}}
+    )
+    board = director.snapshot()
+    assert board["round"] == 2
+    assert {t["pairing"]["id"] for t in board["tables"] if t["pairing"]} == {p.id for p in second}

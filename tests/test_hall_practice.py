@@ -472,6 +472,9 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
         assert board(base)["next"]["round"] == 2
         called = typed(round2, tmp_path, env, timeout=60)
         assert "round 2 of Practice cup" in called, called
+        # the board is on round 2 at once, its tables' names round 2's (a newcomer saw round 1
+        # all evening: a box's status had read the calls before the board could)
+        wait_for(lambda: board(base)["round"] == 2, "the board on round 2", WAIT, 0.5)
         assert typed(start2, tmp_path, env).count(": ok") == 2
         hall.ctrl_c()
     finally:

@@ -54,6 +54,7 @@ class Director(DeskReader):
         self.book = CallBook(self.file)  # (every desk's calls, read as the file grows)
         self.calls = calls_path(self.file)
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
+        self._calls_seen = 0  # how many calls `called` was worked out from
         self.issued = self.book.issued  # every pairing id called (by any desk)
         self.pending: dict[str, tuple[MatchResult, str]] = {}  # id -> (result, why it waits)
         self.refused: set[str] = set()
@@ -66,15 +67,18 @@ class Director(DeskReader):
     # ---------------------------------------------------------------- state on disk
 
     def _read_calls(self) -> None:
-        """The calls any desk made since the last look (the calls file, if it grew)."""
-        for p in self.book.read():
-            table = self._table_of(p)
-            if table is not None:
-                self.called[table] = p
-
-    def _table_of(self, p: Pairing) -> str | None:
-        slot = next((s for s in self.t.slots if s.match == p.match), None)
-        return None if slot is None else slot.table
+        """The calls any desk made since the last look (the calls file, if it grew). Each
+        table's latest call is worked out from the book's whole list, never from what one
+        read returned: whoever reads the book (a box's status, a result), no call is lost."""
+        self.book.read()
+        if len(self.book.issued) == self._calls_seen:
+            return
+        where = {s.match: s.table for s in self.t.slots}
+        self.called = {}
+        for p in self.book.issued.values():  # (in the file's order: the last one stands)
+            if p.match in where:
+                self.called[where[p.match]] = p
+        self._calls_seen = len(self.book.issued)
 
     def _reload(self) -> None:
         """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
@@ -144,7 +148,7 @@ class Director(DeskReader):
             if ident not in self.issued:
                 return
             began = state != "idle"
-            self.book.read()
+            self._read_calls()
             if began != (ident in self.book.begun):
                 self.book.write({"begun" if began else "idle": ident})
                 self._read_calls()
