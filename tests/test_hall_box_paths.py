@@ -3,7 +3,8 @@
 `timekeeper hall …` at the desk, and the desk's pairing pushed on the bus as the desk pushes
 it. A box killed with SIGKILL and started again with its usual command goes on with the match
 its pairing switched it to; a goal entered after the end changes the result sent home; a
-knock-out match decided in regulation ends by itself; `hall finish` ends a table's match."""
+knock-out match decided in regulation ends by itself; `hall finish` ends a table's match; a
+pairing held during a match is taken by the reset after it."""
 
 from __future__ import annotations
 
@@ -315,3 +316,48 @@ def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_ne
         "the next pairing taken",
     )
     assert ready["next_pairing"] is None
+
+
+@pytest.mark.parametrize("reset", ["ctl", "hall"])
+def test_a_pairing_held_during_a_halls_match_is_taken_by_the_reset_after_it(
+    hall: dict, reset: str
+) -> None:
+    """docs/hall.md: a pairing that comes during a match waits until the operator resets
+    after it — also on a box that took no pairing yet, its ITHF match begun by the desk:
+    stopped, then `ctl reset` (as the newcomer did); in its start's countdown, `hall reset`."""
+    proc = hall["run"]()
+    begun = hall["tk"]("hall", "start", "--profile", "ithf", "--broker", hall["url"])
+    assert begun.returncode == 0 and "table 1: ok" in begun.stdout, (begun.stdout, begun.stderr)
+    state = "stopped" if reset == "ctl" else "prestart"
+    if reset == "ctl":  # (ITHF's countdown is 20 s)
+        wait_for(lambda: hall["status"](proc)["state"] == "running", "the start signal", 40)
+        hall["ctl"]("pause")
+    push(hall["port"], Pairing("A.1.1.r1", 1, "A.1", "group A", "Adam", "Cyril", "quick", 1.0))
+    held = wait_for(
+        lambda: (s := hall["status"](proc))["next_pairing"] and s, "the pairing held", HALL_WAIT
+    )
+    assert held["state"] == state and held["profile"] == "ithf"
+    person = hall["tk"]("ctl", "status", "--control", str(hall["folder"] / "c.sock"))
+    assert "next match A.1 Adam – Cyril" in person.stdout, person.stdout
+    if reset == "ctl":
+        hall["ctl"]("reset")
+    else:
+        done = hall["tk"]("hall", "reset", "--table", "1", "--broker", hall["url"])
+        assert done.returncode == 0 and "table 1: ok" in done.stdout, (done.stdout, done.stderr)
+    ready = wait_for(
+        lambda: (
+            (s := hall["status"](proc))["profile"] == "quick"
+            and s["names"] == {"home": "Adam", "away": "Cyril"}
+            and s
+        ),
+        "the held pairing taken (its profile, its names)",
+        HALL_WAIT,
+    )
+    assert ready["state"] == "idle" and ready["next_pairing"] is None, ready
+    # the hall's next start plays the pairing's match, named
+    begun = hall["tk"]("hall", "start", "--profile", "quick", "--broker", hall["url"])
+    assert begun.returncode == 0 and "table 1: ok" in begun.stdout, (begun.stdout, begun.stderr)
+    playing = wait_for(
+        lambda: (s := hall["status"](proc))["state"] != "idle" and s, "the next match begun"
+    )
+    assert playing["profile"] == "quick" and playing["names"] == {"home": "Adam", "away": "Cyril"}

@@ -9,6 +9,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from helpers import Clock, HallLinkSide, RecordingOutput
 
 from timekeeper.box.controls.keyboard import KeyReader, help_for
@@ -156,7 +157,61 @@ def test_a_restarted_box_goes_on_with_the_journals_profile_and_refuses_one_gone_
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "match.json").write_text(dumps(engine.snapshot(5.0)))
     ithf = profile.load("ithf")
+    caplog.set_level("INFO", logger="timekeeper")
     assert _journaled_profile(tmp_path / "state", ithf).key == "quick"
+    assert "played with profile quick, not ithf (--profile): going on with it" in caplog.text
     quick.unlink()  # the profile is gone: refused by name
     assert _journaled_profile(tmp_path / "state", ithf) is ithf
     assert "profile quick, which can no longer be loaded" in caplog.text
+
+
+QUICK = "title: a practice match, 15 s\nprestart: 3\nperiod: {length: 15, marks: none, melody: 0}\n"
+
+
+@pytest.mark.parametrize("earlier", [False, True])
+@pytest.mark.parametrize("reset", ["ctl", "hall"])
+@pytest.mark.parametrize("state", ["running", "stopped", "finished"])
+def test_a_held_pairing_is_taken_by_a_reset_from_any_state(
+    state: str, reset: str, earlier: bool, write_profile, monkeypatch
+) -> None:
+    """A box on ithf (with no pairing yet: its match begun by a hall start; or with an
+    earlier one) holds the pairing that comes during its match (next:); the reset after
+    it, the operator's `ctl reset` or the desk's `hall reset`, takes it: the pairing's
+    profile and names for the next match."""
+    from timekeeper.hall.desk import new_command
+
+    quick = write_profile("quick", QUICK)
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(quick.parent))
+    ithf, clock = profile.load("ithf"), Clock()
+    runner = Runner(Engine(ithf), [RecordingOutput()], clock=clock)
+    cues = ithf.cue_names | profile.load("quick").cue_names
+    pack = load_pack(default_pack_dir(), cues, melody_window(ithf))
+    link = HallLinkSide(runner)
+    link.profile = "ithf"
+    link.match = match = MatchLink(link, None, switch=ProfileSwitch(runner, pack, 30.0))
+    runner.listeners.append(match)
+    if earlier:
+        match.handle(Pairing("p0", 1, "A.0", "group A", "Běla", "Dana", "ithf", 0.5).to_json())
+        turns(runner)
+
+    runner.step(Command(Action.START))
+    clock.now = 3000.0 if state == "finished" else 60.0
+    turns(runner)
+    if state == "stopped":
+        runner.step(Command(Action.PAUSE))
+    assert runner.status().state == state
+    match.handle(Pairing("p1", 1, "A.1", "group A", "Adam", "Cyril", "quick", 1.0).to_json())
+    turns(runner)
+    assert runner.status().profile == "ithf"
+    assert (match.pairing and match.pairing.id) == ("p0" if earlier else None)
+    assert match.next_shown() == {"match": "A.1", "home": "Adam", "away": "Cyril"}
+
+    if reset == "ctl":
+        runner.step(Command(Action.RESET))
+    else:
+        link._apply(new_command("reset"))
+    turns(runner)
+    ready = runner.status()
+    assert ready.state == "idle" and ready.profile == "quick" and link.profile == "quick"
+    assert ready.names == {"home": "Adam", "away": "Cyril"}
+    assert match.pairing.id == "p1" and match.next_shown() is None and match.note == ""

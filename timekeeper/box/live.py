@@ -282,8 +282,7 @@ def _journaled_profile(folder: Path, usual: Profile) -> Profile:
         )
         return usual
     log.info(
-        "the journal's match is played with profile %s (the hall's pairing switched to it), "
-        "not %s: going on with it",
+        "the journal's match is played with profile %s, not %s (--profile): going on with it",
         journaled.key,
         usual.key,
     )

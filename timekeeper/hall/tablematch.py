@@ -300,6 +300,11 @@ class MatchLink(RunnerListener):
 
     def match_changed(self, status: Status, now: float) -> None:
         with self._lock:
+            if status.state == "idle" and self.waiting is not None:
+                # reset, from whatever state (also on a box with no pairing yet, its match
+                # begun by a hall start): the held pairing is taken, its profile with it
+                self._take(self.waiting)
+                return
             if self.pairing is None:
                 return
             if status.state not in BETWEEN and not self.played and self.result is None:
@@ -317,19 +322,20 @@ class MatchLink(RunnerListener):
                 self._save()
             elif status.state == "finished" and self.played:
                 self._result_of(status)
-            elif self.played and self.pairing.knockout and _decided_at_the_end(status):
-                if self._finishing != self.pairing.id:  # (once: the status comes again)
-                    self._finishing = self.pairing.id
-                    log.info(
-                        "hall: %s is decided at the end of regulation (%s:%s): a knock-out "
-                        "match, over",
-                        self.pairing.match,
-                        status.score["home"],
-                        status.score["away"],
-                    )
-                    self.box.submit(Command(Action.FINISH))
-            elif status.state == "idle" and self.waiting is not None:
-                self._take(self.waiting)
+            elif (
+                self.played
+                and self.pairing.knockout
+                and _decided_at_the_end(status)
+                and self._finishing != self.pairing.id  # (once: the status comes again)
+            ):
+                self._finishing = self.pairing.id
+                log.info(
+                    "hall: %s is decided at the end of regulation (%s:%s): a knock-out match, over",
+                    self.pairing.match,
+                    status.score["home"],
+                    status.score["away"],
+                )
+                self.box.submit(Command(Action.FINISH))
 
 
 def _same(a: MatchResult, b: MatchResult) -> bool:
