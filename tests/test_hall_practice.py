@@ -479,3 +479,77 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
         hall.ctrl_c()
     finally:
         hall.kill()
+
+
+@pytest.mark.slow
+def test_a_new_practice_starts_fresh_and_a_box_restarts_with_the_command_it_prints(
+    tmp_path: Path,
+) -> None:
+    """A newcomer ran the docs' sections in turn: the evening's practice hall took over the
+    first one's boxes, a 5-minute ITHF match left stopped, and the names waited behind it.
+    A new practice starts with fresh boxes (said; `--keep` goes on with them). And the
+    command it prints for a box that exited starts that box again as typed, the
+    tournament's own profile file found."""
+    _cup(tmp_path)
+    env = shell_env()
+    typed("timekeeper tournament draw -f cup.yaml --seed 4711", tmp_path, env)
+    port, web = free_port(), free_port()
+    step = f"timekeeper hall practice --tables 1 --port {port} --listen {web}"
+    url = f"mqtt://127.0.0.1:{port}"
+    sock = "hall-practice/table1/ctl.sock"
+    hall = Hall(step, tmp_path, env)
+    try:
+        hall.ready()
+        typed(f"timekeeper hall start --profile ithf --in 3s --broker {url}", tmp_path, env)
+        wait_for(
+            lambda: (
+                "RUNNING" in sh(f"timekeeper ctl status --control {sock}", tmp_path, env).stdout
+            ),
+            "the ITHF match running",
+            30,
+        )
+        hall.ctrl_c()
+    finally:
+        hall.kill()
+    hall = Hall(f"{step} --tournament cup.yaml", tmp_path, env)
+    try:
+        hall.ready()
+        assert "a fresh practice: the last one's 1 tables" in hall.text, hall.text
+        assert "IDLE" in typed(f"timekeeper ctl status --control {sock}", tmp_path, env)
+        box = next(pid for pid in hall.children if "--table" in _cmdline(pid))
+        os.kill(box, signal.SIGKILL)
+        restart = wait_for(
+            lambda: next((x for x in hall.lines if "restart it by hand" in x), None),
+            "the restart command said",
+            30,
+        ).split("(then it is yours to stop): ", 1)[1]
+        assert restart.startswith("TIMEKEEPER_PROFILES_PATH="), restart
+        again = subprocess.Popen(  # (typed as printed: the variable before the command)
+            ["bash", "-c", restart],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            wait_for(
+                lambda: (
+                    "quick" in sh(f"timekeeper ctl status --control {sock}", tmp_path, env).stdout
+                ),
+                "the box again, on the tournament's profile",
+                30,
+            )
+        finally:
+            os.killpg(again.pid, signal.SIGTERM)  # (its own session: the box with it)
+            again.wait(30)
+    finally:
+        hall.kill()
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""

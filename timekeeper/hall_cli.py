@@ -67,6 +67,11 @@ def add_practice_options(hall: argparse.ArgumentParser) -> None:
     hall.add_argument(
         "--port", type=int, help="practice: the broker's port on 127.0.0.1 (default 1884)"
     )
+    hall.add_argument(
+        "--keep",
+        action="store_true",
+        help="practice: go on with the last practice's boxes (their matches), not fresh ones",
+    )
 
 
 def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:

@@ -219,6 +219,7 @@ class Practice:
 
     def _start_all(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._fresh()
         conf = self.folder / "mosquitto.conf"
         conf.write_text(
             "# the practice hall's broker: this machine only, anonymous, nothing kept\n"
@@ -295,6 +296,30 @@ class Practice:
                     raise
                 self._silent(child, env)
         self._wait(self._desk_link, "the desk to serve its pages", self.desk)
+
+    def _fresh(self) -> None:
+        """A practice starts with fresh boxes: the last one's tables (their journals, a match
+        left stopped on another profile) would take the new practice's pairings only after
+        a reset, and a newcomer following the docs' sections in turn met that. `--keep`
+        goes on with them (a practice hall stopped mid-match, started again)."""
+        from timekeeper.box.controls.socket_path import in_use
+
+        old = sorted(p for p in self.folder.glob("table*") if (p / "box.log").exists())
+        if self.args.keep or not old:
+            return
+        running = [p for p in old if in_use(p / "ctl.sock")]
+        if running:  # (a box restarted by hand is still running: its match is left alone)
+            raise _Failed(
+                f"a box of the last practice still runs in {running[0]}: stop it first "
+                "(Ctrl-C in its terminal), or --keep to go on with it"
+            )
+        for folder in old:
+            shutil.rmtree(folder)
+        print(
+            f"a fresh practice: the last one's {len(old)} tables in {self.folder}/ cleared "
+            "(--keep goes on with them)",
+            flush=True,
+        )
 
     def _silent(self, box: Child, env: dict[str, str]) -> None:
         """A box that was to sound, on a machine with no sound card: silent, and said."""
@@ -387,6 +412,9 @@ class Practice:
                 if child in self.boxes:
                     told.add(child.name)
                     command = shlex.join(["timekeeper", *child.argv[3:]])
+                    if self.profiles_path:  # (the tournament's profile files: found by name)
+                        where = os.pathsep.join(self.profiles_path)
+                        command = f"TIMEKEEPER_PROFILES_PATH={shlex.quote(where)} {command}"
                     print(
                         f"{child.name}: its box exited ({code}); see {child.log}; restart it "
                         f"by hand (then it is yours to stop): {command}",

@@ -12,13 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from timekeeper.hall.desk import (
-    ANONYMOUS_WARNING,
     DEFAULT_LEAD,
     MIN_LEAD,
     Desk,
     DeskError,
     DeskReader,
-    anonymous_allowed,
+    anonymous_warning,
     new_command,
     summary,
 )
@@ -90,8 +89,9 @@ def run(
                 if as_json
                 else status_table(hall, statuses)
             )
-            if anonymous_allowed(broker):  # (stderr: stdout is the table or the JSON)
-                print(ANONYMOUS_WARNING, file=sys.stderr)
+            said = anonymous_warning(broker)
+            if said:  # (stderr: stdout is the table or the JSON)
+                print(said, file=sys.stderr)
             return 0
         # the instant counts from when the command goes out: connected, with the tables'
         # statuses in (on a busy machine that took over 3 s, and every table refused a

@@ -280,6 +280,23 @@ ANONYMOUS_WARNING = (
     "hall's network can forge a table's status or start the hall. Use "
     "systemd/mosquitto-hall.conf (allow_anonymous false, a user per box)."
 )
+ANONYMOUS_NOTE = (
+    "note: the broker at {where} lets anonymous clients in: fine for a practice hall on "
+    "this machine; a hall's broker refuses them (systemd/mosquitto-hall.conf)"
+)
+
+
+def anonymous_warning(broker: Broker) -> str | None:
+    """What to say of a broker that lets anonymous clients in (None: it refuses them): a
+    warning; a calm note where it is reached on this machine's loopback address, as the
+    practice hall's is (a director trying the docs was alarmed at every command)."""
+    from timekeeper.hall.timesync import is_loopback
+
+    if not anonymous_allowed(broker):
+        return None
+    if is_loopback(broker.host):
+        return ANONYMOUS_NOTE.format(where=f"{broker.host}:{broker.port}")
+    return ANONYMOUS_WARNING
 
 
 def _table_key(name: str) -> tuple[int, Any]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from aiohttp import web
 
 from timekeeper.hall.console import instant
-from timekeeper.hall.desk import ANONYMOUS_WARNING, Desk, DeskError, anonymous_allowed, new_command
+from timekeeper.hall.desk import Desk, DeskError, anonymous_warning, new_command
 from timekeeper.hall.messages import KINDS, MAX_ADD
 from timekeeper.show import language
 from timekeeper.web import guard
@@ -142,7 +142,7 @@ def serve(
     with a `director` (hall serve --tournament), the board too (hall/board.py). Every request
     is logged only with `access_log` (the board asks each second)."""
     tokens = TokenStore(state)
-    warnings = [ANONYMOUS_WARNING] if anonymous_allowed(desk.broker) else []
+    warnings = [w for w in (anonymous_warning(desk.broker),) if w]
     for warning in warnings:
         out(warning)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
