@@ -93,8 +93,9 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
             return 1
         director = Director(desk, args.tournament, results=False)  # (the serving desk's)
         lang = settings.language_for(director.t.spec.language)
+        called = director.call_round(number)  # (a round that is not: refused before a word)
         print(f"hall {settings.hall}: round {number} of {director.t.spec.title}")
-        for table, what in director.call_round(number):
+        for table, what in called:
             print(f"  table {table}: {what}")
         if args.say:
             from timekeeper.hall import calls
