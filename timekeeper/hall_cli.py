@@ -93,9 +93,9 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
             return 1
         director = Director(desk, args.tournament, results=False)  # (the serving desk's)
         lang = settings.language_for(director.t.spec.language)
-        called = director.call_round(number)  # (a round that is not: refused before a word)
+        done = director.call_round(number)  # (a round that is not: refused before a word)
         print(f"hall {settings.hall}: round {number} of {director.t.spec.title}")
-        for table, what in called:
+        for table, what in done:
             print(f"  table {table}: {what}")
         if args.say:
             from timekeeper.hall import calls
