@@ -5,6 +5,7 @@ module is imported, never collected.)"""
 from __future__ import annotations
 
 import socket
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -54,6 +55,25 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def hall_serve(url: str, port: int, state: object, *more: str) -> list[str]:
+    """`timekeeper hall serve` as a director types it (a process of its own): on the broker
+    `url`, its pages on `port`, its token in `state`, and `more` (--tournament FILE …)."""
+    return [
+        sys.executable,
+        "-m",
+        "timekeeper",
+        "hall",
+        "serve",
+        "--broker",
+        url,
+        "--listen",
+        str(port),
+        "--state-dir",
+        str(state),
+        *more,
+    ]
 
 
 def free_port() -> int:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 from boardhall import names, scene, serving_board
-from helpers import free_port, wait_for
+from helpers import free_port, hall_serve, wait_for
 from test_hall import broker  # noqa: F401  (a private Mosquitto)
 from webbox import browser, csp_watched, have_browser
 
@@ -243,21 +242,7 @@ def test_hall_serve_serves_the_player_pages_and_their_qr_codes(tmp_path: Path, b
     t, _ = open_tournament(file, drawn=True)
     port = free_port()
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "hall",
-            "serve",
-            "--broker",
-            broker["url"],
-            "--listen",
-            str(port),
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--tournament",
-            str(file),
-        ],
+        hall_serve(broker["url"], port, tmp_path / "state", "--tournament", str(file)),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

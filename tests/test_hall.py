@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import RecordingOutput, free_port, wait_for
+from helpers import RecordingOutput, free_port, hall_serve, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import timesync
@@ -512,19 +512,7 @@ def test_the_overview_page_shows_every_table_and_starts_the_hall_with_the_token(
     port = free_port()
     state = tmp_path / "desk"
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "hall",
-            "serve",
-            "--broker",
-            url,
-            "--listen",
-            str(port),
-            "--state-dir",
-            str(state),
-        ],
+        hall_serve(url, port, state),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

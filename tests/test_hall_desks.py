@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import free_port, hall_serve, wait_for
 from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (a real Mosquitto, real boxes)
 
 from timekeeper.hall.link import Broker, make_client
@@ -55,22 +55,7 @@ class Served:
     def __init__(self, url: str, file: Path, state: Path, *more: str) -> None:
         self.port, self.state = free_port(), state
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "timekeeper",
-                "hall",
-                "serve",
-                "--broker",
-                url,
-                "--listen",
-                str(self.port),
-                "--state-dir",
-                str(state),
-                "--tournament",
-                str(file),
-                *more,
-            ],
+            hall_serve(url, self.port, state, "--tournament", str(file), *more),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

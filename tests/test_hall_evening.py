@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import hall_serve, wait_for
 from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (the real broker and boxes)
 
 from timekeeper.hall.desk import Desk, new_command
@@ -192,7 +192,6 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
     """`hall serve --tournament`: /board and /api/board (read-only), the sheets; calling a
     round from the board needs the desk's token."""
     import subprocess
-    import sys
     import urllib.error
     import urllib.request
 
@@ -204,21 +203,7 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
     boxes["start"]("1")
     port, state = free_port(), tmp_path / "desk"
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "hall",
-            "serve",
-            "--broker",
-            url,
-            "--listen",
-            str(port),
-            "--state-dir",
-            str(state),
-            "--tournament",
-            str(file),
-        ],
+        hall_serve(url, port, state, "--tournament", str(file)),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
