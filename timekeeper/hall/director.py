@@ -10,7 +10,14 @@ holds every result applied, each with the id of the result message it came from 
 so that a result delivered again (the broker's retained copy, a box that sends it twice) is
 applied once. A result for a match the desk did not call, or one the tournament cannot take
 (another score already in, a draw where a winner is needed), waits for the director to accept
-or refuse it."""
+or refuse it.
+
+A result counts only from its own table: the topic it came on (the ACL ties it to that table's
+broker user) must be the table the desk called its pairing at, and the pairing it carries the
+one called there, as called. Anything else (another table's pairing id, its own id with another
+match's names, a confirmation of another table's result) is applied nowhere: it waits for the
+director under a key of its own (`ID:TABLE`), so that neither it nor its refusal ever stands in
+for the real result, which counts when it comes."""
 
 from __future__ import annotations
 
@@ -56,7 +63,8 @@ class Director(DeskReader):
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
         self._calls_seen = 0  # how many calls `called` was worked out from
         self.issued = self.book.issued  # every pairing id called (by any desk)
-        self.pending: dict[str, tuple[MatchResult, str]] = {}  # id -> (result, why it waits)
+        # key (`_key`) -> (result, why it waits); refused: the keys the director refused
+        self.pending: dict[str, tuple[MatchResult, str]] = {}
         self.refused: set[str] = set()
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
@@ -145,8 +153,8 @@ class Director(DeskReader):
         if not self.results or not body.get("online") or not isinstance(state, str):
             return
         with self._lock:
-            if ident not in self.issued:
-                return
+            if ident not in self.issued or self._table_of(self.issued[ident]) != table:
+                return  # (only the table it was called at begins a match)
             began = state != "idle"
             self._read_calls()
             if began != (ident in self.book.begun):
@@ -254,12 +262,16 @@ class Director(DeskReader):
 
     def receive(self, r: MatchResult) -> str:
         """Apply a result once: 'applied', 'known' (applied before, the same), 'corrected'
-        (applied before, changed at its table since), or 'pending: why'."""
+        (applied before, changed at its table since), or 'pending: why'. `r.table` is the
+        table of the topic it came on (`handle` holds them equal)."""
         with self._lock:
             self.latest[r.table] = r
             self._reload()
-            if r.id in self.refused:
+            if self._key(r) in self.refused:
                 return "known"
+            misplaced = self._misplaced(r)
+            if misplaced:
+                return self._wait(r, misplaced)
             if r.id in self.applied():
                 done = self._changed(r)
                 if done == "known" and r.confirmed and r.id not in self.confirmed:
@@ -268,6 +280,44 @@ class Director(DeskReader):
             if r.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
             return self._apply(r)
+
+    def _table_of(self, p: Pairing) -> str | None:
+        """The table a pairing was called at: its match's (a match keeps its table)."""
+        return next((s.table for s in self.t.slots if s.match == p.match), None)
+
+    def _misplaced(self, r: MatchResult) -> str:
+        """Why a result is not its table's answer to a call made there ('': it is): another
+        table's pairing id, or its own with other names, match or round than were called."""
+        called = self.issued.get(r.id)
+        if called is None:  # (not called: it waits as such, unless its match is elsewhere)
+            at = self._table_of(r.pairing)
+            if at is None or at == r.table:
+                return ""
+            return (
+                f"it came from table {r.table}, for {r.pairing.match} {r.pairing.sides}, a "
+                f"match of table {at} this desk did not call: not applied (if it is genuine, "
+                "type it: timekeeper tournament result)"
+            )
+        at = self._table_of(called)
+        if at != r.table:
+            return (
+                f"it came from table {r.table}, but {called.match} {called.sides} was called at "
+                f"table {at}: not applied (if it is genuine, type it: timekeeper tournament "
+                "result)"
+            )
+        if r.pairing != called:
+            return (
+                f"it says {r.pairing.match} {r.pairing.sides} (round {r.pairing.round}), but "
+                f"table {at} was called for {called.match} {called.sides} (round "
+                f"{called.round}): not applied (if it is genuine, type it: timekeeper "
+                "tournament result)"
+            )
+        return ""
+
+    def _key(self, r: MatchResult) -> str:
+        """The key a result waits under: its id; a misplaced one's with its table, so that it
+        and its refusal stay apart from the real result of that id."""
+        return f"{r.id[: 63 - len(r.table)]}:{r.table}" if self._misplaced(r) else r.id
 
     def _apply(self, r: MatchResult) -> str:
         try:
@@ -339,23 +389,33 @@ class Director(DeskReader):
         return "corrected"
 
     def _wait(self, r: MatchResult, why: str) -> str:
-        if r.id not in self.pending:
+        key = self._key(r)
+        if key not in self.pending:
             self._say(
                 f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
                 f"for the director: {why}"
             )
-        self.pending[r.id] = (r, why)
+        self.pending[key] = (r, why)
         while len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
         return f"pending: {why}"
 
     def accept(self, result_id: str) -> str:
-        """The director takes a waiting result (a match not called: as if it had been)."""
+        """The director takes a waiting result (a match not called: as if it had been); a
+        misplaced one is typed instead (`timekeeper tournament result`, the board's form):
+        its table and match are the director's to say, not the message's."""
         with self._lock:
             if result_id not in self.pending:
                 raise TournamentError(f"no result {result_id} waits")
             r, _ = self.pending[result_id]
             self._reload()
+            if self._misplaced(r):
+                raise TournamentError(
+                    f"result {result_id} is not its table's (table {r.table} sent "
+                    f"{r.pairing.match}): if it is genuine, type it with its round and "
+                    "table (timekeeper tournament result, or the board's result form), "
+                    "then refuse this one"
+                )
             self.issued.setdefault(r.id, r.pairing)
             done = self._apply(r)
             if done == "known":
