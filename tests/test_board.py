@@ -59,7 +59,7 @@ return out;
 """
 ON_PAGE = """return [...document.querySelectorAll('.page:not([hidden]) [data-%s]')]
   .map((n) => n.dataset.%s)"""
-LONG = "Maximilián Alexandr Hohenzollern-Sigmaringen z Kunštátu"
+LONG = "Maximilián Alexandr Hohenzollern"  # (the longest name a box takes: 32)
 
 
 def every_page(page, kind: str) -> list[list[str]]:

@@ -8,10 +8,13 @@ file again when it has grown (`read`), so that a round called anywhere is one ca
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from timekeeper.hall.messages import BadMessage
 from timekeeper.hall.pairing import Pairing, parse_pairing
+
+log = logging.getLogger(__name__)
 
 MARKS = ("confirmed", "begun", "idle")  # {"confirmed": result id}, {"begun": pairing id} …
 
@@ -31,6 +34,7 @@ class CallBook:
         self.confirmed: set[str] = set()  # result ids the director has confirmed
         self.begun: set[str] = set()  # pairing ids whose table has begun the match
         self._read = 0  # bytes read so far
+        self._lines = 0  # whole lines read so far (a skipped one is named by its number)
 
     def read(self) -> list[Pairing]:
         """The file's new whole lines, if it has grown (a line being written is read next
@@ -40,7 +44,7 @@ class CallBook:
         except FileNotFoundError:
             return []
         if size < self._read:  # (replaced by a shorter one: read it whole again)
-            self._read = 0
+            self._read = self._lines = 0
             for kept in (self.issued, self.latest, self.confirmed, self.begun):
                 kept.clear()
         if size == self._read:
@@ -52,11 +56,13 @@ class CallBook:
         self._read += len(whole)
         new = []
         for raw in whole.splitlines():
+            self._lines += 1
             if self._mark(raw):
                 continue
             try:
                 p = parse_pairing(raw)
-            except BadMessage:
+            except BadMessage as exc:  # (a call no box could take, one from before a check)
+                log.warning("%s:%d: not a call (%s): skipped", self.path, self._lines, exc)
                 continue
             self.issued[p.id] = self.latest[p.match] = p
             new.append(p)

@@ -15,6 +15,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 
+from timekeeper.tournament.spec import TABLE_NAME
 from timekeeper.web import safejson
 
 MAX_PAYLOAD = 2048  # bytes: a command is a few hundred; the broker's limit is set to match
@@ -25,7 +26,7 @@ MAX_ADD = 600.0  # s: hall-wide added time, either way
 # finish: the table's FINISH, for a table whose operator is away
 KINDS = ("start", "stop", "resume", "add", "next", "reset", "cancel", "finish")
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_NAME = TABLE_NAME  # (a hall's or a table's name: one level of a topic; the tournament file's)
 
 
 class BadMessage(ValueError):

@@ -14,9 +14,12 @@ import re
 from dataclasses import asdict, dataclass
 
 from timekeeper.hall.messages import BadMessage, topic
+from timekeeper.rules.commands import MAX_NAME, check_name
 
 MAX_PAIRING = 1024  # bytes: a pairing is about 250
-MAX_TEXT = 48  # characters of a name or a stage
+MAX_TEXT = 48  # characters of a stage (or of a goal's or a penalty's text in a result)
+# a name: as the box's engine takes a side's name (rules/commands.check_name, at most MAX_NAME
+# characters), which the tournament file checks its players' names with at load
 MAX_ROUND = 999
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _MATCH = re.compile(r"[A-Za-z0-9._-]{1,16}")
@@ -76,10 +79,14 @@ def parse_pairing(payload: bytes) -> Pairing:
     number = data["round"]
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_ROUND:
         raise BadMessage(f"round must be 1-{MAX_ROUND}")
-    for key in ("stage", "home", "away"):
-        value = data[key]
-        if not isinstance(value, str) or len(value) > MAX_TEXT or any(ord(c) < 32 for c in value):
-            raise BadMessage(f"{key} must be text of at most {MAX_TEXT} characters")
+    stage = data["stage"]
+    if not isinstance(stage, str) or len(stage) > MAX_TEXT or not stage.isprintable():
+        raise BadMessage(f"stage must be text of at most {MAX_TEXT} characters")
+    for key in ("home", "away"):
+        if not _name(data[key]):
+            raise BadMessage(
+                f"{key} must be a name as the box shows it: at most {MAX_NAME} printable characters"
+            )
     sent = data["sent"]
     if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
         raise BadMessage("sent must be a number")
@@ -97,3 +104,10 @@ def parse_pairing(payload: bytes) -> Pairing:
         float(sent),
         knockout,
     )
+
+
+def _name(value: object) -> bool:
+    try:
+        return isinstance(value, str) and check_name(value) == value
+    except ValueError:
+        return False

@@ -148,7 +148,10 @@ class Engine(Reporting, Guards, StoppedPlay, Periods):
         corrected during the match. No cue: it changes no clock."""
         if command.names is None:
             raise Refused(f"names takes two names; usage: {USAGE[Action.NAMES]}")
-        self.name_sides(*command.names)
+        try:
+            self.name_sides(*command.names)
+        except ValueError as exc:  # (a pairing's names, from the bus: refused, never a crash)
+            raise Refused(str(exc)) from None
         return []
 
     def _replay(self, command: Command, now: float) -> list[Cue]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.rules import profile
+from timekeeper.rules.commands import MAX_NAME as MAX_PLAYER_NAME
+from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.tournament.public import Public, read_public
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
@@ -49,7 +51,14 @@ GROUP_KEYS = ("size", "advance", "profile")
 KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs")
 MAX_PLAYERS = 256
 MAX_TABLES = 64
-MAX_NAME = 80
+MAX_NAME = 80  # a title's, a place's, a club's (the desk's and the sheets' only)
+# A player's name goes to every box in the pairing: it is checked as a box checks a side's
+# name (rules/commands.check_name: at most MAX_PLAYER_NAME printable characters), once, here.
+# A table's name is one level of the hall's bus topics (timekeeper/HALL/TABLE/…): no MQTT
+# wildcard (+ #), no /, no NUL; hall/messages.py checks the hall's and the tables' names with
+# this same pattern. `all` is the topic of the hall's commands to every table.
+TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+ALL_TABLES = "all"
 
 
 @dataclass(frozen=True)
@@ -264,19 +273,20 @@ def _players(r: Reader) -> tuple[Player, ...]:
     seen: dict[str, int] = {}
     for i, item in enumerate(value):
         path: Path_ = ("players", i)
+        at: Path_ = path
         if isinstance(item, dict):
             r.doc.check_keys(path, item, ("name", "club", "country"))
+            at = (*path, "name")
             player = Player(
-                r.text((*path, "name"), "", most=MAX_NAME).strip(),
+                r.text(at, "", most=MAX_NAME * 2),
                 r.text((*path, "club"), "", most=MAX_NAME),
                 r.text((*path, "country"), "", most=MAX_NAME),
             )
         elif isinstance(item, str | int) and not isinstance(item, bool):
-            player = Player(str(item).strip())
+            player = Player(str(item))
         else:
             raise r.doc.error(path, f"must be a name or a mapping with name:, not {item!r}")
-        if not player.name or len(player.name) > MAX_NAME:
-            raise r.doc.error(path, f"a name of 1 to {MAX_NAME} characters, please")
+        player = replace(player, name=_player_name(r, at, player.name))
         folded = player.name.casefold()
         if folded in seen:
             raise r.doc.error(path, f"{player.name!r} is already player {seen[folded] + 1}")
@@ -285,12 +295,37 @@ def _players(r: Reader) -> tuple[Player, ...]:
     return tuple(out)
 
 
+def _player_name(r: Reader, path: Path_, name: str) -> str:
+    """A player's name as every box shows it (composed, single spaces: check_name), or the
+    refusal: what a box would refuse of it (too long, a control character, even one given
+    through a YAML escape such as "\\x07"), here rather than at a table mid-round."""
+    try:
+        shown = check_name(name)
+    except ValueError as exc:
+        raise r.doc.error(path, f"{exc} (a box takes no other)") from None
+    if not shown:
+        raise r.doc.error(path, f"a name of 1 to {MAX_PLAYER_NAME} characters, please")
+    return shown
+
+
 def _tables(r: Reader) -> tuple[str, ...]:
     value = r.get(("tables",), 4)
     if isinstance(value, list):
-        names = [str(v).strip() for v in value]
-        if not names or len(names) > MAX_TABLES or len(set(names)) != len(names) or not all(names):
+        if not value or len(value) > MAX_TABLES:
             raise r.doc.error(("tables",), f"a list of 1 to {MAX_TABLES} different names")
+        names: list[str] = []
+        for i, item in enumerate(value):
+            plain = isinstance(item, str | int) and not isinstance(item, bool)
+            name = str(item).strip() if plain else ""
+            if not TABLE_NAME.fullmatch(name) or name == ALL_TABLES:
+                raise r.doc.error(
+                    ("tables", i),
+                    "a table's name is part of the hall's bus topics: 1-32 letters, digits, "
+                    f"- or _ (and not {ALL_TABLES!r}: the hall's every table), not {item!r}",
+                )
+            if name in names:
+                raise r.doc.error(("tables", i), f"table {name!r} is named twice")
+            names.append(name)
         return tuple(names)
     count = r.integer(("tables",), 4, MAX_TABLES)
     return tuple(str(n) for n in range(1, count + 1))
