@@ -292,16 +292,16 @@ def outcome(hall: Hall, watch: BoardWatch, log0: int) -> dict[str, str]:
 # ----------------------------------------------------------------------------- the faults
 
 
-def half_open(hall: Hall, sockets: int, hold: float) -> dict[str, str]:
-    """`sockets` half-open connections held `hold` s (each reopened when the desk closes
-    it); the real results sent a second into it."""
+def half_open(hall: Hall, sockets: int, hold: float, addresses: int = 50) -> dict[str, str]:
+    """`sockets` half-open connections from `addresses` addresses held `hold` s (each
+    reopened when the desk closes it); the real results sent a second into it."""
     log0, stop = hall.log.stat().st_size, threading.Event()
     held: list[socket.socket | None] = [None] * sockets
 
     def opener(n: int) -> socket.socket | None:
         try:
             s = socket.create_connection(
-                ("127.0.0.1", hall.web), timeout=1, source_address=(f"127.0.0.{2 + n % 50}", 0)
+                ("127.0.0.1", hall.web), timeout=1, source_address=(_address(n, addresses), 0)
             )
             if n % 2:
                 s.sendall(b"GET /api/board HTTP/1.1\r\nHost: x\r\n")
@@ -338,8 +338,17 @@ def half_open(hall: Hall, sockets: int, hold: float) -> dict[str, str]:
         if s is not None:
             s.close()
     got = outcome(hall, watch, log0)
-    got["fault"] = f"{sockets:,} half-open connections ({open_now} open at the end), {hold:g} s"
+    got["fault"] = (
+        f"{sockets:,} half-open connections from {addresses} addresses ({open_now} open at "
+        f"the end), {hold:g} s"
+    )
     return got
+
+
+def _address(n: int, addresses: int) -> str:
+    """The n-th connection's source address, one of `addresses` in 127.0.0.0/8."""
+    k = 2 + n % addresses
+    return f"127.0.{k // 250}.{k % 250 + 2}"
 
 
 def _closed(s: socket.socket) -> bool:
