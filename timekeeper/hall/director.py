@@ -70,7 +70,8 @@ class Director(DeskReader):
         self.gate = Gate(self.notes)
         self.held = Held()
         self.unreadable = ""  # why the tournament's files cannot be read now ("": they can)
-        self._stamp = self._stamps()  # the files as last read (read again when they change)
+        # the files as last read (read again when they change; None: read at the next look)
+        self._stamp: list[tuple[int, int, int] | None] | None = None
         self._read_calls()
         desk.add_reader(self)
 
