@@ -22,7 +22,9 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
+from boardhall import scene, serving_board
 from helpers import free_port, hall_serve, wait_for
+from webbox import browser, have_browser
 
 from timekeeper.tournament.ledger import open_tournament
 
@@ -307,3 +309,38 @@ def test_a_result_held_when_the_desk_stops_is_applied_by_the_next_desk(hall: Hal
     hall.journal.write_bytes(good)
     hall.serve()
     wait_for(lambda: hall.applied() == 1, "the held result in the ledger", WAIT)
+
+
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_board_page_names_a_broken_journal_and_keeps_the_standings(tmp_path: Path) -> None:
+    """The board on the TV (Chromium, the real Director and Board) while the journal is
+    broken by hand: not DESK OFFLINE, the standings and the tables as last read, and the
+    journal's line named in the header, readably; gone once the line is mended."""
+    desk, file = scene(tmp_path)
+    journal = file.with_name("cup.journal.jsonl")
+    with (
+        serving_board(desk, file, tmp_path / "desk") as (url, _, _director),
+        browser(1920, 1080) as page,
+    ):
+        page.get(f"{url}/board")
+        wait_for(lambda: page.execute_script("return window.tkBoard.last() !== null"), "drawn", 10)
+        cards = page.execute_script("return document.querySelectorAll('.card').length")
+        good = journal.read_bytes()
+        line = good.count(b"\n") + 1
+        with open(journal, "ab") as out:
+            out.write(b'{"type": "result", "tab\n')
+        trouble = lambda: page.find_element("id", "trouble")  # noqa: E731
+        wait_for(
+            lambda: trouble().is_displayed() and f"cup.journal.jsonl:{line}" in trouble().text,
+            "the broken line named on the board",
+            10,
+        )
+        body = page.find_element("tag name", "body").text
+        assert "DESK OFFLINE" not in body
+        assert page.execute_script("return document.querySelectorAll('.card').length") == cards
+        size = page.execute_script(
+            "return parseFloat(getComputedStyle(document.getElementById('trouble')).fontSize)"
+        )
+        assert size >= 0.03 * 1080
+        journal.write_bytes(good)
+        wait_for(lambda: not trouble().is_displayed(), "the board clear again", 10)
