@@ -158,11 +158,14 @@ class Director(DeskReader):
                     pass  # (`_reload` said it, once)
                 if self.held and (now != seen or time.monotonic() - tried >= RETRY):
                     tried = time.monotonic()
-                    for r in self.held.all():
-                        self._take(r)
+                    with self._lock:
+                        again = self.held.all()
+                    for r in again:
+                        self._take(r)  # (never raises)
                 if self.results and time.monotonic() - swept >= SWEEP:
                     swept = time.monotonic()
-                    self._sweep()
+                    with contextlib.suppress(Exception):  # (off the bus: the next sweep)
+                        self._sweep()
 
         threading.Thread(target=look, name="desk-watch", daemon=True).start()
         return stop
