@@ -3,6 +3,7 @@ time lost, and how many commands were answered.
 
     python bench/faults.py            # the probe's figures: 20 kill -9s, a 20-s flood, 100 MB lines
     python bench/faults.py --quick    # a smoke run (CI, about two minutes)
+    python bench/faults_desk.py       # the desk's rows alone (issue 31)
 
 Each scenario starts a real `timekeeper run` (SDL's dummy audio, mock GPIO) in a folder of its
 own. The full disk mounts a 64 KiB tmpfs (root only; skipped otherwise). The frozen sound
@@ -489,6 +490,16 @@ def main() -> None:
     from faults_attack import attack_rows  # (the web server and the hall's bus: issue 18)
 
     rows += attack_rows(args.quick)
+    from faults_desk import desk_rows  # (the desk's results path: issue 31)
+
+    for r in desk_rows(args.quick):
+        rows.append(
+            row(
+                f"desk: {r['fault']}",
+                f"results {r.get('applied', '?')}; {r.get('board', '')}; peak RSS "
+                f"{r.get('rss', '?')}; log {r.get('log', '?')}",
+            )
+        )
     widths = {k: max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in rows[0]}
     head = {
         "fault": "fault",

@@ -18,9 +18,9 @@ from pathlib import Path
 from aiohttp import web
 
 from timekeeper.hall import players
+from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.tournament import sheets
-from timekeeper.tournament.state import TournamentError
 from timekeeper.web import guard
 from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
@@ -100,7 +100,7 @@ class Board:
             if action == "confirm":
                 await loop.run_in_executor(None, self.director.confirm, ident)
                 return web.json_response({"ok": True})
-        except TournamentError as exc:
+        except ConfigError as exc:  # (TournamentError; or a journal broken by hand: named)
             return error(400, str(exc))
         return error(404, "actions: round, result, accept, refuse, confirm")
 

@@ -21,20 +21,24 @@ for the real result, which counts when it comes."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.desk import DeskReader
+from timekeeper.hall.inbox import RETRY, Gate, Held, Notes
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.hall.pairing import Pairing, pairing_topic
-from timekeeper.hall.result import MatchResult, parse_result
+from timekeeper.hall.result import MatchResult, parse_result, result_topic
+from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.ledger import open_tournament
@@ -44,6 +48,7 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 200  # results waiting for the director: more is a flood, the oldest go
 MAX_LOG = 100
+SWEEP = 10.0  # s: while a called match has no result, the retained results are read again
 
 
 class Director(DeskReader):
@@ -69,6 +74,12 @@ class Director(DeskReader):
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
         self.events: list[str] = []  # what happened, for the board and the log
         self.confirmed = self.book.confirmed  # results the director has confirmed
+        self.notes = Notes()  # (issue 31: the results' way in, hall/inbox.py)
+        self.gate = Gate(self.notes)
+        self.held = Held()
+        self.unreadable = ""  # why the tournament's files cannot be read now ("": they can)
+        # the files as last read (read again when they change; None: read at the next look)
+        self._stamp: list[tuple[int, int, int] | None] | None = None
         self._read_calls()
         desk.add_reader(self)
 
@@ -91,8 +102,22 @@ class Director(DeskReader):
     def _reload(self) -> None:
         """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
         the calls another desk made meanwhile; the serving desk calls again a match whose
-        players a correction changed before its table began it."""
-        self.t, self.ledger = open_tournament(self.file, drawn=True)
+        players a correction changed before its table began it. The tournament's file and
+        ledger are read only when changed since last read; where they cannot be read (a
+        journal broken by hand) the state as last read stands, `unreadable` says why, and
+        the error is raised (a result is then held, never applied on the old state)."""
+        stamp = self._stamps()
+        if stamp != self._stamp or self.unreadable:
+            try:
+                self.t, self.ledger = open_tournament(self.file, drawn=True)
+            except (ConfigError, OSError) as exc:
+                if str(exc) != self.unreadable:
+                    self.notes.say("unreadable", f"the tournament cannot be read: {exc}")
+                self.unreadable = str(exc)
+                raise
+            if self.unreadable:
+                self._say("the tournament is readable again")
+            self._stamp, self.unreadable = stamp, ""
         self._read_calls()
         if self.results:
             self._recall()
@@ -122,27 +147,60 @@ class Director(DeskReader):
 
     def watch(self, every: float = 1.0) -> threading.Event:
         """Look at the ledger and the calls every `every` s (a thread of its own): what
-        another terminal typed — a correction, a round — acts at once, board or no board.
-        Set the returned event to stop."""
+        another terminal typed — a correction, a round — acts at once, board or no board; a
+        result held (it could not be applied) is tried again on a change and every RETRY s;
+        and while a called match has no result, the retained results are asked for again
+        every SWEEP s (one the broker dropped in a flood is found). Set the event to stop."""
         stop = threading.Event()
 
         def look() -> None:
-            seen = None
+            seen, tried, swept = None, time.monotonic(), time.monotonic()
             while not stop.wait(every):
                 try:
-                    now = [(f.stat().st_size, f.stat().st_mtime_ns) for f in self._files()]
-                    if now != seen:
-                        seen = now
+                    now = self._stamps()
+                    if now != seen or self.unreadable:
                         with self._lock:
                             self._reload()
-                except Exception as exc:  # (a ledger being fixed by hand: said, looked at again)
-                    log.warning("desk: the tournament could not be read again: %s", exc)
+                        seen = now
+                except Exception:  # (a ledger being fixed by hand: said, looked at again)
+                    pass  # (`_reload` said it, once)
+                if self.held and (now != seen or time.monotonic() - tried >= RETRY):
+                    tried = time.monotonic()
+                    with self._lock:
+                        again = self.held.all()
+                    for r in again:
+                        self._take(r)  # (never raises)
+                if self.results and time.monotonic() - swept >= SWEEP:
+                    swept = time.monotonic()
+                    with contextlib.suppress(Exception):  # (off the bus: the next sweep)
+                        self._sweep()
 
         threading.Thread(target=look, name="desk-watch", daemon=True).start()
         return stop
 
-    def _files(self) -> list[Path]:
-        return [f for f in (self.ledger.path, self.book.path) if f.exists()]
+    def _stamps(self) -> list[tuple[int, int, int] | None]:
+        """The tournament's file, its ledger and its calls as they are on the disk now."""
+        out: list[tuple[int, int, int] | None] = []
+        for f in (self.file, self.ledger.path, self.book.path):
+            try:
+                st = f.stat()
+            except OSError:
+                out.append(None)
+            else:
+                out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return out
+
+    def _sweep(self) -> None:
+        """The retained results again (a subscription made anew is handed them), when a
+        called match of the latest round has none in the ledger and none held."""
+        with self._lock:
+            waiting = [
+                p
+                for p in self.called.values()
+                if p.match not in self.t.results and p.id not in self.held.results
+            ]
+        if waiting and self.desk.on_bus:
+            self.desk.client.subscribe([(result_topic(self.hall, "+"), 1)])
 
     def status(self, table: str, body: dict) -> None:
         """A table's box past idle with a pairing this tournament called: that match has
@@ -245,20 +303,41 @@ class Director(DeskReader):
                 client.publish(pairing_topic(self.hall, table), p.to_json(), qos=1, retain=True)
 
     def handle(self, name: str, payload: bytes) -> None:
-        if not payload:
+        """A result on a table's topic: within the table's rate (else refused unread), then
+        checked, then applied or held (`_take`); each kind of refusal logged once a minute."""
+        table = name.split("/")[2]
+        if not payload or not self.gate.allow(table):
             return
         try:
             r = parse_result(payload)
         except BadMessage as exc:
-            log.warning("desk: a result on %s refused: %s", name, exc)
+            self.notes.say(f"bad:{table}", f"a result on {name} refused: {exc}")
             return
-        if r.table != name.split("/")[2]:
-            log.warning("desk: a result on %s says table %s: refused", name, r.table)
+        if r.table != table:
+            self.notes.say(f"bad:{table}", f"a result on {name} says table {r.table}: refused")
             return
+        self._take(r)
+
+    def _take(self, r: MatchResult) -> None:
+        """Apply `r`, or hold it where it could not be (tried again by `watch`): a result
+        that came home is never dropped for a fault of the desk's."""
         try:
             self.receive(r)
-        except Exception:  # never kill paho's thread; the result stays retained
-            log.exception("desk: a result could not be applied")
+        except Exception as exc:  # (never kill paho's thread)
+            expected = isinstance(exc, ConfigError | OSError)
+            why = str(exc) if expected else f"{type(exc).__name__}: {exc}"
+            with self._lock:
+                self.held.keep(r, why)
+            self.notes.say(
+                "held",
+                f"table {r.table}: result {r.score_text} for {r.pairing.match} not applied "
+                f"yet: {why}; {len(self.held)} held, tried again",
+                exc_info=None if expected else exc,
+            )
+        else:
+            with self._lock:
+                if self.held.results.pop(r.id, None) is not None:
+                    self._say(f"table {r.table}: its held result is in")
 
     def receive(self, r: MatchResult) -> str:
         """Apply a result once: 'applied', 'known' (applied before, the same), 'corrected'
@@ -396,8 +475,9 @@ class Director(DeskReader):
                 f"for the director: {why}"
             )
         self.pending[key] = (r, why)
-        while len(self.pending) > MAX_PENDING:
-            self.pending.pop(next(iter(self.pending)))
+        while len(self.pending) > MAX_PENDING:  # (the oldest of the table that sent most:
+            most = Counter(x.table for x, _ in self.pending.values()).most_common(1)[0][0]
+            self.pending.pop(next(i for i, (x, _) in self.pending.items() if x.table == most))
         return f"pending: {why}"
 
     def accept(self, result_id: str) -> str:
@@ -511,11 +591,26 @@ class Director(DeskReader):
             if e.source and e.source not in self.confirmed and e.match not in shown
         ]
 
+    def troubles(self) -> list[str]:
+        """What keeps results from the standings now, for the board and its log."""
+        with self._lock:
+            said = [self.held.said(), *self.gate.flooding()]
+            if self.unreadable:
+                said.insert(
+                    0,
+                    f"the tournament cannot be read: {self.unreadable} — the "
+                    "board shows it as last read",
+                )
+            return [s for s in said if s]
+
     def snapshot(self) -> dict:
         """The board's JSON: the round's pairings by table with each table's live status,
-        the standings, the bracket, the next round, and what waits for the director."""
+        the standings, the bracket, the next round, what waits for the director, and
+        `trouble`: what keeps results from the standings (a broken journal: the standings
+        as last read, the error named)."""
         with self._lock:
-            self._reload()
+            with contextlib.suppress(ConfigError, OSError):  # (said in `trouble`)
+                self._reload()
             t, statuses = self.t, self.desk.tables()
             current = self.current_round()
             tables = []
@@ -604,6 +699,7 @@ class Director(DeskReader):
                     for i, (r, why) in self.pending.items()
                 ],
                 "events": self.events[-10:],
+                "trouble": self.troubles(),
             }
 
 

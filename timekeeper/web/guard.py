@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import resource
 import signal
 import time
 from collections import Counter
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 HEAD_TIMEOUT = 10.0  # s: a request head must be whole this soon; an idle keep-alive ends then
 MAX_CONNECTIONS = 160  # in all (of LimitNOFILE=256: the rest is the box's own)
+# descriptors kept for the app's own work whatever the web does: the journal, the tournament's
+# files, the bus, the sound; the cap in all is lowered to fit a lower limit (`ulimit -n`)
+RESERVED_FILES = 96
 MAX_PER_ADDRESS = 16  # a browser opens six at most, a WebSocket one more
 MAX_LINE, MAX_FIELD, MAX_HEADERS = 2048, 4096, 48  # a request line, a header, their number
 LOG_LINES_PER_MINUTE = 10  # per client address; the rest is counted and said once a minute
@@ -421,8 +425,21 @@ class Site:
         self._listener: asyncio.Server | None = None
 
     async def start(self) -> None:
-        """Listen (raises OSError, e.g. for a port in use)."""
+        """Listen (raises OSError, e.g. for a port in use), the cap in all fitted under the
+        process's descriptor limit: a flood of connections never takes the descriptors
+        the app's own files and its bus need (a desk's result read from its journal)."""
         loop = asyncio.get_running_loop()
+        doors = self.guard.doors
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if limit != resource.RLIM_INFINITY and doors.total > limit - RESERVED_FILES:
+            doors.total = max(doors.per_address, limit - RESERVED_FILES)
+            log.info(
+                "web: at most %d connections (ulimit -n %d, %d kept for the %s's files)",
+                doors.total,
+                limit,
+                RESERVED_FILES,
+                self.guard.name,
+            )
         loop.set_exception_handler(self.guard.doors.loop_error)
         options = self.guard.handler_options | {"access_log": self.access_log}
         runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0, **options)

@@ -179,7 +179,8 @@ let planKey = null;
 const layoutKey = (board) => JSON.stringify([innerWidth, innerHeight, board.title,
   board.tables.map((t) => [t.table, t.pairing && t.pairing.id, t.result, t.result_id,
     t.confirmed, t.status && t.status.online && t.status.status.state]),
-  board.groups, board.bracket, board.next, board.pending.length, board.players_url]);
+  board.groups, board.bracket, board.next, board.pending.length, board.players_url,
+  (board.trouble || []).length]);
 
 // the blocks' items onto the pages `where` says (each item's page), without measuring
 function replay(blocks, where) {
@@ -242,6 +243,10 @@ function show(board) {
     planKey = key;
   }
   turnTo(shown);
+  // what keeps results from the standings (a journal broken by hand, results held): named
+  const trouble = board.trouble || [];
+  $("trouble").hidden = !trouble.length;
+  $("trouble").textContent = trouble.join("\n");
   $("pending").replaceChildren(...board.pending.map((p) => {
     const line = el("div", "", `${word("table", { name: p.table })} ${p.match} ${p.sides}` +
       ` ${p.score} — ${word("boardWaits", { why: p.why })}`);

@@ -1,0 +1,59 @@
+"""The desk's results inbox (hall/inbox.py, issue 31) in one process: the log told once a
+minute per kind, a table's rate, the results held per table. Clocks injected."""
+
+from __future__ import annotations
+
+import logging
+
+from helpers import Clock
+
+from timekeeper.hall.inbox import Gate, Held, Notes
+from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.result import MatchResult
+
+
+def result(table: str, ident: str) -> MatchResult:
+    p = Pairing(ident, 1, "A.1", "group A", "Adam", "Bela", "radegast", 0.0)
+    return MatchResult(p, table, (2, 1), "regulation", (), (), 0.0)
+
+
+def test_each_kind_of_trouble_is_logged_once_a_minute_with_what_was_held_back(caplog) -> None:
+    clock = Clock(0.0)
+    notes = Notes(60.0, clock)
+    with caplog.at_level(logging.WARNING, logger="timekeeper.hall.inbox"):
+        for _ in range(1000):
+            notes.say("flood:4", "table 4 floods")
+        notes.say("bad:4", "a bad result")
+        clock.now = 61.0
+        notes.say("flood:4", "table 4 floods")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "desk: table 4 floods",
+        "desk: a bad result",
+        "desk: table 4 floods (999 more like it in the last 60 s)",
+    ]
+
+
+def test_a_table_over_its_rate_is_refused_alone_and_named() -> None:
+    clock = Clock(0.0)
+    gate = Gate(Notes(60.0, clock), rate=0.0, burst=3, clock=clock)
+    assert [gate.allow("4") for _ in range(5)] == [True, True, True, False, False]
+    assert gate.allow("1") and gate.allow("2")
+    (said,) = gate.flooding()
+    assert said.startswith("table 4 sends too many results: 2 refused")
+
+
+def test_held_results_keep_the_latest_per_id_and_a_flood_drops_only_its_own() -> None:
+    held = Held(per_table=2)
+    held.keep(result("1", "a"), "journal line 2 unreadable")
+    for n in range(50):
+        held.keep(result("4", f"x{n}"), "journal line 2 unreadable")
+    held.keep(result("1", "a"), "journal line 3 unreadable")  # (the same result again)
+    assert [(r.table, r.id) for r in held.all()] == [("4", "x48"), ("4", "x49"), ("1", "a")]
+    assert held.said() == (
+        "3 results not applied yet (tables 1, 4): journal line 3 unreadable; kept and tried again"
+    )
+    held.drop("a")
+    held.drop("x48")
+    held.drop("x49")
+    assert held.said() is None and len(held) == 0
