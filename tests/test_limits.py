@@ -49,6 +49,9 @@ HOSTILE = [
     ("nul", "period:\n  length: 60\x00\n", ":2:13:", "a NUL byte"),
     ("values", "x: [" + "1, " * 60_000 + "1]\n", ":1:", "more than 5000 values"),
     ("not-utf8", "title: caf\xe9\n", ":1:", "not a UTF-8 text file"),
+    ("del", "title: x\nplace: a\x7fb\n", ":2:9:", "a control character (0x7f)"),
+    ("bel", "title: x\x07\n", ":1:9:", "a control character (0x07)"),
+    ("esc", "players:\n  - \x1b[31mred\n", ":2:5:", "a control character (0x1b)"),
 ]
 
 

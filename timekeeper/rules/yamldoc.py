@@ -62,7 +62,15 @@ class Doc:
     @classmethod
     def load(cls, file: Path) -> Doc:
         text = _read_text(file)
-        loader = _Loader(text)
+        try:
+            loader = _Loader(text)  # (it checks every character here, before parsing)
+        except yaml.reader.ReaderError as exc:
+            before = text[: exc.position]
+            column = len(before) - (before.rfind("\n") + 1) + 1
+            raise ConfigError(
+                f"a control character ({exc.character:#04x}) YAML does not allow: remove it",
+                Where(file, before.count("\n") + 1, column),
+            ) from None
         try:
             node = loader.get_single_node()
             where: dict[Path_, Where] = {}
