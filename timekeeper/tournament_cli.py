@@ -52,7 +52,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--ranking",
         type=Path,
-        help="seeded pots from a ranking list, one player a line, best first",
+        help="seed from a ranking: the ITHF world ranking's ranking.txt (tab-separated: rank, "
+        "id, name, club, nation) or a list, one player a line, best first",
     )
     d.set_defaults(func=cmd_draw)
 
@@ -188,7 +189,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_draw(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
-    from timekeeper.tournament.draw import read_ranking
+    from timekeeper.tournament import ranking as ranking_list
     from timekeeper.tournament.evening import evening
 
     t, ledger = _open(args)
@@ -196,15 +197,30 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     ranking = None
+    entries = None
     if args.ranking:
-        ranking, unknown = read_ranking(args.ranking, t.spec.names)
+        found = ranking_list.match(ranking_list.read(args.ranking), t.spec.names)
+        ranking, unknown = list(found.ranked), found.unknown
+        entries = {n: e.to_json() for n, e in found.entries.items()}
         if unknown:
             print(
                 f"(not in this tournament: {', '.join(unknown[:10])}"
                 f"{' …' if len(unknown) > 10 else ''})"
             )
-    ledger.record(t, clerk.draw(t, seed, ranking, _now()))
-    how = "seeded pots" if ranking is not None else "random"
+        if found.unranked:
+            print(
+                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: drawn by lot "
+                f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
+            )
+    ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
+    seeding = t.spec.groups.seeding if t.spec.groups else "pots"
+    how = (
+        "random"
+        if ranking is None
+        else "snake from the ranking"
+        if seeding == "snake"
+        else "seeded pots"
+    )
     print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
     if note := t.spec.rules.venue_note(len(t.spec.players), len(t.spec.tables)):
         print(note)

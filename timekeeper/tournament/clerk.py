@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
@@ -22,13 +23,17 @@ from timekeeper.tournament.state import Fixture, Tournament, TournamentError, ma
 
 
 def draw(
-    t: Tournament, seed: int, ranking: Sequence[str] | None = None, time: str = ""
+    t: Tournament,
+    seed: int,
+    ranking: Sequence[str] | None = None,
+    time: str = "",
+    entries: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> DrawEvent:
     if t.draw is not None:
         raise TournamentError(
             f"already drawn (seed {t.draw.seed}); a new draw needs a new tournament file"
         )
-    return make_draw(t.spec, seed, ranking, time or None)
+    return make_draw(t.spec, seed, ranking, time or None, entries)
 
 
 def result(
