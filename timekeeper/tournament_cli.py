@@ -376,14 +376,23 @@ def cmd_lot(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.stages import seat_text
     from timekeeper.tournament.state import TournamentError
 
     t, _ = _open(args, drawn=True)
     if not t.groups:
         print("no groups: a knock-out alone (`bracket`)")
         return 0
-    wanted = [args.group.upper()] if args.group else list(t.groups)
+    wanted = (
+        [args.group.upper()]
+        if args.group
+        else [*t.groups, *(g for g in t.later if g not in t.groups)]
+    )
     for group in wanted:
+        if group in t.later and group not in t.groups:
+            seats = ", ".join(seat_text(s) for s in t.later[group][0])
+            print(f"group {group}: not filled yet ({seats})")
+            continue
         if group not in t.groups:
             raise TournamentError(f"no group {group!r} (groups {', '.join(t.groups)})")
         print("\n".join(standings_text(t, group)))
@@ -394,8 +403,16 @@ def standings_text(t: Tournament, group: str) -> list[str]:
     extra = not t.spec.rules.group_draws
     done = t.complete(group)
     head = "   W  OW  OL   L" if extra else "   W   D   L"
+    kind = ""
+    if group in t.later:
+        carried = len(t.carried(group))
+        kind = (
+            f" (final group, {carried} results carried from the basic groups)"
+            if t.later[group][1]
+            else " (placement group)"
+        )
     out = [
-        f"group {group}{'' if done else ' (still playing)'}",
+        f"group {group}{kind}{'' if done else ' (still playing)'}",
         f"     {'':<24} P{head}   GF:GA   +/-  Pts",
     ]
     for row in t.standings(group):

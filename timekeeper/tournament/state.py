@@ -147,6 +147,7 @@ class Tournament:
         self.group_matches: dict[str, GroupMatch] = {}
         self.nodes: dict[str, Node] = {}
         self.slots: list[Slot] = []
+        self._slot_of: dict[str, Slot] = {}
         self.results: dict[str, Result] = {}
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
@@ -217,6 +218,7 @@ class Tournament:
         self.group_matches = {m.id: m for m in event.matches}
         self.nodes = {n.id: n for n in event.knockout}
         self.slots = list(event.slots)
+        self._slot_of = {s.match: s for s in self.slots}
 
     def require_drawn(self) -> None:
         """What every command but the draw needs first."""
@@ -351,7 +353,7 @@ class Tournament:
         return (home, away) if result.winner == "home" else (away, home)
 
     def fixture(self, match_id: str) -> Fixture:
-        slot = next(s for s in self.slots if s.match == match_id)
+        slot = self._slot_of[match_id]
         result, replay = self.results.get(match_id), match_id in self.replays
         if match_id in self.group_matches:
             p = self.group_matches[match_id]

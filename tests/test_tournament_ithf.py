@@ -1,0 +1,346 @@
+"""An ITHF day of 32 players as the desk runs it: the ranking file read and the snake drawn,
+4 basic groups of 8, final group A (the top two of each, their mutual results carried),
+placement group B (the next two, everything played anew), the A play-off of 8 with the
+bronze match; standings checked against values computed by hand (the carried results, the
+head-to-head mini-table re-applied to those still level), every player placed once, and
+the ITHF list. `new`, `draw`, `standings`, `bracket`, `export` and the play-off results
+run as separate processes, as typed; the group results are typed through the same command
+line in this process (140 of them: a process each would take minutes)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ithfranking
+import pytest
+
+from timekeeper import cli
+from timekeeper.tournament import ranking, spec, stages
+from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.results import Result
+from timekeeper.tournament.rulesets import ITHF
+from timekeeper.tournament.standings import standings
+from timekeeper.tournament.state import Tournament
+
+HERE = Path(__file__).resolve().parent
+TIMEKEEPER = str(Path(sys.executable).with_name("timekeeper"))
+
+
+def run(cwd: Path, *argv: str) -> str:
+    done = subprocess.run(
+        [TIMEKEEPER, "tournament", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{argv}: exit {done.returncode}\n{done.stderr}"
+    return done.stdout
+
+
+def typed(file: Path, round_: int, table: str, score: str, *how: str) -> None:
+    argv = ["tournament", "result", str(round_), table, score, *how, "-f", str(file)]
+    assert cli.main(argv) == 0, argv
+
+
+def load(file: Path) -> Tournament:
+    return open_tournament(file)[0]
+
+
+@pytest.fixture
+def day(tmp_path: Path) -> Path:
+    for name in ("players.txt", "ranking.txt"):
+        shutil.copy(HERE / "ithf" / name, tmp_path / name)
+    out = run(
+        tmp_path,
+        *("new", "day.yaml", "--rules", "ithf", "--names", "players.txt", "--tables", "4"),
+    )
+    assert "ITHF tournament, 32 players, 4 tables" in out
+    out = run(tmp_path, "draw", "--ranking", "ranking.txt", "--seed", "33", "-f", "day.yaml")
+    assert (
+        "not on ranking.txt (4, unranked: drawn by lot after the 28 ranked): Karel Nový, "
+        "Emma Lind, Olli Rantanen, Mia Berg" in out
+    )
+    return tmp_path / "day.yaml"
+
+
+def play_group(file: Path, group: str, score) -> None:
+    """Every match of the group, its score by `score(home, away)`."""
+    t = load(file)
+    for m in [f for f in t.fixtures() if f.stage == f"group {group}"]:
+        assert m.home and m.away, m.id
+        typed(file, m.slot.round, m.slot.table, score(m.home, m.away))
+
+
+@pytest.mark.slow
+def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
+    folder = day.parent
+    t = load(day)
+    # the snake: ranks 1, 8, 9, 16 … in group 1; 2, 7, 10, 15 … in group 2; unranked last
+    assert t.basic["1"][:4] == ("Jan Novák", "Jurgen Muller", "Paweł Łukasik", "Oleg Ivanov")
+    assert t.basic["4"][:2] == ("Mikko Virtanen", "Janis Berzins")
+    assert {g[-1] for g in t.basic.values()} == {
+        "Karel Nový",
+        "Emma Lind",
+        "Olli Rantanen",
+        "Mia Berg",
+    }
+    assert len([m for m in t.group_matches.values() if m.group == "A"]) == 24  # 28 - 4 carried
+    assert len([m for m in t.group_matches.values() if m.group == "B"]) == 28  # all anew
+
+    # basic groups: the better seed (earlier in the group) wins 1:0
+    for g, players in t.basic.items():
+        play_group(day, g, lambda h, a, p=players: "1:0" if p.index(h) < p.index(a) else "0:1")
+    t = load(day)
+    a = [t.basic[g][0] for g in "1234"]  # a1 … a4: the winners
+    b = [t.basic[g][1] for g in "1234"]  # b1 … b4: the runners-up
+    c = [t.basic[g][2] for g in "1234"]
+    d = [t.basic[g][3] for g in "1234"]
+    assert t.groups["A"] == (*a, *b)  # interleaved: every winner, then every runner-up
+    assert len(t.carried("A")) == 4 and t.carried("B") == []
+
+    # final group A: draws 1:1 but for these (home's goals first, from the named side)
+    special = {
+        (a[0], b[1]): (2, 0),
+        (a[1], a[2]): (1, 0),
+        (a[1], a[3]): (3, 0),
+        (a[2], a[3]): (2, 2),
+        (a[1], b[0]): (0, 1),
+        (a[1], b[2]): (0, 1),
+        (a[2], b[3]): (1, 0),
+        (a[3], b[0]): (3, 0),
+    }
+
+    def in_a(home: str, away: str) -> str:
+        if (home, away) in special:
+            x, y = special[home, away]
+        elif (away, home) in special:
+            y, x = special[away, home]
+        else:
+            x, y = 1, 1
+        return f"{x}:{y}"
+
+    play_group(day, "A", in_a)
+
+    # placement group B: the 3rd beat the 4th 2:0, but d_i beats c_i (from the same basic
+    # group, played again) 1:0; among the 3rd and among the 4th the better group wins 1:0
+    def in_b(home: str, away: str) -> str:
+        rank = {p: (0 if p in c else 1, (c if p in c else d).index(p)) for p in (*c, *d)}
+        (hk, hi), (ak, ai) = rank[home], rank[away]
+        if hk == ak:
+            return "1:0" if hi < ai else "0:1"
+        if hi == ai:
+            return "0:1" if hk == 0 else "1:0"
+        return "2:0" if hk == 0 else "0:2"
+
+    play_group(day, "B", in_b)
+    t = load(day)
+    rows = t.standings("A")
+    # by hand: a1 9; a2, a3, a4 8 each: head-to-head points a2 4, a3 1, a4 1; a3 and a4
+    # again between themselves (2:2): level, so goal difference (+1 each), goals (9 to 7)
+    assert [(r.player, r.points, r.ahead_by) for r in rows] == [
+        (a[0], 9, "points"),
+        (a[1], 8, "head_to_head"),
+        (a[3], 8, "goals_for"),
+        (a[2], 8, "points"),
+        (b[2], 7, "points"),
+        (b[0], 6, "points"),
+        (b[3], 5, "goal_difference"),
+        (b[1], 5, ""),
+    ]
+    assert [r.played for r in rows] == [7] * 8  # 6 played here, 1 carried, counted once
+    assert (rows[2].goals_for, rows[2].goals_against, rows[3].goals_for) == (9, 8, 7)
+    rows_b = t.standings("B")
+    assert [(r.player, r.points) for r in rows_b] == [
+        (c[0], 12),
+        (c[1], 10),
+        (c[2], 8),
+        (d[0], 8),
+        (c[3], 6),
+        (d[1], 6),
+        (d[2], 4),
+        (d[3], 2),
+    ]
+    assert [r.played for r in rows_b] == [7] * 8  # nothing carried into a placement group
+    shown = run(folder, "standings", "A", "-f", "day.yaml")
+    assert "group A (final group, 4 results carried from the basic groups)" in shown
+    assert f"3. {a[3]}" in shown and "(ahead on goals for)" in shown
+
+    # the A play-off: A1–A8, A4–A5, A2–A7, A3–A6; the home side wins but A5 (sudden death)
+    seeds = [r.player for r in rows]
+    plays = {
+        "QF1": ("2:1",),
+        "QF2": ("2:3", "--sd"),
+        "QF3": ("2:1",),
+        "QF4": ("2:1",),
+        "SF1": ("2:1",),
+        "SF2": ("3:1",),
+        "3P": ("2:1",),
+        "F": ("1:2", "--sd"),
+    }
+    for match, how in plays.items():
+        m = load(day).fixture(match)
+        assert m.home and m.away, match
+        run(folder, "result", str(m.slot.round), m.slot.table, *how, "-f", "day.yaml")
+    t = load(day)
+    assert t.fixture("SF1").home == seeds[0] and t.fixture("SF1").away == seeds[4]
+    places = t.placings()
+    assert [n for _, n in places[:8]] == [
+        seeds[1],
+        seeds[0],
+        seeds[4],
+        seeds[2],
+        seeds[3],
+        seeds[5],
+        seeds[6],
+        seeds[7],
+    ]
+    assert [n for _, n in places[8:16]] == [r.player for r in rows_b]
+    assert [n for _, n in places[16:]] == list(t.order[16:])
+    assert sorted(n for _, n in places) == sorted(t.spec.names)
+    assert [p for p, _ in places] == list(range(1, 33))
+    assert "final standings:" in run(folder, "bracket", "-f", "day.yaml")
+
+    run(folder, "export", "-f", "day.yaml")
+    out = folder / "day-export"
+    lines = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
+    body = lines[-32:]
+    winner = ranking.match(ranking.read(folder / "ranking.txt"), [seeds[1]]).entries[seeds[1]]
+    assert body[0] == f"1\t{winner.id}\t{winner.name}\t{winner.club}\t{winner.nation}"
+    assert [line.split("\t")[0] for line in body] == [str(n) for n in range(1, 33)]
+    unranked = [line for line in body if line.split("\t")[1] == ""]
+    assert sorted(line.split("\t")[2] for line in unranked) == sorted(t.order[28:])
+    sheet = (out / "groups.html").read_text(encoding="utf-8")
+    assert "carried from the basic group" in sheet and "Group A" in sheet and "Group 1" in sheet
+    assert sheet.count("class=cross") == 6  # the 4 basic groups, A and B
+
+
+def _carried_day(seed: int, folder: Path) -> Tournament:
+    """A day drawn and played with random scores (seeded): 16 to 32 players, final group A
+    and placement group B, play-offs of random sizes, lots drawn where a tie needs one."""
+    from timekeeper.tournament import clerk
+
+    rng = random.Random(seed)
+    count = rng.choice([16, 18, 24, 32])
+    names = [f"P{i:02d}" for i in range(count)]
+    top = min(rng.choice([2, 3, 4, 5, 6, 8]), 2 * -(-count // 8))
+    file = folder / f"random{seed}.yaml"
+    file.write_text(
+        f"rules: ithf\ntables: {rng.randint(2, 6)}\nplayers: [{', '.join(names)}]\n"
+        "stages:\n  groups: {size: 8}\n  final:\n    A: {places: [1, 2]}\n"
+        "  placement:\n    B: {places: [3, 4]}\n  playoffs:\n"
+        f"    A: {{top: {top}}}\n    B: {{top: 3}}\n",
+        encoding="utf-8",
+    )
+    t = Tournament(spec.load(file))
+    t.apply(clerk.draw(t, seed, names[: count // 2]))
+    for _ in range(2000):
+        todo = [m for m in t.fixtures() if m.result is None and m.home and m.away]
+        if not todo:
+            pending = [g for g in t.groups if t.pending_lots(g)]
+            if not pending:
+                break
+            t.apply(clerk.lot(t, pending[0], None, rng.randrange(1000)))
+            continue
+        m = rng.choice(todo)
+        x, y = rng.randint(0, 4), rng.randint(0, 4)
+        how = "regulation"
+        if m.knockout and x == y:
+            x, how = x + 1, "sudden_death"
+        t.apply(clerk.result(t, m.slot.round, m.slot.table, f"{x}:{y}", how))
+    return t
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_carried_result_counts_once_in_a_final_group_never_in_a_placement_group(
+    seed: int, tmp_path: Path
+) -> None:
+    """Seeded random days: the final group's table is the round robin of its own matches
+    plus, exactly once, each basic-group match between two of its players from the same
+    basic group; the placement group's is its own matches alone; and every player has
+    exactly one final place, 1 … N."""
+    t = _carried_day(seed, tmp_path)
+    for name, (seats, carry) in t.later.items():
+        players = t.groups[name]
+        basic_of = {p: stages.parse_seat(s)[0] for s, p in zip(seats, players, strict=True)}  # type: ignore[index]
+        own = [
+            (t.fixture(m.id).home, t.fixture(m.id).away, t.results[m.id])
+            for m in t.group_matches.values()
+            if m.group == name
+        ]
+        carried = [
+            (m.home, m.away, t.results[m.id])
+            for m in t.group_matches.values()
+            if m.group in t.basic
+            and m.home in basic_of
+            and m.away in basic_of
+            and basic_of[m.home] == basic_of[m.away]
+        ]
+        expected: list[tuple[str, str, Result]] = own + (carried if carry else [])
+        assert sorted(map(repr, t.group_played(name))) == sorted(map(repr, expected))
+        rows = {r.player: r for r in t.standings(name)}
+        by_hand = {r.player: r for r in standings(players, expected, ITHF)}  # type: ignore[arg-type]
+        assert {p: r.points for p, r in rows.items()} == {p: r.points for p, r in by_hand.items()}
+        assert all(r.played == len(players) - 1 for r in rows.values())  # each pair once
+    places = t.placings()
+    assert [p for p, _ in places] == list(range(1, len(t.spec.names) + 1))
+    assert sorted(n for _, n in places) == sorted(t.spec.names)
+
+
+def test_the_ranking_file_matches_names_either_way_and_refuses_a_bad_line(tmp_path: Path) -> None:
+    file = ithfranking.write(tmp_path / "ranking.txt")
+    entries = ranking.read(file)
+    assert len(entries) == 7800 and entries[0].rank == 1
+    first, tenth = entries[0], entries[9]
+    surname, given = first.name.split(" ", 1)
+    typed_as = [f"{given} {surname}", ranking.fold(tenth.name).title(), "Nobody Here"]
+    found = ranking.match(entries, typed_as)
+    assert found.ranked == (typed_as[0], typed_as[1])
+    assert found.unranked == ("Nobody Here",)
+    assert found.entries[typed_as[1]].id == tenth.id
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1\t123\tNovák Jan\tTHC\tCZE\nx\t124\tDvořák Petr\tTHC\tCZE\n", encoding="utf-8")
+    with pytest.raises(ranking.ConfigError, match=r"bad.txt:2: rank: a rank"):
+        ranking.read(bad)
+    bad.write_text("1\t123\tNovák Jan\tTHC\tCZE\textra\n", encoding="utf-8")
+    with pytest.raises(ranking.ConfigError, match=r"bad.txt:1: 6 tab-separated fields"):
+        ranking.read(bad)
+
+
+@pytest.mark.slow
+def test_a_bad_ranking_line_is_refused_by_the_draw_with_exit_2(tmp_path: Path) -> None:
+    shutil.copy(HERE / "ithf" / "players.txt", tmp_path / "players.txt")
+    (tmp_path / "ranking.txt").write_text(
+        "1\t1\tNovák Jan\tTHC\tCZE\n2\t2\t\tTHC\tCZE\n", encoding="utf-8"
+    )
+    run(tmp_path, "new", "day.yaml", "--rules", "ithf", "--names", "players.txt")
+    done = subprocess.run(
+        [TIMEKEEPER, "tournament", "draw", "--ranking", "ranking.txt", "-f", "day.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "ranking.txt:2: name: empty" in done.stderr
+    assert not (tmp_path / "day.journal.jsonl").exists() or "draw" not in (
+        tmp_path / "day.journal.jsonl"
+    ).read_text(encoding="utf-8")
+
+
+def test_the_snake_deals_forth_and_back() -> None:
+    from timekeeper.tournament.draw import snake_draw
+
+    names = [str(n) for n in range(1, 13)]
+    groups = snake_draw(names, names, 3, 1).groups
+    assert groups == {
+        "A": ("1", "6", "7", "12"),
+        "B": ("2", "5", "8", "11"),
+        "C": ("3", "4", "9", "10"),
+    }
