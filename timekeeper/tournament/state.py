@@ -148,6 +148,7 @@ class Tournament:
         self.nodes: dict[str, Node] = {}
         self.slots: list[Slot] = []
         self._slot_of: dict[str, Slot] = {}
+        self._of_group: dict[str, list[GroupMatch]] = {}  # each group's matches
         self.results: dict[str, Result] = {}
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
@@ -219,6 +220,9 @@ class Tournament:
         self.nodes = {n.id: n for n in event.knockout}
         self.slots = list(event.slots)
         self._slot_of = {s.match: s for s in self.slots}
+        self._of_group = {}
+        for m in event.matches:
+            self._of_group.setdefault(m.group, []).append(m)
 
     def require_drawn(self) -> None:
         """What every command but the draw needs first."""
@@ -263,8 +267,8 @@ class Tournament:
         """A group's results; a final group's with those carried from the basic groups
         (each match between two of its players who met in the same basic group, once)."""
         out = []
-        for p in self.group_matches.values():
-            if p.group == group and p.id in self.results:
+        for p in self._of_group.get(group, ()):
+            if p.id in self.results:
                 home, away = self._seated(p.home), self._seated(p.away)
                 if home and away:
                     out.append((home, away, self.results[p.id]))
@@ -282,8 +286,9 @@ class Tournament:
     def _played_basic(self) -> list[tuple[str, str, Result]]:
         return [
             (p.home, p.away, self.results[p.id])
-            for p in self.group_matches.values()
-            if p.group in self.basic and p.id in self.results
+            for g in self.basic
+            for p in self._of_group.get(g, ())
+            if p.id in self.results
         ]
 
     def carried(self, group: str) -> list[tuple[str, str, Result]]:
@@ -297,7 +302,11 @@ class Tournament:
         return [x for x in self.group_played(group) if (x[0], x[1]) not in own]
 
     def complete(self, group: str) -> bool:
-        return all(p.id in self.results for p in self.group_matches.values() if p.group == group)
+        key = f"complete {group}"
+        if key not in self._known:
+            self._known[key] = all(p.id in self.results for p in self._of_group.get(group, ()))
+        done: bool = self._known[key]
+        return done
 
     def standings(self, group: str) -> list[Row]:
         key = f"standings {group}"
