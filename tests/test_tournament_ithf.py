@@ -10,6 +10,7 @@ line in this process (140 of them: a process each would take minutes)."""
 from __future__ import annotations
 
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,36 @@ from timekeeper.tournament.standings import standings
 from timekeeper.tournament.state import Tournament
 
 HERE = Path(__file__).resolve().parent
+DOCS = HERE.parent / "docs" / "tournament.md"
+
+
+def doc_steps(block: int) -> list[tuple[str, list[str]]]:
+    """The `$` commands of the section "An ITHF tournament"'s `block`-th plain fenced block,
+    each with the lines it shows (up to a `…`)."""
+    section = DOCS.read_text(encoding="utf-8").split("## An ITHF tournament", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    blocks = section.split("```\n")[1::2]
+    steps: list[tuple[str, list[str]]] = []
+    for line in blocks[block].splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(line)
+    return steps
+
+
+def run_doc(cwd: Path, block: int) -> None:
+    """Each command as written, in its own process; what it prints as the page shows it."""
+    for command, shown in doc_steps(block):
+        argv = shlex.split(command)
+        assert argv[:2] == ["timekeeper", "tournament"], command
+        printed = [line.rstrip() for line in run(cwd, *argv[2:]).splitlines()]
+        if "…" in shown:
+            shown = shown[: shown.index("…")]
+            printed = printed[: len(shown)]
+        assert printed == [line.rstrip() for line in shown], command
+
+
 TIMEKEEPER = str(Path(sys.executable).with_name("timekeeper"))
 
 
@@ -56,23 +87,14 @@ def load(file: Path) -> Tournament:
 def day(tmp_path: Path) -> Path:
     for name in ("players.txt", "ranking.txt"):
         shutil.copy(HERE / "ithf" / name, tmp_path / name)
-    out = run(
-        tmp_path,
-        *("new", "day.yaml", "--rules", "ithf", "--names", "players.txt", "--tables", "4"),
-    )
-    assert "ITHF tournament, 32 players, 4 tables" in out
-    out = run(tmp_path, "draw", "--ranking", "ranking.txt", "--seed", "33", "-f", "day.yaml")
-    assert (
-        "not on ranking.txt (4, unranked: drawn by lot after the 28 ranked): Karel Nový, "
-        "Emma Lind, Olli Rantanen, Mia Berg" in out
-    )
+    run_doc(tmp_path, 0)  # docs/tournament.md: new, draw from the ranking, a first result
     return tmp_path / "day.yaml"
 
 
 def play_group(file: Path, group: str, score) -> None:
     """Every match of the group, its score by `score(home, away)`."""
     t = load(file)
-    for m in [f for f in t.fixtures() if f.stage == f"group {group}"]:
+    for m in [f for f in t.fixtures() if f.stage == f"group {group}" and f.result is None]:
         assert m.home and m.away, m.id
         typed(file, m.slot.round, m.slot.table, score(m.home, m.away))
 
@@ -206,7 +228,7 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
     assert [p for p, _ in places] == list(range(1, 33))
     assert "final standings:" in run(folder, "bracket", "-f", "day.yaml")
 
-    run(folder, "export", "-f", "day.yaml")
+    run_doc(folder, 1)  # docs/tournament.md: the end of the day, as the page shows it
     out = folder / "day-export"
     lines = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
     body = lines[-32:]
@@ -344,3 +366,38 @@ def test_the_snake_deals_forth_and_back() -> None:
         "B": ("2", "5", "8", "11"),
         "C": ("3", "4", "9", "10"),
     }
+
+
+def _file(tmp_path: Path, rules: str, stages_text: str) -> Path:
+    file = tmp_path / "day.yaml"
+    names = ", ".join(f"P{i:02d}" for i in range(16))
+    file.write_text(f"rules: {rules}\nplayers: [{names}]\nstages:\n{stages_text}", encoding="utf-8")
+    return file
+
+
+def test_a_file_changes_the_points_and_the_order_and_a_bad_one_is_refused_where_it_is(
+    tmp_path: Path,
+) -> None:
+    groups = "  groups: {size: 8}\n"
+    custom = (
+        "\n  extends: ithf\n  points: {win: 3, draw: 1, loss: 0}\n"
+        "  tiebreakers: [points, goal_difference, head_to_head]\n"
+    )
+    s = spec.load(_file(tmp_path, custom, groups))
+    assert s.rules.points.win == 3 and s.rules.group_profile == "ithf"
+    assert s.rules.tiebreakers == ("points", "goal_difference", "head_to_head", "lot")
+    bad = custom.replace("head_to_head]", "head_to_head, seniority]")
+    with pytest.raises(spec.ConfigError, match=r"day.yaml:4:\d+: rules.tiebreakers\[3\]"):
+        spec.load(_file(tmp_path, bad, groups))
+    with pytest.raises(spec.ConfigError, match=r"day.yaml:6:\d+: stages.final.A.places\[1\]"):
+        spec.load(_file(tmp_path, "ithf", groups + "  final:\n    A: {places: [1, 9]}\n"))
+    taken = "  final:\n    A: {places: [1, 2]}\n  placement:\n    B: {places: [2, 3]}\n"
+    with pytest.raises(spec.ConfigError, match=r"stages.placement.B.places: place 2 of group 1"):
+        spec.load(_file(tmp_path, "ithf", groups + taken))
+    too_many = "  final:\n    A: {places: [1, 2]}\n  playoffs:\n    A: {top: 5}\n"
+    with pytest.raises(spec.ConfigError, match=r"stages.playoffs.A.top: 2 to 4"):
+        spec.load(_file(tmp_path, "ithf", groups + too_many))
+    with pytest.raises(spec.ConfigError, match=r"stages.placement.B: unknown key 'carry'|carry"):
+        spec.load(
+            _file(tmp_path, "ithf", groups + "  placement:\n    B: {places: [3], carry: true}\n")
+        )
