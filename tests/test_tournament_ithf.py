@@ -9,6 +9,7 @@ line in this process (140 of them: a process each would take minutes)."""
 
 from __future__ import annotations
 
+import json
 import random
 import shlex
 import shutil
@@ -237,6 +238,9 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
     assert [line.split("\t")[0] for line in body] == [str(n) for n in range(1, 33)]
     unranked = [line for line in body if line.split("\t")[1] == ""]
     assert sorted(line.split("\t")[2] for line in unranked) == sorted(t.order[28:])
+    saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert len(saved["carried"]["A"]) == 4 and "B" not in saved["carried"]
+    assert [r["player"] for r in saved["groups"]["A"]] == seeds
     sheet = (out / "groups.html").read_text(encoding="utf-8")
     assert "carried from the basic group" in sheet and "Group A" in sheet and "Group 1" in sheet
     assert sheet.count("class=cross") == 6  # the 4 basic groups, A and B

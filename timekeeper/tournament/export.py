@@ -197,8 +197,23 @@ def ithf_text(t: Tournament) -> str:
     return "\n".join(lines) + "\n"
 
 
+def carried_ids(t: Tournament) -> dict[str, list[str]]:
+    """Each filled final group's carried results, as the basic groups' match ids."""
+    out: dict[str, list[str]] = {}
+    for g, (_, carry) in t.later.items():
+        if carry and g in t.groups:
+            pairs = {(h, a) for h, a, _ in t.carried(g)}
+            out[g] = [
+                m.id
+                for m in t.group_matches.values()
+                if m.group in t.basic and (m.home, m.away) in pairs
+            ]
+    return out
+
+
 def write_all(t: Tournament, out: Path) -> list[Path]:
     results, standings = result_rows(t), standing_rows(t)
+    staged = {"carried": carried_ids(t)} if t.later else {}
     files = {
         "results.csv": _csv(results, RESULT_FIELDS),
         "results.json": json.dumps(
@@ -211,6 +226,7 @@ def write_all(t: Tournament, out: Path) -> list[Path]:
                 "tournament": about(t),
                 "groups": {g: [r for r in standings if r["group"] == g] for g in t.groups},
                 "final": [{"place": p, "player": n} for p, n in t.placings()],
+                **staged,
             },
             ensure_ascii=False,
             indent=1,
