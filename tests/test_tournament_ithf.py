@@ -405,3 +405,20 @@ def test_a_file_changes_the_points_and_the_order_and_a_bad_one_is_refused_where_
         spec.load(
             _file(tmp_path, "ithf", groups + "  placement:\n    B: {places: [3], carry: true}\n")
         )
+
+
+def test_a_ranking_file_has_a_size_and_the_real_one_reads_quickly_enough(tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    with big.open("w", encoding="utf-8") as f:
+        f.write("1\t1\tNovák Jan\tTHC\tCZE\n" * (ranking.MAX_BYTES // 20))
+    with pytest.raises(
+        ranking.ConfigError, match=r"big.txt: \d+ bytes; a ranking list has at most"
+    ):
+        ranking.read(big)
+    many = tmp_path / "many.txt"
+    many.write_text("x\n" * (ranking.MAX_LINES + 1), encoding="utf-8")
+    with pytest.raises(ranking.ConfigError, match=r"many.txt: 50001 lines"):
+        ranking.read(many)
+    heading = tmp_path / "heading.txt"
+    heading.write_text("rank\tid\tname\tclub\tnation\n1\t7\tNovák Jan\tTHC\n", encoding="utf-8")
+    assert ranking.read(heading) == [ranking.Entry(1, "Novák Jan", "7", "THC", "")]

@@ -441,7 +441,9 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                s for s, who in ((m.home_source, m.home), (m.away_source, m.away)) if who is None
+                stages.seat_text(s)
+                for s, who in ((m.home_source, m.home), (m.away_source, m.away))
+                if who is None
             )
         for other in self.fixtures():
             if (
