@@ -422,3 +422,42 @@ def test_a_ranking_file_has_a_size_and_the_real_one_reads_quickly_enough(tmp_pat
     heading = tmp_path / "heading.txt"
     heading.write_text("rank\tid\tname\tclub\tnation\n1\t7\tNovák Jan\tTHC\n", encoding="utf-8")
     assert ranking.read(heading) == [ranking.Entry(1, "Novák Jan", "7", "THC", "")]
+
+
+def test_two_final_groups_interleaved_feed_their_play_offs(tmp_path: Path) -> None:
+    """A1 takes the top two of basic groups 1 and 3, A2 of 2 and 4 (names ending in a digit:
+    A1's winner is the source `A11`); each has its play-off; everyone is placed once."""
+    from timekeeper.tournament import clerk
+
+    names = [f"P{i:02d}" for i in range(32)]
+    file = tmp_path / "two.yaml"
+    file.write_text(
+        f"rules: ithf\ntables: 4\nplayers: [{', '.join(names)}]\nstages:\n"
+        "  groups: {size: 8}\n  final:\n    A1: {places: [1, 2], from: [1, 3]}\n"
+        "    A2: {places: [1, 2], from: [2, 4]}\n  playoffs:\n    A1: {top: 4}\n"
+        "    A2: {top: 2}\n",
+        encoding="utf-8",
+    )
+    t = Tournament(spec.load(file))
+    t.apply(clerk.draw(t, 4, names))
+    assert [n.home for n in t.nodes.values() if n.id == "SF1"] == ["A11"]
+    assert t.nodes["A2.F"].home == "A21"
+    rng = random.Random(4)
+    while todo := [m for m in t.fixtures() if m.result is None and m.home and m.away]:
+        m = todo[0]
+        x, y = rng.randint(0, 3), rng.randint(0, 3)
+        if m.knockout and x == y:
+            x += 1
+        t.apply(clerk.result(t, m.slot.round, m.slot.table, f"{x}:{y}"))
+        for g in t.groups:
+            if t.pending_lots(g):
+                t.apply(clerk.lot(t, g, None, 1))
+    top = {g: [r.player for r in t.standings(g)[:2]] for g in "1234"}
+    assert t.groups["A1"] == (top["1"][0], top["3"][0], top["1"][1], top["3"][1])
+    assert t.groups["A2"] == (top["2"][0], top["4"][0], top["2"][1], top["4"][1])
+    winner_a1 = t.outcome("F")
+    winner_a2 = t.outcome("A2.F")
+    assert winner_a1 and winner_a2
+    places = t.placings()
+    assert places[0][1] == winner_a1[0] and places[4][1] == winner_a2[0]
+    assert sorted(n for _, n in places) == sorted(names)
