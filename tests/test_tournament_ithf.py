@@ -461,3 +461,36 @@ def test_two_final_groups_interleaved_feed_their_play_offs(tmp_path: Path) -> No
     places = t.placings()
     assert places[0][1] == winner_a1[0] and places[4][1] == winner_a2[0]
     assert sorted(n for _, n in places) == sorted(names)
+
+
+def test_a_basic_result_corrected_after_the_final_group_began_is_refused(tmp_path: Path) -> None:
+    """A correction that would change who sits in a final group once it has results would
+    hand those results to other players: refused, naming the group and a match."""
+    from timekeeper.tournament import clerk
+    from timekeeper.tournament.state import TournamentError
+
+    names = [f"P{i:02d}" for i in range(16)]
+    file = _file(tmp_path, "ithf", "  groups: {size: 8}\n  final:\n    A: {places: [1, 2]}\n")
+    t = Tournament(spec.load(file))
+    t.apply(clerk.draw(t, 2, names))
+    for m in [f for f in t.fixtures() if f.stage in ("group 1", "group 2")]:
+        order = t.basic[m.stage[-1]]
+        score = "1:0" if order.index(m.home) < order.index(m.away) else "0:1"  # type: ignore[arg-type]
+        t.apply(clerk.result(t, m.slot.round, m.slot.table, score))
+    first = next(m for m in t.fixtures() if m.stage == "group A")
+    t.apply(clerk.result(t, first.slot.round, first.slot.table, "2:2"))
+    # group 1's winner loses every match after all: another player tops group 1
+    winner = t.basic["1"][0]
+    lost = [m for m in t.fixtures() if m.stage == "group 1" and winner in (m.home, m.away)]
+    with pytest.raises(
+        TournamentError, match=r"this changes who plays in group A, which has begun"
+    ):
+        for m in lost:
+            flip = "0:5" if m.home == winner else "5:0"
+            t.apply(clerk.result(t, m.slot.round, m.slot.table, flip, reason="sheet misread"))
+    # a correction that changes nobody's place is taken: group 2's last two, 1:0 → 3:0
+    g2 = t.basic["2"]
+    m = next(f for f in t.fixtures() if {f.home, f.away} == {g2[6], g2[7]})
+    score = "3:0" if m.home == g2[6] else "0:3"
+    t.apply(clerk.result(t, m.slot.round, m.slot.table, score, reason="two goals missed"))
+    assert t.fixture(m.id).result == Result(*map(int, score.split(":")))

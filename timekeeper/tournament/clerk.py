@@ -183,6 +183,19 @@ def _keeps_knockout(
     result: who moves on) only where the match it changes has not begun: neither played
     nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
+    for group in t.later:
+        played = [
+            m.id
+            for m in t.group_matches.values()
+            if m.group == group and (m.id in t.results or m.id in begun) and m.id != event.match
+        ]
+        if played and after.groups.get(group) != t.groups.get(group):
+            raise TournamentError(
+                f"this changes who plays in group {group}, which has begun ({played[0]} "
+                f"{t.fixture(played[0]).sides}); its players come from the basic groups' "
+                "places, so that correction must wait for a replay of group "
+                f"{group}'s matches (replay ROUND TABLE --reason …) or stay as it is"
+            )
     for node in t.nodes:
         if node == event.match or (node not in t.results and node not in begun):
             continue
