@@ -183,18 +183,18 @@ def _keeps_knockout(
     result: who moves on) only where the match it changes has not begun: neither played
     nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
-    for group in t.later:
-        played = [
-            m.id
-            for m in t.group_matches.values()
-            if m.group == group and (m.id in t.results or m.id in begun) and m.id != event.match
-        ]
-        if played and after.groups.get(group) != t.groups.get(group):
+    for m in t.group_matches.values():
+        if m.group not in t.later or m.id == event.match:
+            continue
+        if m.id not in t.results and m.id not in begun:
+            continue
+        before, now = t.fixture(m.id), after.fixture(m.id)
+        if (before.home, before.away) != (now.home, now.away):
             raise TournamentError(
-                f"this changes who plays in group {group}, which has begun ({played[0]} "
-                f"{t.fixture(played[0]).sides}); its players come from the basic groups' "
-                "places, so that correction must wait for a replay of group "
-                f"{group}'s matches (replay ROUND TABLE --reason …) or stay as it is"
+                f"this changes who plays {m.id} in group {m.group} ({before.sides}, "
+                f"{before.result.text() if before.result else begun[m.id]}): its players come "
+                "from the basic groups' places; order a replay of it first (replay "
+                f"{before.slot.round} {before.slot.table} --reason …)"
             )
     for node in t.nodes:
         if node == event.match or (node not in t.results and node not in begun):
