@@ -52,7 +52,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--ranking",
         type=Path,
-        help="seeded pots from a ranking list, one player a line, best first",
+        help="seed from a ranking: the ITHF world ranking's ranking.txt (tab-separated: rank, "
+        "id, name, club, nation) or a list, one player a line, best first",
     )
     d.set_defaults(func=cmd_draw)
 
@@ -188,7 +189,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_draw(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
-    from timekeeper.tournament.draw import read_ranking
+    from timekeeper.tournament import ranking as ranking_list
     from timekeeper.tournament.evening import evening
 
     t, ledger = _open(args)
@@ -196,15 +197,30 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     ranking = None
+    entries = None
     if args.ranking:
-        ranking, unknown = read_ranking(args.ranking, t.spec.names)
+        found = ranking_list.match(ranking_list.read(args.ranking), t.spec.names)
+        ranking, unknown = list(found.ranked), found.unknown
+        entries = {n: e.to_json() for n, e in found.entries.items()}
         if unknown:
             print(
                 f"(not in this tournament: {', '.join(unknown[:10])}"
                 f"{' …' if len(unknown) > 10 else ''})"
             )
-    ledger.record(t, clerk.draw(t, seed, ranking, _now()))
-    how = "seeded pots" if ranking is not None else "random"
+        if found.unranked:
+            print(
+                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: drawn by lot "
+                f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
+            )
+    ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
+    seeding = t.spec.groups.seeding if t.spec.groups else "pots"
+    how = (
+        "random"
+        if ranking is None
+        else "snake from the ranking"
+        if seeding == "snake"
+        else "seeded pots"
+    )
     print(f"drawn ({how}) with seed {seed}: `--seed {seed}` repeats it")
     if note := t.spec.rules.venue_note(len(t.spec.players), len(t.spec.tables)):
         print(note)
@@ -360,14 +376,23 @@ def cmd_lot(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    from timekeeper.tournament.stages import seat_text
     from timekeeper.tournament.state import TournamentError
 
     t, _ = _open(args, drawn=True)
     if not t.groups:
         print("no groups: a knock-out alone (`bracket`)")
         return 0
-    wanted = [args.group.upper()] if args.group else list(t.groups)
+    wanted = (
+        [args.group.upper()]
+        if args.group
+        else [*t.groups, *(g for g in t.later if g not in t.groups)]
+    )
     for group in wanted:
+        if group in t.later and group not in t.groups:
+            seats = ", ".join(seat_text(s) for s in t.later[group][0])
+            print(f"group {group}: not filled yet ({seats})")
+            continue
         if group not in t.groups:
             raise TournamentError(f"no group {group!r} (groups {', '.join(t.groups)})")
         print("\n".join(standings_text(t, group)))
@@ -378,8 +403,16 @@ def standings_text(t: Tournament, group: str) -> list[str]:
     extra = not t.spec.rules.group_draws
     done = t.complete(group)
     head = "   W  OW  OL   L" if extra else "   W   D   L"
+    kind = ""
+    if group in t.later:
+        carried = len(t.carried(group))
+        kind = (
+            f" (final group, {carried} results carried from the basic groups)"
+            if t.later[group][1]
+            else " (placement group)"
+        )
     out = [
-        f"group {group}{'' if done else ' (still playing)'}",
+        f"group {group}{kind}{'' if done else ' (still playing)'}",
         f"     {'':<24} P{head}   GF:GA   +/-  Pts",
     ]
     for row in t.standings(group):

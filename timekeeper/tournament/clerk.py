@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
@@ -22,13 +23,17 @@ from timekeeper.tournament.state import Fixture, Tournament, TournamentError, ma
 
 
 def draw(
-    t: Tournament, seed: int, ranking: Sequence[str] | None = None, time: str = ""
+    t: Tournament,
+    seed: int,
+    ranking: Sequence[str] | None = None,
+    time: str = "",
+    entries: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> DrawEvent:
     if t.draw is not None:
         raise TournamentError(
             f"already drawn (seed {t.draw.seed}); a new draw needs a new tournament file"
         )
-    return make_draw(t.spec, seed, ranking, time or None)
+    return make_draw(t.spec, seed, ranking, time or None, entries)
 
 
 def result(
@@ -178,6 +183,19 @@ def _keeps_knockout(
     result: who moves on) only where the match it changes has not begun: neither played
     nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
+    for m in t.group_matches.values():
+        if m.group not in t.later or m.id == event.match:
+            continue
+        if m.id not in t.results and m.id not in begun:
+            continue
+        before, now = t.fixture(m.id), after.fixture(m.id)
+        if (before.home, before.away) != (now.home, now.away):
+            raise TournamentError(
+                f"this changes who plays {m.id} in group {m.group} ({before.sides}, "
+                f"{before.result.text() if before.result else begun[m.id]}): its players come "
+                "from the basic groups' places; order a replay of it first (replay "
+                f"{before.slot.round} {before.slot.table} --reason …)"
+            )
     for node in t.nodes:
         if node == event.match or (node not in t.results and node not in begun):
             continue

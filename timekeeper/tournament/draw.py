@@ -6,13 +6,10 @@ The seed is given, never taken from a clock here: the command line picks one and
 from __future__ import annotations
 
 import random
-import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-_RANK = re.compile(r"^\s*\d+\s*[.):;,-]?\s+")
 
 
 @dataclass(frozen=True)
@@ -60,25 +57,34 @@ def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: i
     return Draw(seed, "pots", {g: tuple(p) for g, p in out.items()}, tuple(order))
 
 
+def snake_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: int) -> Draw:
+    """The ITHF's meander: the ranked players, best first, dealt into the groups forth and
+    back (3 groups: 1, 6, 7, 12 … / 2, 5, 8, 11 … / 3, 4, 9, 10 …); the unranked after them,
+    in an order drawn with `seed`. A knock-out alone takes this order as its seeds."""
+    ranked = [n for n in ranking if n in names]
+    rest = [n for n in names if n not in ranked]
+    random.Random(seed).shuffle(rest)
+    order = ranked + rest
+    if not groups:
+        return Draw(seed, "snake", {}, tuple(order))
+    letters = group_names(groups)
+    out: dict[str, list[str]] = {g: [] for g in letters}
+    for i, name in enumerate(order):
+        lap, at = divmod(i, groups)
+        out[letters[at if lap % 2 == 0 else groups - 1 - at]].append(name)
+    return Draw(seed, "snake", {g: tuple(p) for g, p in out.items()}, tuple(order))
+
+
 def _deal(order: list[str], groups: int) -> dict[str, tuple[str, ...]]:
     letters = group_names(groups)
     return {g: tuple(order[i::groups]) for i, g in enumerate(letters)}
 
 
 def read_ranking(file: Path, names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """A ranking list, one player a line (best first; a leading `1.` or `1` is allowed, `#`
-    starts a comment). Returns the tournament's players in ranked order and the lines that
-    name nobody here (a national ranking names many who do not play tonight)."""
-    by_fold = {n.casefold(): n for n in names}
-    ranked: list[str] = []
-    unknown: list[str] = []
-    for line in file.read_text(encoding="utf-8").splitlines():
-        line = _RANK.sub("", line.split("#", 1)[0]).strip()
-        if not line:
-            continue
-        name = by_fold.get(line.casefold())
-        if name is None:
-            unknown.append(line)
-        elif name not in ranked:
-            ranked.append(name)
-    return ranked, unknown
+    """A ranking list (ranking.py: the ITHF file or one player a line). Returns the
+    tournament's players in ranked order and a plain list's lines that name nobody here (a
+    national ranking names many who do not play tonight)."""
+    from timekeeper.tournament import ranking
+
+    found = ranking.match(ranking.read(file), names)
+    return list(found.ranked), list(found.unknown)

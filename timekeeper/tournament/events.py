@@ -34,6 +34,10 @@ class DrawEvent:
     rules: Mapping[str, Any] | None = None  # the scoring drawn under (None: not kept yet then)
     time: str | None = None
     n: int = 0  # the ledger's number for it (0: not written yet)
+    # a staged day's final and placement groups: name -> {"seats": ["2/1", …], "carry": bool}
+    later: Mapping[str, Mapping[str, Any]] | None = None
+    # the ranking list's line of each ranked player: name -> {rank, id, name, club, nation}
+    ranking: Mapping[str, Mapping[str, Any]] | None = None
 
     def to_dict(self) -> JSON:
         out: JSON = {
@@ -53,6 +57,10 @@ class DrawEvent:
             out["rules"] = dict(self.rules)
         if self.time is not None:
             out["time"] = self.time
+        if self.later:
+            out["later"] = {g: dict(v) for g, v in self.later.items()}
+        if self.ranking:
+            out["ranking"] = {p: dict(v) for p, v in self.ranking.items()}
         return out
 
     @classmethod
@@ -74,6 +82,8 @@ class DrawEvent:
             rules,
             _optional_text(data, "time"),
             _number(data, "n", 0),
+            _optional_mapping(data, "later"),
+            _optional_mapping(data, "ranking"),
         )
 
     def text(self) -> str:
@@ -247,6 +257,15 @@ def _number(data: JSON, key: str, default: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{key} is {value!r}, not a whole number")
     return value
+
+
+def _optional_mapping(data: JSON, key: str) -> dict[str, Any] | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise TypeError(f"{key} is {value!r}, not a mapping of mappings")
+    return {str(k): v for k, v in value.items()}
 
 
 def _optional_result(data: JSON, key: str) -> Result | None:

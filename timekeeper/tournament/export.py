@@ -133,9 +133,54 @@ def ithf_date(text: str) -> str:
     return f"{int(found[3])}.{int(found[2])}.{found[1]}" if found else text
 
 
+def ithf_tabbed(t: Tournament) -> bool:
+    """The tab-separated list (close to the ranking file) for an ITHF day: the rule set is
+    ITHF's, the day has final groups, or the draw was seeded from a ranking file with ids."""
+    ranked = t.draw.ranking if t.draw else None
+    return (
+        t.spec.rules.key == "ithf"
+        or bool(t.spec.later)
+        or any(e.get("id") for e in (ranked or {}).values())
+    )
+
+
+def ithf_line(t: Tournament, place: int, name: str) -> str:
+    """place, ITHF id, name, club, nation, tab-separated: the id, the name as the ranking
+    writes it, club and nation from the ranking where the player was matched to it, else
+    the tournament file's name, club and country (and no id)."""
+    entry = (t.draw.ranking or {}).get(name) if t.draw else None
+    player = next((p for p in t.spec.players if p.name == name), None)
+    cells = [
+        str(place),
+        str(entry.get("id", "")) if entry else "",
+        str(entry.get("name") or name) if entry else name,
+        str(entry.get("club") or "") if entry else (player.club if player else ""),
+        str(entry.get("nation") or "") if entry else (player.country if player else ""),
+    ]
+    if entry and not cells[3] and player:
+        cells[3] = player.club
+    if entry and not cells[4] and player:
+        cells[4] = player.country
+    return "\t".join(c.replace("\t", " ") for c in cells)
+
+
 def ithf_text(t: Tournament) -> str:
     s = t.spec
     finished = t.outcome("F") is not None or not t.nodes
+    if ithf_tabbed(t):
+        head = [
+            f"Tournament: {s.title}",
+            f"Date: {ithf_date(s.date)}",
+            f"Country: {s.country}",
+            f"City: {s.place}",
+            f"Participants: {len(s.players)}",
+            "",
+            "Final standings (place, ITHF id, name, club, nation; tab-separated):"
+            if finished
+            else "Standings so far (the final is not played yet):",
+            "",
+        ]
+        return "\n".join(head + [ithf_line(t, p, n) for p, n in t.placings()]) + "\n"
     lines = [
         f"Tournament: {s.title}",
         f"Date: {ithf_date(s.date)}",
@@ -152,8 +197,23 @@ def ithf_text(t: Tournament) -> str:
     return "\n".join(lines) + "\n"
 
 
+def carried_ids(t: Tournament) -> dict[str, list[str]]:
+    """Each filled final group's carried results, as the basic groups' match ids."""
+    out: dict[str, list[str]] = {}
+    for g, (_, carry) in t.later.items():
+        if carry and g in t.groups:
+            pairs = {(h, a) for h, a, _ in t.carried(g)}
+            out[g] = [
+                m.id
+                for m in t.group_matches.values()
+                if m.group in t.basic and (m.home, m.away) in pairs
+            ]
+    return out
+
+
 def write_all(t: Tournament, out: Path) -> list[Path]:
     results, standings = result_rows(t), standing_rows(t)
+    staged = {"carried": carried_ids(t)} if t.later else {}
     files = {
         "results.csv": _csv(results, RESULT_FIELDS),
         "results.json": json.dumps(
@@ -166,6 +226,7 @@ def write_all(t: Tournament, out: Path) -> list[Path]:
                 "tournament": about(t),
                 "groups": {g: [r for r in standings if r["group"] == g] for g in t.groups},
                 "final": [{"place": p, "player": n} for p, n in t.placings()],
+                **staged,
             },
             ensure_ascii=False,
             indent=1,

@@ -64,10 +64,11 @@ def view(t: Tournament, public: Public, now: float) -> View:
                 ok = at is not None and 0 <= now - at <= public.results_for_minutes * 60
             shown[m.id] = ok
         counted: list[Played] = [
-            (m.home, m.away, t.results[m.id])
+            (fixture.home or m.home, fixture.away or m.away, t.results[m.id])
             for m in matches
             if m.id in t.results and m.circle <= until
-        ]
+            for fixture in (t.fixture(m.id),)  # a final group's seats: their players
+        ] + t.carried(group)
         rows = t.standings(group) if group not in frozen else _standings(t, group, counted)
         groups[group] = [_row(row, hide_points) for row in rows]
     for node in t.nodes:

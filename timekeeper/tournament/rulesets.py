@@ -16,9 +16,14 @@ CRITERIA = (
     "goals_for",
     "goals_against",
     "head_to_head",
+    "head_to_head_goal_difference",
+    "head_to_head_goals_for",
     "wins",
     "lot",
 )
+# the criteria counted on the matches among the tied players alone (a mini-table); where one
+# of them splits a tie, those still level start again at the first of them (standings.py)
+HEAD_TO_HEAD = ("head_to_head", "head_to_head_goal_difference", "head_to_head_goals_for")
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
 TREES = ("cross", "vht6", "seeded")
 
@@ -166,7 +171,35 @@ PL_KO = RuleSet(
     "or forfeit score: groups, if any, count 2/1/0 and a forfeit is 0:5 (ours)",
 )
 
-BUILT_IN: dict[str, RuleSet] = {r.key: r for r in (RADEGAST, HOKEJBAL, HOKEJBAL_3PT, PL_KO)}
+ITHF = RuleSet(
+    key="ithf",
+    title="ITHF tournament",
+    points=Points(win=2, draw=1, loss=0, ot_win=2, ot_loss=0),
+    tiebreakers=(
+        "points",
+        "head_to_head",
+        "head_to_head_goal_difference",
+        "head_to_head_goals_for",
+        "goal_difference",
+        "goals_for",
+        "lot",
+    ),
+    group_draws=True,
+    forfeit_goals=5,
+    forfeit_plus_score=False,
+    group_profile="ithf",
+    knockout_profile="ithf-playoff",
+    final_profile="ithf-playoff",
+    third_place=True,
+    tree="seeded",
+    source="ITHF tournament (the ITHF Tournament Rules of 2021 could not be read; ours, after "
+    "the Czech association's competition rules): win 2, draw 1, loss 0 (a group draw stands); "
+    "points, then among the tied players their matches' points, goal difference and goals "
+    "scored (again for those still level), then goal difference, goals scored, lot; "
+    "forfeit 0:5 (ours); play-off draws to sudden death (4.8)",
+)
+
+BUILT_IN: dict[str, RuleSet] = {r.key: r for r in (RADEGAST, HOKEJBAL, HOKEJBAL_3PT, PL_KO, ITHF)}
 
 
 def criteria(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ table { border-collapse: collapse; width: 100%; margin-bottom: 4mm; }
 th, td { border: 0.3mm solid #555; padding: 1mm 2mm; text-align: left; }
 th { background: #e8e8e8; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
+table.cross td, table.cross th { padding: 0.5mm 1mm; font-size: 9pt; }
 .block { break-inside: avoid; page-break-inside: avoid; }
 .tree { display: flex; gap: 2mm; align-items: stretch; }
 .level { flex: 1 1 0; display: flex; flex-direction: column; justify-content: space-around; }
@@ -49,6 +50,34 @@ def _page(t: Tournament, heading: str, body: str, link: str = "") -> str:
     )
 
 
+def cross_table(t: Tournament, group: str) -> str:
+    """The group's cross-table: each row's score against each column's player, from the
+    row's side; a result carried from the basic group is marked *."""
+    players = t.groups[group]
+    carried = {(h, a) for h, a, _ in t.carried(group)}
+    score: dict[tuple[str, str], str] = {}
+    for home, away, r in t.group_played(group):
+        mark = "*" if (home, away) in carried else ""
+        score[home, away] = f"{r.home}:{r.away}{mark}"
+        score[away, home] = f"{r.away}:{r.home}{mark}"
+    head = "".join(f"<th>{i}</th>" for i in range(1, len(players) + 1))
+    rows = "".join(
+        f"<tr><td class=n>{i}</td><td>{escape(p)}</td>"
+        + "".join(
+            "<td class=n>×</td>" if p == q else f"<td class=n>{escape(score.get((p, q), ''))}</td>"
+            for q in players
+        )
+        + "</tr>"
+        for i, p in enumerate(players, 1)
+    )
+    note = (
+        "<p class=about>* carried from the basic group (counted once, not played again)</p>"
+        if carried
+        else ""
+    )
+    return f"<table class=cross><tr><th></th><th></th>{head}</tr>{rows}</table>{note}"
+
+
 def groups_sheet(t: Tournament, link: str = "") -> str:
     parts = []
     for group in t.groups:
@@ -73,7 +102,8 @@ def groups_sheet(t: Tournament, link: str = "") -> str:
             f"{'' if t.complete(group) else ' (still playing)'}</h2><table><tr><th>#</th>"
             "<th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>goals</th>"
             "<th>+/-</th><th>pts</th><th></th></tr>"
-            f"{rows}</table><table><tr><th>round</th><th>table</th><th>match</th>"
+            f"{rows}</table>{cross_table(t, group)}"
+            "<table><tr><th>round</th><th>table</th><th>match</th>"
             f"<th>result</th></tr>{matches}</table></div>"
         )
     order = ", ".join(c.replace("_", " ") for c in t.spec.rules.tiebreakers)

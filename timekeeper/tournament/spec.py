@@ -47,7 +47,11 @@ RULE_KEYS = (
     "tree",
 )
 POINT_KEYS = ("win", "draw", "loss", "ot_win", "ot_loss")
-GROUP_KEYS = ("size", "advance", "profile")
+GROUP_KEYS = ("size", "advance", "profile", "seeding")
+SEEDINGS = ("snake", "pots")
+LATER_KEYS = ("places", "from", "carry", "profile")
+PLAYOFF_KEYS = ("top", "third_place", "profile", "final_profile")  # series33t: best_of
+LATER_NAME = re.compile(r"[A-Z][A-Z0-9]{0,3}")
 KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs")
 MAX_PLAYERS = 256
 MAX_TABLES = 64
@@ -73,6 +77,11 @@ class GroupStage:
     size: int  # players in a full group; the groups differ by one at most
     advance: int  # how many of each group go on to the knock-out
     profile: str
+    seeding: str = "pots"  # a draw with a ranking: snake (ITHF's meander) or pots
+
+    def names(self, players: int) -> list[str]:
+        """The basic groups of a staged day: 1, 2, 3 … (the later groups have letters)."""
+        return [str(n) for n in range(1, self.count(players) + 1)]
 
     def count(self, players: int) -> int:
         return math.ceil(players / self.size)
@@ -85,6 +94,31 @@ class Knockout:
     profile: str
     final_profile: str
     pairs: tuple[tuple[str, str], ...] = ()  # an explicit first round: ("A1", "B2") …
+
+
+@dataclass(frozen=True)
+class LaterGroup:
+    """A final group (carrying the results between players of the same basic group) or a
+    placement group (playing everyone anew), filled from the basic groups' places."""
+
+    name: str
+    seats: tuple[tuple[str, int], ...]  # (basic group, place), in seed order
+    carry: bool
+    profile: str
+
+
+@dataclass(frozen=True)
+class Playoff:
+    """The play-off of a final or placement group: its top `top`, a bracket by seed (byes
+    for the best), the bronze match if asked. The first play-off's match ids are QF1, SF1,
+    F …; a later one's are prefixed with its group: B.SF1, B.F."""
+
+    group: str
+    top: int
+    third_place: bool
+    profile: str
+    final_profile: str
+    prefix: str  # "" or "B."
 
 
 @dataclass(frozen=True)
@@ -103,6 +137,8 @@ class Spec:
     start: int | None = None  # the first round's start, minutes after midnight (17:00: 1020)
     language: str = ""  # the calls' and the desk's pages' (one of LANGUAGES; "": not said)
     public: Public = field(default_factory=Public)  # the player pages' (tournament/public.py)
+    later: tuple[LaterGroup, ...] = ()  # final groups, then placement groups (staged day)
+    playoffs: tuple[Playoff, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -133,6 +169,11 @@ def build(doc: Doc, file: Path) -> Spec:
     players = _players(r)
     tables = _tables(r)
     groups, knockout = _stages(r, rules, len(players))
+    later, playoffs = _graph(r, rules, groups, len(players))
+    if later and knockout is not None:
+        raise r.doc.error(
+            ("stages", "knockout"), "a day with final groups has playoffs:, not knockout:"
+        )
     return Spec(
         file=file,
         title=r.text(("title",), file.stem, most=MAX_NAME * 2),
@@ -148,6 +189,8 @@ def build(doc: Doc, file: Path) -> Spec:
         start=_start(r),
         language=_language(r),
         public=read_public(r),
+        later=later,
+        playoffs=playoffs,
     )
 
 
@@ -332,7 +375,7 @@ def _tables(r: Reader) -> tuple[str, ...]:
 
 
 def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None, Knockout | None]:
-    stages = r.mapping(("stages",), ("groups", "knockout"))
+    stages = r.mapping(("stages",), ("groups", "knockout", "final", "placement", "playoffs"))
     if stages is None:  # the rule set's evening: groups of four and a knock-out, or KO only
         stages = {"knockout": {}} if rules.key == "pl-ko" else {"groups": {}, "knockout": {}}
     groups = None
@@ -353,7 +396,14 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
         if rules.group_profile is None:
             raise r.doc.error(("stages", "groups"), "this rule set plays no groups")
         groups = GroupStage(
-            size, advance, _profile(r, ("stages", "groups", "profile"), rules.group_profile)
+            size,
+            advance,
+            _profile(r, ("stages", "groups", "profile"), rules.group_profile),
+            r.choice(
+                ("stages", "groups", "seeding"),
+                SEEDINGS,
+                "snake" if rules.tree == "seeded" and rules.key != "pl-ko" else "pots",
+            ),
         )
     knockout = None
     if "knockout" in stages:
@@ -368,7 +418,7 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
             _pairs(r, (*k, "pairs")),
         )
         _check_tree(r, knockout, groups, players)
-    if groups is None and knockout is None:
+    if groups is None and knockout is None and not {"final", "placement"} & set(stages):
         raise r.doc.error(("stages",), "name groups:, knockout: or both")
     return groups, knockout
 
@@ -424,3 +474,104 @@ def _check_tree(r: Reader, ko: Knockout, groups: GroupStage | None, players: int
                 f"with advance 1 or 2 (here {count} groups, advance "
                 f"{groups.advance}); tree: seeded fills byes",
             )
+
+
+def _graph(
+    r: Reader, rules: RuleSet, groups: GroupStage | None, players: int
+) -> tuple[tuple[LaterGroup, ...], tuple[Playoff, ...]]:
+    """`final:` and `placement:` groups from the basic groups' places, and `playoffs:` from
+    them: the stages after the basic groups (docs/tournament.md, "An ITHF tournament")."""
+    later: list[LaterGroup] = []
+    taken: dict[tuple[str, int], str] = {}
+    for kind in ("final", "placement"):
+        at: Path_ = ("stages", kind)
+        value = r.get(at)
+        if value is None:
+            continue
+        if groups is None:
+            raise r.doc.error(at, "final and placement groups are filled from groups:")
+        if not isinstance(value, dict) or not value:
+            raise r.doc.error(at, "a mapping of groups by name, e.g. A: {places: [1, 2]}")
+        basic = groups.names(players)
+        smallest = players // len(basic)
+        for name, _ in value.items():
+            path: Path_ = (*at, name)
+            if not isinstance(name, str) or not LATER_NAME.fullmatch(name):
+                raise r.doc.error(path, f"a group's name is A, B, A1 … (capitals), not {name!r}")
+            if any(name == g.name for g in later):
+                raise r.doc.error(path, f"group {name} is named twice")
+            r.mapping(path, LATER_KEYS if kind == "final" else LATER_KEYS[:2] + LATER_KEYS[3:])
+            places = r.get((*path, "places"))
+            if (
+                not isinstance(places, list)
+                or not places
+                or not all(isinstance(p, int) and not isinstance(p, bool) for p in places)
+            ):
+                raise r.doc.error((*path, "places"), "a list of places, e.g. [1, 2]")
+            for i, place in enumerate(places):
+                if not 1 <= place <= smallest:
+                    raise r.doc.error(
+                        (*path, "places", i),
+                        f"place {place}: the smallest basic group has {smallest}",
+                    )
+            wanted = r.get((*path, "from"), basic)
+            if not isinstance(wanted, list) or not wanted:
+                raise r.doc.error((*path, "from"), f"a list of basic groups: {', '.join(basic)}")
+            source: list[str] = []
+            for i, g in enumerate(wanted):
+                if str(g) not in basic or str(g) in source:
+                    raise r.doc.error(
+                        (*path, "from", i), f"one of the basic groups {', '.join(basic)}, once"
+                    )
+                source.append(str(g))
+            seats = tuple((g, p) for p in places for g in source)
+            for seat in seats:
+                if seat in taken:
+                    raise r.doc.error(
+                        (*path, "places"),
+                        f"place {seat[1]} of group {seat[0]} already goes to {taken[seat]}",
+                    )
+                taken[seat] = name
+            if len(seats) < 2:
+                raise r.doc.error((*path, "places"), "a group needs two players at least")
+            later.append(
+                LaterGroup(
+                    name,
+                    seats,
+                    r.flag((*path, "carry"), kind == "final"),
+                    _profile(r, (*path, "profile"), groups.profile),
+                )
+            )
+    return tuple(later), _playoffs(r, rules, later)
+
+
+def _playoffs(r: Reader, rules: RuleSet, later: list[LaterGroup]) -> tuple[Playoff, ...]:
+    at: Path_ = ("stages", "playoffs")
+    value = r.get(at)
+    if value is None:
+        return ()
+    if not later:
+        raise r.doc.error(at, "play-offs come from final: or placement: groups")
+    if not isinstance(value, dict) or not value:
+        raise r.doc.error(at, "a mapping by group, e.g. A: {top: 8}")
+    sizes = {g.name: len(g.seats) for g in later}
+    out: list[Playoff] = []
+    for name in value:
+        path: Path_ = (*at, name)
+        if name not in sizes:
+            raise r.doc.error(path, f"no final or placement group {name!r} ({', '.join(sizes)})")
+        r.mapping(path, PLAYOFF_KEYS)
+        top = r.integer((*path, "top"), min(8, sizes[name]), MAX_PLAYERS)
+        if not 2 <= top <= sizes[name]:
+            raise r.doc.error((*path, "top"), f"2 to {sizes[name]} (the players of group {name})")
+        out.append(
+            Playoff(
+                name,
+                top,
+                r.flag((*path, "third_place"), rules.third_place),
+                _profile(r, (*path, "profile"), rules.knockout_profile),
+                _profile(r, (*path, "final_profile"), rules.final_profile),
+                "" if not out else f"{name}.",
+            )
+        )
+    return tuple(out)

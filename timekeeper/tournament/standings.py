@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from timekeeper.tournament.results import EXTRA, Result
-from timekeeper.tournament.rulesets import RuleSet
+from timekeeper.tournament.rulesets import HEAD_TO_HEAD, RuleSet
 
 Played = tuple[str, str, Result]  # home, away, result
 
@@ -132,11 +132,16 @@ def _order(
     value = _value(criterion, tied, rows, played, rules)
     levels = sorted({value(p) for p in tied}, reverse=True)
     parts = [[p for p in tied if value(p) == v] for v in levels]
-    again = criterion == "head_to_head" and len(parts) > 1
+    # a head-to-head criterion that splits the tie: those still level start the mini-table
+    # again among themselves, at the first head-to-head criterion of the run it belongs to
+    again = criterion in HEAD_TO_HEAD and len(parts) > 1
+    first = step
+    while again and first > 0 and rules.tiebreakers[first - 1] in HEAD_TO_HEAD:
+        first -= 1
     for i, part in enumerate(parts):
         _order(
             part,
-            step if again and len(part) > 1 else step + 1,
+            first if again and len(part) > 1 else step + 1,
             rules,
             rows,
             played,
@@ -151,13 +156,20 @@ def _order(
 def _value(
     criterion: str, tied: list[str], rows: dict[str, Row], played: Sequence[Played], rules: RuleSet
 ) -> Callable[[str], int]:
-    if criterion == "head_to_head":
+    if criterion in HEAD_TO_HEAD:
         among = set(tied)
         mini = {p: 0 for p in tied}
         for home, away, result in played:
             if home in among and away in among:
-                mini[home] += rules.points.for_result(result.home, result.away, result.decided)
-                mini[away] += rules.points.for_result(result.away, result.home, result.decided)
+                if criterion == "head_to_head":
+                    mini[home] += rules.points.for_result(result.home, result.away, result.decided)
+                    mini[away] += rules.points.for_result(result.away, result.home, result.decided)
+                elif criterion == "head_to_head_goal_difference":
+                    mini[home] += result.home - result.away
+                    mini[away] += result.away - result.home
+                else:
+                    mini[home] += result.home
+                    mini[away] += result.away
         return mini.__getitem__
     getters: dict[str, Callable[[Row], int]] = {
         "points": lambda r: r.points,

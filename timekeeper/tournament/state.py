@@ -7,13 +7,14 @@ is the caller's (ledger.py): `Tournament` folds events, it never reads or writes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import bracket, schedule
+from timekeeper.tournament import bracket, schedule, stages
 from timekeeper.tournament.bracket import Node
-from timekeeper.tournament.draw import Draw, pots_draw, random_draw
+from timekeeper.tournament.draw import Draw, pots_draw, random_draw, snake_draw
 from timekeeper.tournament.events import DrawEvent, Event, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
@@ -47,27 +48,46 @@ class Fixture:
     @property
     def sides(self) -> str:
         return (
-            f"{self.home or bracket.source_text(self.home_source)} – "
-            f"{self.away or bracket.source_text(self.away_source)}"
+            f"{self.home or stages.seat_text(bracket.source_text(self.home_source))} – "
+            f"{self.away or stages.seat_text(bracket.source_text(self.away_source))}"
         )
 
 
 def make_draw(
-    spec: Spec, seed: int, ranking: Sequence[str] | None = None, time: str | None = None
+    spec: Spec,
+    seed: int,
+    ranking: Sequence[str] | None = None,
+    time: str | None = None,
+    entries: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> DrawEvent:
     """The draw event: groups (or the knock-out's seed order), every group match, the tree,
     and every match's round and table — all fixed now, so that the rounds never change
-    under the players even if a later version lays them out differently."""
+    under the players even if a later version lays them out differently. `entries`: the
+    ranking list's line of each ranked player (kept for the ITHF form)."""
     groups = spec.groups.count(len(spec.players)) if spec.groups else 0
+    seeding = spec.groups.seeding if spec.groups else "pots"
     drawn: Draw = (
-        pots_draw(spec.names, ranking, groups, seed)
-        if ranking is not None
-        else random_draw(spec.names, groups, seed)
+        random_draw(spec.names, groups, seed)
+        if ranking is None
+        else snake_draw(spec.names, ranking, groups, seed)
+        if seeding == "snake"
+        else pots_draw(spec.names, ranking, groups, seed)
     )
+    if spec.later and spec.groups:  # a staged day: basic groups 1, 2, 3 …, later A, B …
+        named = spec.groups.names(len(spec.players))
+        drawn = replace(drawn, groups=dict(zip(named, drawn.groups.values(), strict=True)))
     matches = schedule.group_matches(drawn.groups)
     rounds = schedule.lay_out(matches, len(spec.tables))
     slots = schedule.slots(rounds, spec.tables)
     nodes: list[Node] = []
+    if spec.later:
+        later = [m for g in spec.later for m in stages.later_matches(g)]
+        later_rounds = schedule.lay_out(later, len(spec.tables))
+        slots += schedule.slots(later_rounds, spec.tables, len(rounds) + 1)
+        matches += later
+        nodes = [n for p in spec.playoffs for n in stages.playoff_nodes(p)]
+        if nodes:
+            slots += _knockout_slots(nodes, spec.tables, len(rounds) + len(later_rounds) + 1)
     if spec.knockout:
         k = spec.knockout
         nodes = bracket.build(
@@ -89,6 +109,12 @@ def make_draw(
         tuple(slots),
         spec.rules.scoring(),
         time,
+        later={
+            g.name: {"seats": [stages.seat(*s) for s in g.seats], "carry": g.carry}
+            for g in spec.later
+        }
+        or None,
+        ranking={name: dict(e) for name, e in (entries or {}).items()} or None,
     )
 
 
@@ -98,7 +124,8 @@ def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> l
     last and at the first table."""
 
     def kind(n: Node) -> int:
-        return 3 if n.id == "F" else 2 if n.id == "3P" else 1 if n.places else 0
+        last = n.id.rpartition(".")[2]  # B.F: a placement play-off's final
+        return 3 if last == "F" else 2 if last == "3P" else 1 if n.places else 0
 
     order = sorted(nodes, key=lambda n: (kind(n), n.level))
     placed = schedule.place_after([(n.id, n.needs) for n in order], tables, first)
@@ -114,14 +141,18 @@ class Tournament:
         self.spec = spec
         self.events: list[Event] = []
         self.draw: DrawEvent | None = None
-        self.groups: dict[str, tuple[str, ...]] = {}
+        self.basic: dict[str, tuple[str, ...]] = {}  # the groups drawn
+        self.later: dict[str, tuple[tuple[str, ...], bool]] = {}  # seats, carry
         self.order: tuple[str, ...] = ()
         self.group_matches: dict[str, GroupMatch] = {}
         self.nodes: dict[str, Node] = {}
         self.slots: list[Slot] = []
+        self._slot_of: dict[str, Slot] = {}
+        self._of_group: dict[str, list[GroupMatch]] = {}  # each group's matches
         self.results: dict[str, Result] = {}
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
+        self._known: dict[str, Any] = {}  # standings and groups of the events so far
         for event in events:
             self.apply(event)
 
@@ -129,6 +160,7 @@ class Tournament:
 
     def apply(self, event: Event) -> None:
         """The one place each kind of event changes the tournament."""
+        self._known.clear()
         match event:
             case DrawEvent():
                 self._apply_draw(event)
@@ -178,11 +210,19 @@ class Tournament:
                 "played is counted anew (put the rules back, or start a new tournament file)"
             )
         self.draw = event
-        self.groups = dict(event.groups)
+        self.basic = dict(event.groups)
+        self.later = {
+            g: (tuple(map(str, v["seats"])), bool(v["carry"]))
+            for g, v in (event.later or {}).items()
+        }
         self.order = event.order
         self.group_matches = {m.id: m for m in event.matches}
         self.nodes = {n.id: n for n in event.knockout}
         self.slots = list(event.slots)
+        self._slot_of = {s.match: s for s in self.slots}
+        self._of_group = {}
+        for m in event.matches:
+            self._of_group.setdefault(m.group, []).append(m)
 
     def require_drawn(self) -> None:
         """What every command but the draw needs first."""
@@ -197,20 +237,88 @@ class Tournament:
     def drawn(self) -> bool:
         return self.draw is not None
 
+    @property
+    def groups(self) -> dict[str, tuple[str, ...]]:
+        """The basic groups, then each final and placement group once its players are known
+        (every basic group it takes from complete, no lot pending)."""
+        if "groups" not in self._known:
+            out = dict(self.basic)
+            for name, (seats, _) in self.later.items():
+                players = [self._seated(s) for s in seats]
+                if all(players):
+                    out[name] = tuple(p for p in players if p)
+            self._known["groups"] = out
+        groups: dict[str, tuple[str, ...]] = self._known["groups"]
+        return groups
+
+    def _seated(self, text: str) -> str | None:
+        """The player in a later group's seat (`2/1`), once known; a name stays itself."""
+        seat = stages.parse_seat(text)
+        if seat is None:
+            return text
+        group, place = seat
+        if group not in self.basic or not self.complete(group):
+            return None
+        rows = self.standings(group)
+        row = rows[place - 1] if place <= len(rows) else None
+        return None if row is None or row.lot == "pending" else row.player
+
     def group_played(self, group: str) -> list[tuple[str, str, Result]]:
+        """A group's results; a final group's with those carried from the basic groups
+        (each match between two of its players who met in the same basic group, once)."""
+        out = []
+        for p in self._of_group.get(group, ()):
+            if p.id in self.results:
+                home, away = self._seated(p.home), self._seated(p.away)
+                if home and away:
+                    out.append((home, away, self.results[p.id]))
+        seats, carry = self.later.get(group, ((), False))
+        if carry and group in self.groups:
+            players = self.groups[group]
+            by_basic: dict[str, str] = {}
+            for s, name in zip(seats, players, strict=False):
+                by_basic[name] = s.split("/")[0]
+            for home, away, result in self._played_basic():
+                if home in by_basic and by_basic.get(away) == by_basic[home]:
+                    out.append((home, away, result))
+        return out
+
+    def _played_basic(self) -> list[tuple[str, str, Result]]:
         return [
             (p.home, p.away, self.results[p.id])
-            for p in self.group_matches.values()
-            if p.group == group and p.id in self.results
+            for g in self.basic
+            for p in self._of_group.get(g, ())
+            if p.id in self.results
         ]
 
+    def carried(self, group: str) -> list[tuple[str, str, Result]]:
+        """The results a final group takes from the basic groups (none for a placement group
+        or a basic group)."""
+        own = {
+            (self._seated(p.home), self._seated(p.away))
+            for p in self.group_matches.values()
+            if p.group == group
+        }
+        return [x for x in self.group_played(group) if (x[0], x[1]) not in own]
+
     def complete(self, group: str) -> bool:
-        return all(p.id in self.results for p in self.group_matches.values() if p.group == group)
+        key = f"complete {group}"
+        if key not in self._known:
+            self._known[key] = all(p.id in self.results for p in self._of_group.get(group, ()))
+        done: bool = self._known[key]
+        return done
 
     def standings(self, group: str) -> list[Row]:
-        return standings(
-            self.groups[group], self.group_played(group), self.spec.rules, self.lots.get(group, ())
-        )
+        key = f"standings {group}"
+        if key not in self._known:
+            self._known[key] = standings(
+                self.basic[group] if group in self.basic else self.groups[group],
+                self.group_played(group),
+                self.spec.rules,
+                self.lots.get(group, ()),
+            )
+        rows: list[Row] = self._known[key]
+        return rows
 
     def pending_lots(self, group: str) -> list[tuple[str, ...]]:
         """Ties only a lot can break, once the group has played all its matches."""
@@ -224,7 +332,7 @@ class Tournament:
         if source.startswith("#"):
             number = int(source[1:])
             return self.order[number - 1] if number <= len(self.order) else None
-        group, place = source.rstrip("0123456789"), source[len(source.rstrip("0123456789")) :]
+        group, place = self._split(source)
         if group not in self.groups or not place or not self.complete(group):
             return None
         rows = self.standings(group)
@@ -232,6 +340,15 @@ class Tournament:
             return None
         row = rows[int(place) - 1]
         return None if row.lot == "pending" else row.player
+
+    def _split(self, source: str) -> tuple[str, str]:
+        """`A1` → ("A", "1"); a later group's name may end in a digit (`A11`: A1's winner),
+        so the longest group name it begins with is taken."""
+        for name in sorted(self.later, key=len, reverse=True):
+            if source.startswith(name) and source[len(name) :].isdigit():
+                return name, source[len(name) :]
+        group = source.rstrip("0123456789")
+        return group, source[len(group) :]
 
     def outcome(self, match: str) -> tuple[str, str] | None:
         """(winner, loser) of a decided knock-out match."""
@@ -245,12 +362,22 @@ class Tournament:
         return (home, away) if result.winner == "home" else (away, home)
 
     def fixture(self, match_id: str) -> Fixture:
-        slot = next(s for s in self.slots if s.match == match_id)
+        slot = self._slot_of[match_id]
         result, replay = self.results.get(match_id), match_id in self.replays
         if match_id in self.group_matches:
             p = self.group_matches[match_id]
+            later = p.group in self.later
             return Fixture(
-                p.id, f"group {p.group}", p.home, p.away, "", "", slot, result, replay, False
+                p.id,
+                f"group {p.group}",
+                self._seated(p.home),
+                self._seated(p.away),
+                p.home if later else "",
+                p.away if later else "",
+                slot,
+                result,
+                replay,
+                False,
             )
         n = self.nodes[match_id]
         return Fixture(
@@ -269,7 +396,12 @@ class Tournament:
     def profile_of(self, match_id: str) -> str:
         """The match profile a box plays this match with: the stage's, the final's for F."""
         if match_id in self.group_matches and self.spec.groups:
-            return self.spec.groups.profile
+            group = self.group_matches[match_id].group
+            later = next((g for g in self.spec.later if g.name == group), None)
+            return later.profile if later else self.spec.groups.profile
+        playoff = stages.playoff_of(match_id, self.spec.playoffs)
+        if playoff is not None and match_id in self.nodes:
+            return playoff.final_profile if self.nodes[match_id].final else playoff.profile
         k = self.spec.knockout
         if k is None:
             return ""
@@ -309,7 +441,9 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                s for s, who in ((m.home_source, m.home), (m.away_source, m.away)) if who is None
+                stages.seat_text(s)
+                for s, who in ((m.home_source, m.home), (m.away_source, m.away))
+                if who is None
             )
         for other in self.fixtures():
             if (
@@ -324,9 +458,21 @@ class Tournament:
     def placings(self) -> list[tuple[int, str]]:
         """The final standings for the sheets and the ITHF form (see bracket.placings)."""
         outcomes = {n: o for n in self.nodes if (o := self.outcome(n)) is not None}
+        if self.later:
+            return self._staged_placings(outcomes)
+        return [
+            (p, n)
+            for p, n in bracket.placings(
+                list(self.nodes.values()), outcomes, self._by_group_place()
+            )
+        ]
+
+    def _by_group_place(self) -> list[str]:
+        """Everyone, by basic-group place, then points, goal difference, goals scored, then
+        the draw order (the order of those no later stage ranks)."""
         rest: list[str] = []
-        if self.groups:
-            rows = [r for g in self.groups for r in self.standings(g)]
+        if self.basic:
+            rows = [r for g in self.basic for r in self.standings(g)]
             rows.sort(
                 key=lambda r: (
                     r.place,
@@ -339,7 +485,30 @@ class Tournament:
             rest = [r.player for r in rows]
         else:
             rest = list(self.order)
-        return bracket.placings(list(self.nodes.values()), outcomes, rest)
+        return rest
+
+    def _staged_placings(self, outcomes: dict[str, tuple[str, str]]) -> list[tuple[int, str]]:
+        """A staged day: the final groups, then the placement groups in the file's order, each
+        by its play-off (those out earlier below, by the group's order) and then its own
+        standings; those in no later group (or in one not filled yet) after them, by
+        basic-group place."""
+        placed: list[str] = []
+        groups = self.groups
+        for name in self.later:
+            if name not in groups:
+                continue
+            order = [r.player for r in self.standings(name)]
+            playoff = next((p for p in self.spec.playoffs if p.group == name), None)
+            if playoff is not None:
+                nodes = [
+                    n
+                    for n in self.nodes.values()
+                    if stages.playoff_of(n.id, self.spec.playoffs) == playoff
+                ]
+                order = [n for _, n in bracket.placings(nodes, outcomes, order)]
+            placed += [n for n in order if n not in placed]
+        placed += [n for n in self._by_group_place() if n not in placed]
+        return [(i, n) for i, n in enumerate(placed, 1)]
 
     def history(self, match_id: str | None = None) -> list[Event]:
         """The events so far, or one match's (its results, corrections and replays)."""

@@ -19,6 +19,12 @@ STAGES = {
     "group play for the second-to-last place\n    third_place: true\n",
     "few": "stages:\n  groups:\n    size: {count:<12} # one group, everyone plays everyone\n"
     "    advance: 2\n  knockout:\n    tree: cross      # the top two play the final\n",
+    "ithf": "stages:\n  groups:\n    size: 8          # basic groups of eight, round robin "
+    "(`draw --ranking ranking.txt`: a snake by the ITHF ranking)\n  final:\n"
+    "    A: {{places: [1, 2]}}   # the top two of every basic group; results between two of "
+    "the same basic group carry over\n  placement:\n    B: {{places: [3, 4]}}   # the next "
+    "two of every group: everyone plays everyone anew\n  playoffs:\n    A: {{top: {top}}}"
+    "            # A's best: a bracket by seed, bronze and final\n",
     "pl-ko": "stages:\n  knockout:\n    tree: seeded     # drawn (or seeded by --ranking), "
     "byes to the best seeds\n    third_place: false\n",
 }
@@ -28,14 +34,16 @@ def text(rules: str, players: Sequence[str], tables: int, title: str) -> str:
     if rules not in BUILT_IN:
         raise ValueError(f"rules: one of {', '.join(BUILT_IN)}")
     ball_hockey = rules.startswith("hokejbal")
+    few = len(players) < (16 if rules == "ithf" else 8)
     stages = STAGES[
-        "few" if ball_hockey and len(players) < 8 else "hokejbal" if ball_hockey else rules
+        "few" if (ball_hockey or rules == "ithf") and few else "hokejbal" if ball_hockey else rules
     ]
     groups = -(-len(players) // 4)
     cross = groups & (groups - 1) == 0
     stages = stages.format(
         half=-(-len(players) // 2),
         count=len(players),
+        top=min(8, 2 * -(-len(players) // 8)),
         tree="cross" if cross else "seeded",
         tree_note="A1–B2, C1–D2 … B1–A2, D1–C2 …"
         if cross
@@ -52,7 +60,7 @@ country: ""         # e.g. CZE
 # language: cs      # the round calls' and the desk's pages' (else the desk's config's):
 #                   # {", ".join(LANGUAGES)}
 start: "17:00"      # the first round (the sheets print each round's planned time)
-rules: {rules:<12} # radegast, hokejbal, hokejbal-3pt, pl-ko, or a mapping (extends: …)
+rules: {rules:<12} # {", ".join(BUILT_IN)}, or a mapping (extends: …)
 tables: {tables:<11} # how many (or a list of names: [A, B, C])
 changeover: 120     # seconds between two matches at a table (for the evening's length)
 # public: {{points: hidden, results_for_minutes: 15, freeze_last_rounds: 3}}
