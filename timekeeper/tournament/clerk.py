@@ -42,14 +42,22 @@ def result(
     time: str = "",
     source: str | None = None,
     begun: Mapping[str, str] | None = None,
+    game: int | None = None,
+    one_game: bool = False,
 ) -> ResultEvent:
     """A result typed at the desk; over an existing one it is a correction and needs a
     reason, which stays in the ledger with the result it replaced. `source`: the hall's
     result message it came from; `begun`: the knock-out matches under way at their tables
-    (match -> how the desk knows), which a correction must not change either."""
+    (match -> how the desk knows), which a correction must not change either. A series
+    takes its next game (or `game`, a correction of one played); a forfeit there is a
+    walkover of the whole series unless `one_game`."""
     t.require_drawn()
     m = t.at(round_, table)
     _sides_known(m)
+    if m.series is not None:
+        return _game(t, m, score, decided, at_fault, reason, time, source, begun, game, one_game)
+    if game is not None:
+        raise TournamentError(f"{m.id} is a single match, not a series: no --game")
     try:
         new = results.make(
             t.spec.rules, m.knockout, score, decided, at_fault, _sudden_overtime(t, m.id)
@@ -65,6 +73,75 @@ def result(
                 "correction needs --reason (it stays in the history)"
             )
     event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source, time or None)
+    _keeps_knockout(t, event, begun or {})
+    return event
+
+
+def _game(
+    t: Tournament,
+    m: Fixture,
+    score: str | None,
+    decided: str,
+    at_fault: str | None,
+    reason: str,
+    time: str,
+    source: str | None,
+    begun: Mapping[str, str] | None,
+    game: int | None,
+    one_game: bool,
+) -> ResultEvent:
+    """A game of a series: the next one, or one played again (a correction, with its
+    reason). Each game has a winner (a draw goes to the profile's overtime, ITHF 4.8)."""
+    played = m.series
+    assert played is not None
+    state = played.state_text(str(m.home), str(m.away))
+    number = game if game is not None else played.next_game
+    if number is None:
+        raise TournamentError(
+            f"{m.id} ({m.sides}) is decided: {state}; a correction names its game "
+            f"(--game N --reason …)"
+        )
+    if not 1 <= number <= played.best_of:
+        raise TournamentError(f"{m.id} is a best-of-{played.best_of}: games 1–{played.best_of}")
+    if number > len(played.games) + 1 or (played.decided and number > len(played.games)):
+        raise TournamentError(
+            f"{m.id} ({m.sides}, {state}): the next game is "
+            f"{'none' if played.next_game is None else played.next_game}, not game {number}"
+        )
+    if one_game and at_fault is None:
+        raise TournamentError("--one-game goes with --forfeit SIDE (a game forfeited)")
+    try:
+        new = results.make(t.spec.rules, True, score, decided, at_fault, _sudden_overtime(t, m.id))
+    except ResultError as exc:
+        raise TournamentError(f"{m.id} game {number} ({m.sides}): {exc}") from None
+    walkover = new.decided == "forfeit" and not one_game
+    old = played.games[number - 1] if number <= len(played.games) else None
+    corrects = None
+    if old is not None:
+        corrects = t.game_result(m.id, number)
+        if corrects == new and old.walkover == walkover:
+            raise TournamentError(f"{m.id} game {number} is already {old.text()}")
+        if not reason.strip():
+            raise TournamentError(
+                f"{m.id} game {number} ({m.sides}) is already {old.text()}; a correction "
+                "needs --reason (it stays in the history)"
+            )
+    event = ResultEvent(
+        m.id,
+        m.slot.round,
+        m.slot.table,
+        new,
+        reason or None,
+        corrects,
+        source,
+        time or None,
+        game=number,
+        walkover=walkover,
+    )
+    try:
+        Tournament(t.spec, [*t.events, event])
+    except KeyError as exc:
+        raise TournamentError(str(exc.args[0])) from None
     _keeps_knockout(t, event, begun or {})
     return event
 
@@ -101,7 +178,12 @@ def replay(
         raise TournamentError("a replay needs --reason (who ordered it and why)")
     if m.replay:
         raise TournamentError(f"a replay of {m.id} is already ordered")
-    event = ReplayEvent(m.id, round_, table, reason, m.result, time or None)
+    voids = m.result
+    if m.series is not None:  # a series: its last game is played again
+        if not m.series.games:
+            raise TournamentError(f"{m.id} has no game played yet")
+        voids = t.game_result(m.id, len(m.series.games))
+    event = ReplayEvent(m.id, round_, table, reason, voids, time or None)
     _keeps_knockout(t, event, begun or {})
     return event
 

@@ -88,9 +88,17 @@ def bracket_sheet(t: Tournament, link: str = "") -> str:
         home = escape(m.home or source_text(node.home))
         away = escape(m.away or source_text(node.away))
         score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
+        games = ""
+        if m.series is not None:  # a series: best of N, and each game's score
+            score = f"<span class=score>{escape(m.series.score_text())}</span>"
+            games = (
+                f"<br><small>best of {m.series.best_of}"
+                + "".join(f" · {g.number}: {escape(g.text())}" for g in m.series.games)
+                + "</small>"
+            )
         levels.setdefault(node.level, []).append(
             f"<div class=node><b>{escape(node.name)} · round {m.slot.round}, table "
-            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>"
+            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}{games}</div>"
         )
     body = (
         "<div class=tree>"
