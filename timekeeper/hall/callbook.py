@@ -30,6 +30,7 @@ class CallBook:
         self.latest: dict[str, Pairing] = {}  # match -> its latest call
         self.confirmed: set[str] = set()  # result ids the director has confirmed
         self.begun: set[str] = set()  # pairing ids whose table has begun the match
+        self.calls = 0  # pairings read so far (a series' next game: the same id again)
         self._read = 0  # bytes read so far
 
     def read(self) -> list[Pairing]:
@@ -43,6 +44,7 @@ class CallBook:
             self._read = 0
             for kept in (self.issued, self.latest, self.confirmed, self.begun):
                 kept.clear()
+            self.calls = 0
         if size == self._read:
             return []
         with open(self.path, "rb") as stream:
@@ -59,6 +61,7 @@ class CallBook:
             except BadMessage:
                 continue
             self.issued[p.id] = self.latest[p.match] = p
+            self.calls += 1
             new.append(p)
         return new
 

@@ -31,7 +31,7 @@ from timekeeper.hall.result import MatchResult, parse_result
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.ledger import open_tournament
-from timekeeper.tournament.state import TournamentError
+from timekeeper.tournament.state import Fixture, TournamentError
 
 log = logging.getLogger(__name__)
 
@@ -71,14 +71,14 @@ class Director(DeskReader):
         table's latest call is worked out from the book's whole list, never from what one
         read returned: whoever reads the book (a box's status, a result), no call is lost."""
         self.book.read()
-        if len(self.book.issued) == self._calls_seen:
+        if self.book.calls == self._calls_seen:
             return
         where = {s.match: s.table for s in self.t.slots}
         self.called = {}
         for p in self.book.issued.values():  # (in the file's order: the last one stands)
             if p.match in where:
                 self.called[where[p.match]] = p
-        self._calls_seen = len(self.book.issued)
+        self._calls_seen = self.book.calls
 
     def _reload(self) -> None:
         """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
@@ -194,6 +194,7 @@ class Director(DeskReader):
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
                     m.knockout,  # (a winner needed: the box ends it when decided)
+                    *_series_fields(m),
                 )
                 calls.append((slot.table, p))
                 out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
@@ -265,7 +266,7 @@ class Director(DeskReader):
                 if done == "known" and r.confirmed and r.id not in self.confirmed:
                     self.confirm(r.id)  # (by the table's operator)
                 return done
-            if r.id not in self.issued:
+            if r.pairing.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
             return self._apply(r)
 
@@ -276,7 +277,16 @@ class Director(DeskReader):
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
             return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
-        if m.result is not None:
+        if m.series is not None and r.game is not None:
+            done = self.t.game_result(m.id, r.game)
+            if done is not None:  # (typed at the desk meanwhile)
+                if (done.home, done.away) == r.score:
+                    return "known"
+                return self._wait(r, f"{m.id} game {r.game} is {done.text()} already")
+            if r.game != m.series.next_game:
+                state = m.series.state_text(str(m.home), str(m.away))
+                return self._wait(r, f"{m.id} ({state}) plays no game {r.game} next")
+        elif m.result is not None:
             if (m.result.home, m.result.away) == r.score:
                 return "known"
             return self._wait(r, f"{m.id} is {m.result.text()} already")
@@ -289,6 +299,7 @@ class Director(DeskReader):
                 r.decided,
                 time=_iso(self.wall()),
                 source=r.id,
+                game=r.game if m.series is not None else None,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
@@ -296,11 +307,43 @@ class Director(DeskReader):
         self.pending.pop(r.id, None)
         if r.confirmed:
             self.confirm(r.id)
+        game = f" game {r.game}" if r.game is not None else ""
         self._say(
-            f"table {r.table}: {m.id} {m.sides} {r.score_text}"
+            f"table {r.table}: {m.id}{game} {m.sides} {r.score_text}"
             f"{'' if r.decided == 'regulation' else ' ' + r.decided}"
         )
+        self._next_game(m.id)
         return "applied"
+
+    def _next_game(self, match_id: str) -> None:
+        """After a game of a series: the same call again, retained, for its next game with
+        the wins so far (its box plays it with the same players), or nothing more once
+        the series is decided (the bracket moves on, the next round calls its matches)."""
+        m = self.t.fixture(match_id)
+        table = m.slot.table
+        p = self.called.get(table)
+        if m.series is None or p is None or p.match != match_id:
+            return
+        if m.series.next_game is None:
+            self._say(f"table {table}: {m.id} {m.series.state_text(str(m.home), str(m.away))}")
+            return
+        best_of, game, home_wins, away_wins = _series_fields(m)
+        if (p.game, p.home_wins, p.away_wins) == (game, home_wins, away_wins):
+            return  # (called for this game already)
+        again = dataclasses.replace(
+            p,
+            sent=round(self.wall(), 3),
+            best_of=best_of,
+            game=game,
+            home_wins=home_wins,
+            away_wins=away_wins,
+        )
+        self.book.write(again)
+        self._read_calls()
+        self.desk.client.publish(  # (not waited for: this may be paho's own thread)
+            pairing_topic(self.hall, table), again.to_json(), qos=1, retain=True
+        )
+        self._say(f"table {table}: {again.series_text()} next")
 
     def _changed(self, r: MatchResult) -> str:
         """A result applied before, sent again: 'known' if the same; changed at the table
@@ -324,6 +367,7 @@ class Director(DeskReader):
                 time=_iso(self.wall()),
                 source=r.id,
                 begun=self.book.under_way(),
+                game=last.game,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
@@ -334,6 +378,7 @@ class Director(DeskReader):
             f"{event.result.text()}"
         )
         self._recall()
+        self._next_game(last.match)
         if r.confirmed:
             self.confirm(r.id)
         return "corrected"
@@ -356,7 +401,7 @@ class Director(DeskReader):
                 raise TournamentError(f"no result {result_id} waits")
             r, _ = self.pending[result_id]
             self._reload()
-            self.issued.setdefault(r.id, r.pairing)
+            self.issued.setdefault(r.pairing.id, r.pairing)
             done = self._apply(r)
             if done == "known":
                 self.pending.pop(result_id, None)
@@ -545,6 +590,15 @@ class Director(DeskReader):
                 ],
                 "events": self.events[-10:],
             }
+
+
+def _series_fields(m: Fixture) -> tuple[int, ...]:
+    """A series' pairing fields for its next game: (best_of, game, home_wins, away_wins);
+    none for a single match (or a series decided)."""
+    s = m.series
+    if s is None or s.next_game is None:
+        return ()
+    return (s.best_of, s.next_game, s.home_wins, s.away_wins)
 
 
 def _profile_name(name: str) -> str:

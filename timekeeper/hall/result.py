@@ -38,10 +38,12 @@ class MatchResult:
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
     confirmed: bool = False  # the table's operator has confirmed it (`ctl result confirm`)
+    game: int | None = None  # a series' game it ends (the pairing's); None: a single match
 
     @property
     def id(self) -> str:
-        return self.pairing.id
+        """The result's id, applied once: its pairing's, and a series' game (`….g3`)."""
+        return self.pairing.id if self.game is None else f"{self.pairing.id}.g{self.game}"
 
     @property
     def score_text(self) -> str:
@@ -51,6 +53,8 @@ class MatchResult:
         body = asdict(self)
         body["pairing"] = json.loads(self.pairing.to_json())
         body["score"] = list(self.score)
+        if self.game is None:
+            del body["game"]
         return json.dumps(body, ensure_ascii=False).encode()
 
 
@@ -86,7 +90,10 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
         for team, side in (status.get("teams") or {}).items()
         for p in (side.get("penalties") or [])
     )[:MAX_PENALTIES]
-    result = MatchResult(pairing, table, (home, away), decided, goals, penalties, finished)
+    game = pairing.game if pairing.series else None  # (the game the pairing plays)
+    result = MatchResult(
+        pairing, table, (home, away), decided, goals, penalties, finished, game=game
+    )
     while len(result.to_json()) > MAX_RESULT and (result.goals or result.penalties):
         # (a flood of goals: the score stands, the details that do not fit are left out)
         result = MatchResult(
@@ -97,6 +104,7 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
             result.goals[:-1] if result.goals else (),
             result.penalties[:-1],
             finished,
+            game=game,
         )
     return result
 
@@ -117,8 +125,10 @@ def parse_result(payload: bytes) -> MatchResult:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadMessage("a result is a JSON object") from None
-    if not isinstance(data, dict) or set(data) != set(FIELDS):
-        raise BadMessage(f"a result has exactly the fields {', '.join(FIELDS)}")
+    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, "game"}:
+        raise BadMessage(
+            f"a result has exactly the fields {', '.join(FIELDS)} (and a series' game)"
+        )
     if _depth(data) > MAX_DEPTH:
         raise BadMessage(f"a result is nested at most {MAX_DEPTH} deep")
     pairing = parse_pairing(json.dumps(data["pairing"]).encode())
@@ -152,6 +162,13 @@ def parse_result(payload: bytes) -> MatchResult:
         raise BadMessage("finished must be a number")
     if not isinstance(data["confirmed"], bool):
         raise BadMessage("confirmed must be true or false")
+    game = data.get("game")
+    if pairing.series != (game is not None):
+        raise BadMessage("a series' game's result names its game (game), a single match's not")
+    if game is not None and (
+        isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= pairing.best_of
+    ):
+        raise BadMessage(f"game must be 1-{pairing.best_of}")
     return MatchResult(
         pairing,
         table,
@@ -161,6 +178,7 @@ def parse_result(payload: bytes) -> MatchResult:
         tuple(penalties),
         float(finished),
         data["confirmed"],
+        game,
     )
 
 
