@@ -140,8 +140,10 @@ class Series:
         return f"{self.home_wins}:{self.away_wins}"
 
     def text(self) -> str:
-        """`4:1 in games (3:1, 2:3 (OT), 1:0, 1:0, 1:0)`; a walkover `W.O. (0:5 (W.O.))`."""
-        games = f" ({self.games_text()})" if self.games else ""
+        """`4:1 in games (3:1, 2:3 (OT), 1:0, 1:0, 1:0)`; a walkover `W.O.`, after the
+        games played before it, if any (`W.O. after 1:0 (3:1)`)."""
+        played = [g.text() for g in self.games if not g.walkover]
+        games = f" ({', '.join(played)})" if played else ""
         unit = "" if self.walkover is not None else " in games"
         return f"{self.score_text()}{unit}{games}"
 
