@@ -2,13 +2,21 @@
 tables (groups of four, the top two to a knock-out with a final and a 3rd-place match).
 
     .venv/bin/python bench/tournament.py [--rules radegast] [--tables 4] [--more]
+    .venv/bin/python bench/tournament.py --series
+
 
 Prints, per field: the rounds (group stage + knock-out), the idle table-rounds (a table with
 no match in a round; group stage + knock-out), how many times a player plays two group rounds
 in a row and how many players ever do, and the evening's length: every round is as long as
 its profile's match (playing time and breaks between periods) plus the changeover (120 s).
 The `first-fit` line lays the same matches out group by group without the rest rule, for
-comparison. `--more` adds fields whose numbers do not divide evenly (10, 12, 20, 24, 30)."""
+comparison. `--more` adds fields whose numbers do not divide evenly (10, 12, 20, 24, 30).
+
+`--series`: a world-tour day's play-offs in series (tournament/series.py): the A play-off of
+16 best of seven (its 3rd place best of five), the B, C and D play-offs of 16 best of five,
+each on 8 tables, ITHF play-off games (5 minutes) and a 1-minute changeover: the series, the
+rounds, the most games, and each play-off's shortest and longest (every series to its last
+game) length, one series level after another."""
 
 from __future__ import annotations
 
@@ -17,7 +25,7 @@ from pathlib import Path
 
 from timekeeper.tournament import schedule
 from timekeeper.tournament.draw import random_draw
-from timekeeper.tournament.evening import evening
+from timekeeper.tournament.evening import evening, round_lengths, series_worst
 from timekeeper.tournament.rulesets import BUILT_IN
 from timekeeper.tournament.spec import GroupStage, Knockout, Player, Spec
 from timekeeper.tournament.state import Tournament, make_draw
@@ -48,6 +56,53 @@ def field(players: int, tables: int, rules: str) -> Spec:
     )
 
 
+def playoff(players: int, tables: int, best_of: dict[str, int]) -> Tournament:
+    """A play-off drawn alone (seeds 1 … players) in series, on its own tables."""
+    r = BUILT_IN["radegast"]
+    spec = Spec(
+        Path("bench.yaml"),
+        "play-off",
+        "",
+        "",
+        "",
+        r,
+        tuple(Player(f"P{i}") for i in range(1, players + 1)),
+        tuple(str(i) for i in range(1, tables + 1)),
+        60.0,
+        None,
+        Knockout("seeded", True, "ithf-playoff", "ithf-playoff", (), best_of),
+    )
+    t = Tournament(spec)
+    t.apply(make_draw(spec, seed=1))
+    return t
+
+
+def series_table() -> None:
+    print("play-offs in series: ITHF play-off games (5 min), changeover 1 min, 8 tables each")
+    print(
+        f"{'play-off':<9} {'players':>7} {'best of':>10} {'series':>7} {'rounds':>7} "
+        f"{'games at most':>14} {'shortest':>9} {'longest':>8}"
+    )
+    for name, best_of in (("A", {"default": 7, "3P": 5}), *((x, {"default": 5}) for x in "BCD")):
+        t = playoff(16, 8, best_of)
+        worst = series_worst(t)
+        lengths = round_lengths(t)
+        game = {
+            r: length / max(t.best_of(s.match) for s in t.slots if s.round == r)
+            for r, length in lengths.items()
+        }
+        shortest = sum(
+            game[r] * max(t.best_of(s.match) // 2 + 1 for s in t.slots if s.round == r)
+            for r in lengths
+        )
+        most = sum(t.best_of(n) for n in t.nodes)
+        label = "7 (3P 5)" if name == "A" else "5"
+        print(
+            f"{name:<9} {16:>7} {label:>10} {len(t.nodes):>7} {len(lengths):>7} "
+            f"{most:>14} {_hm(shortest):>9} {_hm(worst):>8}"
+        )
+
+
 def _power_of_two(n: int) -> bool:
     return n > 0 and not n & (n - 1)
 
@@ -62,7 +117,11 @@ def main() -> None:
     p.add_argument("--rules", default="radegast", choices=tuple(BUILT_IN))
     p.add_argument("--tables", type=int, default=4)
     p.add_argument("--more", action="store_true")
+    p.add_argument("--series", action="store_true", help="the play-offs in series")
     args = p.parse_args()
+    if args.series:
+        series_table()
+        return
     counts = [8, 16, 32] + ([10, 12, 20, 24, 30] if args.more else [])
     print(f"rule set {args.rules}, {args.tables} tables, groups of 4, changeover 2 min")
     print(
