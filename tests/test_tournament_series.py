@@ -190,6 +190,19 @@ def test_a_forfeit_is_a_walkover_of_the_series_unless_one_game(tmp_path: Path) -
     assert t.named("F").away == "Novák"
 
 
+def test_a_correction_that_changes_who_plays_a_series_begun_is_refused(tmp_path: Path) -> None:
+    t = open_tournament(drawn(tmp_path, "{F: 7}"))[0]
+    game(t, "SF1", "2:1")
+    game(t, "SF2", "1:0")
+    game(t, "F", "3:1")  # (the series has begun: Černý – Novák, 1:0 in games)
+    with pytest.raises(TournamentError, match=r"already 1:0 in games \(3:1\)\): order a replay"):
+        game(t, "SF1", "1:2", reason="swapped")
+    t.apply(clerk.replay(t, 2, "1", "the referee: F again"))  # (its only game set aside)
+    assert t.named("F").series == Series(7)
+    game(t, "SF1", "1:2", reason="swapped")
+    assert t.named("F").home == "Dvořák"
+
+
 # ------------------------------------------------------------------ the desk
 
 

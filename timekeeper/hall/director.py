@@ -197,7 +197,8 @@ class Director(DeskReader):
                     *_series_fields(m),
                 )
                 calls.append((slot.table, p))
-                out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
+                what = p.series_text() if p.series else m.id
+                out.append((slot.table, f"{what} {m.stage}: {p.sides} ({p.profile})"))
             if calls:
                 self.book.write(*(p for _, p in calls))
                 self._read_calls()
@@ -550,7 +551,11 @@ class Director(DeskReader):
                     "round": m.slot.round,
                     "table": m.slot.table,
                     "sides": m.sides,
-                    "result": m.result.text() if m.result else None,
+                    "result": m.series.text()
+                    if m.series and m.series.games
+                    else m.result.text()
+                    if m.result
+                    else None,
                 }
                 for m in t.fixtures()
                 if m.knockout

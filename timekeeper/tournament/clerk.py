@@ -261,17 +261,23 @@ def _keeps_knockout(
     nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
     for node in t.nodes:
-        if node == event.match or (node not in t.results and node not in begun):
+        played = node in t.results or bool(t.series_of(node).games)  # (a series: a game)
+        if node == event.match or (not played and node not in begun):
             continue
         before, now = t.fixture(node), after.fixture(node)
         if (before.home, before.away) == (now.home, now.away):
             continue
         where = f"{before.slot.round} {before.slot.table}"
-        if before.result is not None:
+        if played:
+            done = (
+                before.series.text()
+                if before.series
+                else str(before.result and before.result.text())
+            )
+            each = " (a series: once a game, the last first)" if before.series else ""
             raise TournamentError(
-                f"this changes who plays {node} ({before.sides}, already "
-                f"{before.result.text()}): order a replay of {node} first (replay {where}"
-                " --reason …)"
+                f"this changes who plays {node} ({before.sides}, already {done}): order a "
+                f"replay of {node} first (replay {where} --reason …){each}"
             )
         raise TournamentError(
             f"this changes who plays {node} ({before.sides}, {begun[node]}, round "
