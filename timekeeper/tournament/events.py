@@ -121,8 +121,13 @@ class ResultEvent:
         if game is not None and not 1 <= game <= MAX_GAMES:
             raise ValueError(f"game is 1 to {MAX_GAMES}, not {game}")
         walkover = data.get("walkover", False)
-        if not isinstance(walkover, bool) or (walkover and game is None):
-            raise ValueError(f"walkover is true (a series' game) or left out, not {walkover!r}")
+        forfeit = (
+            isinstance(data.get("result"), dict) and data["result"].get("decided") == "forfeit"
+        )
+        if not isinstance(walkover, bool) or (walkover and (game is None or not forfeit)):
+            raise ValueError(
+                f"walkover is true (a series' game forfeited) or left out, not {walkover!r}"
+            )
         return cls(
             _text(data, "match"),
             _number(data, "round"),

@@ -118,10 +118,13 @@ def rounds_sheet(t: Tournament, link: str = "") -> str:
     starts = round_starts(t) if t.spec.start is not None else {}
     by_round: dict[int, list[str]] = {}
     for m in t.fixtures():
+        done = (
+            m.series.text() if m.series and m.series.games else m.result.text() if m.result else ""
+        )
+        stage = f"{m.stage} (best of {m.series.best_of})" if m.series else m.stage
         by_round.setdefault(m.slot.round, []).append(
-            f"<tr><td>{escape(m.slot.table)}</td><td>{escape(m.stage)}</td>"
-            f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
-            "</td></tr>"
+            f"<tr><td>{escape(m.slot.table)}</td><td>{escape(stage)}</td>"
+            f"<td>{escape(m.sides)}</td><td>{escape(done)}</td></tr>"
         )
     body = "".join(
         f"<div class=block><h2>Round {r}"
