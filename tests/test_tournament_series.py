@@ -5,6 +5,7 @@ re-publishes a series' pairing for its next game and lets the bracket move on on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timekeeper.hall.director import Director
+from timekeeper.hall.director import Director, _series_line, _source
 from timekeeper.hall.messages import BadMessage
 from timekeeper.hall.pairing import Pairing, parse_pairing
 from timekeeper.hall.result import MatchResult, from_status, parse_result
@@ -206,39 +207,22 @@ def test_a_correction_that_changes_who_plays_a_series_begun_is_refused(tmp_path:
 # ------------------------------------------------------------------ the desk
 
 
-def test_a_series_pairing_carries_its_game_and_wins_and_is_checked() -> None:
+def test_a_series_pairing_carries_its_game_and_wins_and_each_game_is_its_own_source() -> None:
     p = Pairing("F.2.x", 2, "F", "final", "Novák", "Černý", "ithf-playoff", 1.0, True, 7, 3, 2, 0)
     assert parse_pairing(p.to_json()) == p
-    assert p.series_text() == "F · game 3 · Novák leads 2:0"
-    single = Pairing("A.1.x", 1, "A.1", "group A", "a", "b", "ithf", 1.0)
-    assert set(json.loads(single.to_json())) == {
-        "id",
-        "round",
-        "match",
-        "stage",
-        "home",
-        "away",
-        "profile",
-        "sent",
-    }
+    assert _series_line(p) == "F · game 3 · Novák leads 2:0"
     body = json.loads(p.to_json())
-    for bad in (
-        {"best_of": 4},
-        {"game": 8},
-        {"home_wins": 4},
-        {"away_wins": -1},
-        {"game": True},
-    ):
+    for bad in ({"best_of": 4}, {"game": 8}, {"home_wins": 4}, {"away_wins": -1}, {"game": True}):
         with pytest.raises(BadMessage):
             parse_pairing(json.dumps(body | bad).encode())
     with pytest.raises(BadMessage, match="all of best_of"):
         parse_pairing(json.dumps({k: v for k, v in body.items() if k != "game"}).encode())
-    made = from_status(p, "1", {"score": {"home": 2, "away": 1}}, 5.0)
-    assert made.game == 3 and made.id == "F.2.x.g3"
+    made = from_status(p, "1", {"score": {"home": 2, "away": 1}}, 5.0, game=3)
     assert parse_result(made.to_json()) == made
-    no_game = {k: v for k, v in json.loads(made.to_json()).items() if k != "game"}
-    with pytest.raises(BadMessage, match="names its game"):
-        parse_result(json.dumps(no_game).encode())
+    assert _source(made) == "F.2.x.g3"  # (the ledger's source: each game applied once)
+    assert _source(dataclasses.replace(made, game=0)) == "F.2.x.g3"  # (its pairing's game)
+    single = Pairing("A.1.x", 1, "A.1", "group A", "a", "b", "ithf", 1.0)
+    assert _source(from_status(single, "1", {}, 5.0)) == "A.1.x"
 
 
 class Published:
@@ -281,19 +265,13 @@ def test_the_desk_calls_the_next_game_of_a_series_until_it_is_decided(tmp_path: 
     second = parse_pairing(payload)
     assert topic == "timekeeper/hall/1/pairing" and retain
     assert (second.id, second.game, second.home_wins, second.away_wins) == (first.id, 2, 0, 1)
-    assert second.series_text() == "SF1 · game 2 · Dvořák leads 1:0"
+    assert _series_line(second) == "SF1 · game 2 · Dvořák leads 1:0"
     assert director.receive(home(second, (3, 4), "overtime")) == "applied"
     assert len(desk.client.sent) == 3  # decided: no pairing for a game 3
     m = director.t.named("SF1")
     assert m.result is not None and m.series is not None and m.series.winner == "away"
     assert director.t.named("F").home == "Dvořák"  # the bracket moved on
-    late = home(dataclasses_replace(second, game=3), (1, 0))
+    late = home(dataclasses.replace(second, game=3), (1, 0))
     assert director.receive(late).startswith("pending: ")
     again = Director(BoardDesk(), file)  # (a desk restarted reads the calls: game 2's call)
     assert again.called["1"].game == 2
-
-
-def dataclasses_replace(p: Pairing, **kw) -> Pairing:
-    import dataclasses
-
-    return dataclasses.replace(p, **kw)

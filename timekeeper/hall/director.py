@@ -197,7 +197,7 @@ class Director(DeskReader):
                     *_series_fields(m),
                 )
                 calls.append((slot.table, p))
-                what = p.series_text() if p.series else m.id
+                what = _series_line(p) if p.best_of else m.id
                 out.append((slot.table, f"{what} {m.stage}: {p.sides} ({p.profile})"))
             if calls:
                 self.book.write(*(p for _, p in calls))
@@ -260,12 +260,12 @@ class Director(DeskReader):
         with self._lock:
             self.latest[r.table] = r
             self._reload()
-            if r.id in self.refused:
+            if _source(r) in self.refused:
                 return "known"
-            if r.id in self.applied():
+            if _source(r) in self.applied():
                 done = self._changed(r)
-                if done == "known" and r.confirmed and r.id not in self.confirmed:
-                    self.confirm(r.id)  # (by the table's operator)
+                if done == "known" and r.confirmed and _source(r) not in self.confirmed:
+                    self.confirm(_source(r))  # (by the table's operator)
                 return done
             if r.pairing.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
@@ -278,15 +278,16 @@ class Director(DeskReader):
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
             return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
-        if m.series is not None and r.game is not None:
-            done = self.t.game_result(m.id, r.game)
+        number = _game(r)
+        if m.series is not None and number is not None:
+            done = self.t.game_result(m.id, number)
             if done is not None:  # (typed at the desk meanwhile)
                 if (done.home, done.away) == r.score:
                     return "known"
-                return self._wait(r, f"{m.id} game {r.game} is {done.text()} already")
-            if r.game != m.series.next_game:
+                return self._wait(r, f"{m.id} game {number} is {done.text()} already")
+            if number != m.series.next_game:
                 state = m.series.state_text(str(m.home), str(m.away))
-                return self._wait(r, f"{m.id} ({state}) plays no game {r.game} next")
+                return self._wait(r, f"{m.id} ({state}) plays no game {number} next")
         elif m.result is not None:
             if (m.result.home, m.result.away) == r.score:
                 return "known"
@@ -299,16 +300,16 @@ class Director(DeskReader):
                 r.score_text,
                 r.decided,
                 time=_iso(self.wall()),
-                source=r.id,
-                game=r.game if m.series is not None else None,
+                source=_source(r),
+                game=number if m.series is not None else None,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.ledger.record(self.t, event)
-        self.pending.pop(r.id, None)
+        self.pending.pop(_source(r), None)
         if r.confirmed:
-            self.confirm(r.id)
-        game = f" game {r.game}" if r.game is not None else ""
+            self.confirm(_source(r))
+        game = f" game {number}" if number is not None else ""
         self._say(
             f"table {r.table}: {m.id}{game} {m.sides} {r.score_text}"
             f"{'' if r.decided == 'regulation' else ' ' + r.decided}"
@@ -344,7 +345,7 @@ class Director(DeskReader):
         self.desk.client.publish(  # (not waited for: this may be paho's own thread)
             pairing_topic(self.hall, table), again.to_json(), qos=1, retain=True
         )
-        self._say(f"table {table}: {again.series_text()} next")
+        self._say(f"table {table}: {_series_line(again)} next")
 
     def _changed(self, r: MatchResult) -> str:
         """A result applied before, sent again: 'known' if the same; changed at the table
@@ -352,10 +353,12 @@ class Director(DeskReader):
         with that reason — or, once the director confirmed the old one, or where the
         tournament cannot take it (the next knock-out match begun), it waits for the
         director."""
-        last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == r.id][-1]
+        last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == _source(r)][
+            -1
+        ]
         if (last.result.home, last.result.away, last.result.decided) == (*r.score, r.decided):
             return "known"
-        if r.id in self.confirmed:
+        if _source(r) in self.confirmed:
             return self._wait(r, f"{last.match} was confirmed as {last.result.text()}")
         try:
             event = clerk.result(
@@ -366,14 +369,14 @@ class Director(DeskReader):
                 r.decided,
                 reason="changed at its table before it was confirmed there",
                 time=_iso(self.wall()),
-                source=r.id,
+                source=_source(r),
                 begun=self.book.under_way(),
                 game=last.game,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.ledger.record(self.t, event)
-        self.pending.pop(r.id, None)
+        self.pending.pop(_source(r), None)
         self._say(
             f"table {r.table}: {last.match} changed at its table: {last.result.text()} -> "
             f"{event.result.text()}"
@@ -381,16 +384,16 @@ class Director(DeskReader):
         self._recall()
         self._next_game(last.match)
         if r.confirmed:
-            self.confirm(r.id)
+            self.confirm(_source(r))
         return "corrected"
 
     def _wait(self, r: MatchResult, why: str) -> str:
-        if r.id not in self.pending:
+        if _source(r) not in self.pending:
             self._say(
                 f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
                 f"for the director: {why}"
             )
-        self.pending[r.id] = (r, why)
+        self.pending[_source(r)] = (r, why)
         while len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
         return f"pending: {why}"
@@ -595,6 +598,27 @@ class Director(DeskReader):
                 ],
                 "events": self.events[-10:],
             }
+
+
+def _game(r: MatchResult) -> int | None:
+    """The series' game a result ends (its `game`, else its pairing's); None: one match."""
+    if not r.pairing.best_of:
+        return None
+    return r.game or r.pairing.game
+
+
+def _source(r: MatchResult) -> str:
+    """A result's id in the ledger (`source`), applied once: its pairing's, and for a
+    series' game the game's too (`….g3`), since every game shares the series' pairing id."""
+    number = _game(r)
+    return r.id if number is None else f"{r.id}.g{number}"
+
+
+def _series_line(p: Pairing) -> str:
+    """`QF2 · game 3 · Novák leads 2:0` (the box's words are its own: box/series.py)."""
+    h, a = p.home_wins, p.away_wins
+    lead = f"{h}:{a}" if h == a else f"{p.home if h > a else p.away} leads {max(h, a)}:{min(h, a)}"
+    return f"{p.match} · game {p.game} · {lead}"
 
 
 def _series_fields(m: Fixture) -> tuple[int, ...]:

@@ -14,7 +14,6 @@ import re
 from dataclasses import asdict, dataclass
 
 from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.tournament.series import BEST_OF, needed
 
 MAX_PAIRING = 1024  # bytes: a pairing is about 250
 MAX_TEXT = 48  # characters of a name or a stage
@@ -24,9 +23,10 @@ _MATCH = re.compile(r"[A-Za-z0-9._-]{1,16}")
 _PROFILE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 FIELDS = ("id", "round", "match", "stage", "home", "away", "profile", "sent")
 OPTIONAL = ("knockout",)  # sent only when true: a group pairing is as it always was
-# a game of a play-off series (tournament/series.py), sent only for one (best_of > 1): all
-# four or none. `id` is then the series' call, the same for every game of it
+# sent only for a game of a series (best_of > 1; docs/hall.md): how many games it is played
+# over, the game this pairing starts, and the games each side has won before it
 SERIES = ("best_of", "game", "home_wins", "away_wins")
+MAX_BEST_OF = 9
 
 
 def pairing_topic(hall: str, table: str) -> str:
@@ -44,16 +44,16 @@ class Pairing:
     profile: str  # the match profile the table plays it with
     sent: float  # the desk's wall clock when called
     knockout: bool = False  # the match needs a winner: decided in regulation, it is over
-    best_of: int = 1  # a series of this many games (3, 5, 7, 9); 1: a single match
-    game: int = 1  # the series' game this pairing plays (1 … best_of)
-    home_wins: int = 0  # games the series' sides won before this one
+    best_of: int = 0  # a series of this many games (first to best_of // 2 + 1); 0: one match
+    game: int = 0  # the series' game this pairing starts (1..best_of)
+    home_wins: int = 0  # games the home side won before it
     away_wins: int = 0
 
     def to_json(self) -> bytes:
         body = asdict(self)
         if not self.knockout:
             del body["knockout"]
-        if self.best_of == 1:
+        if not self.best_of:
             for key in SERIES:
                 del body[key]
         return json.dumps(body, ensure_ascii=False).encode()
@@ -61,19 +61,6 @@ class Pairing:
     @property
     def sides(self) -> str:
         return f"{self.home} – {self.away}"
-
-    @property
-    def series(self) -> bool:
-        return self.best_of > 1
-
-    def series_text(self) -> str:
-        """`QF2 · game 3 · Novák leads 2:0` (a series' game), else the match's id."""
-        if not self.series:
-            return self.match
-        h, a = self.home_wins, self.away_wins
-        lead = f"{h}:{a}" if h == a else f"{self.home if h > a else self.away} leads "
-        lead += "" if h == a else f"{max(h, a)}:{min(h, a)}"
-        return f"{self.match} · game {self.game} · {lead}"
 
 
 def parse_pairing(payload: bytes) -> Pairing:
@@ -87,7 +74,7 @@ def parse_pairing(payload: bytes) -> Pairing:
     if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL, *SERIES}:
         raise BadMessage(
             f"a pairing has exactly the fields {', '.join(FIELDS)} "
-            f"(and maybe {', '.join(OPTIONAL)}; a series' game all of {', '.join(SERIES)})"
+            f"(and maybe {', '.join(OPTIONAL)}; a series' game also {', '.join(SERIES)})"
         )
     if any(isinstance(v, dict | list) for v in data.values()):  # depth 1: nothing nested
         raise BadMessage("a pairing's fields are plain values")
@@ -110,6 +97,7 @@ def parse_pairing(payload: bytes) -> Pairing:
     knockout = data.get("knockout", False)
     if not isinstance(knockout, bool):
         raise BadMessage("knockout must be true or false")
+    series = _series(data)
     return Pairing(
         data["id"],
         number,
@@ -120,26 +108,30 @@ def parse_pairing(payload: bytes) -> Pairing:
         data["profile"],
         float(sent),
         knockout,
-        *_series(data),
+        *series,
     )
 
 
 def _series(data: dict) -> tuple[int, int, int, int]:
-    """(best_of, game, home_wins, away_wins): all four or none (a single match: 1, 1, 0,
-    0); N odd 3-9, the game 1-N, each side's wins short of the ⌈N/2⌉ that end it."""
+    """A series' four fields (all or none): best of an odd 3..9, the game 1..best_of, and each
+    side's wins before it, neither already enough to have won (nor more than were played)."""
     given = [key for key in SERIES if key in data]
     if not given:
-        return 1, 1, 0, 0
+        return (0, 0, 0, 0)
     if len(given) != len(SERIES):
-        raise BadMessage(f"a series' game has all of {', '.join(SERIES)}")
-    for key in SERIES:
-        if isinstance(data[key], bool) or not isinstance(data[key], int):
-            raise BadMessage(f"{key} must be a whole number")
-    best_of, game, home_wins, away_wins = (data[key] for key in SERIES)
-    if best_of not in BEST_OF:
-        raise BadMessage(f"best_of must be one of {', '.join(map(str, BEST_OF))}")
+        raise BadMessage(f"a series' pairing has all of {', '.join(SERIES)}")
+    values = [data[key] for key in SERIES]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise BadMessage(f"{', '.join(SERIES)} must be whole numbers")
+    best_of, game, home, away = values
+    if best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF:
+        raise BadMessage(f"best_of must be odd, 3-{MAX_BEST_OF}")
     if not 1 <= game <= best_of:
-        raise BadMessage(f"game must be 1-{best_of}")
-    if not (0 <= home_wins < needed(best_of) and 0 <= away_wins < needed(best_of)):
-        raise BadMessage(f"home_wins and away_wins must be 0-{needed(best_of) - 1}")
-    return best_of, game, home_wins, away_wins
+        raise BadMessage(f"game must be 1-{best_of} (best_of)")
+    needed = best_of // 2 + 1
+    if not (0 <= home < needed and 0 <= away < needed and home + away < game):
+        raise BadMessage(
+            f"home_wins and away_wins must be under {needed} each (the series is not yet won) "
+            f"and together under game ({game})"
+        )
+    return (best_of, game, home, away)

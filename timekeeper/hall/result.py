@@ -22,6 +22,7 @@ MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout")
 FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished", "confirmed")
+OPTIONAL = ("game",)  # sent only for a game of a series: which game of it this result is
 
 
 def result_topic(hall: str, table: str) -> str:
@@ -38,12 +39,11 @@ class MatchResult:
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
     confirmed: bool = False  # the table's operator has confirmed it (`ctl result confirm`)
-    game: int | None = None  # a series' game it ends (the pairing's); None: a single match
+    game: int = 0  # the series' game it is the result of (0: not a series)
 
     @property
     def id(self) -> str:
-        """The result's id, applied once: its pairing's, and a series' game (`….g3`)."""
-        return self.pairing.id if self.game is None else f"{self.pairing.id}.g{self.game}"
+        return self.pairing.id
 
     @property
     def score_text(self) -> str:
@@ -53,13 +53,15 @@ class MatchResult:
         body = asdict(self)
         body["pairing"] = json.loads(self.pairing.to_json())
         body["score"] = list(self.score)
-        if self.game is None:
+        if not self.game:
             del body["game"]
         return json.dumps(body, ensure_ascii=False).encode()
 
 
-def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> MatchResult:
-    """The result of a finished match, from the box's status."""
+def from_status(
+    pairing: Pairing, table: str, status: dict, finished: float, game: int = 0
+) -> MatchResult:
+    """The result of a finished match (`game` of its series, 0: none), from the box's status."""
     score = status.get("score") or {}
     home, away = int(score.get("home", 0)), int(score.get("away", 0))
     attempts = status.get("shootout_attempts") or []
@@ -90,7 +92,6 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
         for team, side in (status.get("teams") or {}).items()
         for p in (side.get("penalties") or [])
     )[:MAX_PENALTIES]
-    game = pairing.game if pairing.series else None  # (the game the pairing plays)
     result = MatchResult(
         pairing, table, (home, away), decided, goals, penalties, finished, game=game
     )
@@ -125,9 +126,9 @@ def parse_result(payload: bytes) -> MatchResult:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadMessage("a result is a JSON object") from None
-    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, "game"}:
+    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL}:
         raise BadMessage(
-            f"a result has exactly the fields {', '.join(FIELDS)} (and a series' game)"
+            f"a result has exactly the fields {', '.join(FIELDS)} (and a series' game: game)"
         )
     if _depth(data) > MAX_DEPTH:
         raise BadMessage(f"a result is nested at most {MAX_DEPTH} deep")
@@ -162,13 +163,13 @@ def parse_result(payload: bytes) -> MatchResult:
         raise BadMessage("finished must be a number")
     if not isinstance(data["confirmed"], bool):
         raise BadMessage("confirmed must be true or false")
-    game = data.get("game")
-    if pairing.series != (game is not None):
-        raise BadMessage("a series' game's result names its game (game), a single match's not")
-    if game is not None and (
-        isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= pairing.best_of
+    game = data.get("game", 0)
+    if "game" in data and (
+        isinstance(game, bool)
+        or not isinstance(game, int)
+        or not 1 <= game <= (pairing.best_of or 0)
     ):
-        raise BadMessage(f"game must be 1-{pairing.best_of}")
+        raise BadMessage("game must be 1-best_of, and only for a series' pairing")
     return MatchResult(
         pairing,
         table,
