@@ -13,10 +13,10 @@ The `first-fit` line lays the same matches out group by group without the rest r
 comparison. `--more` adds fields whose numbers do not divide evenly (10, 12, 20, 24, 30).
 
 `--series`: a world-tour day's play-offs in series (tournament/series.py): the A play-off of
-16 best of seven (its 3rd place best of five), the B, C and D play-offs of 16 best of five,
-each on 8 tables, ITHF play-off games (5 minutes) and a 1-minute changeover: the series, the
-rounds, the most games, and each play-off's shortest and longest (every series to its last
-game) length, one series level after another."""
+16 best of seven (its 3rd place best of five) on 8 tables, the B, C and D play-offs of 8 best
+of five on 4 tables each, ITHF play-off games (5 minutes) and a 1-minute changeover: the
+series, the rounds, the most games, and each play-off's shortest and longest (every series to
+its last game) length, one series level after another."""
 
 from __future__ import annotations
 
@@ -78,13 +78,14 @@ def playoff(players: int, tables: int, best_of: dict[str, int]) -> Tournament:
 
 
 def series_table() -> None:
-    print("play-offs in series: ITHF play-off games (5 min), changeover 1 min, 8 tables each")
+    print("play-offs in series: ITHF play-off games (5 min), changeover 1 min")
     print(
-        f"{'play-off':<9} {'players':>7} {'best of':>10} {'series':>7} {'rounds':>7} "
+        f"{'play-off':<9} {'players':>7} {'best of':>10} {'series':>7} {'tables':>7} {'rounds':>7} "
         f"{'games at most':>14} {'shortest':>9} {'longest':>8}"
     )
-    for name, best_of in (("A", {"default": 7, "3P": 5}), *((x, {"default": 5}) for x in "BCD")):
-        t = playoff(16, 8, best_of)
+    sizes = (("A", 16, {"default": 7, "3P": 5}), *((x, 8, {"default": 5}) for x in "BCD"))
+    for name, players, best_of in sizes:
+        t = playoff(players, players // 2, best_of)
         worst = series_worst(t)
         lengths = round_lengths(t)
         game = {
@@ -98,8 +99,8 @@ def series_table() -> None:
         most = sum(t.best_of(n) for n in t.nodes)
         label = "7 (3P 5)" if name == "A" else "5"
         print(
-            f"{name:<9} {16:>7} {label:>10} {len(t.nodes):>7} {len(lengths):>7} "
-            f"{most:>14} {_hm(shortest):>9} {_hm(worst):>8}"
+            f"{name:<9} {players:>7} {label:>10} {len(t.nodes):>7} {players // 2:>7} "
+            f"{len(lengths):>7} {most:>14} {_hm(shortest):>9} {_hm(worst):>8}"
         )
 
 
