@@ -275,3 +275,28 @@ def test_the_desk_calls_the_next_game_of_a_series_until_it_is_decided(tmp_path: 
     assert director.receive(late).startswith("pending: ")
     again = Director(BoardDesk(), file)  # (a desk restarted reads the calls: game 2's call)
     assert again.called["1"].game == 2
+
+
+def test_a_game_typed_at_the_desk_calls_the_next_game_too(tmp_path: Path) -> None:
+    """The serving desk re-reads the ledger: a game typed at `timekeeper tournament result`
+    (or corrected there) is the series' state its table is told, as a game come home is."""
+    from boardhall import BoardDesk
+
+    file = drawn(tmp_path, "{SF: 5}")
+    desk = BoardDesk()
+    desk.client = Client()
+    director = Director(desk, file)
+    director.call_round(1, wait=0.0)
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.result(t, 1, "1", "0:2"))  # (typed in another terminal)
+    director.snapshot()  # (the board's look reads the ledger again)
+    told = [
+        parse_pairing(body) for topic, body, _ in desk.client.sent if topic.endswith("/1/pairing")
+    ]
+    assert [(p.game, p.home_wins, p.away_wins) for p in told] == [(1, 0, 0), (2, 0, 1)]
+    ledger.record(t, clerk.result(t, 1, "1", "2:0", game=1, reason="swapped on the sheet"))
+    director.snapshot()
+    told = [
+        parse_pairing(body) for topic, body, _ in desk.client.sent if topic.endswith("/1/pairing")
+    ]
+    assert (told[-1].game, told[-1].home_wins, told[-1].away_wins) == (2, 1, 0)

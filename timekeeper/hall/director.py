@@ -90,6 +90,9 @@ class Director(DeskReader):
             self._recall()
 
     def _recall(self) -> None:
+        for p in list(self.called.values()):  # (a game typed or corrected at the desk)
+            if p.best_of:
+                self._next_game(p.match)
         stale = []
         for table, p in self.called.items():
             m = self.t.fixture(p.match)
