@@ -217,10 +217,11 @@ def test_a_series_pairing_carries_its_game_and_wins_and_each_game_is_its_own_sou
             parse_pairing(json.dumps(body | bad).encode())
     with pytest.raises(BadMessage, match="all of best_of"):
         parse_pairing(json.dumps({k: v for k, v in body.items() if k != "game"}).encode())
-    made = from_status(p, "1", {"score": {"home": 2, "away": 1}}, 5.0, game=3)
+    made = from_status(p, "1", {"score": {"home": 2, "away": 1}}, 5.0)
+    assert made.game == 3  # (the game its pairing plays)
     assert parse_result(made.to_json()) == made
     assert _source(made) == "F.2.x.g3"  # (the ledger's source: each game applied once)
-    assert _source(dataclasses.replace(made, game=0)) == "F.2.x.g3"  # (its pairing's game)
+    assert _source(dataclasses.replace(made, game=None)) == "F.2.x.g3"  # (its pairing's)
     single = Pairing("A.1.x", 1, "A.1", "group A", "a", "b", "ithf", 1.0)
     assert _source(from_status(single, "1", {}, 5.0)) == "A.1.x"
 

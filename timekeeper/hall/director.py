@@ -91,7 +91,7 @@ class Director(DeskReader):
 
     def _recall(self) -> None:
         for p in list(self.called.values()):  # (a game typed or corrected at the desk)
-            if p.best_of:
+            if p.best_of > 1:
                 self._next_game(p.match)
         stale = []
         for table, p in self.called.items():
@@ -200,7 +200,7 @@ class Director(DeskReader):
                     *_series_fields(m),
                 )
                 calls.append((slot.table, p))
-                what = _series_line(p) if p.best_of else m.id
+                what = _series_line(p) if p.best_of > 1 else m.id
                 out.append((slot.table, f"{what} {m.stage}: {p.sides} ({p.profile})"))
             if calls:
                 self.book.write(*(p for _, p in calls))
@@ -605,7 +605,7 @@ class Director(DeskReader):
 
 def _game(r: MatchResult) -> int | None:
     """The series' game a result ends (its `game`, else its pairing's); None: one match."""
-    if not r.pairing.best_of:
+    if r.pairing.best_of <= 1:
         return None
     return r.game or r.pairing.game
 
