@@ -17,6 +17,7 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
 from timekeeper.tournament.events import DrawEvent, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import ResultError
+from timekeeper.tournament.series import Game, SeriesError
 from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
@@ -138,10 +139,10 @@ def _game(
         game=number,
         walkover=walkover,
     )
-    try:
-        Tournament(t.spec, [*t.events, event])
-    except KeyError as exc:
-        raise TournamentError(str(exc.args[0])) from None
+    try:  # (the series as it would be: no game after the one that decided it)
+        played.add(Game(number, new.home, new.away, new.decided, walkover))
+    except SeriesError as exc:
+        raise TournamentError(f"{m.id}: {exc}") from None
     _keeps_knockout(t, event, begun or {})
     return event
 
