@@ -3,6 +3,7 @@ tables (groups of four, the top two to a knock-out with a final and a 3rd-place 
 
     .venv/bin/python bench/tournament.py [--rules radegast] [--tables 4] [--more]
     .venv/bin/python bench/tournament.py --world [--best-of 7]
+    .venv/bin/python bench/tournament.py --series
 
 Prints, per field: the rounds (group stage + knock-out), the idle table-rounds (a table with
 no match in a round; group stage + knock-out), how many times a player plays two group rounds
@@ -18,7 +19,13 @@ seeded random scores. Prints the rounds, idle table-rounds, the longest wait of 
 between two matches, the day's length with 5-minute games and a 1-minute changeover, the
 play-offs' worst case if every match is a series of --best-of games (A) and --best-of-b
 (B, C, D) played game after game at one table, and the time to recompute every standing
-after a result once every group is full (target: 50 ms)."""
+after a result once every group is full (target: 50 ms).
+
+`--series`: a world-tour day's play-offs in series (tournament/series.py): the A play-off of
+16 best of seven (its 3rd place best of five) on 8 tables, the B, C and D play-offs of 8 best
+of five on 4 tables each, ITHF play-off games (5 minutes) and a 1-minute changeover: the
+series, the rounds, the most games, and each play-off's shortest and longest (every series to
+its last game) length, one series level after another."""
 
 from __future__ import annotations
 
@@ -30,7 +37,7 @@ from pathlib import Path
 
 from timekeeper.tournament import clerk, results, schedule
 from timekeeper.tournament.draw import random_draw
-from timekeeper.tournament.evening import evening
+from timekeeper.tournament.evening import evening, round_lengths, series_worst
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import BUILT_IN
@@ -61,6 +68,54 @@ def field(players: int, tables: int, rules: str) -> Spec:
         GroupStage(4, 3 if tree == "vht6" else 2, r.group_profile or ""),
         Knockout(tree, r.third_place, r.knockout_profile, r.final_profile),
     )
+
+
+def playoff(players: int, tables: int, best_of: dict[str, int]) -> Tournament:
+    """A play-off drawn alone (seeds 1 … players) in series, on its own tables."""
+    r = BUILT_IN["radegast"]
+    spec = Spec(
+        Path("bench.yaml"),
+        "play-off",
+        "",
+        "",
+        "",
+        r,
+        tuple(Player(f"P{i}") for i in range(1, players + 1)),
+        tuple(str(i) for i in range(1, tables + 1)),
+        60.0,
+        None,
+        Knockout("seeded", True, "ithf-playoff", "ithf-playoff", (), best_of),
+    )
+    t = Tournament(spec)
+    t.apply(make_draw(spec, seed=1))
+    return t
+
+
+def series_table() -> None:
+    print("play-offs in series: ITHF play-off games (5 min), changeover 1 min")
+    print(
+        f"{'play-off':<9} {'players':>7} {'best of':>10} {'series':>7} {'tables':>7} {'rounds':>7} "
+        f"{'games at most':>14} {'shortest':>9} {'longest':>8}"
+    )
+    sizes = (("A", 16, {"default": 7, "3P": 5}), *((x, 8, {"default": 5}) for x in "BCD"))
+    for name, players, best_of in sizes:
+        t = playoff(players, players // 2, best_of)
+        worst = series_worst(t)
+        lengths = round_lengths(t)
+        game = {
+            r: length / max(t.best_of(s.match) for s in t.slots if s.round == r)
+            for r, length in lengths.items()
+        }
+        shortest = sum(
+            game[r] * max(t.best_of(s.match) // 2 + 1 for s in t.slots if s.round == r)
+            for r in lengths
+        )
+        most = sum(t.best_of(n) for n in t.nodes)
+        label = "7 (3P 5)" if name == "A" else "5"
+        print(
+            f"{name:<9} {players:>7} {label:>10} {len(t.nodes):>7} {players // 2:>7} "
+            f"{len(lengths):>7} {most:>14} {_hm(shortest):>9} {_hm(worst):>8}"
+        )
 
 
 def _power_of_two(n: int) -> bool:
@@ -208,9 +263,13 @@ def main() -> None:
     p.add_argument("--world", action="store_true", help="the ITHF world-tour day")
     p.add_argument("--best-of", type=int, default=7, help="--world: the A play-off's series")
     p.add_argument("--best-of-b", type=int, default=5, help="--world: B/C/D's series")
+    p.add_argument("--series", action="store_true", help="the play-offs in series")
     args = p.parse_args()
     if args.world:
         main_world(args.best_of, args.best_of_b)
+        return
+    if args.series:
+        series_table()
         return
     counts = [8, 16, 32] + ([10, 12, 20, 24, 30] if args.more else [])
     print(f"rule set {args.rules}, {args.tables} tables, groups of 4, changeover 2 min")

@@ -62,13 +62,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=cmd_rounds)
 
     res = actions.add_parser("result", parents=[where], help="type in (or correct) a result")
-    res.add_argument("round", type=int, metavar="ROUND")
-    res.add_argument("table", metavar="TABLE")
     res.add_argument(
-        "score",
-        nargs="?",
-        metavar="HOME:AWAY",
-        help="the score (a forfeit: the score at that moment, if it started)",
+        "at",
+        nargs="+",
+        metavar="ROUND TABLE | MATCH",
+        help="the match: its round and table (1 3), or its id (QF2); then HOME:AWAY, the "
+        "score (a forfeit: the score at that moment, if it started)",
+    )
+    res.add_argument(
+        "--game",
+        type=int,
+        metavar="N",
+        help="a series: game N (a correction of one played); default: the next game",
+    )
+    res.add_argument(
+        "--one-game",
+        action="store_true",
+        help="a series: --forfeit loses this game only (default: a walkover of the series)",
     )
     how = res.add_mutually_exclusive_group()
     how.add_argument(
@@ -98,8 +108,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     res.set_defaults(func=cmd_result, decided="regulation")
 
     rp = actions.add_parser("replay", parents=[where], help="a replay ordered by a referee")
-    rp.add_argument("round", type=int, metavar="ROUND")
-    rp.add_argument("table", metavar="TABLE")
+    rp.add_argument(
+        "at", nargs="+", metavar="ROUND TABLE | MATCH", help="the match (a series: its last game)"
+    )
     rp.add_argument("--reason", required=True)
     rp.set_defaults(func=cmd_replay)
 
@@ -152,8 +163,15 @@ def _open(args: argparse.Namespace, drawn: bool = False) -> tuple[Tournament, Le
     return t, ledger
 
 
+def result_text(m: Fixture) -> str:
+    """The result as the lists print it; a series with each game's score."""
+    if m.series is not None and m.series.games:
+        return m.series.text()
+    return m.result.text() if m.result else "replay ordered" if m.replay else ""
+
+
 def _line(m: Fixture) -> str:
-    score = m.result.text() if m.result else "replay ordered" if m.replay else ""
+    score = result_text(m)
     return f"  table {m.slot.table:<3} {m.id:<6} {m.stage:<16} {m.sides:<36} {score}"
 
 
@@ -252,7 +270,11 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         for table, m, state in t.next_up():
             print(
                 f"table {table}: "
-                + ("done" if m is None else f"round {m.slot.round}  {m.id}  {m.sides}  ({state})")
+                + (
+                    "done"
+                    if m is None
+                    else f"round {m.slot.round}  {series_line(m)}  {m.sides}  ({state})"
+                )
             )
         return 0
     from timekeeper.tournament.evening import clock, round_starts
@@ -283,27 +305,66 @@ def _under_way(t: Tournament) -> dict[str, str]:
     return book.under_way()
 
 
+def _match_at(t: Tournament, at: list[str], score: bool) -> tuple[int, str, str | None]:
+    """(round, table, score) from `ROUND TABLE [SCORE]` or `MATCH [SCORE]`."""
+    from timekeeper.tournament.state import TournamentError
+
+    t.require_drawn()
+    if at[0].isdigit():
+        if len(at) < 2:
+            raise TournamentError("ROUND TABLE (e.g. 1 3) or a match's id (e.g. QF2)")
+        round_, table, rest = int(at[0]), at[1], at[2:]
+    else:
+        m = t.named(at[0])
+        round_, table, rest = m.slot.round, m.slot.table, at[1:]
+    if len(rest) > (1 if score else 0):
+        raise TournamentError(f"unexpected {' '.join(rest)!r}")
+    return round_, table, rest[0] if rest else None
+
+
+def series_line(m: Fixture) -> str:
+    """`QF2 · game 3 · Novák leads 2:0` (a series), or the match's id."""
+    if m.series is None:
+        return m.id
+    if m.series.next_game is None:
+        return f"{m.id} · {m.series.state_text(str(m.home), str(m.away))}"
+    state = m.series.state_text(str(m.home), str(m.away)) if m.home and m.away else "0:0"
+    return f"{m.id} · game {m.series.next_game} · {state}"
+
+
 def cmd_result(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
 
     t, ledger = _open(args)
+    round_, table, score = _match_at(t, args.at, score=True)
     decided = "forfeit" if args.forfeit else args.decided
     written = ledger.record(
         t,
         clerk.result(
             t,
-            args.round,
-            args.table,
-            args.score,
+            round_,
+            table,
+            score,
             decided,
             args.forfeit,
             args.reason,
             _now(),
             begun=_under_way(t),
+            game=args.game,
+            one_game=args.one_game,
         ),
     )
     m = t.fixture(written.match)
     what = "corrected" if written.corrects else "result"
+    if m.series is not None:
+        typed = t.game_result(m.id, written.game or 0)
+        game = m.series.games[(written.game or 1) - 1]
+        print(
+            f"{what}: round {m.slot.round} table {m.slot.table}  {m.id} game {written.game}  "
+            f"{m.sides}  {game.text() if typed else ''}  ({series_line(m)})  "
+            f"(ledger entry {written.n})"
+        )
+        return 0
     print(
         f"{what}: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
         f"{m.result.text() if m.result else ''}  (ledger entry {written.n})"
@@ -322,8 +383,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
 
     t, ledger = _open(args)
+    round_, table, _ = _match_at(t, args.at, score=False)
     event = ledger.record(
-        t, clerk.replay(t, args.round, args.table, args.reason, _now(), begun=_under_way(t))
+        t, clerk.replay(t, round_, table, args.reason, _now(), begun=_under_way(t))
     )
     m = t.fixture(event.match)
     print(
@@ -447,7 +509,9 @@ def cmd_bracket(args: argparse.Namespace) -> int:
         m = t.fixture(node.id)
         home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
         away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
-        score = m.result.text() if m.result else ""
+        score = result_text(m)
+        if node.best_of > 1:
+            score = f"best of {node.best_of}" + (f": {score}" if score else "")
         print(
             f"{node.id:<6} {node.name:<18} r{m.slot.round} t{m.slot.table}  "
             f"{home} – {away}  {score}"

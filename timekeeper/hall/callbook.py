@@ -33,6 +33,7 @@ class CallBook:
         self.latest: dict[str, Pairing] = {}  # match -> its latest call
         self.confirmed: set[str] = set()  # result ids the director has confirmed
         self.begun: set[str] = set()  # pairing ids whose table has begun the match
+        self.calls = 0  # pairings read so far (a series' next game: the same id again)
         self._read = 0  # bytes read so far
         self._lines = 0  # whole lines read so far (a skipped one is named by its number)
 
@@ -47,6 +48,7 @@ class CallBook:
             self._read = self._lines = 0
             for kept in (self.issued, self.latest, self.confirmed, self.begun):
                 kept.clear()
+            self.calls = 0
         if size == self._read:
             return []
         with open(self.path, "rb") as stream:
@@ -65,6 +67,7 @@ class CallBook:
                 log.warning("%s:%d: not a call (%s): skipped", self.path, self._lines, exc)
                 continue
             self.issued[p.id] = self.latest[p.match] = p
+            self.calls += 1
             new.append(p)
         return new
 

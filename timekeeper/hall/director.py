@@ -42,7 +42,7 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.ledger import open_tournament
-from timekeeper.tournament.state import TournamentError
+from timekeeper.tournament.state import Fixture, TournamentError
 
 log = logging.getLogger(__name__)
 
@@ -90,14 +90,14 @@ class Director(DeskReader):
         table's latest call is worked out from the book's whole list, never from what one
         read returned: whoever reads the book (a box's status, a result), no call is lost."""
         self.book.read()
-        if len(self.book.issued) == self._calls_seen:
+        if self.book.calls == self._calls_seen:
             return
         where = {s.match: s.table for s in self.t.slots}
         self.called = {}
         for p in self.book.issued.values():  # (in the file's order: the last one stands)
             if p.match in where:
                 self.called[where[p.match]] = p
-        self._calls_seen = len(self.book.issued)
+        self._calls_seen = self.book.calls
 
     def _reload(self) -> None:
         """The ledger again (a result typed meanwhile at `timekeeper tournament result`), and
@@ -123,6 +123,9 @@ class Director(DeskReader):
             self._recall()
 
     def _recall(self) -> None:
+        for p in list(self.called.values()):  # (a game typed or corrected at the desk)
+            if p.best_of > 1:
+                self._next_game(p.match)
         stale = []
         for table, p in self.called.items():
             m = self.t.fixture(p.match)
@@ -260,9 +263,11 @@ class Director(DeskReader):
                     _profile_name(self.t.profile_of(m.id)),
                     round(self.wall(), 3),
                     m.knockout,  # (a winner needed: the box ends it when decided)
+                    *_series_fields(m),
                 )
                 calls.append((slot.table, p))
-                out.append((slot.table, f"{m.id} {m.stage}: {p.sides} ({p.profile})"))
+                what = _series_line(p) if p.best_of > 1 else m.id
+                out.append((slot.table, f"{what} {m.stage}: {p.sides} ({p.profile})"))
             if calls:
                 self.book.write(*(p for _, p in calls))
                 self._read_calls()
@@ -351,12 +356,12 @@ class Director(DeskReader):
             misplaced = self._misplaced(r)
             if misplaced:
                 return self._wait(r, misplaced)
-            if r.id in self.applied():
+            if _source(r) in self.applied():
                 done = self._changed(r)
-                if done == "known" and r.confirmed and r.id not in self.confirmed:
-                    self.confirm(r.id)  # (by the table's operator)
+                if done == "known" and r.confirmed and _source(r) not in self.confirmed:
+                    self.confirm(_source(r))  # (by the table's operator)
                 return done
-            if r.id not in self.issued:
+            if r.pairing.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
             return self._apply(r)
 
@@ -384,7 +389,7 @@ class Director(DeskReader):
                 f"table {at}: not applied (if it is genuine, type it: timekeeper tournament "
                 "result)"
             )
-        if r.pairing != called:
+        if _as_called(r.pairing) != _as_called(called):
             return (
                 f"it says {r.pairing.match} {r.pairing.sides} (round {r.pairing.round}), but "
                 f"table {at} was called for {called.match} {called.sides} (round "
@@ -396,7 +401,8 @@ class Director(DeskReader):
     def _key(self, r: MatchResult) -> str:
         """The key a result waits under: its id; a misplaced one's with its table, so that it
         and its refusal stay apart from the real result of that id."""
-        return f"{r.id[: 63 - len(r.table)]}:{r.table}" if self._misplaced(r) else r.id
+        source = _source(r)  # (a series' game: its pairing id and game)
+        return f"{source[: 63 - len(r.table)]}:{r.table}" if self._misplaced(r) else source
 
     def _apply(self, r: MatchResult) -> str:
         try:
@@ -405,7 +411,17 @@ class Director(DeskReader):
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
             return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
-        if m.result is not None:
+        number = _game(r)
+        if m.series is not None and number is not None:
+            done = self.t.game_result(m.id, number)
+            if done is not None:  # (typed at the desk meanwhile)
+                if (done.home, done.away) == r.score:
+                    return "known"
+                return self._wait(r, f"{m.id} game {number} is {done.text()} already")
+            if number != m.series.next_game:
+                state = m.series.state_text(str(m.home), str(m.away))
+                return self._wait(r, f"{m.id} ({state}) plays no game {number} next")
+        elif m.result is not None:
             if (m.result.home, m.result.away) == r.score:
                 return "known"
             return self._wait(r, f"{m.id} is {m.result.text()} already")
@@ -417,19 +433,52 @@ class Director(DeskReader):
                 r.score_text,
                 r.decided,
                 time=_iso(self.wall()),
-                source=r.id,
+                source=_source(r),
+                game=number if m.series is not None else None,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.ledger.record(self.t, event)
-        self.pending.pop(r.id, None)
+        self.pending.pop(_source(r), None)
         if r.confirmed:
-            self.confirm(r.id)
+            self.confirm(_source(r))
+        game = f" game {number}" if number is not None else ""
         self._say(
-            f"table {r.table}: {m.id} {m.sides} {r.score_text}"
+            f"table {r.table}: {m.id}{game} {m.sides} {r.score_text}"
             f"{'' if r.decided == 'regulation' else ' ' + r.decided}"
         )
+        self._next_game(m.id)
         return "applied"
+
+    def _next_game(self, match_id: str) -> None:
+        """After a game of a series: the same call again, retained, for its next game with
+        the wins so far (its box plays it with the same players), or nothing more once
+        the series is decided (the bracket moves on, the next round calls its matches)."""
+        m = self.t.fixture(match_id)
+        table = m.slot.table
+        p = self.called.get(table)
+        if m.series is None or p is None or p.match != match_id:
+            return
+        if m.series.next_game is None:
+            self._say(f"table {table}: {m.id} {m.series.state_text(str(m.home), str(m.away))}")
+            return
+        best_of, game, home_wins, away_wins = _series_fields(m)
+        if (p.game, p.home_wins, p.away_wins) == (game, home_wins, away_wins):
+            return  # (called for this game already)
+        again = dataclasses.replace(
+            p,
+            sent=round(self.wall(), 3),
+            best_of=best_of,
+            game=game,
+            home_wins=home_wins,
+            away_wins=away_wins,
+        )
+        self.book.write(again)
+        self._read_calls()
+        self.desk.client.publish(  # (not waited for: this may be paho's own thread)
+            pairing_topic(self.hall, table), again.to_json(), qos=1, retain=True
+        )
+        self._say(f"table {table}: {_series_line(again)} next")
 
     def _changed(self, r: MatchResult) -> str:
         """A result applied before, sent again: 'known' if the same; changed at the table
@@ -437,10 +486,12 @@ class Director(DeskReader):
         with that reason — or, once the director confirmed the old one, or where the
         tournament cannot take it (the next knock-out match begun), it waits for the
         director."""
-        last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == r.id][-1]
+        last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == _source(r)][
+            -1
+        ]
         if (last.result.home, last.result.away, last.result.decided) == (*r.score, r.decided):
             return "known"
-        if r.id in self.confirmed:
+        if _source(r) in self.confirmed:
             return self._wait(r, f"{last.match} was confirmed as {last.result.text()}")
         try:
             event = clerk.result(
@@ -451,20 +502,22 @@ class Director(DeskReader):
                 r.decided,
                 reason="changed at its table before it was confirmed there",
                 time=_iso(self.wall()),
-                source=r.id,
+                source=_source(r),
                 begun=self.book.under_way(),
+                game=last.game,
             )
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.ledger.record(self.t, event)
-        self.pending.pop(r.id, None)
+        self.pending.pop(_source(r), None)
         self._say(
             f"table {r.table}: {last.match} changed at its table: {last.result.text()} -> "
             f"{event.result.text()}"
         )
         self._recall()
+        self._next_game(last.match)
         if r.confirmed:
-            self.confirm(r.id)
+            self.confirm(_source(r))
         return "corrected"
 
     def _wait(self, r: MatchResult, why: str) -> str:
@@ -496,7 +549,7 @@ class Director(DeskReader):
                     "table (timekeeper tournament result, or the board's result form), "
                     "then refuse this one"
                 )
-            self.issued.setdefault(r.id, r.pairing)
+            self.issued.setdefault(r.pairing.id, r.pairing)
             done = self._apply(r)
             if done == "known":
                 self.pending.pop(result_id, None)
@@ -660,7 +713,11 @@ class Director(DeskReader):
                     "round": m.slot.round,
                     "table": m.slot.table,
                     "sides": m.sides,
-                    "result": m.result.text() if m.result else None,
+                    "result": m.series.text()
+                    if m.series and m.series.games
+                    else m.result.text()
+                    if m.result
+                    else None,
                 }
                 for m in t.fixtures()
                 if m.knockout
@@ -701,6 +758,43 @@ class Director(DeskReader):
                 "events": self.events[-10:],
                 "trouble": self.troubles(),
             }
+
+
+def _game(r: MatchResult) -> int | None:
+    """The series' game a result ends (its `game`, else its pairing's); None: one match."""
+    if r.pairing.best_of <= 1:
+        return None
+    return r.game or r.pairing.game
+
+
+def _as_called(p: Pairing) -> Pairing:
+    """A call without what changes from game to game of a series (the game, the wins, when it
+    was sent): a box that began its next game before the desk's call of it arrived answers
+    the same call."""
+    return dataclasses.replace(p, sent=0.0, game=1, home_wins=0, away_wins=0)
+
+
+def _source(r: MatchResult) -> str:
+    """A result's id in the ledger (`source`), applied once: its pairing's, and for a
+    series' game the game's too (`….g3`), since every game shares the series' pairing id."""
+    number = _game(r)
+    return r.id if number is None else f"{r.id}.g{number}"
+
+
+def _series_line(p: Pairing) -> str:
+    """`QF2 · game 3 · Novák leads 2:0` (the box's words are its own: box/series.py)."""
+    h, a = p.home_wins, p.away_wins
+    lead = f"{h}:{a}" if h == a else f"{p.home if h > a else p.away} leads {max(h, a)}:{min(h, a)}"
+    return f"{p.match} · game {p.game} · {lead}"
+
+
+def _series_fields(m: Fixture) -> tuple[int, ...]:
+    """A series' pairing fields for its next game: (best_of, game, home_wins, away_wins);
+    none for a single match (or a series decided)."""
+    s = m.series
+    if s is None or s.next_game is None:
+        return ()
+    return (s.best_of, s.next_game, s.home_wins, s.away_wins)
 
 
 def _profile_name(name: str) -> str:

@@ -22,6 +22,7 @@ class Node:
     level: int  # 0 for the first round
     places: tuple[int, int] | None = None  # (winner's, loser's) final place, if it decides them
     final: bool = False  # played with the final's profile
+    best_of: int = 1  # a series of this many games (series.py); 1: one match
 
     @property
     def needs(self) -> list[str]:

@@ -18,6 +18,7 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
 from timekeeper.tournament.events import DrawEvent, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import ResultError
+from timekeeper.tournament.series import Game, SeriesError
 from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
@@ -47,14 +48,22 @@ def result(
     time: str = "",
     source: str | None = None,
     begun: Mapping[str, str] | None = None,
+    game: int | None = None,
+    one_game: bool = False,
 ) -> ResultEvent:
     """A result typed at the desk; over an existing one it is a correction and needs a
     reason, which stays in the ledger with the result it replaced. `source`: the hall's
     result message it came from; `begun`: the knock-out matches under way at their tables
-    (match -> how the desk knows), which a correction must not change either."""
+    (match -> how the desk knows), which a correction must not change either. A series
+    takes its next game (or `game`, a correction of one played); a forfeit there is a
+    walkover of the whole series unless `one_game`."""
     t.require_drawn()
     m = t.at(round_, table)
     _sides_known(m)
+    if m.series is not None:
+        return _game(t, m, score, decided, at_fault, reason, time, source, begun, game, one_game)
+    if game is not None:
+        raise TournamentError(f"{m.id} is a single match, not a series: no --game")
     try:
         new = results.make(
             t.spec.rules, m.knockout, score, decided, at_fault, _sudden_overtime(t, m.id)
@@ -70,6 +79,75 @@ def result(
                 "correction needs --reason (it stays in the history)"
             )
     event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source, time or None)
+    _keeps_knockout(t, event, begun or {})
+    return event
+
+
+def _game(
+    t: Tournament,
+    m: Fixture,
+    score: str | None,
+    decided: str,
+    at_fault: str | None,
+    reason: str,
+    time: str,
+    source: str | None,
+    begun: Mapping[str, str] | None,
+    game: int | None,
+    one_game: bool,
+) -> ResultEvent:
+    """A game of a series: the next one, or one played again (a correction, with its
+    reason). Each game has a winner (a draw goes to the profile's overtime, ITHF 4.8)."""
+    played = m.series
+    assert played is not None
+    state = played.state_text(str(m.home), str(m.away))
+    number = game if game is not None else played.next_game
+    if number is None:
+        raise TournamentError(
+            f"{m.id} ({m.sides}) is decided: {state}; a correction names its game "
+            f"(--game N --reason …)"
+        )
+    if not 1 <= number <= played.best_of:
+        raise TournamentError(f"{m.id} is a best-of-{played.best_of}: games 1–{played.best_of}")
+    if number > len(played.games) + 1 or (played.decided and number > len(played.games)):
+        raise TournamentError(
+            f"{m.id} ({m.sides}, {state}): the next game is "
+            f"{'none' if played.next_game is None else played.next_game}, not game {number}"
+        )
+    if one_game and at_fault is None:
+        raise TournamentError("--one-game goes with --forfeit SIDE (a game forfeited)")
+    try:
+        new = results.make(t.spec.rules, True, score, decided, at_fault, _sudden_overtime(t, m.id))
+    except ResultError as exc:
+        raise TournamentError(f"{m.id} game {number} ({m.sides}): {exc}") from None
+    walkover = new.decided == "forfeit" and not one_game
+    old = played.games[number - 1] if number <= len(played.games) else None
+    corrects = None
+    if old is not None:
+        corrects = t.game_result(m.id, number)
+        if corrects == new and old.walkover == walkover:
+            raise TournamentError(f"{m.id} game {number} is already {old.text()}")
+        if not reason.strip():
+            raise TournamentError(
+                f"{m.id} game {number} ({m.sides}) is already {old.text()}; a correction "
+                "needs --reason (it stays in the history)"
+            )
+    event = ResultEvent(
+        m.id,
+        m.slot.round,
+        m.slot.table,
+        new,
+        reason or None,
+        corrects,
+        source,
+        time or None,
+        game=number,
+        walkover=walkover,
+    )
+    try:  # (the series as it would be: no game after the one that decided it)
+        played.add(Game(number, new.home, new.away, new.decided, walkover))
+    except SeriesError as exc:
+        raise TournamentError(f"{m.id}: {exc}") from None
     _keeps_knockout(t, event, begun or {})
     return event
 
@@ -106,7 +184,12 @@ def replay(
         raise TournamentError("a replay needs --reason (who ordered it and why)")
     if m.replay:
         raise TournamentError(f"a replay of {m.id} is already ordered")
-    event = ReplayEvent(m.id, round_, table, reason, m.result, time or None)
+    voids = m.result
+    if m.series is not None:  # a series: its last game is played again
+        if not m.series.games:
+            raise TournamentError(f"{m.id} has no game played yet")
+        voids = t.game_result(m.id, len(m.series.games))
+    event = ReplayEvent(m.id, round_, table, reason, voids, time or None)
     _keeps_knockout(t, event, begun or {})
     return event
 
@@ -197,17 +280,23 @@ def _keeps_knockout(
                 f"{before.slot.round} {before.slot.table} --reason …)"
             )
     for node in t.nodes:
-        if node == event.match or (node not in t.results and node not in begun):
+        played = node in t.results or bool(t.series_of(node).games)  # (a series: a game)
+        if node == event.match or (not played and node not in begun):
             continue
         before, now = t.fixture(node), after.fixture(node)
         if (before.home, before.away) == (now.home, now.away):
             continue
         where = f"{before.slot.round} {before.slot.table}"
-        if before.result is not None:
+        if played:
+            done = (
+                before.series.text()
+                if before.series
+                else str(before.result and before.result.text())
+            )
+            each = " (a series: once a game, the last first)" if before.series else ""
             raise TournamentError(
-                f"this changes who plays {node} ({before.sides}, already "
-                f"{before.result.text()}): order a replay of {node} first (replay {where}"
-                " --reason …)"
+                f"this changes who plays {node} ({before.sides}, already {done}): order a "
+                f"replay of {node} first (replay {where} --reason …){each}"
             )
         raise TournamentError(
             f"this changes who plays {node} ({before.sides}, {begun[node]}, round "

@@ -35,15 +35,27 @@ class Evening:
 
 
 def round_lengths(t: Tournament) -> dict[int, float]:
-    """Each round's length: its longest match's profile, plus the changeover."""
+    """Each round's length: its longest match's profile, plus the changeover; a series at
+    its longest (every game of a best of N played, each with its changeover)."""
     lengths: dict[str, float] = {}
     out: dict[int, float] = {}
     for slot in t.slots:
         name = t.profile_of(slot.match)
         if name not in lengths:
             lengths[name] = match_seconds(profile.load(name))
-        out[slot.round] = max(out.get(slot.round, 0.0), lengths[name] + t.spec.changeover)
+        length = (lengths[name] + t.spec.changeover) * t.best_of(slot.match)
+        out[slot.round] = max(out.get(slot.round, 0.0), length)
     return dict(sorted(out.items()))
+
+
+def series_worst(t: Tournament) -> float:
+    """The longest a play-off's series can take, one after another: each series level's
+    most games (a best of N is over after N), each game its profile and the changeover."""
+    return sum(
+        length
+        for r, length in round_lengths(t).items()
+        if any(t.best_of(s.match) > 1 for s in t.slots if s.round == r)
+    )
 
 
 def round_starts(t: Tournament) -> dict[int, float]:

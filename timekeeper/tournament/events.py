@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
+from timekeeper.tournament.series import BEST_OF, MAX_GAMES
 
 JSON = dict[str, Any]
 
@@ -48,9 +49,7 @@ class DrawEvent:
             "groups": {g: list(p) for g, p in self.groups.items()},
             "order": list(self.order),
             "matches": [asdict(m) for m in self.matches],
-            "knockout": [
-                {**asdict(k), "places": list(k.places) if k.places else None} for k in self.knockout
-            ],
+            "knockout": [_node(k) for k in self.knockout],
             "slots": [[s.round, s.table, s.match] for s in self.slots],
         }
         if self.rules is not None:
@@ -74,10 +73,7 @@ class DrawEvent:
             {str(g): tuple(map(str, p)) for g, p in data["groups"].items()},
             tuple(map(str, data["order"])),
             tuple(GroupMatch(**m) for m in data["matches"]),
-            tuple(
-                Node(**{**k, "places": tuple(k["places"]) if k["places"] else None})
-                for k in data["knockout"]
-            ),
+            tuple(_read_node(k) for k in data["knockout"]),
             tuple(Slot(int(r), str(t), str(m)) for r, t, m in data["slots"]),
             rules,
             _optional_text(data, "time"),
@@ -105,6 +101,8 @@ class ResultEvent:
     source: str | None = None  # the hall's result message it came from (applied once)
     time: str | None = None
     n: int = 0
+    game: int | None = None  # a series' game (1 …); None: a single match
+    walkover: bool = False  # a series' game forfeited that gives the whole series
 
     def to_dict(self) -> JSON:
         out: JSON = {
@@ -121,10 +119,25 @@ class ResultEvent:
             out["corrects"] = self.corrects.to_json()
         if self.source is not None:
             out["source"] = self.source
+        if self.game is not None:
+            out["game"] = self.game
+        if self.walkover:
+            out["walkover"] = True
         return out
 
     @classmethod
     def from_dict(cls, data: JSON) -> ResultEvent:
+        game = None if data.get("game") is None else _number(data, "game")
+        if game is not None and not 1 <= game <= MAX_GAMES:
+            raise ValueError(f"game is 1 to {MAX_GAMES}, not {game}")
+        walkover = data.get("walkover", False)
+        forfeit = (
+            isinstance(data.get("result"), dict) and data["result"].get("decided") == "forfeit"
+        )
+        if not isinstance(walkover, bool) or (walkover and (game is None or not forfeit)):
+            raise ValueError(
+                f"walkover is true (a series' game forfeited) or left out, not {walkover!r}"
+            )
         return cls(
             _text(data, "match"),
             _number(data, "round"),
@@ -135,13 +148,16 @@ class ResultEvent:
             _optional_text(data, "source"),
             _optional_text(data, "time"),
             _number(data, "n", 0),
+            game,
+            walkover,
         )
 
     def text(self) -> str:
         r = self.result
+        game = "" if self.game is None else f" game {self.game}"
         line = (
-            f"{'correction' if self.corrects else 'result'} {self.match}: "
-            f"{r.home}:{r.away} {r.decided}"
+            f"{'correction' if self.corrects else 'result'} {self.match}{game}: "
+            f"{r.home}:{r.away} {r.decided}{' (walkover: the series)' if self.walkover else ''}"
         )
         if self.corrects:
             line += f" (was {self.corrects.home}:{self.corrects.away}; {self.reason})"
@@ -239,6 +255,21 @@ def from_dict(data: JSON) -> Event:
     if kind is None:
         raise ValueError(f"event is one of {', '.join(KINDS)}, not {data.get('event')!r}")
     return kind.from_dict(data)
+
+
+def _node(k: Node) -> JSON:
+    """A node's line; `best_of` only for a series (a draw without one reads as before)."""
+    out = {**asdict(k), "places": list(k.places) if k.places else None}
+    if k.best_of == 1:
+        del out["best_of"]
+    return out
+
+
+def _read_node(k: JSON) -> Node:
+    best_of = _number(k, "best_of", 1)
+    if best_of not in (1, *BEST_OF):
+        raise ValueError(f"best_of is 1, 3, 5, 7 or 9, not {best_of}")
+    return Node(**{**k, "places": tuple(k["places"]) if k["places"] else None})
 
 
 def _text(data: JSON, key: str) -> str:

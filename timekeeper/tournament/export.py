@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.state import Fixture, Tournament
 
 RESULT_FIELDS = (
@@ -29,6 +30,8 @@ RESULT_FIELDS = (
     "score_at_forfeit",
     "status",
     "corrections",
+    "best_of",
+    "game",
 )
 STANDING_FIELDS = (
     "group",
@@ -58,34 +61,47 @@ def status(m: Fixture) -> str:
 
 
 def result_rows(t: Tournament) -> list[dict[str, Any]]:
-    corrections: dict[str, int] = {}
+    """One row a match; a series' row (its games won) is followed by one row a game."""
+    corrections: dict[tuple[str, int | None], int] = {}
     for e in t.events:
         if isinstance(e, ResultEvent) and e.corrects:
-            corrections[e.match] = corrections.get(e.match, 0) + 1
+            key = (e.match, e.game)
+            corrections[key] = corrections.get(key, 0) + 1
     rows = []
     for m in t.fixtures():
         r = m.result
-        rows.append(
-            {
-                "round": m.slot.round,
-                "table": m.slot.table,
-                "match": m.id,
-                "stage": m.stage,
-                "profile": t.profile_of(m.id),
-                "home": m.home or "",
-                "away": m.away or "",
-                "home_goals": r.home if r else None,
-                "away_goals": r.away if r else None,
-                "decided": r.decided if r else "",
-                "at_fault": (r.at_fault or "") if r else "",
-                "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}"
-                if r and r.at_forfeit
-                else "",
-                "status": status(m),
-                "corrections": corrections.get(m.id, 0),
-            }
-        )
+        games = m.series.games if m.series else ()
+        row = _row(t, m, r, status(m), sum(n for (i, _), n in corrections.items() if i == m.id))
+        rows.append(row)
+        for g in games:
+            typed = t.game_result(m.id, g.number)
+            game = {**_row(t, m, typed, "played", corrections.get((m.id, g.number), 0))}
+            game["game"] = g.number
+            if g.walkover:
+                game["decided"] = "walkover"
+            rows.append(game)
     return rows
+
+
+def _row(t: Tournament, m: Fixture, r: Result | None, state: str, corrected: int) -> dict[str, Any]:
+    return {
+        "round": m.slot.round,
+        "table": m.slot.table,
+        "match": m.id,
+        "stage": m.stage,
+        "profile": t.profile_of(m.id),
+        "home": m.home or "",
+        "away": m.away or "",
+        "home_goals": r.home if r else None,
+        "away_goals": r.away if r else None,
+        "decided": r.decided if r else "",
+        "at_fault": (r.at_fault or "") if r else "",
+        "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r and r.at_forfeit else "",
+        "status": state,
+        "corrections": corrected,
+        "best_of": m.series.best_of if m.series else 1,
+        "game": None,
+    }
 
 
 def standing_rows(t: Tournament) -> list[dict[str, Any]]:

@@ -31,9 +31,14 @@ class Result:
 
     @property
     def winner(self) -> str | None:
+        if self.decided == "series" and self.at_fault is not None:  # a walkover
+            return "away" if self.at_fault == "home" else "home"
         return None if self.home == self.away else "home" if self.home > self.away else "away"
 
     def text(self) -> str:
+        if self.decided == "series":  # a series' result: its score in games (series.py)
+            walkover = f", walkover ({self.at_fault} at fault)" if self.at_fault else ""
+            return f"{self.home}:{self.away} in games{walkover}"
         suffix = {"overtime": " OT", "sudden_death": " SD", "shootout": " SO"}.get(self.decided, "")
         if self.decided == "forfeit":
             suffix = f" forfeit ({self.at_fault} at fault"

@@ -118,9 +118,17 @@ def bracket_sheet(t: Tournament, link: str = "") -> str:
         home = escape(m.home or source_text(node.home))
         away = escape(m.away or source_text(node.away))
         score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
+        games = ""
+        if m.series is not None:  # a series: best of N, and each game's score
+            score = f"<span class=score>{escape(m.series.score_text())}</span>"
+            games = (
+                f"<br><small>best of {m.series.best_of}"
+                + "".join(f" · {g.number}: {escape(g.text())}" for g in m.series.games)
+                + "</small>"
+            )
         levels.setdefault(node.level, []).append(
             f"<div class=node><b>{escape(node.name)} · round {m.slot.round}, table "
-            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}</div>"
+            f"{escape(m.slot.table)}</b>{score}{home}<br>{away}{games}</div>"
         )
     body = (
         "<div class=tree>"
@@ -140,10 +148,13 @@ def rounds_sheet(t: Tournament, link: str = "") -> str:
     starts = round_starts(t) if t.spec.start is not None else {}
     by_round: dict[int, list[str]] = {}
     for m in t.fixtures():
+        done = (
+            m.series.text() if m.series and m.series.games else m.result.text() if m.result else ""
+        )
+        stage = f"{m.stage} (best of {m.series.best_of})" if m.series else m.stage
         by_round.setdefault(m.slot.round, []).append(
-            f"<tr><td>{escape(m.slot.table)}</td><td>{escape(m.stage)}</td>"
-            f"<td>{escape(m.sides)}</td><td>{escape(m.result.text()) if m.result else ''}"
-            "</td></tr>"
+            f"<tr><td>{escape(m.slot.table)}</td><td>{escape(stage)}</td>"
+            f"<td>{escape(m.sides)}</td><td>{escape(done)}</td></tr>"
         )
     body = "".join(
         f"<div class=block><h2>Round {r}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import MAX_NAME as MAX_PLAYER_NAME
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
+from timekeeper.tournament import series
 from timekeeper.tournament.public import Public, read_public
 from timekeeper.tournament.rulesets import BUILT_IN, CRITERIA, TREES, Points, RuleSet, criteria
 
@@ -50,9 +52,11 @@ POINT_KEYS = ("win", "draw", "loss", "ot_win", "ot_loss")
 GROUP_KEYS = ("size", "advance", "profile", "seeding")
 SEEDINGS = ("snake", "pots")
 LATER_KEYS = ("places", "from", "carry", "profile")
-PLAYOFF_KEYS = ("top", "third_place", "profile", "final_profile")  # series33t: best_of
+PLAYOFF_KEYS = ("top", "third_place", "profile", "final_profile", "best_of")
 LATER_NAME = re.compile(r"[A-Z][A-Z0-9]{0,3}")
-KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs")
+KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs", "best_of")
+# `best_of:` per round: the round keys of series.round_key, and `default`
+BEST_OF_ROUNDS = re.compile(r"default|F|3P|SF|QF|R(16|32|64|128)|P")
 MAX_PLAYERS = 256
 MAX_TABLES = 64
 MAX_NAME = 80  # a title's, a place's, a club's (the desk's and the sheets' only)
@@ -94,6 +98,7 @@ class Knockout:
     profile: str
     final_profile: str
     pairs: tuple[tuple[str, str], ...] = ()  # an explicit first round: ("A1", "B2") …
+    best_of: Mapping[str, int] = field(default_factory=dict)  # round key -> N (series.py)
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,7 @@ class Playoff:
     profile: str
     final_profile: str
     prefix: str  # "" or "B."
+    best_of: Mapping[str, int] = field(default_factory=dict)  # per round, as the knock-out's
 
 
 @dataclass(frozen=True)
@@ -416,11 +422,36 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
             _profile(r, (*k, "profile"), rules.knockout_profile),
             _profile(r, (*k, "final_profile"), rules.final_profile),
             _pairs(r, (*k, "pairs")),
+            _best_of(r, (*k, "best_of")),
         )
         _check_tree(r, knockout, groups, players)
     if groups is None and knockout is None and not {"final", "placement"} & set(stages):
         raise r.doc.error(("stages",), "name groups:, knockout: or both")
     return groups, knockout
+
+
+def _best_of(r: Reader, path: Path_) -> dict[str, int]:
+    """`best_of: 7` (every play-off match a series of seven) or per round, `best_of:
+    {default: 7, 3P: 5}`; each 1 (a single match) or odd, 3 to 9."""
+    value = r.get(path)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        value = {"default": value}
+        at = {"default": path}
+    else:
+        at = {key: (*path, key) for key in value}
+    out: dict[str, int] = {}
+    for key, n in value.items():
+        if not isinstance(key, str) or not BEST_OF_ROUNDS.fullmatch(key):
+            raise r.doc.error(
+                at[key],
+                f"a round is default, F, 3P, SF, QF, R16, R32, R64, R128 or P, not {key!r}",
+            )
+        if isinstance(n, bool) or not isinstance(n, int) or n not in (1, *series.BEST_OF):
+            raise r.doc.error(at[key], f"best of 1 (one match) or of 3, 5, 7 or 9 games, not {n!r}")
+        out[key] = n
+    return out
 
 
 def _pairs(r: Reader, path: Path_) -> tuple[tuple[str, str], ...]:
@@ -572,6 +603,7 @@ def _playoffs(r: Reader, rules: RuleSet, later: list[LaterGroup]) -> tuple[Playo
                 _profile(r, (*path, "profile"), rules.knockout_profile),
                 _profile(r, (*path, "final_profile"), rules.final_profile),
                 "" if not out else f"{name}.",
+                _best_of(r, (*path, "best_of")),
             )
         )
     return tuple(out)

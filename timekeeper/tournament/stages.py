@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from timekeeper.tournament import bracket
+from timekeeper.tournament import bracket, series
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.schedule import GroupMatch, circle
 from timekeeper.tournament.spec import LaterGroup, Playoff
@@ -50,6 +50,7 @@ def playoff_nodes(p: Playoff) -> list[Node]:
     """The bracket of a group's top `p.top` by its places (byes for the best where the
     number is not a power of two), its ids prefixed for a second play-off (B.SF1)."""
     nodes = bracket.seeded([f"{p.group}{i}" for i in range(1, p.top + 1)], p.third_place)
+    nodes = [replace(n, best_of=series.best_of_for(n.id, p.best_of)) for n in nodes]
     if not p.prefix:
         return nodes
 

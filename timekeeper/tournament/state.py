@@ -7,17 +7,19 @@ is the caller's (ledger.py): `Tournament` folds events, it never reads or writes
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import bracket, schedule, stages
+from timekeeper.tournament import bracket, schedule, series, stages
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.draw import Draw, pots_draw, random_draw, snake_draw
 from timekeeper.tournament.events import DrawEvent, Event, LotEvent, ReplayEvent, ResultEvent
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
+from timekeeper.tournament.series import Game, Series, SeriesError
 from timekeeper.tournament.spec import Spec
 from timekeeper.tournament.standings import Row, pending_lots, standings
 
@@ -44,6 +46,7 @@ class Fixture:
     result: Result | None
     replay: bool  # a replay was ordered and not yet played
     knockout: bool
+    series: Series | None = None  # a play-off series: its games so far (result: once decided)
 
     @property
     def sides(self) -> str:
@@ -98,6 +101,7 @@ def make_draw(
             len(spec.players),
             k.pairs,
         )
+        nodes = [dataclasses.replace(n, best_of=series.best_of_for(n.id, k.best_of)) for n in nodes]
         slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
     return DrawEvent(
         seed,
@@ -150,6 +154,8 @@ class Tournament:
         self._slot_of: dict[str, Slot] = {}
         self._of_group: dict[str, list[GroupMatch]] = {}  # each group's matches
         self.results: dict[str, Result] = {}
+        self.series: dict[str, Series] = {}  # a series' games so far, by match id
+        self.games: dict[str, list[Result]] = {}  # … and each game's result as typed
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
         self._known: dict[str, Any] = {}  # standings and groups of the events so far
@@ -168,15 +174,67 @@ class Tournament:
                 match_id not in self.group_matches and match_id not in self.nodes
             ):
                 raise KeyError(f"no match {match_id!r} in the draw")
+            case ResultEvent() if self.best_of(event.match) > 1 or event.game is not None:
+                self._apply_game(event)
             case ResultEvent():
                 self.results[event.match] = event.result
                 self.replays.discard(event.match)
+            case ReplayEvent() if self.best_of(event.match) > 1:
+                played = self.series_of(event.match)
+                if not played.games:
+                    raise KeyError(f"a replay of {event.match}, a series with no game played")
+                self._set_series(event.match, Series(played.best_of, played.games[:-1]))
+                self.games[event.match].pop()
             case ReplayEvent():
                 self.results.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
                 self.lots.setdefault(event.group, []).append(list(event.order))
         self.events.append(event)
+
+    def best_of(self, match_id: str) -> int:
+        """How many games the match is the best of (1: a single match)."""
+        node = self.nodes.get(match_id)
+        return 1 if node is None else node.best_of
+
+    def series_of(self, match_id: str) -> Series:
+        return self.series.get(match_id) or Series(self.best_of(match_id))
+
+    def _apply_game(self, event: ResultEvent) -> None:
+        """A game of a series (the next one, or a correction of one played): the series'
+        result is its score in games once a side has its wins (or a walkover), else none."""
+        best_of = self.best_of(event.match)
+        if best_of == 1:
+            raise KeyError(f"game {event.game} of {event.match}, which is a single match")
+        if event.game is None:
+            raise KeyError(f"a result of {event.match}, a best-of-{best_of} series, names its game")
+        r = event.result
+        game = Game(event.game, r.home, r.away, r.decided, event.walkover)
+        try:
+            played = self.series_of(event.match).add(game)
+        except SeriesError as exc:
+            raise KeyError(f"{event.match}: {exc}") from None
+        self._set_series(event.match, played)
+        typed = self.games.setdefault(event.match, [])
+        typed[event.game - 1 : event.game] = [r]
+
+    def game_result(self, match_id: str, game: int) -> Result | None:
+        """Game `game` of a series as typed (a forfeit's side at fault with it)."""
+        typed = self.games.get(match_id, [])
+        return typed[game - 1] if 1 <= game <= len(typed) else None
+
+    def _set_series(self, match_id: str, played: Series) -> None:
+        self.series[match_id] = played
+        if played.winner is None:
+            self.results.pop(match_id, None)
+            return
+        fault = played.walkover
+        self.results[match_id] = Result(
+            played.home_wins,
+            played.away_wins,
+            "series",
+            None if fault is None else ("home" if fault.winner == "away" else "away"),
+        )
 
     def _apply_draw(self, event: DrawEvent) -> None:
         if set(event.order) != set(self.spec.names):
@@ -391,6 +449,7 @@ class Tournament:
             result,
             replay,
             True,
+            self.series_of(n.id) if n.best_of > 1 else None,
         )
 
     def profile_of(self, match_id: str) -> str:
@@ -412,6 +471,17 @@ class Tournament:
             self.fixture(s.match)
             for s in sorted(self.slots, key=lambda s: (s.round, self.spec.tables.index(s.table)))
         ]
+
+    def named(self, match_id: str) -> Fixture:
+        """A match by its id (any letter case): `result QF2 3:2`."""
+        for s in self.slots:
+            if s.match.casefold() == match_id.strip().casefold():
+                return self.fixture(s.match)
+        raise TournamentError(f"no match {match_id!r} (matches: {', '.join(self._ids())})")
+
+    def _ids(self) -> list[str]:
+        ids = [s.match for s in self.slots]
+        return ids if len(ids) <= 12 else [*ids[:5], "…", *ids[-5:]]
 
     def at(self, round_: int, table: str) -> Fixture:
         for s in self.slots:

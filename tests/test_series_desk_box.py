@@ -1,0 +1,159 @@
+"""The desk and a real box play a best-of-three semi-final together, each a process of its own
+on a real Mosquitto: `hall serve --tournament`, `hall round 1`, and `timekeeper run --hall`
+driven with `ctl` as at the table. Each game's result goes home into the ledger once, the
+desk's next pairing (same id, the next game, the wins) reaches the box, a drawn game goes to
+sudden death (ITHF 4.8), and once the series is won the bracket moves on.
+
+The box's side of a series is the series33 branch's (box/series.py); until both are merged
+this test is skipped."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from helpers import wait_for
+from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
+from test_hall_desks import Served
+
+from timekeeper.tournament.ledger import open_tournament
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("timekeeper.box.series") is None,
+        reason="the box's series (branch series33) is not merged yet",
+    ),
+]
+
+QUICK = """\
+title: a minute + sudden death
+prestart: 1
+period: {length: 60, marks: none}
+overtime:
+  - untimed: true
+"""
+CUP = """\
+title: Series night
+rules: {extends: radegast}
+tables: 1
+players: [Novák, Dvořák]
+stages:
+  knockout:
+    tree: seeded
+    profile: quick
+    final_profile: quick
+    best_of: 3
+"""
+
+
+def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(broker, tmp_path):
+    folder = Path(tempfile.mkdtemp(prefix="tk-sd-", dir="/tmp"))  # (short: AF_UNIX path)
+    (folder / "profiles").mkdir()
+    (folder / "profiles" / "quick.yaml").write_text(QUICK, encoding="utf-8")
+    env = {
+        **os.environ,
+        "SDL_AUDIODRIVER": "dummy",
+        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
+        "TIMEKEEPER_SOUNDS_PATH": "",
+    }
+    sock = folder / "c.sock"
+
+    def tk(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "timekeeper", *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def ctl(*args: str) -> dict:
+        done = tk("ctl", *args, "--json", "--control", str(sock))
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return json.loads(done.stdout)
+
+    def state(wanted: str) -> dict:
+        return wait_for(lambda: (s := ctl("status"))["state"] == wanted and s, wanted, 30)
+
+    def ledger_games() -> list[tuple[int, int, str]]:
+        t, _ = open_tournament(file, drawn=True)
+        return [(g.home, g.away, g.decided) for g in t.series_of("F").games]
+
+    file = tmp_path / "cup.yaml"
+    file.write_text(CUP, encoding="utf-8")
+    old = os.environ.get("TIMEKEEPER_PROFILES_PATH")
+    os.environ["TIMEKEEPER_PROFILES_PATH"] = str(folder / "profiles")  # (this test's loads)
+    out = open(folder / "box.log", "a")  # noqa: SIM115  (closed below)
+    box = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "timekeeper", "run", "--profile", "quick", "--no-gpio"),
+            *("--no-keyboard", "--state-dir", str(folder / "state"), "--control", str(sock)),
+            *("--hall", broker["url"], "--table", "1", "--sync", "local"),
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    served = None
+    try:
+        assert tk("tournament", "draw", "-f", str(file), "--seed", "1").returncode == 0
+        wait_for(lambda: box.poll() is None and ctl("status"), "the box to answer", 30)
+        served = Served(broker["url"], file, tmp_path / "desk")
+        sub = served.proc  # (its environment: this process's, the profiles path set)
+        assert sub.poll() is None
+        called = tk("hall", "round", "1", "--tournament", str(file), "--broker", broker["url"])
+        assert called.returncode == 0, called.stderr
+        first = wait_for(
+            lambda: (s := ctl("status")).get("match_series") and s, "the series on the box"
+        )
+        assert first["match_series"]["game"] == 1
+        home = first["names"]["home"]
+        for number, (winner, sudden) in enumerate((("home", False), ("away", True)), 1):
+            assert ctl("start")["state"] == "prestart"
+            state("running")
+            ctl("pause")
+            if not sudden:
+                ctl("goal", winner)
+            ctl("set", "0:00")
+            ctl("resume")
+            if sudden:
+                state("waiting")
+                ctl("next")
+                ctl("goal", winner)
+            state("finished")
+            wait_for(lambda n=number: len(ledger_games()) == n, f"game {number} in the ledger")
+        assert ledger_games() == [(1, 0, "regulation"), (0, 1, "sudden_death")]
+        wait_for(lambda: ctl("status")["match_series"]["game"] == 3, "game 3 on the box", HALL_WAIT)
+        assert ctl("start")["state"] == "prestart"
+        state("running")
+        ctl("pause")
+        ctl("goal", "home")
+        ctl("set", "0:00")
+        ctl("resume")
+        state("finished")
+        wait_for(lambda: len(ledger_games()) == 3, "game 3 in the ledger", HALL_WAIT)
+        t, _ = open_tournament(file, drawn=True)
+        assert t.named("F").result is not None and t.placings()[0] == (1, home)
+        assert served.board()["pending"] == []
+    finally:
+        if old is None:
+            os.environ.pop("TIMEKEEPER_PROFILES_PATH", None)
+        else:
+            os.environ["TIMEKEEPER_PROFILES_PATH"] = old
+        if served is not None:
+            served.stop()
+        box.kill()
+        box.wait(10)
+        out.close()
+        print((folder / "box.log").read_text()[-3000:])
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,86 @@
+"""docs/tournament.md's play-off in series as typed, each command a process of its own: a
+best-of-7 final with a game drawn and decided in overtime and a game corrected, a best-of-5
+bronze won by a walkover; what each prints, the bracket with each game's score, the exports
+by game, and the file's bad `best_of:` as the page quotes it."""
+
+from __future__ import annotations
+
+import csv
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournament.md"
+BIN = Path(sys.executable).parent / "timekeeper"  # .venv/bin/timekeeper, as a user types it
+
+
+def section() -> str:
+    text = DOCS.read_text(encoding="utf-8")
+    return text.split("## A play-off in series\n", 1)[1].split("\n## ", 1)[0]
+
+
+def typed(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(BIN), *argv],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_series_in_the_docs_run_as_written(tmp_path: Path) -> None:
+    page = section()
+    yaml = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "playoff.yaml").write_text(yaml, encoding="utf-8")
+    after = page.split("```yaml\n", 1)[1].split("```\n", 1)[1]
+    block = after.split("```\n", 2)[1]
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(line)
+    assert len(steps) >= 12
+    for command, shown in steps:
+        done = typed(shlex.split(command)[1:], tmp_path)
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.splitlines() == shown, command
+    # no game after the series is decided, said as the page says it
+    done = typed(["tournament", "result", "F", "2:1", "-f", "playoff.yaml"], tmp_path)
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert said in " ".join(page.split()), said
+    with open(tmp_path / "playoff-export" / "results.csv", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    final = [r for r in rows if r["match"] == "F"]
+    assert [(r["game"], r["home_goals"], r["away_goals"], r["decided"]) for r in final] == [
+        ("", "4", "2", "series"),
+        ("1", "3", "1", "regulation"),
+        ("2", "3", "4", "overtime"),
+        ("3", "1", "2", "regulation"),
+        ("4", "4", "2", "regulation"),
+        ("5", "5", "1", "regulation"),
+        ("6", "2", "1", "regulation"),
+    ]
+    assert [r["corrections"] for r in final] == ["1", "0", "0", "1", "0", "0", "0"]
+    bronze = [(r["game"], r["decided"], r["at_fault"]) for r in rows if r["match"] == "3P"]
+    assert bronze == [("", "series", "home"), ("1", "regulation", ""), ("2", "walkover", "home")]
+    sheet = (tmp_path / "playoff-export" / "bracket.html").read_text(encoding="utf-8")
+    assert "best of 7 · 1: 3:1 · 2: 3:4 (OT) · 3: 1:2 · 4: 4:2 · 5: 5:1 · 6: 2:1" in sheet
+
+
+def test_a_bad_best_of_is_refused_as_the_docs_say(tmp_path: Path) -> None:
+    page = section()
+    yaml = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "playoff.yaml").write_text(yaml.replace("F: 7", "F: 4"), encoding="utf-8")
+    done = typed(["tournament", "draw", "-f", "playoff.yaml"], tmp_path)
+    assert done.returncode == 2 and not (tmp_path / "playoff.journal.jsonl").exists()
+    said = done.stderr.strip().removeprefix("timekeeper: ")
+    assert " ".join(said.split()) in " ".join(page.split()), said
