@@ -23,6 +23,10 @@ _MATCH = re.compile(r"[A-Za-z0-9._-]{1,16}")
 _PROFILE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 FIELDS = ("id", "round", "match", "stage", "home", "away", "profile", "sent")
 OPTIONAL = ("knockout",)  # sent only when true: a group pairing is as it always was
+# sent only for a game of a series (best_of > 1; docs/hall.md): how many games it is played
+# over, the game this pairing starts, and the games each side has won before it
+SERIES = ("best_of", "game", "home_wins", "away_wins")
+MAX_BEST_OF = 9
 
 
 def pairing_topic(hall: str, table: str) -> str:
@@ -40,11 +44,18 @@ class Pairing:
     profile: str  # the match profile the table plays it with
     sent: float  # the desk's wall clock when called
     knockout: bool = False  # the match needs a winner: decided in regulation, it is over
+    best_of: int = 0  # a series of this many games (first to best_of // 2 + 1); 0: one match
+    game: int = 0  # the series' game this pairing starts (1..best_of)
+    home_wins: int = 0  # games the home side won before it
+    away_wins: int = 0
 
     def to_json(self) -> bytes:
         body = asdict(self)
         if not self.knockout:
             del body["knockout"]
+        if not self.best_of:
+            for key in SERIES:
+                del body[key]
         return json.dumps(body, ensure_ascii=False).encode()
 
     @property
@@ -60,10 +71,10 @@ def parse_pairing(payload: bytes) -> Pairing:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadMessage("a pairing is a JSON object") from None
-    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL}:
+    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL, *SERIES}:
         raise BadMessage(
             f"a pairing has exactly the fields {', '.join(FIELDS)} "
-            f"(and maybe {', '.join(OPTIONAL)})"
+            f"(and maybe {', '.join(OPTIONAL)}; a series' game also {', '.join(SERIES)})"
         )
     if any(isinstance(v, dict | list) for v in data.values()):  # depth 1: nothing nested
         raise BadMessage("a pairing's fields are plain values")
@@ -86,6 +97,7 @@ def parse_pairing(payload: bytes) -> Pairing:
     knockout = data.get("knockout", False)
     if not isinstance(knockout, bool):
         raise BadMessage("knockout must be true or false")
+    series = _series(data)
     return Pairing(
         data["id"],
         number,
@@ -96,4 +108,30 @@ def parse_pairing(payload: bytes) -> Pairing:
         data["profile"],
         float(sent),
         knockout,
+        *series,
     )
+
+
+def _series(data: dict) -> tuple[int, int, int, int]:
+    """A series' four fields (all or none): best of an odd 3..9, the game 1..best_of, and each
+    side's wins before it, neither already enough to have won (nor more than were played)."""
+    given = [key for key in SERIES if key in data]
+    if not given:
+        return (0, 0, 0, 0)
+    if len(given) != len(SERIES):
+        raise BadMessage(f"a series' pairing has all of {', '.join(SERIES)}")
+    values = [data[key] for key in SERIES]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise BadMessage(f"{', '.join(SERIES)} must be whole numbers")
+    best_of, game, home, away = values
+    if best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF:
+        raise BadMessage(f"best_of must be odd, 3-{MAX_BEST_OF}")
+    if not 1 <= game <= best_of:
+        raise BadMessage(f"game must be 1-{best_of} (best_of)")
+    needed = best_of // 2 + 1
+    if not (0 <= home < needed and 0 <= away < needed and home + away < game):
+        raise BadMessage(
+            f"home_wins and away_wins must be under {needed} each (the series is not yet won) "
+            f"and together under game ({game})"
+        )
+    return (best_of, game, home, away)

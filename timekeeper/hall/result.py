@@ -22,6 +22,7 @@ MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
 DECIDED = ("regulation", "overtime", "sudden_death", "shootout")
 FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished", "confirmed")
+OPTIONAL = ("game",)  # sent only for a game of a series: which game of it this result is
 
 
 def result_topic(hall: str, table: str) -> str:
@@ -38,6 +39,7 @@ class MatchResult:
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
     confirmed: bool = False  # the table's operator has confirmed it (`ctl result confirm`)
+    game: int = 0  # the series' game it is the result of (0: not a series)
 
     @property
     def id(self) -> str:
@@ -51,11 +53,15 @@ class MatchResult:
         body = asdict(self)
         body["pairing"] = json.loads(self.pairing.to_json())
         body["score"] = list(self.score)
+        if not self.game:
+            del body["game"]
         return json.dumps(body, ensure_ascii=False).encode()
 
 
-def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> MatchResult:
-    """The result of a finished match, from the box's status."""
+def from_status(
+    pairing: Pairing, table: str, status: dict, finished: float, game: int = 0
+) -> MatchResult:
+    """The result of a finished match (`game` of its series, 0: none), from the box's status."""
     score = status.get("score") or {}
     home, away = int(score.get("home", 0)), int(score.get("away", 0))
     attempts = status.get("shootout_attempts") or []
@@ -86,7 +92,9 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
         for team, side in (status.get("teams") or {}).items()
         for p in (side.get("penalties") or [])
     )[:MAX_PENALTIES]
-    result = MatchResult(pairing, table, (home, away), decided, goals, penalties, finished)
+    result = MatchResult(
+        pairing, table, (home, away), decided, goals, penalties, finished, game=game
+    )
     while len(result.to_json()) > MAX_RESULT and (result.goals or result.penalties):
         # (a flood of goals: the score stands, the details that do not fit are left out)
         result = MatchResult(
@@ -97,6 +105,7 @@ def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> 
             result.goals[:-1] if result.goals else (),
             result.penalties[:-1],
             finished,
+            game=game,
         )
     return result
 
@@ -117,8 +126,10 @@ def parse_result(payload: bytes) -> MatchResult:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BadMessage("a result is a JSON object") from None
-    if not isinstance(data, dict) or set(data) != set(FIELDS):
-        raise BadMessage(f"a result has exactly the fields {', '.join(FIELDS)}")
+    if not isinstance(data, dict) or not set(FIELDS) <= set(data) <= {*FIELDS, *OPTIONAL}:
+        raise BadMessage(
+            f"a result has exactly the fields {', '.join(FIELDS)} (and a series' game: game)"
+        )
     if _depth(data) > MAX_DEPTH:
         raise BadMessage(f"a result is nested at most {MAX_DEPTH} deep")
     pairing = parse_pairing(json.dumps(data["pairing"]).encode())
@@ -152,6 +163,13 @@ def parse_result(payload: bytes) -> MatchResult:
         raise BadMessage("finished must be a number")
     if not isinstance(data["confirmed"], bool):
         raise BadMessage("confirmed must be true or false")
+    game = data.get("game", 0)
+    if "game" in data and (
+        isinstance(game, bool)
+        or not isinstance(game, int)
+        or not 1 <= game <= (pairing.best_of or 0)
+    ):
+        raise BadMessage("game must be 1-best_of, and only for a series' pairing")
     return MatchResult(
         pairing,
         table,
@@ -161,6 +179,7 @@ def parse_result(payload: bytes) -> MatchResult:
         tuple(penalties),
         float(finished),
         data["confirmed"],
+        game,
     )
 
 
