@@ -1,0 +1,154 @@
+"""The box plays a series in virtual time (one process, the runner on a clock of its own):
+the games counted as they end, the next game begun with START (its pre-start) and the same
+players, the won series taking no further game, the series' file bringing back the same game,
+and a drawn game going on to its sudden death. (The user's path, processes and a real broker:
+test_series_paths.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import Clock
+
+from timekeeper.box.runner import Runner
+from timekeeper.box.series import LOCAL, Series, SeriesPlay
+from timekeeper.rules import profile
+from timekeeper.rules.commands import Action, Command, Refused
+from timekeeper.rules.engine import Engine
+
+# two seconds after a one-second pre-start; on a draw, an untimed sudden death (ITHF 4.8)
+GAME = """\
+    title: two seconds + sudden death
+    prestart: 1
+    period: {length: 2, marks: none}
+    overtime:
+      - untimed: true
+"""
+
+
+@pytest.fixture
+def box(write_profile, tmp_path: Path):
+    clock = Clock()
+    runner = Runner(Engine(profile.load(str(write_profile("game", GAME)))), [], clock=clock)
+    play = SeriesPlay(tmp_path, runner.submit)
+    play.local = True
+    runner.listeners.append(play)
+    runner.series_shown, runner.series_refusal = play.shown, play.refusal
+    play.begin(Series(7), LOCAL)
+    runner.engine.name_sides("Novák", "Svoboda")
+
+    def press(action: Action, **kw) -> None:
+        runner.step(Command(action, **kw))
+
+    def play_out(until: float) -> None:
+        """Let the clock run to `until`, every turn the runner would take on the way."""
+        while (wake := runner.wake_at()) is not None and wake <= until:
+            clock.now = max(clock.now, wake)
+            runner.step()
+        clock.now = until
+        runner.step()
+        while not runner._queue.empty():  # (what the series itself submitted: FINISH)
+            command, future, given = runner._queue.get()
+            runner.step(command, given, future)
+
+    return {"runner": runner, "play": play, "clock": clock, "press": press, "run": play_out}
+
+
+def game(box, winner: str) -> dict:
+    """A game: START, a goal for `winner`, regulation played out; the status after it."""
+    runner, clock = box["runner"], box["clock"]
+    box["press"](Action.START)
+    assert runner.status().state == "prestart"  # (every game begins with its pre-start)
+    box["run"](clock.now + 1.5)
+    box["press"](Action.GOAL, team=winner)
+    box["run"](clock.now + 3)
+    return runner.status().to_dict()
+
+
+def test_games_counted_the_next_begun_with_start_and_a_won_series_takes_no_further_game(
+    box,
+) -> None:
+    runner, play = box["runner"], box["play"]
+    first = game(box, "home")  # decided at the end of regulation: over (the box's FINISH)
+    assert first["state"] == "finished" and first["decided"] == "regulation"
+    assert first["match_series"] == {
+        "best_of": 7,
+        "game": 2,
+        "home_wins": 1,
+        "away_wins": 0,
+        "winner": None,
+        "match": "",
+    }
+    assert play.game_played() == 1  # (the result the table holds is game 1's)
+    for winner in ("home", "away", "home"):
+        s = game(box, winner)
+        assert s["names"] == {"home": "Novák", "away": "Svoboda"}  # the same players
+    assert s["match_series"]["game"] == 5 and s["match_series"]["home_wins"] == 3
+    last = game(box, "home")
+    assert last["match_series"] == {
+        "best_of": 7,
+        "game": 5,
+        "home_wins": 4,
+        "away_wins": 1,
+        "winner": "home",
+        "match": "",
+    }
+    with pytest.raises(Refused, match="the series is over: home won it 4:1"):
+        _refused(box, Action.START)
+    assert runner.status().state == "finished"
+    with pytest.raises(Refused, match="the series is over"):
+        _refused(box, Action.GO)  # (the START/NEXT button: the same)
+    box["press"](Action.RESET)  # a local series: the next of the evening
+    assert runner.status().to_dict()["match_series"]["game"] == 1
+    assert runner.status().to_dict()["match_series"]["home_wins"] == 0
+
+
+def _refused(box, action: Action) -> None:
+    from concurrent.futures import Future
+
+    future: Future = Future()
+    box["runner"].step(Command(action), None, future)
+    raise future.exception()  # type: ignore[misc]
+
+
+def test_a_drawn_game_goes_to_sudden_death_and_its_goal_wins_it(box) -> None:
+    runner = box["runner"]
+    box["press"](Action.START)
+    box["run"](box["clock"].now + 4)
+    s = runner.status()
+    assert s.state == "waiting" and s.waiting_for == "next: overtime"  # not over: no winner
+    box["press"](Action.NEXT)
+    box["run"](box["clock"].now + 30)  # (untimed: it lasts until the goal)
+    box["press"](Action.GOAL, team="away")
+    s = runner.status()
+    assert s.state == "finished" and s.decided == "sudden_death"
+    assert s.match_series == {**(s.match_series or {}), "game": 2, "away_wins": 1}
+
+
+def test_a_goal_entered_after_the_end_takes_the_count_back_until_it_ends_again(box) -> None:
+    runner = box["runner"]
+    game(box, "home")
+    box["press"](Action.GOAL, team="away")  # (a goal the operator missed: 1:1, not over)
+    s = runner.status()
+    assert s.state == "waiting" and s.match_series["game"] == 1  # type: ignore[index]
+    assert s.match_series["home_wins"] == 0  # type: ignore[index]
+    box["press"](Action.NEXT)
+    box["press"](Action.GOAL, team="away")
+    assert runner.status().match_series == {
+        "best_of": 7,
+        "game": 2,
+        "home_wins": 0,
+        "away_wins": 1,
+        "winner": None,
+        "match": "",
+    }
+
+
+def test_the_series_file_brings_back_the_same_game(box, tmp_path: Path) -> None:
+    game(box, "home")
+    game(box, "away")
+    box["press"](Action.START)  # game 3 under way when the box is killed
+    again = SeriesPlay(tmp_path, box["runner"].submit)
+    assert again.id == LOCAL and again.series == Series(7, 3, 1, 1)
+    assert again.game_played() == 3
