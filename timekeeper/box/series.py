@@ -114,28 +114,31 @@ class SeriesPlay(RunnerListener):
         if series is not None:
             log.info("series %s: best of %d, %s", match or id, series.best_of, self.text())
 
-    def take(self, pairing: Pairing, again: bool) -> None:
+    def take(self, pairing: Pairing, again: bool) -> bool:
         """The desk's pairing taken (`again`: its word on the series on the table): a series'
-        game, or a single match (no series)."""
+        game, or a single match (no series). False: a word the box has passed, not taken."""
         if not pairing.best_of:
             if self.series is not None or self.id:
                 self.begin(None, "")
-            return
+            return True
         try:
             series = Series(pairing.best_of, pairing.game, pairing.home_wins, pairing.away_wins)
         except ValueError as exc:  # (parse_pairing checked it: never, but said if so)
             log.warning("hall: %s's series refused: %s", pairing.match, exc)
-            return
+            return False
         if again and pairing.id == self.id:
-            self.correct(series)
-        else:
-            self.begin(series, pairing.id, pairing.match)
+            return self.correct(series)
+        self.begin(series, pairing.id, pairing.match)
+        return True
 
-    def correct(self, series: Series) -> None:
-        """The desk's word on the series (a re-published pairing, with the same id): it
-        stands, taken between games (the desk has the last word on a corrected result)."""
+    def correct(self, series: Series) -> bool:
+        """The desk's word on the series (a re-published pairing, with the same id), between
+        games: it stands from the game on the table on (the desk has the last word on a
+        corrected result); an older game's is passed (False)."""
+        if self.series is None or series.game < self.series.game:
+            return False
         if series == self.series:
-            return
+            return True
         log.info(
             "series %s: the desk says game %d, %d:%d",
             self.match,
@@ -145,6 +148,7 @@ class SeriesPlay(RunnerListener):
         )
         self.series, self.before = series, None
         self._save()
+        return True
 
     def game_played(self) -> int:
         """The game whose result the table holds or plays (the result's `game`); 0: none."""

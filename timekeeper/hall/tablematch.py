@@ -69,8 +69,9 @@ class MatchLink(RunnerListener):
         self.note = ""
         self._finishing = ""  # the knock-out pairing (and game) this box has ended by itself
         # the box's series (box/series.py; a box without one plays the pairing's single match):
-        # told every pairing taken (and the desk's later word on it: True), asked the game played
-        self.series_taken: Callable[[Pairing, bool], None] = lambda pairing, again: None
+        # told every pairing taken (and the desk's later word on it: True; it says whether it
+        # took that word), asked the game played
+        self.series_taken: Callable[[Pairing, bool], bool] = lambda pairing, again: False
         self.series_game: Callable[[], int] = lambda: 0
         self._series_held: Pairing | None = None  # the desk's word during a game: after it
         self._lock = threading.Lock()
@@ -167,16 +168,16 @@ class MatchLink(RunnerListener):
         return None
 
     def _series_word(self, pairing: Pairing) -> None:
-        """The desk's pairing of the series on the table again: its state of the series stands
-        from the game it names on (an older game's is a message the box has passed)."""
-        if pairing.game < self.series_game():
-            return
-        if self.box.status().state in BETWEEN:
-            self.pairing, self._series_held = pairing, None
-            self._save()
-            self.series_taken(pairing, True)
-        else:
+        """The desk's pairing of the series on the table again: taken between games, held
+        during one (the box's series takes it from the game on the table on: an older game's
+        is a message the box has passed)."""
+        if self.box.status().state not in BETWEEN:
             self._series_held = pairing
+            return
+        self._series_held = None
+        if self.series_taken(pairing, True):
+            self.pairing = pairing
+            self._save()
 
     def before_start(self, at: float) -> None:
         """The hall's start for instant `at` (runner's clock) on a finished table: the held
