@@ -123,7 +123,14 @@ def test_a_drawn_game_goes_to_sudden_death_and_its_goal_wins_it(box) -> None:
     box["press"](Action.GOAL, team="away")
     s = runner.status()
     assert s.state == "finished" and s.decided == "sudden_death"
-    assert s.match_series == {**(s.match_series or {}), "game": 2, "away_wins": 1}
+    assert s.match_series == {
+        "best_of": 7,
+        "game": 2,
+        "home_wins": 0,
+        "away_wins": 1,
+        "winner": None,
+        "match": "",
+    }
 
 
 def test_a_goal_entered_after_the_end_takes_the_count_back_until_it_ends_again(box) -> None:
@@ -152,3 +159,20 @@ def test_the_series_file_brings_back_the_same_game(box, tmp_path: Path) -> None:
     again = SeriesPlay(tmp_path, box["runner"].submit)
     assert again.id == LOCAL and again.series == Series(7, 3, 1, 1)
     assert again.game_played() == 3
+
+
+def test_the_status_line_says_the_series_in_the_boxs_language(box) -> None:
+    from timekeeper.show import language
+    from timekeeper.show.status import columns, status_text
+
+    game(box, "home")
+    box["press"](Action.START)
+    s = box["runner"].status()
+    assert "game 2 · Novák leads 1:0" in status_text(s, 120)
+    assert "zápas 2 · Novák vede 1:0" in status_text(s, 120, words=language.words("cs"))
+    assert columns(status_text(s, 40)) <= 40  # (a narrow terminal: the series makes way)
+    box["play"].match = "QF2"
+    for _ in range(3):
+        game(box, "home")
+    finished = box["runner"].status()
+    assert "QF2 · Novák wins the series 4:0" in status_text(finished, 120)

@@ -194,6 +194,14 @@ def test_a_local_best_of_seven_is_played_game_by_game_and_survives_a_kill(box: d
     assert ctl("status")["match_series"] == series(1, 0, 0)  # the evening's next series
 
 
+def test_the_docs_series_command_starts_a_series_of_ithf_playoff_games(box: dict) -> None:
+    box["run"]("--best-of", "7", "--profile", "ithf-playoff")  # (docs/box.md, as typed)
+    box["ctl"]("names", "Jan Novák", "Svoboda")
+    s = box["ctl"]("status")
+    assert s["profile"] == "ithf-playoff" and s["match_series"] == series(1, 0, 0)
+    assert box["ctl"]("start")["state"] == "prestart"  # (its 20-s pre-start: ITHF 4.4)
+
+
 def test_best_of_refuses_a_profile_that_ends_a_game_drawn(box: dict) -> None:
     done = box["tk"]("run", "--best-of", "7", "--profile", "ithf", "--no-gpio", "--no-keyboard")
     assert done.returncode == 2, done.stderr

@@ -361,7 +361,7 @@ class MatchLink(RunnerListener):
                 self._result_of(status)
             elif (
                 self.played
-                and self.pairing.knockout
+                and (self.pairing.knockout or self.pairing.best_of > 0)  # (a series' game too)
                 and decided_at_the_end(status)
                 and self._finishing != f"{self.pairing.id}/{game}"  # (once: it comes again)
             ):
