@@ -56,3 +56,28 @@ def test_the_display_and_the_overlay_show_the_series(tmp_path: Path) -> None:
             10,
         )
         assert page.execute_script("return window.tkMissing") == []
+
+
+def test_the_hall_overview_shows_a_tables_series(tmp_path: Path) -> None:
+    import time
+
+    from test_hall_overview import RUNNING, FakeDesk, serving
+
+    series = {"best_of": 7, "game": 3, "home_wins": 2, "away_wins": 0, "winner": None}
+    status = {
+        **RUNNING,
+        "names": {"home": "Novák", "away": "Svoboda"},
+        "match_series": {**series, "match": "QF2"},
+    }
+    table = {"table": "1", "online": True, "synced": True, "in_step": True, "sent": time.time()}
+    desk = FakeDesk({"1": {**table, "status": status}})
+    with serving(desk, tmp_path / "desk", "de") as (url, _token), browser(1280, 800) as page:
+        page.get(f"{url}/hall")
+        wait_for(
+            lambda: (
+                page.find_element("css selector", ".table .series").text
+                == "QF2 · Spiel 3 · Novák führt 2:0"
+            ),
+            "the table's series on its tile, in German",
+            10,
+        )
