@@ -421,7 +421,7 @@ def _hall(
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
     if series is not None:  # the series a pairing names: counted by the box's SeriesPlay
-        link.match.series_taken, link.match.series_game = series.take, series.game_played
+        link.match.series_taken, link.match.series_played = series.take, series.played
         taken = link.match.pairing
         if taken is not None and taken.id != series.id:  # (its file lost, or older)
             series.take(taken, False)

@@ -117,7 +117,7 @@ class SeriesPlay(RunnerListener):
     def take(self, pairing: Pairing, again: bool) -> bool:
         """The desk's pairing taken (`again`: its word on the series on the table): a series'
         game, or a single match (no series). False: a word the box has passed, not taken."""
-        if not pairing.best_of:
+        if not pairing.series:
             if self.series is not None or self.id:
                 self.begin(None, "")
             return True
@@ -149,6 +149,16 @@ class SeriesPlay(RunnerListener):
         self.series, self.before = series, None
         self._save()
         return True
+
+    def played(self, pairing: Pairing) -> Pairing:
+        """The desk's pairing as the game on the table is played (its game, the wins before
+        it): what that game's result carries home. Any other pairing as it is."""
+        s = self.before or self.series
+        if s is None or not pairing.series or pairing.id != self.id or s.winner:
+            return pairing
+        return replace(
+            pairing, best_of=s.best_of, game=s.game, home_wins=s.home_wins, away_wins=s.away_wins
+        )
 
     def game_played(self) -> int:
         """The game whose result the table holds or plays (the result's `game`); 0: none."""

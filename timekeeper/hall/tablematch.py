@@ -15,7 +15,7 @@ box restarted before the match takes the switch again. A knock-out pairing (it n
 winner) decided at the end of regulation is ended by the box itself.
 
 A series' pairing (best_of, game, wins: docs/hall.md) is played game by game under its one id:
-the box's series (box/series.py, handed over as `series_taken` and `series_game`) counts each
+the box's series (box/series.py, handed over as `series_taken` and `series_played`) counts each
 game, every game's result goes home with its `game`, and the desk's pairing again with the same
 id is its word on the series (taken between games, held during one)."""
 
@@ -70,9 +70,9 @@ class MatchLink(RunnerListener):
         self._finishing = ""  # the knock-out pairing (and game) this box has ended by itself
         # the box's series (box/series.py; a box without one plays the pairing's single match):
         # told every pairing taken (and the desk's later word on it: True; it says whether it
-        # took that word), asked the game played
+        # took that word), asked the pairing of the game on the table (its game, its wins)
         self.series_taken: Callable[[Pairing, bool], bool] = lambda pairing, again: False
-        self.series_game: Callable[[], int] = lambda: 0
+        self.series_played: Callable[[Pairing], Pairing] = lambda pairing: pairing
         self._series_held: Pairing | None = None  # the desk's word during a game: after it
         self._lock = threading.Lock()
         self._load()
@@ -135,7 +135,7 @@ class MatchLink(RunnerListener):
             self.link.publish_status()
             return None
         with self._lock:
-            if self.pairing and pairing.id == self.pairing.id and pairing.best_of:
+            if self.pairing and pairing.id == self.pairing.id and pairing.series:
                 self._series_word(pairing)  # (the desk's re-publish after a game, or a correction)
             if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
                 if (
@@ -228,8 +228,9 @@ class MatchLink(RunnerListener):
         before it is confirmed (a goal entered after the end counts: docs/commands.md), each
         time sent home again; a confirmed one stands (the desk corrects it)."""
         assert self.pairing is not None
-        game = self.series_game()
-        made = from_status(self.pairing, self.table, status.to_dict(), self.wall(), game=game)
+        played = self.series_played(self.pairing)  # (a series' game: the one just played)
+        made = from_status(played, self.table, status.to_dict(), self.wall())
+        game = made.game
         old = self.result
         if old is not None and (old.confirmed or _same(old, made)):
             if old.confirmed and not _same(old, made):
@@ -338,7 +339,7 @@ class MatchLink(RunnerListener):
                 return
             if self._series_held is not None and status.state in BETWEEN:
                 self._series_word(self._series_held)
-            game = self.series_game()
+            game = self._game()
             if status.state not in BETWEEN and self.result and self.result.game != game:
                 # the series' next game begun: the last one's result stands (it went home)
                 log.info("hall: %s game %d begins", self.pairing.match, game)
@@ -361,7 +362,7 @@ class MatchLink(RunnerListener):
                 self._result_of(status)
             elif (
                 self.played
-                and (self.pairing.knockout or self.pairing.best_of > 0)  # (a series' game too)
+                and (self.pairing.knockout or self.pairing.series)  # (a series' game too)
                 and decided_at_the_end(status)
                 and self._finishing != f"{self.pairing.id}/{game}"  # (once: it comes again)
             ):
@@ -373,6 +374,11 @@ class MatchLink(RunnerListener):
                     status.score["away"],
                 )
                 self.box.submit(Command(Action.FINISH))
+
+    def _game(self) -> int | None:
+        """The series' game on the table (a result's `game`), None: a single match."""
+        played = self.series_played(self.pairing) if self.pairing else None
+        return played.game if played is not None and played.series else None
 
 
 def _same(a: MatchResult, b: MatchResult) -> bool:
