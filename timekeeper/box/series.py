@@ -117,7 +117,7 @@ class SeriesPlay(RunnerListener):
     def take(self, pairing: Pairing, again: bool) -> bool:
         """The desk's pairing taken (`again`: its word on the series on the table): a series'
         game, or a single match (no series). False: a word the box has passed, not taken."""
-        if pairing.best_of <= 1:  # (a single match)
+        if not pairing.series:
             if self.series is not None or self.id:
                 self.begin(None, "")
             return True
@@ -154,7 +154,7 @@ class SeriesPlay(RunnerListener):
         """The desk's pairing as the game on the table is played (its game, the wins before
         it): what that game's result carries home. Any other pairing as it is."""
         s = self.before or self.series
-        if s is None or pairing.best_of <= 1 or pairing.id != self.id or s.winner:
+        if s is None or not pairing.series or pairing.id != self.id or s.winner:
             return pairing
         return replace(
             pairing, best_of=s.best_of, game=s.game, home_wins=s.home_wins, away_wins=s.away_wins

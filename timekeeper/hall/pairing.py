@@ -44,8 +44,8 @@ class Pairing:
     profile: str  # the match profile the table plays it with
     sent: float  # the desk's wall clock when called
     knockout: bool = False  # the match needs a winner: decided in regulation, it is over
-    best_of: int = 0  # a series of this many games (first to best_of // 2 + 1); 0: one match
-    game: int = 0  # the series' game this pairing starts (1..best_of)
+    best_of: int = 1  # a series of this many games (first to best_of // 2 + 1); 1: one match
+    game: int = 1  # the series' game this pairing starts (1..best_of)
     home_wins: int = 0  # games the home side won before it
     away_wins: int = 0
 
@@ -53,7 +53,7 @@ class Pairing:
         body = asdict(self)
         if not self.knockout:
             del body["knockout"]
-        if not self.best_of:
+        if not self.series:
             for key in SERIES:
                 del body[key]
         return json.dumps(body, ensure_ascii=False).encode()
@@ -61,6 +61,11 @@ class Pairing:
     @property
     def sides(self) -> str:
         return f"{self.home} – {self.away}"
+
+    @property
+    def series(self) -> bool:
+        """A game of a series (best of 3 … 9), not a single match."""
+        return self.best_of > 1
 
 
 def parse_pairing(payload: bytes) -> Pairing:
@@ -114,10 +119,10 @@ def parse_pairing(payload: bytes) -> Pairing:
 
 def _series(data: dict) -> tuple[int, int, int, int]:
     """A series' four fields (all or none): best of an odd 3..9, the game 1..best_of, and each
-    side's wins before it, neither already enough to have won (nor more than were played)."""
+    side's wins before it, neither already enough to have won."""
     given = [key for key in SERIES if key in data]
     if not given:
-        return (0, 0, 0, 0)
+        return (1, 1, 0, 0)  # (a single match)
     if len(given) != len(SERIES):
         raise BadMessage(f"a series' pairing has all of {', '.join(SERIES)}")
     values = [data[key] for key in SERIES]
@@ -129,9 +134,8 @@ def _series(data: dict) -> tuple[int, int, int, int]:
     if not 1 <= game <= best_of:
         raise BadMessage(f"game must be 1-{best_of} (best_of)")
     needed = best_of // 2 + 1
-    if not (0 <= home < needed and 0 <= away < needed and home + away < game):
+    if not (0 <= home < needed and 0 <= away < needed):
         raise BadMessage(
-            f"home_wins and away_wins must be under {needed} each (the series is not yet won) "
-            f"and together under game ({game})"
+            f"home_wins and away_wins must be under {needed} each (the series is not yet won)"
         )
     return (best_of, game, home, away)

@@ -39,7 +39,7 @@ class MatchResult:
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
     confirmed: bool = False  # the table's operator has confirmed it (`ctl result confirm`)
-    game: int = 0  # the series' game it is the result of (0: not a series)
+    game: int | None = None  # the series' game it ends (its pairing's); None: a single match
 
     @property
     def id(self) -> str:
@@ -53,15 +53,14 @@ class MatchResult:
         body = asdict(self)
         body["pairing"] = json.loads(self.pairing.to_json())
         body["score"] = list(self.score)
-        if not self.game:
+        if self.game is None:
             del body["game"]
         return json.dumps(body, ensure_ascii=False).encode()
 
 
-def from_status(
-    pairing: Pairing, table: str, status: dict, finished: float, game: int = 0
-) -> MatchResult:
-    """The result of a finished match (`game` of its series, 0: none), from the box's status."""
+def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> MatchResult:
+    """The result of a finished match (a series' game: the pairing's), from the box's status."""
+    game = pairing.game if pairing.series else None
     score = status.get("score") or {}
     home, away = int(score.get("home", 0)), int(score.get("away", 0))
     attempts = status.get("shootout_attempts") or []
@@ -163,11 +162,12 @@ def parse_result(payload: bytes) -> MatchResult:
         raise BadMessage("finished must be a number")
     if not isinstance(data["confirmed"], bool):
         raise BadMessage("confirmed must be true or false")
-    game = data.get("game", 0)
+    game = data.get("game")
     if "game" in data and (
         isinstance(game, bool)
         or not isinstance(game, int)
-        or not 1 <= game <= (pairing.best_of or 0)
+        or not pairing.series
+        or not 1 <= game <= pairing.best_of
     ):
         raise BadMessage("game must be 1-best_of, and only for a series' pairing")
     return MatchResult(

@@ -135,7 +135,7 @@ class MatchLink(RunnerListener):
             self.link.publish_status()
             return None
         with self._lock:
-            if self.pairing and pairing.id == self.pairing.id and pairing.best_of > 1:
+            if self.pairing and pairing.id == self.pairing.id and pairing.series:
                 self._series_word(pairing)  # (the desk's re-publish after a game, or a correction)
             if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
                 if (
@@ -228,9 +228,9 @@ class MatchLink(RunnerListener):
         before it is confirmed (a goal entered after the end counts: docs/commands.md), each
         time sent home again; a confirmed one stands (the desk corrects it)."""
         assert self.pairing is not None
-        game = self._game()  # (a series' game: the one just played)
-        played = self.series_played(self.pairing)
-        made = from_status(played, self.table, status.to_dict(), self.wall(), game=game)
+        played = self.series_played(self.pairing)  # (a series' game: the one just played)
+        made = from_status(played, self.table, status.to_dict(), self.wall())
+        game = made.game
         old = self.result
         if old is not None and (old.confirmed or _same(old, made)):
             if old.confirmed and not _same(old, made):
@@ -362,7 +362,7 @@ class MatchLink(RunnerListener):
                 self._result_of(status)
             elif (
                 self.played
-                and (self.pairing.knockout or self.pairing.best_of > 1)  # (a series' game too)
+                and (self.pairing.knockout or self.pairing.series)  # (a series' game too)
                 and decided_at_the_end(status)
                 and self._finishing != f"{self.pairing.id}/{game}"  # (once: it comes again)
             ):
@@ -375,10 +375,10 @@ class MatchLink(RunnerListener):
                 )
                 self.box.submit(Command(Action.FINISH))
 
-    def _game(self) -> int:
-        """The series' game on the table (a result's `game`), 0: a single match."""
+    def _game(self) -> int | None:
+        """The series' game on the table (a result's `game`), None: a single match."""
         played = self.series_played(self.pairing) if self.pairing else None
-        return played.game if played is not None and played.best_of > 1 else 0
+        return played.game if played is not None and played.series else None
 
 
 def _same(a: MatchResult, b: MatchResult) -> bool:
