@@ -94,7 +94,7 @@ def test_games_counted_the_next_begun_with_start_and_a_won_series_takes_no_furth
         "winner": "home",
         "match": "",
     }
-    with pytest.raises(Refused, match="the series is over: home won it 4:1"):
+    with pytest.raises(Refused, match="the series is over: Novák won it 4:1"):
         _refused(box, Action.START)
     assert runner.status().state == "finished"
     with pytest.raises(Refused, match="the series is over"):

@@ -77,7 +77,7 @@ class Runner:
         # the series the table plays (box/series.py): shown in the status, and a won one
         # refuses a further game's start (the refusal's reason; "": the command may go on)
         self.series_shown: Callable[[], dict | None] = lambda: None
-        self.series_refusal: Callable[[Command, str], str] = lambda command, state: ""
+        self.series_refusal: Callable[[Command, str, dict], str] = lambda command, state, names: ""
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
@@ -245,7 +245,7 @@ class Runner:
                 cues = self.engine.advance(now)
             else:
                 try:
-                    if why := self.series_refusal(command, before.value):
+                    if why := self.series_refusal(command, before.value, self.engine.names):
                         won = Refused(why)  # (a won series: no further game)
                         won.cues = self.engine.advance(now)
                         raise won

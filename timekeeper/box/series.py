@@ -174,8 +174,9 @@ class SeriesPlay(RunnerListener):
             return None
         return {**asdict(s), "winner": s.winner, "match": self.match}
 
-    def refusal(self, command: Command, state: str) -> str:
-        """Why the box takes no further game now ("": it may): the series is won."""
+    def refusal(self, command: Command, state: str, names: dict | None = None) -> str:
+        """Why the box takes no further game now ("": it may): the series is won (by
+        `names`' side, else home or away)."""
         s = self.series
         begins = command.action is Action.START or (
             command.action is Action.GO and state in ("idle", "finished")
@@ -184,7 +185,8 @@ class SeriesPlay(RunnerListener):
             return ""
         won = s.home_wins if s.winner == "home" else s.away_wins
         lost = s.away_wins if s.winner == "home" else s.home_wins
-        return f"the series is over: {s.winner} won it {won}:{lost}; no further game " + (
+        who = (names or {}).get(s.winner) or s.winner
+        return f"the series is over: {who} won it {won}:{lost}; no further game " + (
             "(RESET begins a new series)" if self.id == LOCAL else "(the desk calls the next)"
         )
 
