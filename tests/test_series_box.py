@@ -176,3 +176,30 @@ def test_the_status_line_says_the_series_in_the_boxs_language(box) -> None:
         game(box, "home")
     finished = box["runner"].status()
     assert "QF2 · Novák wins the series 4:0" in status_text(finished, 120)
+
+
+def test_a_box_out_of_its_hall_leaves_the_halls_series_and_run_best_of_resumes_its_own(
+    box, tmp_path: Path
+) -> None:
+    import argparse
+
+    from timekeeper.box.live import _series
+
+    runner = box["runner"]
+    folder = tmp_path / "next"
+    folder.mkdir()
+    hall = SeriesPlay(folder, runner.submit)
+    hall.begin(Series(7, 3, 2, 0), "QF2-c1", "QF2")  # (yesterday's hall series)
+    cfg = argparse.Namespace(hall=None)
+    args = argparse.Namespace(best_of=None, hall=None, fresh=False)
+    alone = _series(args, cfg, runner, runner.engine.profile, folder)
+    assert alone.series is None and runner.series_shown() is None
+    args.best_of = 5
+    local = _series(args, cfg, runner, runner.engine.profile, folder)
+    assert local.series == Series(5)
+    local.series = Series(5, 3, 1, 1)
+    local._save()
+    again = _series(args, cfg, runner, runner.engine.profile, folder)  # the same command
+    assert again.series == Series(5, 3, 1, 1)
+    args.fresh = True
+    assert _series(args, cfg, runner, runner.engine.profile, folder).series == Series(5)

@@ -342,11 +342,12 @@ def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Pr
     runner.listeners.append(play)
     runner.series_shown, runner.series_refusal = play.shown, play.refusal
     best_of = args.best_of
+    in_hall = bool(args.hall or cfg.hall)
     if best_of is None:
-        if play.id == LOCAL:  # (the last series was a local one: now single matches)
-            play.begin(None, "")
+        if play.id and (play.id == LOCAL or not in_hall):  # (now single matches; a hall's
+            play.begin(None, "")  # series goes on only in the hall, with its pairing)
         return play
-    if args.hall or cfg.hall:
+    if in_hall:
         raise ConfigError(
             "a box in a hall plays the series its desk's pairing names; "
             "--best-of is for a box with no desk",
