@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ class SeriesPlay(RunnerListener):
     """The box's series (None: it plays single matches). `submit` is the runner's; the runner
     asks `shown()` for the status's `match_series` and `refusal()` before every command."""
 
-    def __init__(self, folder: Path | None, submit: Any) -> None:
+    def __init__(self, folder: Path | None, submit: Callable[[Command], Any]) -> None:
         self.file = None if folder is None else Path(folder) / FILE
         self.submit = submit
         self.id, self.match = "", ""  # the desk's pairing id (LOCAL: run --best-of), its match
@@ -191,6 +192,7 @@ class SeriesPlay(RunnerListener):
         )
 
     def text(self) -> str:
+        """The series for the log (English, home/away): `game 3, 2:0`, `won by home 4:1`."""
         s = self.series
         if s is None:
             return ""
