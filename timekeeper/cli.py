@@ -166,6 +166,14 @@ def parser() -> argparse.ArgumentParser:
         help="how this box's clock agrees with the hall's: chrony (default), or "
         "local for a practice hall on one machine (a loopback broker only)",
     )
+    run.add_argument(
+        "--best-of",
+        type=int,
+        choices=(3, 5, 7, 9),
+        metavar="N",
+        help="play a series with no desk: best of N games (3, 5, 7 or 9), first to N//2+1 "
+        "wins; each game needs a winner (a profile with an overtime: ithf-playoff)",
+    )
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
     render = sub.add_parser("render", help="write a match to a WAV file")

@@ -174,7 +174,8 @@ def _run_live(args: argparse.Namespace) -> int:
             )
             devices.callback(keys.start().close)
 
-        hall = _hall(args, cfg, runner, chosen.key, folder, switch)  # (joined below)
+        series = _series(args, cfg, runner, chosen, folder)  # (before the hall's: counted first)
+        hall = _hall(args, cfg, runner, chosen.key, folder, switch, series)  # (joined below)
         # the box's commands beyond the match's: ctl result [confirm] (and the page's button)
         commands = {} if hall is None else {"result": hall.match.ctl}
         web = _web(args, cfg, runner, folder, commands)  # (its own listener, serving)
@@ -330,6 +331,43 @@ def _link_handler(web):
     return lambda words: web.link(renew=words == ["new"])
 
 
+def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Profile, folder):
+    """The series the box plays (box/series.py), a listener of the runner: the desk's pairings
+    name theirs; `--best-of N` with no desk plays a local one, resumed from its file by the
+    same command (a new one with --fresh or another N)."""
+    from timekeeper.box.series import LOCAL, Series, SeriesPlay
+
+    play = SeriesPlay(folder, runner.submit)
+    play.on = runner.engine.state.value not in ("idle", "finished")  # (a journaled game)
+    runner.listeners.append(play)
+    runner.series_shown, runner.series_refusal = play.shown, play.refusal
+    best_of = args.best_of
+    in_hall = bool(args.hall or cfg.hall)
+    if best_of is None:
+        if play.id and (play.id == LOCAL or not in_hall):  # (now single matches; a hall's
+            play.begin(None, "")  # series goes on only in the hall, with its pairing)
+        return play
+    if in_hall:
+        raise ConfigError(
+            "a box in a hall plays the series its desk's pairing names; "
+            "--best-of is for a box with no desk",
+            field="--best-of",
+        )
+    if len(chosen.periods) == chosen.regulation and chosen.shootout is None:
+        raise ConfigError(
+            f"a series' game needs a winner, but profile {chosen.key} ends a draw at the end "
+            "of regulation: use a profile with an overtime (--profile ithf-playoff)",
+            field="--best-of",
+        )
+    play.local = True
+    s = play.series
+    if play.id == LOCAL and s is not None and s.best_of == best_of and not args.fresh:
+        log.info("series resumed: best of %d, %s", best_of, play.text())
+    else:
+        play.begin(Series(best_of), LOCAL)
+    return play
+
+
 def _hall(
     args: argparse.Namespace,
     cfg: box_config.Config,
@@ -337,6 +375,7 @@ def _hall(
     profile_key: str,
     folder: Path,
     switch=None,
+    series=None,
 ):
     """The link to the hall (run --hall URL --table T, or the config's hall:), a listener of
     the runner, not yet started; None if not asked."""
@@ -382,6 +421,11 @@ def _hall(
     except ValueError as exc:
         raise ConfigError(str(exc), field="--table / --hall-name") from None
     runner.listeners += [link, link.match]
+    if series is not None:  # the series a pairing names: counted by the box's SeriesPlay
+        link.match.series_taken, link.match.series_played = series.take, series.played
+        taken = link.match.pairing
+        if taken is not None and taken.id != series.id:  # (its file lost, or older)
+            series.take(taken, False)
     runner.hall_result = link.match.result_shown  # (box facts of the status)
     runner.hall_next = link.match.next_shown
     return link

@@ -74,6 +74,10 @@ class Runner:
         # box joins a hall): a box fact of the status, for its operator to confirm
         self.hall_result: Callable[[], dict | None] = lambda: None
         self.hall_next: Callable[[], dict | None] = lambda: None
+        # the series the table plays (box/series.py): shown in the status, and a won one
+        # refuses a further game's start (the refusal's reason; "": the command may go on)
+        self.series_shown: Callable[[], dict | None] = lambda: None
+        self.series_refusal: Callable[[Command, str, dict], str] = lambda command, state, names: ""
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
@@ -165,6 +169,7 @@ class Runner:
             audio_fault=self.audio_fault,
             hall_result=self.hall_result(),
             next_pairing=self.hall_next(),
+            match_series=self.series_shown(),
         )
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)
@@ -240,6 +245,10 @@ class Runner:
                 cues = self.engine.advance(now)
             else:
                 try:
+                    if why := self.series_refusal(command, before.value, self.engine.names):
+                        won = Refused(why)  # (a won series: no further game)
+                        won.cues = self.engine.advance(now)
+                        raise won
                     cues = self.engine.handle(command, now)
                 except Refused as exc:  # worded for the operator: what to press now
                     cues, refusal = exc.cues, prompts.complete(exc, self.engine.status(now))

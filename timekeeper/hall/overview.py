@@ -57,7 +57,7 @@ class Overview:
                 web.get("/", self._root),
                 web.get("/hall", guard.page(STATIC / "hall.html", self.lang)),
                 web.get("/api/hall", self._tables),
-                web.get("/lang/{code}.js", guard.words("hall", "parts")),
+                web.get("/lang/{code}.js", guard.words("hall", "parts", "series")),
                 web.get(
                     "/static/{name}",
                     guard.files(guard.COMMON_SCRIPT, *STATIC.glob("*.js"), *STATIC.glob("*.css")),

@@ -12,7 +12,12 @@ switches the box to that profile for its match (`switch`: the box's ProfileSwitc
 box/switch.py); a profile the box cannot take (unknown, invalid, its sound pack lacks a cue)
 is said in the table's status for the desk (`pairing_note`), and the box keeps its own. A
 box restarted before the match takes the switch again. A knock-out pairing (it needs a
-winner) decided at the end of regulation is ended by the box itself."""
+winner) decided at the end of regulation is ended by the box itself.
+
+A series' pairing (best_of, game, wins: docs/hall.md) is played game by game under its one id:
+the box's series (box/series.py, handed over as `series_taken` and `series_played`) counts each
+game, every game's result goes home with its `game`, and the desk's pairing again with the same
+id is its word on the series (taken between games, held during one)."""
 
 from __future__ import annotations
 
@@ -62,7 +67,13 @@ class MatchLink(RunnerListener):
         self.result: MatchResult | None = None
         self.waiting: Pairing | None = None  # came during a match: taken after it
         self.note = ""
-        self._finishing = ""  # the knock-out pairing this box has ended by itself
+        self._finishing = ""  # the knock-out pairing (and game) this box has ended by itself
+        # the box's series (box/series.py; a box without one plays the pairing's single match):
+        # told every pairing taken (and the desk's later word on it: True; it says whether it
+        # took that word), asked the pairing of the game on the table (its game, its wins)
+        self.series_taken: Callable[[Pairing, bool], bool] = lambda pairing, again: False
+        self.series_played: Callable[[Pairing], Pairing] = lambda pairing: pairing
+        self._series_held: Pairing | None = None  # the desk's word during a game: after it
         self._lock = threading.Lock()
         self._load()
 
@@ -124,6 +135,8 @@ class MatchLink(RunnerListener):
             self.link.publish_status()
             return None
         with self._lock:
+            if self.pairing and pairing.id == self.pairing.id and pairing.series:
+                self._series_word(pairing)  # (the desk's re-publish after a game, or a correction)
             if pairing.id in {p.id for p in (self.pairing, self.waiting) if p}:
                 if (
                     self.pairing
@@ -154,6 +167,18 @@ class MatchLink(RunnerListener):
         self.link.publish_status()
         return None
 
+    def _series_word(self, pairing: Pairing) -> None:
+        """The desk's pairing of the series on the table again: taken between games, held
+        during one (the box's series takes it from the game on the table on: an older game's
+        is a message the box has passed)."""
+        if self.box.status().state not in BETWEEN:
+            self._series_held = pairing
+            return
+        self._series_held = None
+        if self.series_taken(pairing, True):
+            self.pairing = pairing
+            self._save()
+
     def before_start(self, at: float) -> None:
         """The hall's start for instant `at` (runner's clock) on a finished table: the held
         pairing is the match it begins, its names given at that instant, just before it."""
@@ -163,7 +188,9 @@ class MatchLink(RunnerListener):
 
     def _take(self, pairing: Pairing, at: float | None = None) -> None:
         self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
+        self._series_held = None
         self._save()
+        self.series_taken(pairing, False)
         self._switch_to(pairing)  # (first: the names go to the next match's engine)
         names = Command(Action.NAMES, names=(pairing.home, pairing.away))
         given = self.box.submit(names, at=at)
@@ -201,7 +228,9 @@ class MatchLink(RunnerListener):
         before it is confirmed (a goal entered after the end counts: docs/commands.md), each
         time sent home again; a confirmed one stands (the desk corrects it)."""
         assert self.pairing is not None
-        made = from_status(self.pairing, self.table, status.to_dict(), self.wall())
+        played = self.series_played(self.pairing)  # (a series' game: the one just played)
+        made = from_status(played, self.table, status.to_dict(), self.wall())
+        game = made.game
         old = self.result
         if old is not None and (old.confirmed or _same(old, made)):
             if old.confirmed and not _same(old, made):
@@ -215,8 +244,9 @@ class MatchLink(RunnerListener):
         self.result = made
         self._save()
         log.info(
-            "hall: %s %s %s (%s); sent to the desk",
+            "hall: %s%s %s %s (%s); sent to the desk",
             self.pairing.match,
+            f" game {game}" if game else "",
             "finished" if old is None else "changed after the end:",
             made.score_text,
             made.decided,
@@ -307,7 +337,15 @@ class MatchLink(RunnerListener):
                 return
             if self.pairing is None:
                 return
-            if status.state not in BETWEEN and not self.played and self.result is None:
+            if self._series_held is not None and status.state in BETWEEN:
+                self._series_word(self._series_held)
+            game = self._game()
+            if status.state not in BETWEEN and self.result and self.result.game != game:
+                # the series' next game begun: the last one's result stands (it went home)
+                log.info("hall: %s game %d begins", self.pairing.match, game)
+                self.result, self.played = None, True
+                self._save()
+            elif status.state not in BETWEEN and not self.played and self.result is None:
                 self.played = True
                 self._save()
             elif status.state not in BETWEEN and self.result and not self.result.confirmed:
@@ -324,11 +362,11 @@ class MatchLink(RunnerListener):
                 self._result_of(status)
             elif (
                 self.played
-                and self.pairing.knockout
-                and _decided_at_the_end(status)
-                and self._finishing != self.pairing.id  # (once: the status comes again)
+                and (self.pairing.knockout or self.pairing.series)  # (a series' game too)
+                and decided_at_the_end(status)
+                and self._finishing != f"{self.pairing.id}/{game}"  # (once: it comes again)
             ):
-                self._finishing = self.pairing.id
+                self._finishing = f"{self.pairing.id}/{game}"
                 log.info(
                     "hall: %s is decided at the end of regulation (%s:%s): a knock-out match, over",
                     self.pairing.match,
@@ -337,13 +375,18 @@ class MatchLink(RunnerListener):
                 )
                 self.box.submit(Command(Action.FINISH))
 
+    def _game(self) -> int | None:
+        """The series' game on the table (a result's `game`), None: a single match."""
+        played = self.series_played(self.pairing) if self.pairing else None
+        return played.game if played is not None and played.series else None
+
 
 def _same(a: MatchResult, b: MatchResult) -> bool:
     """The same result for the desk (when it was made aside)."""
     return (a.score, a.decided, a.goals, a.penalties) == (b.score, b.decided, b.goals, b.penalties)
 
 
-def _decided_at_the_end(status: Status) -> bool:
+def decided_at_the_end(status: Status) -> bool:
     """Regulation (or a part after it) over, the match waiting for NEXT, with goals entered
     and one side ahead: the engine plays no overtime then, FINISH ends it (its operator's `f`
     in a group match; for a knock-out match the box itself: no one need be at the table)."""

@@ -90,6 +90,20 @@ def check_match(status: object) -> None:
         )
     ):
         raise BadStatus("status.scheduled: not a list of {command, in}")
+    series = status.get("match_series")
+    if series is not None and not (
+        isinstance(series, dict)
+        and all(
+            isinstance(series.get(k), int)
+            and not isinstance(series.get(k), bool)
+            and 0 <= series[k] <= 99
+            for k in ("best_of", "game", "home_wins", "away_wins")
+        )
+        and series.get("winner") in (None, "home", "away")
+        and isinstance(series.get("match", ""), str)
+        and len(series.get("match", "")) <= MAX_TEXT
+    ):
+        raise BadStatus("status.match_series: not {best_of, game, home_wins, away_wins, winner}")
     names = status.get("names")
     if names is not None and not (
         isinstance(names, dict)

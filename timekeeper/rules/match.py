@@ -111,6 +111,10 @@ class Status:
     # the box's, where it joins a hall: the pairing held for after the match on the table
     # ({"match", "home", "away"}; None: none), shown as "next: HOME – AWAY"
     next_pairing: dict[str, object] | None = None
+    # the box's, where it plays a series (best of N: the desk's pairing, or run --best-of): the
+    # game on the table, played now or next ({"best_of", "game", "home_wins", "away_wins",
+    # "winner": "home" | "away" | None, "match"}; None: single matches)
+    match_series: dict[str, object] | None = None
     # the profile's, for the screens: ADD's step (the operator page's ± buttons; ADD without
     # seconds takes it), the first period's length (an idle display shows it; None:
     # untimed) and whether the last minute shows tenths

@@ -21,7 +21,7 @@ from timekeeper.rules.yamldoc import ConfigError
 DEFAULT = "en"
 # the hall's languages, in the order docs and errors name them
 LANGUAGES = ("en", "cs", "sk", "pl", "sl", "de", "sv", "fi")
-SECTIONS = ("pages", "parts", "hall", "line")
+SECTIONS = ("pages", "parts", "hall", "line", "series")
 MAX_FILE = 64 * 1024  # bytes of a language file
 MAX_TEXT = 200  # characters of one text
 

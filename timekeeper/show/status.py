@@ -130,7 +130,7 @@ class _Words:
     """A language's words for the line: `line` and the parts' names."""
 
     def __init__(self, words: language.Words) -> None:
-        self.line, self.parts = words["line"], words["parts"]
+        self.line, self.parts, self.series = words["line"], words["parts"], words["series"]
 
     def state(self, s: Status) -> str:
         """The state, one word in capitals (`RUNNING`, `BĚŽÍ`)."""
@@ -202,6 +202,8 @@ def _parts(
         )
     elif s.part and s.state in ("running", "stopped"):
         parts.append(f"{line['played']} {elapsed_text(s.play_time)}")
+    if s.match_series and level < 3:  # `QF2 · game 3 · Novák leads 2:0`
+        parts.append(series_text(s.match_series, s.names, s.state, w.series, w.team))
     if s.added and level < 5:
         parts.append(f"{line['added']} {s.added:+g}s" if level == 0 else f"{s.added:+g}s")
     if s.series:
@@ -214,6 +216,38 @@ def _parts(
     if s.waiting_for:
         parts.append(f"[{s.waiting_for}]")
     return parts
+
+
+def series_text(
+    series: dict, names: dict, state: str, words: dict[str, str], team: Callable[[str], str]
+) -> str:
+    """The series on the table (Status.match_series) in `words` (a language's `series`):
+    `QF2 · game 3 · Novák leads 2:0`, `game 5 · series 2:2`, between games `next: game 4`,
+    once won `Novák wins the series 4:1`; a side's name, else `team(side)` (HOME)."""
+
+    def name(side: str) -> str:
+        return str(names.get(side) or "") or team(side)
+
+    def say(key: str, **values: object) -> str:
+        text = words[key]
+        for key_, value in values.items():
+            text = text.replace("{" + key_ + "}", str(value))
+        return text
+
+    home, away = int(series["home_wins"]), int(series["away_wins"])
+    ahead, behind = max(home, away), min(home, away)
+    out = [str(series["match"])] if series.get("match") else []
+    if series.get("winner"):
+        out.append(say("won", name=name(str(series["winner"])), score=f"{ahead}:{behind}"))
+        return " · ".join(out)
+    out.append(say("nextGame" if state == "finished" else "game", game=series["game"]))
+    if home == away:
+        out.append(say("level", score=f"{home}:{away}"))
+    else:
+        out.append(
+            say("leads", name=name("home" if home > away else "away"), score=f"{ahead}:{behind}")
+        )
+    return " · ".join(out)
 
 
 def score_text(s: Status) -> str:
@@ -340,6 +374,16 @@ def status_block(s: dict) -> str:
                 f"{r['match']} {r['score']} ({'confirmed' if r['confirmed'] else 'to confirm'})",
             )
         )
+    if s.get("match_series"):
+        english = language.english()
+        shown = series_text(
+            s["match_series"],
+            s.get("names") or {},
+            s.get("state", ""),
+            english["series"],
+            lambda side: side.upper(),
+        )
+        rows.append(("series", shown))
     if s.get("next_pairing"):  # (held for after the match on the table)
         n = s["next_pairing"]
         rows.append(("next match", f"{n['match']} {n['home'] or 'HOME'} – {n['away'] or 'AWAY'}"))

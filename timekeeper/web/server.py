@@ -235,7 +235,7 @@ class WebServer(RunnerListener):
         app.router.add_get("/api/status", self._status)
         app.router.add_post("/api/command", self._command)
         app.router.add_get("/api/live", self._live)
-        app.router.add_get("/lang/{code}.js", guard.words("pages", "parts"))
+        app.router.add_get("/lang/{code}.js", guard.words("pages", "parts", "series"))
         app.router.add_get("/static/{name}", guard.files(*STATIC.glob("*.*")))
         return app
 

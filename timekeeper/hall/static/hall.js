@@ -52,12 +52,13 @@ function goodTile(name, t, now) {
   const why = t.online ? (t.synced ? text(t.error, "error") : text(t.sync, "sync")) : "";
   const pending = Array.isArray(s.scheduled) ? s.scheduled : [];
   div.innerHTML = `<div class="head"><span class="name"></span><span class="state"></span></div><div class="clock"></div>
-    <div class="score"></div><div class="part"></div><div class="pending"></div><div class="why"></div>`;
+    <div class="score"></div><div class="part"></div><div class="series"></div><div class="pending"></div><div class="why"></div>`;
   div.querySelector(".state").textContent = label;
   div.querySelector(".name").textContent = word("table", { name });
   div.querySelector(".clock").textContent = t.online ? clock(left) : "";
   div.querySelector(".score").textContent = t.online ? `${score.home}:${score.away}` : "";
   div.querySelector(".part").textContent = partName(text(s.part, "part"));
+  div.querySelector(".series").textContent = t.online ? TK.seriesText(s) : "";
   div.querySelector(".pending").textContent = t.online ? pending.map(w =>
     word("pending", { command: text(w.command, "scheduled"), seconds: Math.round(w.in) })).join(" · ") : "";
   if (div.classList.contains("offstep")) {

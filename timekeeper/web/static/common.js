@@ -72,6 +72,28 @@ const TK = (() => {
     }
   }
 
+  // The series on the table (the status's match_series), in the page's language (SERIES, the
+  // `series` words; a page without them shows nothing): "QF2 · game 3 · Novák leads 2:0",
+  // "series 2:2", between games "next: game 4", once won "Novák wins the series 4:1".
+  // (show/status.py's series_text says the same on the box's status line.)
+  function seriesText(s) {
+    const m = s && s.match_series;
+    if (!m || typeof SERIES === "undefined") return "";
+    const put = (key, vars) => SERIES[key].replace(/\{(\w+)\}/g, (all, n) => (n in vars ? vars[n] : all));
+    const home = m.home_wins, away = m.away_wins;
+    if (![home, away, m.game].every(Number.isInteger)) throw new Error("series is not numbers");
+    const ahead = Math.max(home, away), behind = Math.min(home, away);
+    const out = m.match ? [String(m.match)] : [];
+    if (m.winner === "home" || m.winner === "away") {
+      out.push(put("won", { name: teamName(s, m.winner), score: `${ahead}:${behind}` }));
+      return out.join(" · ");
+    }
+    out.push(put(s.state === "finished" ? "nextGame" : "game", { game: m.game }));
+    out.push(home === away ? put("level", { score: `${home}:${away}` })
+      : put("leads", { name: teamName(s, home > away ? "home" : "away"), score: `${ahead}:${behind}` }));
+    return out.join(" · ");
+  }
+
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -79,5 +101,5 @@ const TK = (() => {
     return node;
   }
 
-  return { clockText, clockTenths, elapsedText, say, partName, teamName, fill, el };
+  return { clockText, clockTenths, elapsedText, say, partName, teamName, seriesText, fill, el };
 })();

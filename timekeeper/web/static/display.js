@@ -169,6 +169,9 @@
     $("part").textContent = s.state === "idle" ? "" : TK.partText(s); // (idle: the title below)
     $("state").textContent = TK.stateWord(s);
     $("sub").textContent = subLine(s);
+    const series = TK.seriesText(s); // (a series on the table: QF2 · game 3 · Novák leads 2:0)
+    $("series").textContent = series;
+    $("series").hidden = !series;
     for (const team of ["home", "away"]) {
       $(`name-${team}`).textContent = TK.teamName(s, team);
       $(`att-name-${team}`).textContent = TK.teamName(s, team);

@@ -21,6 +21,9 @@
     const word = TK.stateWord(s);
     const part = TK.partText(s);
     $("ov-part").textContent = s.state === "running" || !word ? part : word;
+    const series = TK.seriesText(s);
+    $("ov-series").textContent = series;
+    $("ov-series").hidden = !series;
     document.body.dataset.state = s.state;
     tick();
   }
