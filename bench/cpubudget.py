@@ -6,11 +6,14 @@ slower, as on a slower CPU (`cpulimit` SIGSTOPs the whole process instead: 0.5-s
 fair test). The period is 10 ms: the kernel's default 100 ms stalls a 25-% process up to
 75 ms at a time. Where the kernel groups real-time threads too (cpu.rt_runtime_us), a new
 group gets no real-time time at all and the box's SCHED_FIFO threads are refused (EPERM):
-the group gets the same share of real-time time, so the box runs as it does on a Pi.
+the group gets real-time time too (below), so the box runs as it does on a Pi. The
+group also has the first claim on its share (cpu.shares at the kernel's maximum): on this
+busy 2-core machine a process at the default weight gets less than its quota, and the
+fraction would no longer be what was asked; the quota still caps it.
 cgroup v2's cpu.max is not used: this machine's unified hierarchy has no cpu controller.
 Needs root (the cgroup files).
 
-As a library (sound32's benches):
+As a library (bench/startup.py, the timing and hall benches):
 
     from cpubudget import cpu_budget
     with cpu_budget(0.25) as cg:                    # a new group; removed on leaving
@@ -21,7 +24,11 @@ As a library (sound32's benches):
 
     In a shell command (tmux, sh -c): `echo $$ > {cg.procs} && exec CMD`.
     `cpu=N` also pins the group's processes to core N (the enter/add calls do it).
-    Several groups at once share the machine's real-time budget (95 %): four at 25 % do not fit.
+    A group's real-time share is its quota, at most 20 % (2 ms a period): all groups together
+    get the kernel's 95 % of a core, so four groups fit (a hall of four boxes), a fifth is
+    refused with CpuBudgetUnavailable. The kernel counts real-time time apart from the CFS
+    quota: a box's SCHED_FIFO threads (its runner and audio writer, a small part of its CPU)
+    may add up to that share again.
 
 As a command:
 
@@ -45,6 +52,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PERIOD_US = 10_000  # 10 ms: short stalls (see above)
+RT_MAX_US = 2_000  # a group's real-time time: at most 2 ms a period, so four groups fit
+SHARES = 262_144  # cgroup v1's highest cpu.shares: the group gets its quota first (see above)
 _serial = itertools.count(1)
 
 
@@ -81,9 +90,18 @@ class CpuGroup:
         quota = max(1000, round(PERIOD_US * self.fraction))  # (the kernel's minimum: 1 ms)
         self._write("cpu.cfs_period_us", PERIOD_US)
         self._write("cpu.cfs_quota_us", quota)
+        self._write("cpu.shares", SHARES)
         if (self.path / "cpu.rt_runtime_us").exists():  # (CONFIG_RT_GROUP_SCHED)
+            runtime = min(quota, RT_MAX_US)
             self._write("cpu.rt_period_us", PERIOD_US)
-            self._write("cpu.rt_runtime_us", quota)
+            try:
+                self._write("cpu.rt_runtime_us", runtime)
+            except OSError as error:
+                raise CpuBudgetUnavailable(
+                    f"{self.path}/cpu.rt_runtime_us {runtime}: refused ({error.strerror}): other "
+                    "cpu groups hold the machine's real-time time (95 % of a core in all); "
+                    "without it the box's SCHED_FIFO threads would be refused"
+                ) from error
 
     def enter(self) -> None:
         """Put the calling process in the group (a Popen's preexec_fn: the child, before exec)."""
@@ -104,12 +122,21 @@ class CpuGroup:
         return 0
 
     def remove(self) -> None:
-        """Move what is still in the group back to its parent, then remove the group."""
+        """Move what is still in the group back to its parent, then remove the group (a
+        process that is ending stays listed a moment: tried again for up to 5 s)."""
         parent = self.path.parent / "cgroup.procs"
-        for pid in self.procs.read_text().split():
-            with contextlib.suppress(OSError):  # (it ended meanwhile)
-                parent.write_text(f"{pid}\n")
-        self.path.rmdir()
+        deadline = time.monotonic() + 5
+        while True:
+            for pid in self.procs.read_text().split():
+                with contextlib.suppress(OSError):  # (it ended meanwhile)
+                    parent.write_text(f"{pid}\n")
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
 
 @contextlib.contextmanager
