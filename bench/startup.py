@@ -4,8 +4,10 @@ terminal (a tmux pane) on a machine with no sound card, SDL's ALSA driver.
     .venv/bin/python bench/startup.py [--runs 3] [--driver alsa] [--cpu 0.25,0.10] [-- run args]
 
 Prints, per run, when the first line appeared, when the no-sound-card message appeared, when
-the match was ready (status line up, silent or not) and how many `ALSA lib` lines reached
-the screen. Where `run` offers to go on silent, the bench presses Enter as a user would.
+the match was ready (status line up, silent or not), the CPU time the box had used by then
+(the figure a busy machine changes least: at a share f of a core, start-up takes at least
+CPU s / f) and how many `ALSA lib` lines reached the screen. Where `run` offers to go on
+silent, the bench presses Enter as a user would.
 Each run has its own HOME, state folder and control socket; the tmux server is the bench's
 own (-L) and is killed at the end. `--cpu 0.25,0.10` adds rows with the box held to 25 % and
 10 % of one core (bench/cpubudget.py: a cgroup v1 cpu quota, as root; docs/pi.md says which
@@ -40,6 +42,18 @@ def tmux(*args: str) -> str:
     ).stdout
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) of a process and all its descendants so far."""
+    total = 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except (OSError, IndexError, ValueError):
+        return total
+    return total + sum(cpu_seconds(int(child)) for child in children)
+
+
 def one_run(
     driver: str, extra: list[str], limit: float, group: Path | None = None
 ) -> dict[str, object]:
@@ -59,7 +73,7 @@ def one_run(
     tmux("kill-server")
     start = time.monotonic()
     tmux("new-session", "-d", "-x", "100", "-y", "50", command)
-    first = told = ready = None
+    first = told = ready = cpu = None
     pressed = False
     screen = ""
     while time.monotonic() - start < limit:
@@ -74,6 +88,8 @@ def one_run(
             pressed = True
         if "IDLE" in screen:  # the status line is up: the box is ready
             ready = t
+            pane = tmux("list-panes", "-F", "#{pane_pid}").split()
+            cpu = cpu_seconds(int(pane[0])) if pane else None
             break
         if "EXITED" in screen:
             break
@@ -94,6 +110,7 @@ def one_run(
         "silent": "SILENT" in screen,
         "exit": exited.removeprefix("EXITED ").strip(),
         "ended": time.monotonic() - start,
+        "cpu": cpu,
     }
 
 
@@ -125,8 +142,8 @@ def main() -> int:
             sys.exit(f"bench: --cpu: {error}")
     print(f"run --profile ithf, SDL_AUDIODRIVER={args.driver or '(unset)'}, in a 100x50 tmux pane")
     print(
-        f"{'cpu':>4}  {'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'ALSA lib':>8}  "
-        f"{'SILENT':>6}  exit"
+        f"{'cpu':>4}  {'run':>3}  {'1st line':>8}  {'told':>6}  {'ready':>6}  {'CPU s':>6}  "
+        f"{'ALSA lib':>8}  {'SILENT':>6}  exit"
     )
 
     def secs(value: object) -> str:
@@ -144,7 +161,8 @@ def main() -> int:
                         exit_text += f" at {r['ended']:.1f} s"
                     print(
                         f"{label:>4}  {i:>3}  {secs(r['first']):>8}  {secs(r['told']):>6}  "
-                        f"{secs(r['ready']):>6}  {r['alsa']:>8}  {r['silent']!s:>6}  {exit_text}"
+                        f"{secs(r['ready']):>6}  {secs(r['cpu']):>6}  {r['alsa']:>8}  "
+                        f"{r['silent']!s:>6}  {exit_text}"
                     )
     finally:
         tmux("kill-server")
