@@ -79,6 +79,7 @@ pulse_server_plan() {
         installed pipewire-pulse || missing+=(pipewire-pulse)
         have wireplumber || missing+=(wireplumber)
         have pactl || missing+=(pulseaudio-utils)
+        have dbus-daemon || missing+=(dbus-daemon dbus-session-bus-common)  # (wireplumber's bus)
         echo pipewire "${missing[@]}"
     else
         echo pulseaudio pulseaudio

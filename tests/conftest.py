@@ -154,13 +154,16 @@ def short_profile(write_profile) -> Path:
     return write_profile("short", SHORT)
 
 
+PIPEWIRE = ("pipewire", "pipewire-pulse", "wireplumber", "pactl", "dbus-daemon")
+
+
 def pulse_kind() -> str:
     """Which private pulse server the tests start: Debian's pulseaudio where it is installed,
     else PipeWire's (pipewire, wireplumber, pipewire-pulse: a Pi OS Desktop, where
     bootstrap.sh installs no pulseaudio: it would remove pipewire-alsa). As bootstrap chooses."""
     if shutil.which("pulseaudio"):
         return "pulseaudio"
-    if all(shutil.which(name) for name in ("pipewire", "pipewire-pulse", "wireplumber", "pactl")):
+    if all(shutil.which(name) for name in PIPEWIRE):
         return "pipewire"
     pytest.fail("no pulse server: neither pulseaudio nor PipeWire's: run ./bootstrap.sh --test")
 
@@ -227,8 +230,10 @@ class PulseAudio:
             pytest.fail(f"{self.kind} did not start")
 
     def _pipewire_up(self) -> None:
-        """pipewire, wireplumber (links the streams), pipewire-pulse; then the null sink, made
-        as the pulse layer makes one. Their own runtime and config folders, no session bus."""
+        """A session bus (wireplumber needs one), pipewire, wireplumber (links the streams),
+        pipewire-pulse; then the null sink, made as the pulse layer makes one, as the default
+        (once wireplumber, which keeps the default, is up). All in their own folders."""
+        bus = self.runtime / "bus"
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("PULSE_", "PIPEWIRE_"))},
             **self.env,
@@ -236,17 +241,24 @@ class PulseAudio:
             "XDG_CONFIG_HOME": str(self.runtime / "config"),
             "XDG_STATE_HOME": str(self.runtime / "state"),
             "PIPEWIRE_RUNTIME_DIR": str(self.runtime),
-            "DBUS_SESSION_BUS_ADDRESS": "disabled:",
+            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus}",
         }
         quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
         log = self.runtime / "pipewire.log"
+        self.procs = []
         with log.open("ab") as err:
-            self.procs = [subprocess.Popen(["pipewire"], env=env, stderr=err, **quiet)]
-            wait_for(
-                lambda: (self.runtime / "pipewire-0").exists() or self.procs[0].poll() is not None,
-                "pipewire's socket",
-                10,
-            )
+            daemon = ["dbus-daemon", "--session", f"--address=unix:path={bus}", "--nofork"]
+            for command, socket in (
+                ([*daemon, "--nopidfile"], bus),
+                (["pipewire"], self.runtime / "pipewire-0"),
+            ):
+                proc = subprocess.Popen(command, env=env, stderr=err, **quiet)
+                self.procs.append(proc)
+                wait_for(
+                    lambda s=socket, p=proc: s.exists() or p.poll() is not None,
+                    f"{command[0]}'s socket",
+                    10,
+                )
             for name in ("wireplumber", "pipewire-pulse"):
                 self.procs.append(subprocess.Popen([name], env=env, stderr=err, **quiet))
         self._wait_for_socket()
@@ -261,13 +273,21 @@ class PulseAudio:
         if made.returncode:
             self.kill()
             pytest.fail(f"pipewire-pulse: no null sink: {made.stderr} ({log})")
-        subprocess.run([*pactl, "set-default-sink", "tk"], env=env, check=True, timeout=10)
+        default = [*pactl, "set-default-sink", "tk"]
+        wait_for(
+            lambda: (
+                subprocess.run(default, env=env, capture_output=True, timeout=10).returncode == 0
+            ),
+            "wireplumber taking the default sink",
+            10,
+        )
 
     def down(self) -> None:
         """Stop the server (the sound card disappears); `up()` brings it back."""
         self.kill()
         self.socket.unlink(missing_ok=True)
-        (self.runtime / "pipewire-0").unlink(missing_ok=True)  # (PipeWire's own, where it runs)
+        for socket in ("pipewire-0", "bus"):  # (PipeWire's own and its bus, where they run)
+            (self.runtime / socket).unlink(missing_ok=True)
 
     def freeze(self) -> None:
         assert self.procs

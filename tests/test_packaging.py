@@ -161,27 +161,40 @@ PI_OS_DESKTOP = {"pipewire", "pipewire-pulse", "pipewire-alsa", "wireplumber"}
     [
         # a Pi OS Desktop: PipeWire runs; nothing to install, pulseaudio least of all
         (
-            {"pipewire", "wireplumber", "pactl"},
+            {"pipewire", "wireplumber", "pactl", "dbus-daemon"},
             PI_OS_DESKTOP,
             {"pipewire", "pipewire-pulse"},
             ["pipewire"],
         ),
         # ... with pactl (pulseaudio-utils) missing, as on a fresh one
         (
-            {"pipewire", "wireplumber"},
+            {"pipewire", "wireplumber", "dbus-daemon"},
             PI_OS_DESKTOP,
             set(),
             ["pipewire", "pulseaudio-utils"],
         ),
-        # PipeWire installed but only its core: the pulse layer and session manager come too
+        # PipeWire installed but only its core: the pulse layer, the session manager and the
+        # session bus the tests give it come too
         (
             set(),
             {"pipewire"},
             set(),
-            ["pipewire", "pipewire-pulse", "wireplumber", "pulseaudio-utils"],
+            [
+                "pipewire",
+                "pipewire-pulse",
+                "wireplumber",
+                "pulseaudio-utils",
+                "dbus-daemon",
+                "dbus-session-bus-common",
+            ],
         ),
         # a PipeWire not from Debian's packages, running
-        ({"pactl", "wireplumber"}, set(), {"pipewire-pulse"}, ["pipewire", "pipewire-pulse"]),
+        (
+            {"pactl", "wireplumber", "dbus-daemon"},
+            set(),
+            {"pipewire-pulse"},
+            ["pipewire", "pipewire-pulse"],
+        ),
         # pulseaudio already there (this machine, CI): used, whatever else runs
         ({"pulseaudio", "pactl"}, {"pipewire"}, {"pipewire"}, ["pulseaudio"]),
         # Pi OS Lite, a server: no sound server at all: Debian's pulseaudio
