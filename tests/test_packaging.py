@@ -271,3 +271,16 @@ def test_the_pi_install_on_32_bit_pi_os_says_why_not_and_what_works_before_anyth
     for pin in ("numpy", "pygame-ce", "PyYAML", "soxr", "cffi"):
         assert pin in done.stderr
     assert "64-bit Raspberry Pi OS" in done.stderr and "Nothing was installed" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_arm64_check_says_what_it_does_and_refuses_what_it_does_not_know() -> None:
+    """scripts/check-arm64.sh takes minutes under qemu (docs/pi.md runs it by hand); here only
+    its help and its refusal, which must come before anything is installed or built."""
+    script = str(ROOT / "scripts" / "check-arm64.sh")
+    helped = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "install-pi.sh" in helped.stdout
+    assert "sudo scripts/check-arm64.sh --fresh" in helped.stdout
+    refused = subprocess.run([script, "--bogus"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2
+    assert refused.stderr == "check-arm64: unknown option --bogus (see --help)\n"
