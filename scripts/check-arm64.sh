@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --root) shift; R=${1:?--root takes a folder} ;;
         --tests) shift; tests=${1:?--tests takes pytest arguments} ;;
         --mirror) shift; mirror=${1:?--mirror takes a Debian mirror URL} ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "check-arm64: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
