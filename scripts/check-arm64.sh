@@ -158,5 +158,6 @@ printf '%-34s %10s  %s\n' "  of which pip install (cache: $cache)" "${pip_time:-
     "-c constraints.txt, the project from a copy"
 printf '%-34s %10s  %s\n' "render --profile ithf" "$render_time" \
     "identical to x86_64: $identical (sha256 $sum…)"
-printf '%-34s %10s  %s\n' "pytest ($tests)" "$test_time" "${summary:-no result: see the log}"
+printf '%-34s %10s  %s\n' "pytest, against the installed copy" "$test_time" \
+    "${summary:-no result: see the log} ($tests)"
 [ "$identical" = yes ] && [ "$tests_ok" -eq 0 ] && [ -z "$built" ]
