@@ -150,14 +150,14 @@ summary=$(grep -E '[0-9]+ (passed|failed)' /tmp/check-arm64-tests.log | tail -1 
 
 echo
 echo "arm64 (Debian Bookworm under qemu-user) from this checkout; logs /tmp/check-arm64-*.log"
-printf '%-34s %10s  %s\n' "step" "time" "result"
-printf '%-34s %10s  %s\n' "chroot (built or reused)" "$base_time" "$R"
-printf '%-34s %10s  %s\n' "install-pi.sh (apt, venv, pip)" "$install_time" \
+printf '%-36s %10s  %s\n' "step" "time" "result"
+printf '%-36s %10s  %s\n' "chroot (built or reused)" "$base_time" "$R"
+printf '%-36s %10s  %s\n' "install-pi.sh (apt, venv, pip)" "$install_time" \
     "ok; built from source: ${built:-none (every pin a wheel)}"
-printf '%-34s %10s  %s\n' "  of which pip install (cache: $cache)" "${pip_time:-?}" \
+printf '%-36s %10s  %s\n' "  of which pip install (cache: $cache)" "${pip_time:-?}" \
     "-c constraints.txt, the project from a copy"
-printf '%-34s %10s  %s\n' "render --profile ithf" "$render_time" \
+printf '%-36s %10s  %s\n' "render --profile ithf" "$render_time" \
     "identical to x86_64: $identical (sha256 $sum…)"
-printf '%-34s %10s  %s\n' "pytest, against the installed copy" "$test_time" \
+printf '%-36s %10s  %s\n' "pytest, against the installed copy" "$test_time" \
     "${summary:-no result: see the log} ($tests)"
 [ "$identical" = yes ] && [ "$tests_ok" -eq 0 ] && [ -z "$built" ]
