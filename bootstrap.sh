@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Set up timekeeper in ./.venv on Debian / Raspberry Pi OS (Bookworm or later).
 #   ./bootstrap.sh          the program
-#   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, PulseAudio,
-#                           Chromium and chromedriver for the web pages, Mosquitto)
+#   ./bootstrap.sh --test   the program plus what the tests need (pytest, ruff, a pulse sound
+#                           server, Chromium and chromedriver for the web pages, Mosquitto)
 #   ./bootstrap.sh --bench  the tests' set-up plus PulseAudio's tools for bench/timing.py and
 #                           stress-ng (the suite run under load)
+# The pulse server: Debian's pulseaudio, except on a machine with PipeWire (Raspberry Pi OS
+# Desktop): there installing pulseaudio would remove pipewire-alsa and change the machine's
+# own sound, so the tests start a private PipeWire with its pulse server instead
+# (pipewire-pulse, wireplumber, pulseaudio-utils: none of them removes anything).
 #   ./bootstrap.sh --link   only (re)make the ~/.local/bin/timekeeper link
 #   --no-link (with any of them): leave ~/.local/bin alone
 # Installs the few Debian packages it needs (with sudo when not root), then pip-installs the
@@ -64,12 +68,40 @@ as_root() {
     fi
 }
 
+# The tests' pulse server, from what this machine has: "pulseaudio" or "pipewire", then the
+# packages still missing for it. Facts come from `have CMD`, `installed PKG` and `running
+# NAME` (tests/test_packaging.py gives it made-up ones).
+pulse_server_plan() {
+    if have pulseaudio; then
+        echo pulseaudio
+    elif installed pipewire || running pipewire-pulse || running pipewire; then
+        local missing=()
+        installed pipewire-pulse || missing+=(pipewire-pulse)
+        have wireplumber || missing+=(wireplumber)
+        have pactl || missing+=(pulseaudio-utils)
+        have dbus-daemon || missing+=(dbus-daemon dbus-session-bus-common)  # (wireplumber's bus)
+        echo pipewire "${missing[@]}"
+    else
+        echo pulseaudio pulseaudio
+    fi
+}
+have() { command -v "$1" >/dev/null; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
+running() { pgrep -x "$1" >/dev/null 2>&1; }
+
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv python3-pip)
-# the tests play into a private PulseAudio server (a sound card lost mid-match)
+# the tests play into a private pulse server of their own (a sound card lost mid-match)
 if [ -n "$extras" ]; then
-    command -v pulseaudio >/dev/null || need_apt+=(pulseaudio)
+    read -r -a pulse_plan <<<"$(pulse_server_plan)"
+    need_apt+=("${pulse_plan[@]:1}")
+    if [ "${pulse_plan[0]}" = pipewire ]; then
+        echo "bootstrap: this machine has PipeWire: Debian's pulseaudio is NOT installed (on" \
+             "Bookworm it removes pipewire-alsa, the machine's own sound); the tests start a" \
+             "private PipeWire with its pulse server (pipewire-pulse, wireplumber) in a folder" \
+             "of their own, and leave this machine's sound alone"
+    fi
     # the web pages' tests: headless Chromium and its driver from Debian (never downloaded)
     [ -x /usr/bin/chromium ] || need_apt+=(chromium)
     [ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)

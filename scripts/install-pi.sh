@@ -61,7 +61,35 @@ if [ "$dry" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
+# 32-bit Raspberry Pi OS (armhf: armv7l, armv6l; or a 64-bit kernel under 32-bit programs,
+# which uname calls aarch64): PyPI has no wheel for five of the pins, and pip would end in a
+# compiler, hours in. Said before anything is installed; docs/pi.md.
+check_64bit() {
+    local machine bits
+    machine=$(uname -m)
+    bits=$(getconf LONG_BIT 2>/dev/null || echo 64)
+    case "$machine" in
+        armv6l|armv7l|armv8l) ;;
+        aarch64|arm64) [ "$bits" = 32 ] || return 0 ;;
+        *) return 0 ;;
+    esac
+    cat >&2 <<EOF
+install-pi: this is 32-bit Raspberry Pi OS ($machine, $bits-bit programs): not supported.
+install-pi:   PyPI has no 32-bit ARM wheel of numpy, pygame-ce, PyYAML, soxr and cffi at the
+install-pi:   versions timekeeper is tested with (constraints.txt); pip would try to build them
+install-pi:   from source, which needs compilers and SDL's headers and fails or takes hours.
+install-pi: What works: 64-bit Raspberry Pi OS (Bookworm), which every Pi from the 3 on (and the
+install-pi:   Zero 2 W) runs: Raspberry Pi Imager, "Raspberry Pi OS (64-bit)"; then run this again.
+install-pi: Debian's packages do not fill the gap: python3-numpy, python3-yaml and python3-cffi
+install-pi:   exist (older, untested here), but there is no soxr and no pygame-ce
+install-pi:   (python3-pygame is pygame 2.1, not pygame-ce).
+install-pi: Nothing was installed.
+EOF
+    exit 1
+}
+
 do_install() {
+    check_64bit
     run apt-get update -qq
     packages=(python3-venv python3-pip alsa-utils)
     # lgpio: the Pi 5's GPIO library (Raspberry Pi OS has it; plain Debian does not)

@@ -154,15 +154,30 @@ def short_profile(write_profile) -> Path:
     return write_profile("short", SHORT)
 
 
+PIPEWIRE = ("pipewire", "pipewire-pulse", "wireplumber", "pactl", "dbus-daemon")
+
+
+def pulse_kind() -> str:
+    """Which private pulse server the tests start: Debian's pulseaudio where it is installed,
+    else PipeWire's (pipewire, wireplumber, pipewire-pulse: a Pi OS Desktop, where
+    bootstrap.sh installs no pulseaudio: it would remove pipewire-alsa). As bootstrap chooses."""
+    if shutil.which("pulseaudio"):
+        return "pulseaudio"
+    if all(shutil.which(name) for name in PIPEWIRE):
+        return "pipewire"
+    pytest.fail("no pulse server: neither pulseaudio nor PipeWire's: run ./bootstrap.sh --test")
+
+
 class PulseAudio:
-    """A private PulseAudio server with a null sink (installed by bootstrap.sh --test), in
+    """A private pulse server with a null sink `tk` (installed by bootstrap.sh --test), in
     its own runtime folder: never the desktop's. `env` is what a client needs. The server can
     be stopped and started again (a sound card lost and back) or frozen with SIGSTOP (a hung
-    sound server); `kill()` always ends it, frozen or not."""
+    sound server); `kill()` always ends it, frozen or not. It is PulseAudio, or on a PipeWire
+    machine a private PipeWire: its daemon, session manager and pulse server, all three
+    stopped, frozen and killed together (pulse_kind)."""
 
     def __init__(self, folder: Path) -> None:
-        if not shutil.which("pulseaudio"):
-            pytest.fail("pulseaudio is not installed: run ./bootstrap.sh --test")
+        self.kind = pulse_kind()
         self.runtime = folder / "pulse-rt"
         self.runtime.mkdir(mode=0o700)
         self.socket = self.runtime / "pulse" / "native"
@@ -171,10 +186,13 @@ class PulseAudio:
             "SDL_AUDIODRIVER": "pulseaudio",
             "PULSE_SERVER": f"unix:{self.socket}",
         }
-        self.proc: subprocess.Popen | None = None
+        self.procs: list[subprocess.Popen] = []
 
     def up(self) -> None:
-        self.proc = subprocess.Popen(
+        if self.kind == "pipewire":
+            self._pipewire_up()
+            return
+        proc = subprocess.Popen(
             [
                 "pulseaudio",
                 "--daemonize=no",
@@ -197,33 +215,96 @@ class PulseAudio:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        proc = self.proc
+        self.procs = [proc]
+        self._wait_for_socket()
+
+    def _wait_for_socket(self) -> None:
         with contextlib.suppress(AssertionError):  # (not up in time: failed just below)
             wait_for(
-                lambda: self.socket.exists() or proc.poll() is not None, "pulseaudio's socket", 10
+                lambda: self.socket.exists() or any(p.poll() is not None for p in self.procs),
+                f"{self.kind}'s pulse socket",
+                10,
             )
         if not self.socket.exists():
             self.kill()
-            pytest.fail("pulseaudio did not start")
+            pytest.fail(f"{self.kind} did not start")
+
+    def _pipewire_up(self) -> None:
+        """A session bus (wireplumber needs one), pipewire, wireplumber (links the streams),
+        pipewire-pulse; then the null sink, made as the pulse layer makes one, as the default
+        (once wireplumber, which keeps the default, is up). All in their own folders."""
+        bus = self.runtime / "bus"
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PULSE_", "PIPEWIRE_"))},
+            **self.env,
+            "HOME": str(self.runtime),
+            "XDG_CONFIG_HOME": str(self.runtime / "config"),
+            "XDG_STATE_HOME": str(self.runtime / "state"),
+            "PIPEWIRE_RUNTIME_DIR": str(self.runtime),
+            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus}",
+        }
+        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
+        log = self.runtime / "pipewire.log"
+        self.procs = []
+        with log.open("ab") as err:
+            daemon = ["dbus-daemon", "--session", f"--address=unix:path={bus}", "--nofork"]
+            for command, socket in (
+                ([*daemon, "--nopidfile"], bus),
+                (["pipewire"], self.runtime / "pipewire-0"),
+            ):
+                proc = subprocess.Popen(command, env=env, stderr=err, **quiet)
+                self.procs.append(proc)
+                wait_for(
+                    lambda s=socket, p=proc: s.exists() or p.poll() is not None,
+                    f"{command[0]}'s socket",
+                    10,
+                )
+            for name in ("wireplumber", "pipewire-pulse"):
+                self.procs.append(subprocess.Popen([name], env=env, stderr=err, **quiet))
+        self._wait_for_socket()
+        pactl = ["pactl", "-s", self.env["PULSE_SERVER"]]
+        made = subprocess.run(
+            [*pactl, "load-module", "module-null-sink", "sink_name=tk", "rate=48000"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if made.returncode:
+            self.kill()
+            pytest.fail(f"pipewire-pulse: no null sink: {made.stderr} ({log})")
+        default = [*pactl, "set-default-sink", "tk"]
+        wait_for(
+            lambda: (
+                subprocess.run(default, env=env, capture_output=True, timeout=10).returncode == 0
+            ),
+            "wireplumber taking the default sink",
+            10,
+        )
 
     def down(self) -> None:
         """Stop the server (the sound card disappears); `up()` brings it back."""
         self.kill()
         self.socket.unlink(missing_ok=True)
+        for socket in ("pipewire-0", "bus"):  # (PipeWire's own and its bus, where they run)
+            (self.runtime / socket).unlink(missing_ok=True)
 
     def freeze(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGSTOP)
+        assert self.procs
+        for proc in self.procs:
+            proc.send_signal(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.thaw()
-            self.proc.kill()
-            self.proc.wait(timeout=10)
+        self.thaw()
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
 
 
 @pytest.fixture
