@@ -12,12 +12,15 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from timekeeper.rules import profile
-from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
-from timekeeper.tournament.events import DrawEvent, LotEvent, ReplayEvent, ResultEvent
+from timekeeper.tournament.events import (
+    MAX_REASON,
+    DrawEvent,
+    LotEvent,
+    ReplayEvent,
+    ResultEvent,
+)
 from timekeeper.tournament.results import ResultError
-from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
@@ -48,11 +51,12 @@ def result(
     result message it came from; `begun`: the knock-out matches under way at their tables
     (match -> how the desk knows), which a correction must not change either."""
     t.require_drawn()
+    _reason_fits(reason)
     m = t.at(round_, table)
     _sides_known(m)
     try:
         new = results.make(
-            t.spec.rules, m.knockout, score, decided, at_fault, _sudden_overtime(t, m.id)
+            t.spec.rules, m.knockout, score, decided, at_fault, t.sudden_overtime(m.id)
         )
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
@@ -69,21 +73,6 @@ def result(
     return event
 
 
-def _sudden_overtime(t: Tournament, match_id: str) -> bool:
-    """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's): then
-    no overtime result can be won by more than one goal. Radegast's 3 minutes are played in
-    full. A profile that no longer loads checks nothing (the box refuses it, not the desk)."""
-    name = t.profile_of(match_id)
-    if not name:
-        return False
-    try:
-        periods = profile.load(str(find_profile(name, t.spec.file))).periods
-    except ConfigError:
-        return False
-    timed = [p for p in periods if p.overtime and p.length is not None]
-    return bool(timed) and all(p.sudden_death for p in timed)
-
-
 def replay(
     t: Tournament,
     round_: int,
@@ -95,6 +84,7 @@ def replay(
     """A replay ordered by a referee: the result, if any, is set aside (kept in the
     ledger) and the match waits for its new result at its round and table."""
     t.require_drawn()
+    _reason_fits(reason)
     m = t.at(round_, table)
     _sides_known(m)
     if not reason.strip():
@@ -161,6 +151,13 @@ def find_player(t: Tournament, text: str) -> str:
         what = "nobody" if not near else ", ".join(near)
         raise TournamentError(f"{text!r} names {what}")
     return near[0]
+
+
+def _reason_fits(reason: str) -> None:
+    if len(reason) > MAX_REASON:
+        raise TournamentError(
+            f"a reason of at most {MAX_REASON} characters, please (got {len(reason)})"
+        )
 
 
 def _sides_known(m: Fixture) -> None:

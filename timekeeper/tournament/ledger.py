@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from timekeeper.rules.yamldoc import ConfigError, Where
 from timekeeper.tournament import events, spec
-from timekeeper.tournament.events import Event
+from timekeeper.tournament.events import EntryError, Event
 from timekeeper.tournament.state import Tournament, TournamentError
 
 MAX_LINE = 1_000_000  # a draw of 256 players is about 60 KB
@@ -44,10 +44,14 @@ def open_tournament(file: Path, drawn: bool = False) -> tuple[Tournament, Ledger
     for entry in ledger.read():
         try:
             t.apply(entry.event)
-        except KeyError as exc:
-            raise TournamentError(
-                f"{s.ledger}:{entry.line}: an entry the tournament cannot take ({exc.args[0]})"
+        except EntryError as exc:
+            raise ConfigError(
+                f"{exc.message} (an entry the tournament cannot take)",
+                Where(s.ledger, entry.line, 1),
+                exc.field,
             ) from None
+        except TournamentError as exc:  # the file no longer fits the draw: both are named
+            raise TournamentError(f"{Where(s.ledger, entry.line, 1)}: {exc}") from None
     if drawn:
         t.require_drawn()
     return t, ledger
@@ -81,9 +85,11 @@ class Ledger:
     def _event(self, data: dict[str, Any], number: int) -> Event:
         try:
             return events.from_dict(data)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except EntryError as exc:
             raise ConfigError(
-                f"an entry the tournament cannot read ({exc!r})", Where(self.path, number, 1)
+                f"{exc.message} (an entry the tournament cannot read)",
+                Where(self.path, number, 1),
+                exc.field,
             ) from None
 
     def _parse(self, line: bytes, number: int, expected: int) -> dict[str, Any]:
@@ -94,7 +100,8 @@ class Ledger:
             event = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"not a ledger entry ({exc})", where) from None
-        if not isinstance(event, dict) or event.get("event") not in events.KINDS:
+        kind = event.get("event") if isinstance(event, dict) else None
+        if not isinstance(kind, str) or kind not in events.KINDS:
             raise ConfigError(
                 f"not a ledger entry (event is one of {', '.join(events.KINDS)})", where
             )
@@ -104,7 +111,7 @@ class Ledger:
                 "line is missing or was moved",
                 where,
             )
-        return event
+        return dict(event)
 
     def record(self, t: Tournament, event: E) -> E:
         """Write `event`, checked against `t` (refused if another desk wrote meanwhile), and

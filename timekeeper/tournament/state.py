@@ -10,14 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import bracket, schedule
+from timekeeper.tournament import bracket, results, schedule
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.draw import Draw, pots_draw, random_draw
-from timekeeper.tournament.events import DrawEvent, Event, LotEvent, ReplayEvent, ResultEvent
-from timekeeper.tournament.results import Result
+from timekeeper.tournament.events import (
+    DrawEvent,
+    EntryError,
+    Event,
+    LotEvent,
+    ReplayEvent,
+    ResultEvent,
+)
+from timekeeper.tournament.results import Result, ResultError
 from timekeeper.tournament.schedule import GroupMatch, Slot
-from timekeeper.tournament.spec import Spec
+from timekeeper.tournament.spec import Spec, find_profile
 from timekeeper.tournament.standings import Row, pending_lots, standings
 
 
@@ -122,29 +130,125 @@ class Tournament:
         self.results: dict[str, Result] = {}
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
+        self.sources: dict[str, str] = {}  # a hall result message's id -> its match
+        self._sudden: dict[str, bool] = {}
         for event in events:
             self.apply(event)
 
     # ------------------------------------------------------------------ folding events
 
     def apply(self, event: Event) -> None:
-        """The one place each kind of event changes the tournament."""
+        """The one place each kind of event changes the tournament. An event it cannot
+        take as it stands (a second draw, a result the rule set refuses, a correction of a
+        result that is not the one standing …: a ledger edited by hand) is an EntryError
+        naming the field, and changes nothing."""
         match event:
             case DrawEvent():
+                if self.draw is not None:
+                    raise EntryError(
+                        "event",
+                        f"a second draw (drawn in entry {self.draw.n}, seed {self.draw.seed}); "
+                        "a tournament is drawn once",
+                    )
+                check_draw(event)
                 self._apply_draw(event)
-            case ResultEvent(match=match_id) | ReplayEvent(match=match_id) if (
-                match_id not in self.group_matches and match_id not in self.nodes
-            ):
-                raise KeyError(f"no match {match_id!r} in the draw")
+            case _ if self.draw is None:
+                raise EntryError("event", f"a {event.kind} before the draw")
             case ResultEvent():
+                self._check_result(event)
                 self.results[event.match] = event.result
                 self.replays.discard(event.match)
+                if event.source is not None:
+                    self.sources.setdefault(event.source, event.match)
             case ReplayEvent():
+                m = self._check_match(event)
+                if event.match in self.replays:
+                    raise EntryError("match", f"a replay of {event.match} is already ordered")
+                if event.voids != m.result:
+                    raise EntryError("voids", _not_standing(m, event.voids))
                 self.results.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
+                self._check_lot(event)
                 self.lots.setdefault(event.group, []).append(list(event.order))
         self.events.append(event)
+
+    def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
+        """The match an entry names, at the round and table the draw gave it, its players
+        known."""
+        if event.match not in self.group_matches and event.match not in self.nodes:
+            raise EntryError("match", f"no match {event.match!r} in the draw")
+        m = self.fixture(event.match)
+        if (event.round, event.table) != (m.slot.round, m.slot.table):
+            raise EntryError(
+                "round",
+                f"{m.id} is played in round {m.slot.round} at table {m.slot.table}, not in "
+                f"round {event.round} at table {event.table}",
+            )
+        if m.home is None or m.away is None:
+            raise EntryError("match", f"{m.id} ({m.sides}) cannot be played yet")
+        return m
+
+    def _check_result(self, event: ResultEvent) -> None:
+        m = self._check_match(event)
+        if event.corrects != m.result:
+            raise EntryError("corrects", _not_standing(m, event.corrects))
+        if event.corrects is not None and not (event.reason or "").strip():
+            raise EntryError("reason", "a correction needs a reason")
+        if event.corrects == event.result:
+            raise EntryError("result", f"a correction that changes nothing ({m.id})")
+        r = event.result
+        typed = (
+            (f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r.at_forfeit else None)
+            if r.decided == "forfeit"
+            else f"{r.home}:{r.away}"
+        )
+        try:
+            again = results.make(
+                self.spec.rules,
+                m.knockout,
+                typed,
+                r.decided,
+                r.at_fault,
+                self.sudden_overtime(m.id),
+            )
+        except ResultError as exc:
+            raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
+        if again != r:
+            raise EntryError(
+                "result", f"{r.text()} is not {self.spec.rules.key}'s forfeit ({again.text()})"
+            )
+        first = self.sources.get(event.source or "", event.match)
+        if first != event.match:
+            raise EntryError("source", f"{event.source} came home as {first}'s result already")
+
+    def _check_lot(self, event: LotEvent) -> None:
+        if event.group not in self.groups:
+            raise EntryError("group", f"no group {event.group!r} in the draw")
+        ties = self.pending_lots(event.group)
+        if not any(set(tie) == set(event.order) for tie in ties):
+            raise EntryError(
+                "order",
+                f"{', '.join(event.order)}: not a tie only a lot breaks in group {event.group} "
+                f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
+            )
+
+    def sudden_overtime(self, match_id: str) -> bool:
+        """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's):
+        then no overtime result can be won by more than one goal. Radegast's 3 minutes are
+        played in full. A profile that no longer loads checks nothing (the box refuses it,
+        not the desk). Each profile is read once."""
+        name = self.profile_of(match_id)
+        if not name:
+            return False
+        if name not in self._sudden:
+            try:
+                periods = profile.load(str(find_profile(name, self.spec.file))).periods
+            except ConfigError:
+                periods = ()
+            timed = [p for p in periods if p.overtime and p.length is not None]
+            self._sudden[name] = bool(timed) and all(p.sudden_death for p in timed)
+        return self._sudden[name]
 
     def _apply_draw(self, event: DrawEvent) -> None:
         if set(event.order) != set(self.spec.names):
@@ -349,3 +453,79 @@ class Tournament:
             if match_id is None
             or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
         ]
+
+
+def _not_standing(m: Fixture, named: Result | None) -> str:
+    """Why an entry's `corrects` (or `voids`) is refused: it is not the result standing."""
+    if m.result is None:
+        return f"{m.id} has no result to set aside (it names {named.text() if named else '-'})"
+    if named is None:
+        return (
+            f"{m.id} is {m.result.text()} already: a result over it is a correction "
+            "(with the result it replaces and a reason)"
+        )
+    return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
+
+
+def check_draw(event: DrawEvent) -> None:
+    """A draw's parts agree with each other: every player in one group at most, every
+    match between two players of its group, every knock-out side a place, seed or match
+    there is, every match at one round and table and no two at the same. A draw made here
+    always does; one edited by hand is refused, naming the part."""
+    order = set(event.order)
+    seen: set[str] = set()
+    for g, players in event.groups.items():
+        for p in players:
+            if p not in order or p in seen:
+                raise EntryError(f"groups.{g}", f"{p!r} is not in the order, or in two groups")
+            seen.add(p)
+    if event.groups and seen != order:
+        raise EntryError("groups", "every player of the order is in a group")
+    ids: set[str] = set()
+    for i, m in enumerate(event.matches):
+        members = event.groups.get(m.group, ())
+        if m.id in ids or m.home not in members or m.away not in members or m.home == m.away:
+            raise EntryError(
+                f"matches[{i}]",
+                f"{m.id}: a match of its own id between two players of group {m.group}",
+            )
+        ids.add(m.id)
+    nodes = {n.id: n for n in event.knockout}
+    for i, n in enumerate(event.knockout):
+        if n.id in ids:
+            raise EntryError(f"knockout[{i}].id", f"{n.id} is named twice")
+        ids.add(n.id)
+        for side, source in (("home", n.home), ("away", n.away)):
+            if not _source_ok(source, n, nodes, event):
+                raise EntryError(f"knockout[{i}].{side}", f"{source!r} names no side there is")
+    places = [p for n in event.knockout if n.places for p in n.places]
+    for i, n in enumerate(event.knockout):
+        if n.final != (n.places == (1, 2)) or len(set(places)) != len(places):
+            raise EntryError(
+                f"knockout[{i}].places",
+                "each final place decided by one match; the final (and only it) decides 1 and 2",
+            )
+    where: set[tuple[int, str]] = set()
+    placed: set[str] = set()
+    for i, s in enumerate(event.slots):
+        if (s.round, s.table) in where or s.match not in ids or s.match in placed:
+            raise EntryError(
+                f"slots[{i}]",
+                f"round {s.round} table {s.table} {s.match}: one match of the draw a slot, "
+                "one slot a match",
+            )
+        where.add((s.round, s.table))
+        placed.add(s.match)
+    if placed != ids:
+        raise EntryError("slots", f"{sorted(ids - placed)[0]} has no round and table")
+
+
+def _source_ok(source: str, node: Node, nodes: dict[str, Node], event: DrawEvent) -> bool:
+    if source[:2] in ("W:", "L:"):
+        before = nodes.get(source[2:])
+        return before is not None and before.level < node.level
+    if source.startswith("#"):
+        return source[1:].isdigit() and 1 <= int(source[1:]) <= len(event.order)
+    group = source.rstrip("0123456789")
+    place = source[len(group) :]
+    return group in event.groups and place.isdigit() and 1 <= int(place) <= len(event.groups[group])

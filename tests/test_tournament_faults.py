@@ -1,0 +1,153 @@
+"""A tournament's files as a careless director or a full disk leaves them (issue 31): every
+command that reads a hand-broken ledger or tournament file refuses it with file:line and the
+field, exit 2, never a traceback; a disk that fills up loses nothing acknowledged; the
+file's limits are ones the ledger can hold. Each case is typed as the docs type it, in a
+process of its own; the set-up is done in this one (it is not what is tested)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from timekeeper import cli
+from timekeeper.tournament.ledger import open_tournament
+
+pytestmark = pytest.mark.slow  # every test here starts `timekeeper` processes
+
+READERS = (  # every command that reads the ledger, as the docs type them
+    ("rounds",),
+    ("rounds", "--next"),
+    ("standings",),
+    ("bracket",),
+    ("history",),
+    ("export",),
+    ("result", "1", "1", "3:1"),
+    ("replay", "1", "1", "--reason", "x"),
+    ("withdraw", "Player 1", "--reason", "x"),
+    ("lot", "A", "--seed", "1"),
+    ("draw",),
+)
+
+
+def typed(file: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`timekeeper tournament ACTION -f FILE …` in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "timekeeper", "tournament", argv[0], "-f", str(file), *argv[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def tk(file: Path, *argv: str) -> int:
+    return cli.main(["tournament", argv[0], "-f", str(file), *argv[1:]])
+
+
+@pytest.fixture
+def cup(tmp_path: Path) -> Path:
+    file = tmp_path / "cup.yaml"
+    assert cli.main(["tournament", "new", str(file), "--players", "8"]) == 0
+    assert tk(file, "draw", "--seed", "11") == 0
+    return file
+
+
+def test_a_drawn_knockout_score_with_ot_says_what_is_wrong(cup: Path) -> None:
+    t = open_tournament(cup)[0]
+    for m in t.fixtures():
+        if not m.knockout:
+            assert tk(cup, "result", str(m.slot.round), m.slot.table, "2:1") == 0
+    sf = t.fixture("SF1").slot
+    done = typed(cup, "result", str(sf.round), sf.table, "1:1", "--ot")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "1:1 --ot has no winner" in done.stderr, done.stderr
+    assert "the deciding goal included (e.g. 2:1 --ot)" in done.stderr
+    assert "needs overtime" not in done.stderr
+    plain = typed(cup, "result", str(sf.round), sf.table, "1:1")
+    assert plain.returncode == 2 and "needs overtime (--ot, --sd)" in plain.stderr
+    assert typed(cup, "result", str(sf.round), sf.table, "2:1", "--ot").returncode == 0
+
+
+@pytest.mark.parametrize("byte", [b"\x7f", b"\x07", b"\x1b"], ids=["DEL", "BEL", "ESC"])
+def test_a_raw_control_character_in_the_file_is_refused_with_its_line(
+    cup: Path, byte: bytes
+) -> None:
+    raw = cup.read_bytes().replace(b"\ntitle: ", b"\ntitle: Cup" + byte, 1)
+    assert raw != cup.read_bytes()
+    cup.write_bytes(raw)
+    line = raw[: raw.index(byte)].count(b"\n") + 1
+    for argv in (("standings",), ("result", "1", "1", "3:1")):
+        done = typed(cup, *argv)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"cup.yaml:{line}:" in done.stderr and "a control character" in done.stderr
+
+
+def _lines(cup: Path) -> list[dict]:
+    return [
+        json.loads(line) for line in cup.with_name("cup.journal.jsonl").read_text().splitlines()
+    ]
+
+
+def _write(cup: Path, lines: list[dict]) -> None:
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    cup.with_name("cup.journal.jsonl").write_text(text, encoding="utf-8")
+
+
+def _result_as_list(lines: list[dict]) -> tuple[int, str]:
+    lines[1]["result"] = [3, 1]
+    return 2, "result"
+
+
+def _groups_as_list(lines: list[dict]) -> tuple[int, str]:
+    lines[0]["groups"] = [list(g) for g in lines[0]["groups"].values()]
+    return 1, "groups"
+
+
+def _second_draw(lines: list[dict]) -> tuple[int, str]:
+    lines.append({**lines[0], "n": 3})
+    return 3, "event"
+
+
+def _score_999(lines: list[dict]) -> tuple[int, str]:
+    lines[1]["result"]["home"] = 999
+    return 2, "result.home"
+
+
+def _decided_bogus(lines: list[dict]) -> tuple[int, str]:
+    lines[1]["result"]["decided"] = "bogus"
+    return 2, "result.decided"
+
+
+def _lot_order_as_text(lines: list[dict]) -> tuple[int, str]:
+    lines.append({"event": "lot", "n": 3, "group": "A", "order": "Player 1,Player 2", "how": ""})
+    return 3, "order"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _result_as_list,
+        _groups_as_list,
+        _second_draw,
+        _score_999,
+        _decided_bogus,
+        _lot_order_as_text,
+    ],
+)
+def test_a_hand_edited_ledger_is_refused_by_every_command_with_file_line_and_field(
+    cup: Path, edit
+) -> None:
+    assert tk(cup, "result", "1", "1", "3:1") == 0
+    lines = _lines(cup)
+    line, field = edit(lines)
+    _write(cup, lines)
+    before = cup.with_name("cup.journal.jsonl").read_bytes()
+    for argv in READERS:
+        done = typed(cup, *argv)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, (argv, done.stderr)
+        assert f"cup.journal.jsonl:{line}:1: {field}: " in done.stderr, (argv, done.stderr)
+    assert cup.with_name("cup.journal.jsonl").read_bytes() == before  # nothing written
