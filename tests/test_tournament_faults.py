@@ -151,3 +151,56 @@ def test_a_hand_edited_ledger_is_refused_by_every_command_with_file_line_and_fie
         assert done.returncode == 2 and "Traceback" not in done.stderr, (argv, done.stderr)
         assert f"cup.journal.jsonl:{line}:1: {field}: " in done.stderr, (argv, done.stderr)
     assert cup.with_name("cup.journal.jsonl").read_bytes() == before  # nothing written
+
+
+FULL_DISK = """
+set -u
+mount -t tmpfs -o size=256k tmpfs "$DISK" || exit 97
+cp "$CUP" "$DISK/cup.yaml" && cd "$DISK"
+tk() { "$PY" -m timekeeper tournament "$@" -f cup.yaml 2>&1; echo "rc=$?"; }
+fill() { dd if=/dev/zero of=fill bs=4k 2>/dev/null; }
+fill; echo "== draw on a full disk"; tk draw --seed 11
+echo "== journal: $(ls cup.journal.jsonl 2>&1)"
+rm fill; echo "== draw again"; tk draw --seed 11 >/dev/null
+fill; while printf '\\n' >> cup.journal.jsonl 2>/dev/null; do :; done  # its last block too
+cp cup.journal.jsonl "$CUP.before"
+echo "== result on a full disk"; tk result 1 1 3:1
+echo "== standings"; tk standings
+rm fill; cmp -s cup.journal.jsonl "$CUP.before"; echo "same=$?"
+echo "== result again"; tk result 1 1 3:1
+echo "== history"; tk history
+"""
+
+
+def test_a_full_disk_names_the_ledger_says_what_to_do_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """A real full disk: a 256 KB tmpfs mounted in a user namespace of its own (no root
+    needed where the kernel allows them), filled up before `draw` and before `result`."""
+    cup = tmp_path / "cup.yaml"
+    assert cli.main(["tournament", "new", str(cup), "--players", "8"]) == 0
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", FULL_DISK],
+        env={**__import__("os").environ, "DISK": str(disk), "CUP": str(cup), "PY": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode == 97 or "unshare:" in done.stderr:
+        pytest.skip(f"no user namespace with a tmpfs here: {done.stderr.strip()[:200]}")
+    out = done.stdout + done.stderr
+    parts = dict(p.split("\n", 1) for p in out.split("== ")[1:])
+    assert "Traceback" not in out, out
+    full = "No space left on device: nothing written, every entry before stands; make room"
+    assert parts["draw on a full disk"].count(f"cup.journal.jsonl: {full}") == 1, out
+    assert "rc=1" in parts["draw on a full disk"], out
+    assert "No such file" in next(k for k in parts if k.startswith("journal:")), out
+    assert f"cup.journal.jsonl: {full}" in parts["result on a full disk"], out
+    assert "rc=1" in parts["result on a full disk"], out
+    assert "rc=0" in parts["standings"] and "cut off" not in parts["standings"], out
+    assert "same=0" in out  # not a byte left of the refused entry
+    assert "rc=0" in parts["result again"] and "(ledger entry 2)" in parts["result again"], out
+    assert parts["history"].count("result A.1: 3:1") == 1, out

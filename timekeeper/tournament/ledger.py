@@ -67,6 +67,8 @@ class Ledger:
         edited by hand is refused with file:line rather than silently skipped."""
         if not self.path.exists():
             return []
+        if not self.path.is_file():
+            raise ConfigError("not a regular file (a device, a FIFO or a folder)", self.path)
         raw = self.path.read_bytes()
         lines = raw.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
@@ -137,15 +139,17 @@ class Ledger:
                 )
             if self.torn:
                 self._cut_torn_tail()
-            elif self.path.stat().st_size and not self._ends_with_newline():
-                stream.write(b"\n")  # a last entry a person saved without its newline
             event = dataclasses.replace(event, n=len(entries) + 1)
-            stream.write(
-                json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True).encode("utf-8")
-                + b"\n"
-            )
-            stream.flush()
-            os.fsync(stream.fileno())
+            line = json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True).encode()
+            if len(line) >= MAX_LINE:
+                raise ConfigError(
+                    f"an entry of {len(line):,} bytes, more than the ledger takes "
+                    f"({MAX_LINE:,}): nothing written",
+                    self.path,
+                )
+            if self.path.stat().st_size and not self._ends_with_newline():
+                line = b"\n" + line  # a last entry a person saved without its newline
+            self._write(stream.fileno(), line + b"\n", new)
         if new:  # the file's name in its folder must survive a power cut too
             folder = os.open(self.path.parent, os.O_RDONLY)
             try:
@@ -153,6 +157,27 @@ class Ledger:
             finally:
                 os.close(folder)
         return event
+
+    def _write(self, fd: int, data: bytes, new: bool) -> None:
+        """All of `data` on the disk, or nothing: a write the disk cannot take (full, or a
+        file size limit) is taken back, so that no half line is left to be read as a crash
+        and every entry before it stands."""
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            os.ftruncate(fd, size)
+            if new and not size:
+                self.path.unlink(missing_ok=True)
+            raise OSError(
+                exc.errno,
+                f"{exc.strerror}: nothing written, every entry before stands; make room on "
+                "its disk (or move the tournament to another) and type it again",
+                str(self.path),
+            ) from None
 
     def _ends_with_newline(self) -> bool:
         with open(self.path, "rb") as stream:
