@@ -204,3 +204,23 @@ def test_a_full_disk_names_the_ledger_says_what_to_do_and_loses_nothing(
     assert "same=0" in out  # not a byte left of the refused entry
     assert "rc=0" in parts["result again"] and "(ledger entry 2)" in parts["result again"], out
     assert parts["history"].count("result A.1: 3:1") == 1, out
+
+
+@pytest.mark.parametrize(("size", "tables"), [(256, 4), (128, 64)])
+def test_a_field_whose_draw_the_ledger_cannot_hold_is_refused_at_load(
+    tmp_path: Path, size: int, tables: int
+) -> None:
+    """256 players in one group (a draw of minutes) or two groups of 128 on 64 tables (a
+    1.6 MB draw line): refused when the file is read, naming the field; nothing written."""
+    cup = tmp_path / "cup.yaml"
+    players = "\n".join(f"  - P{i}" for i in range(256))
+    cup.write_text(
+        f"rules: radegast\ntables: {tables}\nplayers:\n{players}\n"
+        f"stages:\n  groups:\n    size: {size}\n    advance: 1\n  knockout: {{tree: seeded}}\n",
+        encoding="utf-8",
+    )
+    done = typed(cup, "draw", "--seed", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"cup.yaml:{259 + 3}:11: stages.groups.size: groups of {size} for 256" in done.stderr
+    assert "more than the 900 an evening's draw holds: size: 8 or less" in done.stderr
+    assert not cup.with_name("cup.journal.jsonl").exists()

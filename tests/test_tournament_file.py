@@ -365,3 +365,29 @@ def test_every_field_of_a_ledger_entry_edited_by_hand_is_refused_or_harmless(
     journal.write_text("".join(json.dumps(e) + "\n" for e in duplicated), encoding="utf-8")
     assert cli.main(["tournament", "history", "-f", str(file)]) == 2
     assert f"cup.journal.jsonl:{len(good) + 1}:1: corrects: " in capsys.readouterr().err
+
+
+def test_the_largest_draw_the_file_allows_fits_the_ledgers_line(tmp_path: Path) -> None:
+    """The file's limits and the ledger's agree: the most group matches (256 players in
+    groups of 8), every name and table name as long as allowed, in four-byte characters,
+    make a draw line the ledger takes; one more group size is refused at load."""
+    from timekeeper.tournament import events, ledger
+    from timekeeper.tournament.state import Tournament, make_draw
+
+    names = "\n".join(f'  - "{"𝄞" * (spec.MAX_NAME - 4)}{i:04d}"' for i in range(spec.MAX_PLAYERS))
+    tables = ", ".join(f"T{t:0{spec.MAX_NAME - 1}d}" for t in range(spec.MAX_TABLES))
+    text = (
+        f"rules: radegast\ntables: [{tables}]\nplayers:\n{names}\n"
+        "stages:\n  groups: {size: 8, advance: 1}\n  knockout: {tree: seeded}\n"
+    )
+    file = tmp_path / "cup.yaml"
+    file.write_text(text, encoding="utf-8")
+    s = spec.load(file)
+    assert spec.group_match_count(len(s.players), 8) <= spec.MAX_GROUP_MATCHES
+    draw = make_draw(s, 1)
+    line = json.dumps(draw.to_dict(), ensure_ascii=False, sort_keys=True).encode()
+    assert len(line) < ledger.MAX_LINE
+    Tournament(s, [events.from_dict(json.loads(line))])  # and it reads back
+    file.write_text(text.replace("size: 8", "size: 9"), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"stages.groups.size: groups of 9 for 256 players"):
+        spec.load(file)

@@ -135,7 +135,7 @@ class DrawEvent:
             tuple(slots),
             f.optional_mapping("rules"),
             f.optional_text("time"),
-            f.whole("n", 1),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:
@@ -187,7 +187,7 @@ class ResultEvent:
             read_result(f, "corrects", optional=True),
             f.optional_text("source"),
             f.optional_text("time"),
-            f.whole("n", 1),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:
@@ -236,7 +236,7 @@ class ReplayEvent:
             f.text("reason", MAX_REASON),
             read_result(f, "voids", optional=True),
             f.optional_text("time"),
-            f.whole("n", 1),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:
@@ -275,7 +275,7 @@ class LotEvent:
             (f.optional_text("how") or "") if data.get("how") != "" else "",
             None if data.get("seed") is None else f.whole("seed", None),
             f.optional_text("time"),
-            f.whole("n", 1),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:

@@ -50,6 +50,10 @@ KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs")
 MAX_PLAYERS = 256
 MAX_TABLES = 64
 MAX_NAME = 80
+# The group matches of an evening: the draw keeps every one in its ledger line, which must
+# stay under the ledger's line limit (ledger.MAX_LINE) with every name at its longest;
+# bench/tournament_sizes.py measures it, a test holds it. 256 players in groups of 8 is 896.
+MAX_GROUP_MATCHES = 900
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,9 @@ def _tables(r: Reader) -> tuple[str, ...]:
         names = [str(v).strip() for v in value]
         if not names or len(names) > MAX_TABLES or len(set(names)) != len(names) or not all(names):
             raise r.doc.error(("tables",), f"a list of 1 to {MAX_TABLES} different names")
+        for i, name in enumerate(names):
+            if len(name) > MAX_NAME:
+                raise r.doc.error(("tables", i), f"a name of 1 to {MAX_NAME} characters, please")
         return tuple(names)
     count = r.integer(("tables",), 4, MAX_TABLES)
     return tuple(str(n) for n in range(1, count + 1))
@@ -317,6 +324,16 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
             )
         if rules.group_profile is None:
             raise r.doc.error(("stages", "groups"), "this rule set plays no groups")
+        matches = group_match_count(players, size)
+        if matches > MAX_GROUP_MATCHES:
+            fits = max(
+                s for s in range(2, size) if group_match_count(players, s) <= MAX_GROUP_MATCHES
+            )
+            raise r.doc.error(
+                ("stages", "groups", "size"),
+                f"groups of {size} for {players} players make {matches} group matches, more "
+                f"than the {MAX_GROUP_MATCHES} an evening's draw holds: size: {fits} or less",
+            )
         groups = GroupStage(
             size, advance, _profile(r, ("stages", "groups", "profile"), rules.group_profile)
         )
@@ -336,6 +353,14 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
     if groups is None and knockout is None:
         raise r.doc.error(("stages",), "name groups:, knockout: or both")
     return groups, knockout
+
+
+def group_match_count(players: int, size: int) -> int:
+    """The round robins' matches: the players dealt into ceil(players / size) groups whose
+    sizes differ by one at most (draw.py deals them so)."""
+    groups = math.ceil(players / size)
+    small, big = divmod(players, groups)
+    return big * (small + 1) * small // 2 + (groups - big) * small * (small - 1) // 2
 
 
 def _pairs(r: Reader, path: Path_) -> tuple[tuple[str, str], ...]:
