@@ -224,3 +224,53 @@ def test_a_field_whose_draw_the_ledger_cannot_hold_is_refused_at_load(
     assert f"cup.yaml:{259 + 3}:11: stages.groups.size: groups of {size} for 256" in done.stderr
     assert "more than the 900 an evening's draw holds: size: 8 or less" in done.stderr
     assert not cup.with_name("cup.journal.jsonl").exists()
+
+
+def test_a_withdrawn_player_forfeits_the_knockout_they_reach_without_a_second_withdraw(
+    tmp_path: Path,
+) -> None:
+    """Groups of three, the top two to the semi-finals: X beats Y 5:0, withdraws, and
+    still finishes second on goal difference (Z 3 +4, X 3 0, Y 3 -4). The semi-final X
+    reaches and the 3rd-place match X then falls to are forfeited, with one withdraw."""
+    cup = tmp_path / "cup.yaml"
+    cup.write_text(
+        "rules: radegast\ntables: 2\nplayers: [P1, P2, P3, P4, P5, P6]\n"
+        "stages:\n  groups: {size: 3, advance: 2}\n  knockout: {tree: cross, third_place: true}\n",
+        encoding="utf-8",
+    )
+    assert tk(cup, "draw", "--seed", "3") == 0
+    t = open_tournament(cup)[0]
+
+    def play(a: str, b: str, score: str) -> None:
+        m = next(m for m in t.fixtures() if {m.home, m.away} == {a, b})
+        home, away = score.split(":")
+        typed_score = score if m.home == a else f"{away}:{home}"
+        assert tk(cup, "result", str(m.slot.round), m.slot.table, typed_score) == 0
+
+    x, y, z = t.groups["A"]
+    play(x, y, "5:0")
+    done = typed(cup, "withdraw", x, "--reason", "went home")
+    assert done.returncode == 0, done.stderr
+    assert "forfeit: " in done.stdout and f"withdrawn: {x}" in done.stdout
+    play(y, z, "0:1")
+    b1, b2, b3 = t.groups["B"]
+    play(b1, b2, "2:0")
+    play(b1, b3, "2:0")
+    play(b2, b3, "2:0")
+    t = open_tournament(cup)[0]
+    assert [r.player for r in t.standings("A")] == [z, x, y]  # X keeps the place earned
+    sf = next(n for n in ("SF1", "SF2") if x in (t.fixture(n).home, t.fixture(n).away))
+    assert t.fixture(sf).result is not None and t.fixture(sf).result.decided == "forfeit"
+    nxt = typed(cup, "rounds", "--next")
+    assert nxt.returncode == 0 and sf not in nxt.stdout, nxt.stdout  # its table moved on
+    assert "(ready)" not in "".join(line for line in nxt.stdout.splitlines() if x in line)
+    other = "SF2" if sf == "SF1" else "SF1"
+    o = t.fixture(other).slot
+    assert tk(cup, "result", str(o.round), o.table, "3:1") == 0
+    t = open_tournament(cup)[0]
+    third = t.fixture("3P")
+    assert x in (third.home, third.away) and third.result is not None
+    assert third.result.at_fault == ("home" if third.home == x else "away")
+    assert typed(cup, "withdraw", x, "--reason", "again").returncode == 2
+    shown = typed(cup, "bracket").stdout
+    assert shown.count("forfeit") == 2, shown

@@ -19,6 +19,7 @@ from timekeeper.tournament.events import (
     LotEvent,
     ReplayEvent,
     ResultEvent,
+    WithdrawEvent,
 )
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
@@ -129,6 +130,19 @@ def lot(
     return LotEvent(group, tuple(names), f"drawn with seed {seed}", seed, time or None)
 
 
+def withdraw(t: Tournament, player: str, reason: str, time: str = "") -> WithdrawEvent:
+    """A player leaves: remembered in the ledger, so that every match still to play is
+    forfeited, the knock-out's they reach included, with no second withdrawal."""
+    t.require_drawn()
+    _reason_fits(reason)
+    name = find_player(t, player)
+    if name in t.withdrawn:
+        raise TournamentError(f"{name} has withdrawn already")
+    if not reason.strip():
+        raise TournamentError("a withdrawal needs --reason")
+    return WithdrawEvent(name, reason, time or None)
+
+
 def unplayed(t: Tournament, player: str) -> list[Fixture]:
     """A player's matches still to play whose opponent is known: what a withdrawal (or a
     no-show for a whole series, Radegast) forfeits."""
@@ -176,7 +190,11 @@ def _keeps_knockout(
     nor under way at its table. Refused otherwise, naming that match and what to do."""
     after = Tournament(t.spec, [*t.events, event])
     for node in t.nodes:
-        if node == event.match or (node not in t.results and node not in begun):
+        if (
+            node == event.match
+            or node in t.walkovers
+            or (node not in t.results and node not in begun)
+        ):
             continue
         before, now = t.fixture(node), after.fixture(node)
         if (before.home, before.away) == (now.home, now.away):

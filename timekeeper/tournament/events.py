@@ -54,6 +54,7 @@ RESULT_KEYS = (
 )
 REPLAY_KEYS = ("event", "n", "match", "round", "table", "reason", "time", "voids")
 LOT_KEYS = ("event", "n", "group", "order", "how", "seed", "time")
+WITHDRAW_KEYS = ("event", "n", "player", "reason", "time")
 
 
 @dataclass(frozen=True)
@@ -282,8 +283,44 @@ class LotEvent:
         return f"lot group {self.group} ({self.how}): {' > '.join(self.order)}"
 
 
-Event = DrawEvent | ResultEvent | ReplayEvent | LotEvent
-KINDS: dict[str, type[Event]] = {c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent, LotEvent)}
+@dataclass(frozen=True)
+class WithdrawEvent:
+    """A player leaves (or misses the rest, Radegast): remembered, so that every match still
+    to play, the knock-out's they reach included, is forfeited (state.py works them out)."""
+
+    kind: ClassVar[str] = "withdraw"
+    player: str
+    reason: str
+    time: str | None = None
+    n: int = 0
+
+    def to_dict(self) -> JSON:
+        return {
+            "event": self.kind,
+            "n": self.n,
+            "player": self.player,
+            "reason": self.reason,
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> WithdrawEvent:
+        f = Fields(data, "", WITHDRAW_KEYS)
+        return cls(
+            f.text("player"),
+            f.text("reason", MAX_REASON),
+            f.optional_text("time"),
+            f.whole("n", 0),
+        )
+
+    def text(self) -> str:
+        return f"withdrew: {self.player} ({self.reason})"
+
+
+Event = DrawEvent | ResultEvent | ReplayEvent | LotEvent | WithdrawEvent
+KINDS: dict[str, type[Event]] = {
+    c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent, LotEvent, WithdrawEvent)
+}
 
 
 def from_dict(data: JSON) -> Event:

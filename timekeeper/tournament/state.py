@@ -22,6 +22,7 @@ from timekeeper.tournament.events import (
     LotEvent,
     ReplayEvent,
     ResultEvent,
+    WithdrawEvent,
 )
 from timekeeper.tournament.results import Result, ResultError
 from timekeeper.tournament.schedule import GroupMatch, Slot
@@ -131,6 +132,9 @@ class Tournament:
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
         self.sources: dict[str, str] = {}  # a hall result message's id -> its match
+        self.recorded: dict[str, Result] = {}  # the ledger's results (the rest: _settle)
+        self.withdrawn: dict[str, int] = {}  # a player who withdrew -> in which order
+        self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
         self._sudden: dict[str, bool] = {}
         for event in events:
             self.apply(event)
@@ -156,7 +160,7 @@ class Tournament:
                 raise EntryError("event", f"a {event.kind} before the draw")
             case ResultEvent():
                 self._check_result(event)
-                self.results[event.match] = event.result
+                self.recorded[event.match] = event.result
                 self.replays.discard(event.match)
                 if event.source is not None:
                     self.sources.setdefault(event.source, event.match)
@@ -166,12 +170,42 @@ class Tournament:
                     raise EntryError("match", f"a replay of {event.match} is already ordered")
                 if event.voids != m.result:
                     raise EntryError("voids", _not_standing(m, event.voids))
-                self.results.pop(event.match, None)
+                self.recorded.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
                 self._check_lot(event)
                 self.lots.setdefault(event.group, []).append(list(event.order))
+            case WithdrawEvent():
+                if event.player not in self.order:
+                    raise EntryError("player", f"{event.player!r} is not in the draw")
+                if event.player in self.withdrawn:
+                    raise EntryError("player", f"{event.player} has withdrawn already")
+                self.withdrawn[event.player] = len(self.withdrawn)
         self.events.append(event)
+        self._settle()
+
+    def _settle(self) -> None:
+        """The results that stand: those recorded, and a forfeit for every match still to
+        play by a player who withdrew (the knock-out's too, once they reach it: worked out
+        again after every event, so a correction that changes who went through moves the
+        forfeit with it). Between two who withdrew, the one who withdrew first is at fault."""
+        self.results = dict(self.recorded)
+        self.walkovers = set()
+        if not self.withdrawn:
+            return
+        later = sorted(self.nodes.values(), key=lambda n: n.level)
+        for match_id in [*self.group_matches, *(n.id for n in later)]:
+            if match_id in self.results or match_id in self.replays:
+                continue
+            m = self.fixture(match_id)
+            out = [s for s in (m.home, m.away) if s in self.withdrawn]
+            if m.home is None or m.away is None or not out:
+                continue
+            first = min(out, key=lambda p: self.withdrawn[p])
+            side = "home" if first == m.home else "away"
+            home, away = self.spec.rules.forfeit_score(side, None, None)
+            self.results[match_id] = Result(home, away, "forfeit", side)
+            self.walkovers.add(match_id)
 
     def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
         """The match an entry names, at the round and table the draw gave it, its players
