@@ -274,3 +274,23 @@ def test_a_withdrawn_player_forfeits_the_knockout_they_reach_without_a_second_wi
     assert typed(cup, "withdraw", x, "--reason", "again").returncode == 2
     shown = typed(cup, "bracket").stdout
     assert shown.count("forfeit") == 2, shown
+
+
+def test_three_groups_seeded_never_pair_two_of_one_group_at_once(tmp_path: Path) -> None:
+    """`tree: seeded` for three groups, the top two on: A1 and B1 get the byes (group
+    letters are drawn), and nobody meets their own group's other qualifier in their first
+    knock-out match (it was C1–C2 in the first round, and A1 against the winner of A2–B2)."""
+    cup = tmp_path / "cup.yaml"
+    players = ", ".join(f"P{i}" for i in range(1, 10))
+    cup.write_text(
+        f"rules: radegast\ntables: 3\nplayers: [{players}]\n"
+        "stages:\n  groups: {size: 3, advance: 2}\n  knockout: {tree: seeded}\n",
+        encoding="utf-8",
+    )
+    assert tk(cup, "draw", "--seed", "1") == 0
+    shown = typed(cup, "bracket")
+    assert shown.returncode == 0, shown.stderr
+    rows = {line.split()[0]: line for line in shown.stdout.splitlines() if line.strip()}
+    assert "C2 – B2" in rows["QF2"] and "C1 – A2" in rows["QF4"], shown.stdout
+    assert "A1 – winner QF2" in rows["SF1"] and "B1 – winner QF4" in rows["SF2"], shown.stdout
+    assert "C1 – C2" not in shown.stdout and "A2 – B2" not in shown.stdout
