@@ -293,7 +293,101 @@ def test_a_ledger_line_the_tournament_cannot_read_is_refused_with_its_line(tmp_p
     )
     with pytest.raises(
         ConfigError,
-        match=r"cup.journal.jsonl:2:1: an entry the tournament "
-        r"cannot read \(TypeError",
+        match=r"cup.journal.jsonl:2:1: match: must be text, not 5 \(an entry the tournament "
+        r"cannot read\)",
     ):
         Ledger(path).read()
+
+
+def test_every_field_of_a_ledger_entry_edited_by_hand_is_refused_or_harmless(
+    tmp_path: Path, capsys
+) -> None:
+    """A fuzz of the ledger's fields: each field of each kind of entry replaced by a value
+    of another type or range, removed, or joined by an unknown one; and ids duplicated.
+    Every command that reads it either takes it (a value that changes nothing) or refuses
+    it with the ledger's file:line (exit 2) — never a traceback."""
+    import copy
+
+    from timekeeper import cli
+
+    file = tmp_path / "cup.yaml"
+    assert cli.main(["tournament", "new", str(file), "--players", "8"]) == 0
+    for argv in (
+        ["draw", "--seed", "11"],
+        ["result", "1", "1", "3:1"],
+        ["result", "1", "1", "1:3", "--reason", "swapped"],
+        ["replay", "1", "2", "--reason", "referee"],
+        ["result", "1", "2", "2:1", "--forfeit", "home"],
+    ):
+        assert cli.main(["tournament", argv[0], "-f", str(file), *argv[1:]]) == 0
+    journal = file.with_name("cup.journal.jsonl")
+    good = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    bad_values = [None, "", -1, 10**12, True, [1, 2], {"a": 1}]
+
+    def fields(value, path=()):
+        yield path
+        if isinstance(value, dict):
+            for key, item in value.items():
+                yield from fields(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value[:1]):
+                yield from fields(item, (*path, i))
+
+    def edits():
+        for i, entry in enumerate(good):
+            for path in fields(entry):
+                if path in ((), ("n",)):
+                    continue
+                for value in [*bad_values, KeyError]:
+                    yield i, path, value
+            yield i, ("unknown",), 1
+        yield 0, ("matches", 1, "id"), good[0]["matches"][0]["id"]
+        yield 0, ("knockout", 1, "id"), good[0]["knockout"][0]["id"]
+        yield 0, ("slots", 1), good[0]["slots"][0]
+        yield 2, ("source",), "a-message"
+        yield 4, ("match",), "A.1"
+
+    for i, path, value in edits():
+        lines = copy.deepcopy(good)
+        target = lines[i]
+        for part in path[:-1]:
+            target = target[part]
+        if value is KeyError:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+        journal.write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+        code = cli.main(["tournament", "standings", "-f", str(file)])
+        err = capsys.readouterr().err
+        assert code in (0, 2), (i, path, value)
+        assert code == 0 or f"cup.journal.jsonl:{i + 1}:1: " in err, (i, path, value, err)
+    duplicated = [*good, {**good[1], "n": len(good) + 1}]  # a result typed twice by hand
+    journal.write_text("".join(json.dumps(e) + "\n" for e in duplicated), encoding="utf-8")
+    assert cli.main(["tournament", "history", "-f", str(file)]) == 2
+    assert f"cup.journal.jsonl:{len(good) + 1}:1: corrects: " in capsys.readouterr().err
+
+
+def test_the_largest_draw_the_file_allows_fits_the_ledgers_line(tmp_path: Path) -> None:
+    """The file's limits and the ledger's agree: the most group matches (256 players in
+    groups of 8), every name and table name as long as allowed, in four-byte characters,
+    make a draw line the ledger takes; one more group size is refused at load."""
+    from timekeeper.tournament import events, ledger
+    from timekeeper.tournament.state import Tournament, make_draw
+
+    names = "\n".join(f'  - "{"𝄞" * (spec.MAX_NAME - 4)}{i:04d}"' for i in range(spec.MAX_PLAYERS))
+    tables = ", ".join(f"T{t:0{spec.MAX_NAME - 1}d}" for t in range(spec.MAX_TABLES))
+    text = (
+        f"rules: radegast\ntables: [{tables}]\nplayers:\n{names}\n"
+        "stages:\n  groups: {size: 8, advance: 1}\n  knockout: {tree: seeded}\n"
+    )
+    file = tmp_path / "cup.yaml"
+    file.write_text(text, encoding="utf-8")
+    s = spec.load(file)
+    assert spec.group_match_count(len(s.players), 8) <= spec.MAX_GROUP_MATCHES
+    draw = make_draw(s, 1)
+    line = json.dumps(draw.to_dict(), ensure_ascii=False, sort_keys=True).encode()
+    assert len(line) < ledger.MAX_LINE
+    Tournament(s, [events.from_dict(json.loads(line))])  # and it reads back
+    file.write_text(text.replace("size: 8", "size: 9"), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"stages.groups.size: groups of 9 for 256 players"):
+        spec.load(file)

@@ -397,33 +397,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
-    from timekeeper.tournament.state import TournamentError
 
     t, ledger = _open(args)
-    name = clerk.find_player(t, args.player)
-    todo = clerk.unplayed(t, name)
-    if not todo:
-        raise TournamentError(f"{name} has no match to play with a known opponent")
-    for m in todo:
-        side = "home" if m.home == name else "away"
-        ledger.record(
-            t,
-            clerk.result(
-                t,
-                m.slot.round,
-                m.slot.table,
-                None,
-                "forfeit",
-                side,
-                f"withdrew: {args.reason}",
-                _now(),
-            ),
-        )
-        done = t.fixture(m.id)
-        print(
-            f"forfeit: round {done.slot.round} table {done.slot.table}  {done.id}  "
-            f"{done.sides}  {done.result.text() if done.result else ''}"
-        )
+    event = ledger.record(t, clerk.withdraw(t, args.player, args.reason, _now()))
+    for m in t.fixtures():
+        if m.id in t.walkovers and event.player in (m.home, m.away):
+            print(
+                f"forfeit: round {m.slot.round} table {m.slot.table}  {m.id}  {m.sides}  "
+                f"{m.result.text() if m.result else ''}"
+            )
+    print(
+        f"withdrawn: {event.player} (ledger entry {event.n}); every match still to play is "
+        "forfeited, a knock-out match they reach too"
+    )
     return 0
 
 

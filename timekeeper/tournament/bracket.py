@@ -118,7 +118,75 @@ def seeded(sources: Sequence[str], third_place: bool) -> list[Node]:
             entries.append(sources[a - 1])
         else:
             entries.append((sources[a - 1], sources[b - 1]))
-    return tree(entries, third_place)
+    return tree(_apart(entries), third_place)
+
+
+def _group(source: str) -> str | None:
+    """The group of a group place (`C2` -> `C`); None for a seed or a match."""
+    group = source.rstrip("0123456789")
+    return group if group and group != source and group.isalpha() else None
+
+
+def _clashes(entries: Sequence[Entry]) -> int:
+    """Pairs of one group meeting in the first match of either: a first-round match, or a
+    bye's holder and the match beside it (its first opponent comes from there)."""
+    count = 0
+    for i, entry in enumerate(entries):
+        if isinstance(entry, tuple):
+            count += _group(entry[0]) is not None and _group(entry[0]) == _group(entry[1])
+        else:
+            beside = entries[i ^ 1]
+            sides = beside if isinstance(beside, tuple) else (beside,)
+            count += sum(_group(entry) is not None and _group(entry) == _group(s) for s in sides)
+    return count
+
+
+def _apart(entries: list[Entry]) -> list[Entry]:
+    """The seeded bracket with no two of one group meeting at once (issue 31: three groups
+    gave C1–C2, and A1's first opponent could be A2): sides of the first round (a bye's
+    holder too) are swapped with others of the same place (a runner-up for a runner-up),
+    the nearest in the bracket first, while a swap lowers those meetings. A group winner
+    keeps the bye its seed gave it."""
+    out = list(entries)
+    spots = [
+        (i, k)
+        for i, e in enumerate(out)
+        for k in ((0, 1) if isinstance(e, tuple) else (-1,))
+        if _group(_side(out, (i, k))) is not None
+    ]
+
+    def place(at: list[Entry], spot: tuple[int, int]) -> str:
+        side = _side(at, spot)
+        return side[len(_group(side) or "") :]
+
+    while (now := _clashes(out)) > 0:
+        best: tuple[int, int, list[Entry]] | None = None
+        for n, p in enumerate(spots):
+            for q in spots[n + 1 :]:
+                if p[0] == q[0] or place(out, p) != place(out, q) or place(out, p) == "1":
+                    continue
+                trial = list(out)
+                first, second = _side(out, p), _side(out, q)
+                trial[p[0]] = _put(trial[p[0]], p[1], second)
+                trial[q[0]] = _put(trial[q[0]], q[1], first)
+                score = _clashes(trial)
+                if score < now and (best is None or (score, q[0] - p[0]) < best[:2]):
+                    best = (score, q[0] - p[0], trial)
+        if best is None:
+            break
+        out = best[2]
+    return out
+
+
+def _side(entries: Sequence[Entry], spot: tuple[int, int]) -> str:
+    entry = entries[spot[0]]
+    return entry if isinstance(entry, str) else entry[spot[1]]
+
+
+def _put(entry: Entry, k: int, side: str) -> Entry:
+    if isinstance(entry, str):
+        return side
+    return (side, entry[1]) if k == 0 else (entry[0], side)
 
 
 def group_seeds(groups: Sequence[str], advance: int) -> list[str]:

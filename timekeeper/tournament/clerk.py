@@ -13,13 +13,17 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from timekeeper.rules import profile
-from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import results
-from timekeeper.tournament.events import DrawEvent, LotEvent, ReplayEvent, ResultEvent
+from timekeeper.tournament.events import (
+    MAX_REASON,
+    DrawEvent,
+    LotEvent,
+    ReplayEvent,
+    ResultEvent,
+    WithdrawEvent,
+)
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.series import Game, SeriesError
-from timekeeper.tournament.spec import find_profile
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
@@ -58,6 +62,7 @@ def result(
     takes its next game (or `game`, a correction of one played); a forfeit there is a
     walkover of the whole series unless `one_game`."""
     t.require_drawn()
+    _reason_fits(reason)
     m = t.at(round_, table)
     _sides_known(m)
     if m.series is not None:
@@ -66,7 +71,7 @@ def result(
         raise TournamentError(f"{m.id} is a single match, not a series: no --game")
     try:
         new = results.make(
-            t.spec.rules, m.knockout, score, decided, at_fault, _sudden_overtime(t, m.id)
+            t.spec.rules, m.knockout, score, decided, at_fault, t.sudden_overtime(m.id)
         )
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
@@ -117,7 +122,7 @@ def _game(
     if one_game and at_fault is None:
         raise TournamentError("--one-game goes with --forfeit SIDE (a game forfeited)")
     try:
-        new = results.make(t.spec.rules, True, score, decided, at_fault, _sudden_overtime(t, m.id))
+        new = results.make(t.spec.rules, True, score, decided, at_fault, t.sudden_overtime(m.id))
     except ResultError as exc:
         raise TournamentError(f"{m.id} game {number} ({m.sides}): {exc}") from None
     walkover = new.decided == "forfeit" and not one_game
@@ -152,21 +157,6 @@ def _game(
     return event
 
 
-def _sudden_overtime(t: Tournament, match_id: str) -> bool:
-    """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's): then
-    no overtime result can be won by more than one goal. Radegast's 3 minutes are played in
-    full. A profile that no longer loads checks nothing (the box refuses it, not the desk)."""
-    name = t.profile_of(match_id)
-    if not name:
-        return False
-    try:
-        periods = profile.load(str(find_profile(name, t.spec.file))).periods
-    except ConfigError:
-        return False
-    timed = [p for p in periods if p.overtime and p.length is not None]
-    return bool(timed) and all(p.sudden_death for p in timed)
-
-
 def replay(
     t: Tournament,
     round_: int,
@@ -178,6 +168,7 @@ def replay(
     """A replay ordered by a referee: the result, if any, is set aside (kept in the
     ledger) and the match waits for its new result at its round and table."""
     t.require_drawn()
+    _reason_fits(reason)
     m = t.at(round_, table)
     _sides_known(m)
     if not reason.strip():
@@ -227,6 +218,19 @@ def lot(
     return LotEvent(group, tuple(names), f"drawn with seed {seed}", seed, time or None)
 
 
+def withdraw(t: Tournament, player: str, reason: str, time: str = "") -> WithdrawEvent:
+    """A player leaves: remembered in the ledger, so that every match still to play is
+    forfeited, the knock-out's they reach included, with no second withdrawal."""
+    t.require_drawn()
+    _reason_fits(reason)
+    name = find_player(t, player)
+    if name in t.withdrawn:
+        raise TournamentError(f"{name} has withdrawn already")
+    if not reason.strip():
+        raise TournamentError("a withdrawal needs --reason")
+    return WithdrawEvent(name, reason, time or None)
+
+
 def unplayed(t: Tournament, player: str) -> list[Fixture]:
     """A player's matches still to play whose opponent is known: what a withdrawal (or a
     no-show for a whole series, Radegast) forfeits."""
@@ -249,6 +253,13 @@ def find_player(t: Tournament, text: str) -> str:
         what = "nobody" if not near else ", ".join(near)
         raise TournamentError(f"{text!r} names {what}")
     return near[0]
+
+
+def _reason_fits(reason: str) -> None:
+    if len(reason) > MAX_REASON:
+        raise TournamentError(
+            f"a reason of at most {MAX_REASON} characters, please (got {len(reason)})"
+        )
 
 
 def _sides_known(m: Fixture) -> None:
@@ -281,7 +292,7 @@ def _keeps_knockout(
             )
     for node in t.nodes:
         played = node in t.results or bool(t.series_of(node).games)  # (a series: a game)
-        if node == event.match or (not played and node not in begun):
+        if node == event.match or node in t.walkovers or (not played and node not in begun):
             continue
         before, now = t.fixture(node), after.fixture(node)
         if (before.home, before.away) == (now.home, now.away):

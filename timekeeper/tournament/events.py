@@ -7,16 +7,59 @@ field not every line has is written only when it has a value: `rules` and `time`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.results import Result
+from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import BEST_OF, MAX_GAMES
 
 JSON = dict[str, Any]
+MAX_TEXT = 200  # a name, an id, a time stamp (the file's names are shorter: spec.py)
+MAX_REASON = 500  # a correction's or a replay's reason (clerk.py refuses a longer one)
+MAX_NUMBER = 10**9  # a seed, a round
+MAX_ITEMS = 100_000  # a list in a draw (the ledger's line limit comes first)
+MAX_SCORE = 99  # a side's goals as typed (results.py: two digits)
+MAX_GOALS = MAX_SCORE + 100  # a forfeit: the rule set's goals (at most 100) plus the score
+RESULT_FIELDS = ("home", "away", "decided", "at_fault", "at_forfeit")
+MATCH_KEYS = ("id", "group", "home", "away", "circle")
+NODE_KEYS = ("id", "name", "home", "away", "level", "places", "final", "best_of")
+DRAW_KEYS = (
+    "event",
+    "n",
+    "seed",
+    "method",
+    "groups",
+    "order",
+    "matches",
+    "knockout",
+    "slots",
+    "rules",
+    "time",
+    "later",
+    "ranking",
+)
+RESULT_KEYS = (
+    "event",
+    "n",
+    "match",
+    "round",
+    "table",
+    "result",
+    "reason",
+    "time",
+    "corrects",
+    "source",
+    "game",
+    "walkover",
+)
+REPLAY_KEYS = ("event", "n", "match", "round", "table", "reason", "time", "voids")
+LOT_KEYS = ("event", "n", "group", "order", "how", "seed", "time")
+WITHDRAW_KEYS = ("event", "n", "player", "reason", "time")
 
 
 @dataclass(frozen=True)
@@ -64,22 +107,50 @@ class DrawEvent:
 
     @classmethod
     def from_dict(cls, data: JSON) -> DrawEvent:
-        rules = data.get("rules")
-        if rules is not None and not isinstance(rules, dict):
-            raise TypeError(f"rules is {rules!r}, not a mapping")
+        f = Fields(data, "", DRAW_KEYS)
+        groups = f.mapping("groups")
+        matches = [Fields(m, f"matches[{i}]", MATCH_KEYS) for i, m in enumerate(f.items("matches"))]
+        nodes = [Fields(k, f"knockout[{i}]", NODE_KEYS) for i, k in enumerate(f.items("knockout"))]
+        slots = []
+        for i, slot in enumerate(f.items("slots")):
+            if not isinstance(slot, list) or len(slot) != 3:
+                raise EntryError(f"slots[{i}]", f"must be [round, table, match], not {shown(slot)}")
+            at = Fields(dict(zip(("round", "table", "match"), slot, strict=True)), f"slots[{i}]")
+            slots.append(Slot(at.whole("round", 1), at.text("table"), at.text("match")))
         return cls(
-            _number(data, "seed"),
-            _text(data, "method"),
-            {str(g): tuple(map(str, p)) for g, p in data["groups"].items()},
-            tuple(map(str, data["order"])),
-            tuple(GroupMatch(**m) for m in data["matches"]),
-            tuple(_read_node(k) for k in data["knockout"]),
-            tuple(Slot(int(r), str(t), str(m)) for r, t, m in data["slots"]),
-            rules,
-            _optional_text(data, "time"),
-            _number(data, "n", 0),
-            _optional_mapping(data, "later"),
-            _optional_mapping(data, "ranking"),
+            f.whole("seed", None),
+            f.choice("method", ("random", "pots")),
+            {Fields.key("groups", g): Fields(groups, "groups").texts(g) for g in groups},
+            f.texts("order"),
+            tuple(
+                GroupMatch(
+                    m.text("id"),
+                    m.text("group"),
+                    m.text("home"),
+                    m.text("away"),
+                    m.whole("circle", 1),
+                )
+                for m in matches
+            ),
+            tuple(
+                Node(
+                    k.text("id"),
+                    k.text("name"),
+                    k.text("home"),
+                    k.text("away"),
+                    k.whole("level", 0),
+                    k.pair("places", 1, MAX_ITEMS),
+                    k.flag("final"),
+                    _best_of(k),
+                )
+                for k in nodes
+            ),
+            tuple(slots),
+            f.optional_mapping("rules"),
+            f.optional_text("time"),
+            f.whole("n", 0),
+            _mappings(f, "later"),
+            _mappings(f, "ranking"),
         )
 
     def text(self) -> str:
@@ -127,27 +198,22 @@ class ResultEvent:
 
     @classmethod
     def from_dict(cls, data: JSON) -> ResultEvent:
-        game = None if data.get("game") is None else _number(data, "game")
-        if game is not None and not 1 <= game <= MAX_GAMES:
-            raise ValueError(f"game is 1 to {MAX_GAMES}, not {game}")
-        walkover = data.get("walkover", False)
-        forfeit = (
-            isinstance(data.get("result"), dict) and data["result"].get("decided") == "forfeit"
-        )
-        if not isinstance(walkover, bool) or (walkover and (game is None or not forfeit)):
-            raise ValueError(
-                f"walkover is true (a series' game forfeited) or left out, not {walkover!r}"
-            )
+        f = Fields(data, "", RESULT_KEYS)
+        game = None if data.get("game") is None else f.whole("game", 1, MAX_GAMES)
+        walkover = f.flag("walkover")
+        result = read_result(f, "result") or Result(0, 0)  # (never None: not optional)
+        if walkover and (game is None or result.decided != "forfeit"):
+            raise EntryError("walkover", "only a series' game forfeited gives the series")
         return cls(
-            _text(data, "match"),
-            _number(data, "round"),
-            str(data["table"]),
-            Result.from_json(data["result"]),
-            _optional_text(data, "reason"),
-            _optional_result(data, "corrects"),
-            _optional_text(data, "source"),
-            _optional_text(data, "time"),
-            _number(data, "n", 0),
+            f.text("match"),
+            f.whole("round", 1),
+            f.text("table"),
+            result,
+            f.optional_text("reason", MAX_REASON),
+            read_result(f, "corrects", optional=True),
+            f.optional_text("source"),
+            f.optional_text("time"),
+            f.whole("n", 0),
             game,
             walkover,
         )
@@ -191,14 +257,15 @@ class ReplayEvent:
 
     @classmethod
     def from_dict(cls, data: JSON) -> ReplayEvent:
+        f = Fields(data, "", REPLAY_KEYS)
         return cls(
-            _text(data, "match"),
-            _number(data, "round"),
-            str(data["table"]),
-            _text(data, "reason"),
-            _optional_result(data, "voids"),
-            _optional_text(data, "time"),
-            _number(data, "n", 0),
+            f.text("match"),
+            f.whole("round", 1),
+            f.text("table"),
+            f.text("reason", MAX_REASON),
+            read_result(f, "voids", optional=True),
+            f.optional_text("time"),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:
@@ -230,30 +297,69 @@ class LotEvent:
 
     @classmethod
     def from_dict(cls, data: JSON) -> LotEvent:
-        seed = data.get("seed")
+        f = Fields(data, "", LOT_KEYS)
         return cls(
-            _text(data, "group"),
-            tuple(map(str, data["order"])),
-            str(data.get("how") or ""),
-            None if seed is None else _number(data, "seed"),
-            _optional_text(data, "time"),
-            _number(data, "n", 0),
+            f.text("group"),
+            f.texts("order"),
+            (f.optional_text("how") or "") if data.get("how") != "" else "",
+            None if data.get("seed") is None else f.whole("seed", None),
+            f.optional_text("time"),
+            f.whole("n", 0),
         )
 
     def text(self) -> str:
         return f"lot group {self.group} ({self.how}): {' > '.join(self.order)}"
 
 
-Event = DrawEvent | ResultEvent | ReplayEvent | LotEvent
-KINDS: dict[str, type[Event]] = {c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent, LotEvent)}
+@dataclass(frozen=True)
+class WithdrawEvent:
+    """A player leaves (or misses the rest, Radegast): remembered, so that every match still
+    to play, the knock-out's they reach included, is forfeited (state.py works them out)."""
+
+    kind: ClassVar[str] = "withdraw"
+    player: str
+    reason: str
+    time: str | None = None
+    n: int = 0
+
+    def to_dict(self) -> JSON:
+        return {
+            "event": self.kind,
+            "n": self.n,
+            "player": self.player,
+            "reason": self.reason,
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> WithdrawEvent:
+        f = Fields(data, "", WITHDRAW_KEYS)
+        return cls(
+            f.text("player"),
+            f.text("reason", MAX_REASON),
+            f.optional_text("time"),
+            f.whole("n", 0),
+        )
+
+    def text(self) -> str:
+        return f"withdrew: {self.player} ({self.reason})"
+
+
+Event = DrawEvent | ResultEvent | ReplayEvent | LotEvent | WithdrawEvent
+KINDS: dict[str, type[Event]] = {
+    c.kind: c for c in (DrawEvent, ResultEvent, ReplayEvent, LotEvent, WithdrawEvent)
+}
 
 
 def from_dict(data: JSON) -> Event:
-    """One ledger line's event; a KeyError, TypeError, ValueError or AttributeError says what
-    is wrong with it."""
-    kind = KINDS.get(str(data.get("event")))
+    """One ledger line's event, every field read into its type and range: an EntryError
+    names the field and says what is wrong with it."""
+    if not isinstance(data, dict):
+        raise EntryError("entry", f"must be a mapping of fields, not {shown(data)}")
+    name = data.get("event")
+    kind = KINDS.get(name) if isinstance(name, str) else None
     if kind is None:
-        raise ValueError(f"event is one of {', '.join(KINDS)}, not {data.get('event')!r}")
+        raise EntryError("event", f"one of {', '.join(KINDS)}, not {shown(data.get('event'))}")
     return kind.from_dict(data)
 
 
@@ -265,39 +371,169 @@ def _node(k: Node) -> JSON:
     return out
 
 
-def _read_node(k: JSON) -> Node:
-    best_of = _number(k, "best_of", 1)
-    if best_of not in (1, *BEST_OF):
-        raise ValueError(f"best_of is 1, 3, 5, 7 or 9, not {best_of}")
-    return Node(**{**k, "places": tuple(k["places"]) if k["places"] else None})
+def _best_of(k: Fields) -> int:
+    """A node's series length: 1 (a single match, left out) or 3, 5, 7, 9."""
+    if k.data.get("best_of") is None:
+        return 1
+    n = k.whole("best_of", 1, max(BEST_OF))
+    if n not in (1, *BEST_OF):
+        raise EntryError(k.field("best_of"), f"1, 3, 5, 7 or 9, not {n}")
+    return n
 
 
-def _text(data: JSON, key: str) -> str:
-    value = data[key]
-    if not isinstance(value, str):
-        raise TypeError(f"{key} is {value!r}, not text")
-    return value
-
-
-def _optional_text(data: JSON, key: str) -> str | None:
-    return None if data.get(key) is None else _text(data, key)
-
-
-def _number(data: JSON, key: str, default: int | None = None) -> int:
-    value = data.get(key, default) if default is not None else data[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{key} is {value!r}, not a whole number")
-    return value
-
-
-def _optional_mapping(data: JSON, key: str) -> dict[str, Any] | None:
-    value = data.get(key)
+def _mappings(f: Fields, key: str) -> dict[str, Any] | None:
+    """A mapping of mappings (a staged day's later groups, the ranking's lines)."""
+    value = f.optional_mapping(key)
     if value is None:
         return None
-    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-        raise TypeError(f"{key} is {value!r}, not a mapping of mappings")
-    return {str(k): v for k, v in value.items()}
+    for name, item in value.items():
+        Fields.key(f.field(key), name)
+        if not isinstance(item, dict):
+            raise EntryError(f"{f.field(key)}.{name}", f"must be a mapping, not {shown(item)}")
+    return value
 
 
-def _optional_result(data: JSON, key: str) -> Result | None:
-    return None if data.get(key) is None else Result.from_json(data[key])
+class EntryError(ValueError):
+    """A ledger entry the tournament cannot take: the field and what is wrong with it (the
+    ledger adds its file:line)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+def shown(value: object) -> str:
+    """A value as an error quotes it, cut short (a hand-edited line may hold anything)."""
+    text = json.dumps(value, ensure_ascii=False) if _plain(value) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _plain(value: object) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class Fields:
+    """One entry's fields (or those of a part of it), each read into its type and range;
+    a field not known to the entry, missing or out of range is an EntryError naming it."""
+
+    def __init__(self, data: object, name: str, keys: tuple[str, ...] | None = None) -> None:
+        if not isinstance(data, dict):
+            raise EntryError(name or "entry", f"must be a mapping of fields, not {shown(data)}")
+        self.data: dict[str, Any] = data
+        self.name = name
+        unknown = [k for k in data if keys is not None and k not in keys]
+        if unknown:
+            raise EntryError(
+                self.field(unknown[0]), f"an unknown field (known: {', '.join(keys or ())})"
+            )
+
+    @staticmethod
+    def key(name: str, key: object) -> str:
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_TEXT:
+            raise EntryError(name, f"a name of 1 to {MAX_TEXT} characters, not {shown(key)}")
+        return key
+
+    def field(self, key: str) -> str:
+        return f"{self.name}.{key}" if self.name else key
+
+    def _get(self, key: str) -> Any:
+        if key not in self.data:
+            raise EntryError(self.field(key), "missing")
+        return self.data[key]
+
+    def text(self, key: str, most: int = MAX_TEXT) -> str:
+        value = self._get(key)
+        if not isinstance(value, str):
+            raise EntryError(self.field(key), f"must be text, not {shown(value)}")
+        if not value.strip() or len(value) > most:
+            raise EntryError(self.field(key), f"text of 1 to {most} characters, please")
+        return value
+
+    def optional_text(self, key: str, most: int = MAX_TEXT) -> str | None:
+        return None if self.data.get(key) is None else self.text(key, most)
+
+    def whole(self, key: str, least: int | None, most: int = MAX_NUMBER) -> int:
+        value = self._get(key)
+        low = -MAX_NUMBER if least is None else least
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= most:
+            raise EntryError(
+                self.field(key), f"must be a whole number from {low} to {most}, not {shown(value)}"
+            )
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            raise EntryError(self.field(key), f"must be true or false, not {shown(value)}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...]) -> str:
+        value = self._get(key)
+        if value not in choices:
+            raise EntryError(self.field(key), f"one of {', '.join(choices)}, not {shown(value)}")
+        return str(value)
+
+    def items(self, key: str) -> list[Any]:
+        value = self._get(key)
+        if not isinstance(value, list):
+            raise EntryError(self.field(key), f"must be a list, not {shown(value)}")
+        if len(value) > MAX_ITEMS:
+            raise EntryError(self.field(key), f"at most {MAX_ITEMS} items (got {len(value)})")
+        return value
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        """A list of different names."""
+        value = self.items(key)
+        for i, item in enumerate(value):
+            Fields.key(f"{self.field(key)}[{i}]", item)
+        if len(set(value)) != len(value):
+            twice = next(v for i, v in enumerate(value) if v in value[:i])
+            raise EntryError(self.field(key), f"{shown(twice)} is named twice")
+        return tuple(value)
+
+    def mapping(self, key: str) -> dict[str, Any]:
+        value = self._get(key)
+        if not isinstance(value, dict):
+            raise EntryError(self.field(key), f"must be a mapping, not {shown(value)}")
+        return value
+
+    def optional_mapping(self, key: str) -> dict[str, Any] | None:
+        return None if self.data.get(key) is None else self.mapping(key)
+
+    def pair(self, key: str, least: int, most: int) -> tuple[int, int] | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) != 2:
+            raise EntryError(self.field(key), f"must be two whole numbers, not {shown(value)}")
+        both = Fields(dict(zip(("0", "1"), value, strict=True)), self.field(key))
+        return both.whole("0", least, most), both.whole("1", least, most)
+
+
+def read_result(f: Fields, key: str, optional: bool = False) -> Result | None:
+    """A result's fields, each in its range and agreeing with each other (a forfeit names
+    the side at fault; only a forfeit does); whether the rule set takes it is the fold's."""
+    if optional and f.data.get(key) is None:
+        return None
+    r = Fields(f.mapping(key), f.field(key), RESULT_FIELDS)
+    decided = r.choice("decided", DECIDED) if "decided" in r.data else "regulation"
+    forfeit = decided == "forfeit"
+    if forfeit:
+        at_fault: str | None = r.choice("at_fault", ("home", "away"))
+    elif r.data.get("at_fault") is not None:
+        raise EntryError(r.field("at_fault"), f"only a forfeit has a side at fault ({decided})")
+    else:
+        at_fault = None
+    if r.data.get("at_forfeit") is not None and not forfeit:
+        raise EntryError(r.field("at_forfeit"), "only a forfeit has a score at that moment")
+    return Result(
+        r.whole("home", 0, MAX_GOALS if forfeit else MAX_SCORE),
+        r.whole("away", 0, MAX_GOALS if forfeit else MAX_SCORE),
+        decided,
+        at_fault,
+        r.pair("at_forfeit", 0, MAX_SCORE),
+    )

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from timekeeper.rules.yamldoc import ConfigError, Where
 from timekeeper.tournament import events, spec
-from timekeeper.tournament.events import Event
+from timekeeper.tournament.events import EntryError, Event
 from timekeeper.tournament.state import Tournament, TournamentError
 
 MAX_LINE = 1_000_000  # a draw of 256 players is about 60 KB
@@ -44,10 +44,14 @@ def open_tournament(file: Path, drawn: bool = False) -> tuple[Tournament, Ledger
     for entry in ledger.read():
         try:
             t.apply(entry.event)
-        except KeyError as exc:
-            raise TournamentError(
-                f"{s.ledger}:{entry.line}: an entry the tournament cannot take ({exc.args[0]})"
+        except EntryError as exc:
+            raise ConfigError(
+                f"{exc.message} (an entry the tournament cannot take)",
+                Where(s.ledger, entry.line, 1),
+                exc.field,
             ) from None
+        except TournamentError as exc:  # the file no longer fits the draw: both are named
+            raise TournamentError(f"{Where(s.ledger, entry.line, 1)}: {exc}") from None
     if drawn:
         t.require_drawn()
     return t, ledger
@@ -63,6 +67,8 @@ class Ledger:
         edited by hand is refused with file:line rather than silently skipped."""
         if not self.path.exists():
             return []
+        if not self.path.is_file():
+            raise ConfigError("not a regular file (a device, a FIFO or a folder)", self.path)
         raw = self.path.read_bytes()
         lines = raw.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
@@ -81,9 +87,11 @@ class Ledger:
     def _event(self, data: dict[str, Any], number: int) -> Event:
         try:
             return events.from_dict(data)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except EntryError as exc:
             raise ConfigError(
-                f"an entry the tournament cannot read ({exc!r})", Where(self.path, number, 1)
+                f"{exc.message} (an entry the tournament cannot read)",
+                Where(self.path, number, 1),
+                exc.field,
             ) from None
 
     def _parse(self, line: bytes, number: int, expected: int) -> dict[str, Any]:
@@ -94,7 +102,8 @@ class Ledger:
             event = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"not a ledger entry ({exc})", where) from None
-        if not isinstance(event, dict) or event.get("event") not in events.KINDS:
+        kind = event.get("event") if isinstance(event, dict) else None
+        if not isinstance(kind, str) or kind not in events.KINDS:
             raise ConfigError(
                 f"not a ledger entry (event is one of {', '.join(events.KINDS)})", where
             )
@@ -104,7 +113,7 @@ class Ledger:
                 "line is missing or was moved",
                 where,
             )
-        return event
+        return dict(event)
 
     def record(self, t: Tournament, event: E) -> E:
         """Write `event`, checked against `t` (refused if another desk wrote meanwhile), and
@@ -130,15 +139,17 @@ class Ledger:
                 )
             if self.torn:
                 self._cut_torn_tail()
-            elif self.path.stat().st_size and not self._ends_with_newline():
-                stream.write(b"\n")  # a last entry a person saved without its newline
             event = dataclasses.replace(event, n=len(entries) + 1)
-            stream.write(
-                json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True).encode("utf-8")
-                + b"\n"
-            )
-            stream.flush()
-            os.fsync(stream.fileno())
+            line = json.dumps(event.to_dict(), ensure_ascii=False, sort_keys=True).encode()
+            if len(line) >= MAX_LINE:
+                raise ConfigError(
+                    f"an entry of {len(line):,} bytes, more than the ledger takes "
+                    f"({MAX_LINE:,}): nothing written",
+                    self.path,
+                )
+            if self.path.stat().st_size and not self._ends_with_newline():
+                line = b"\n" + line  # a last entry a person saved without its newline
+            self._write(stream.fileno(), line + b"\n", new)
         if new:  # the file's name in its folder must survive a power cut too
             folder = os.open(self.path.parent, os.O_RDONLY)
             try:
@@ -146,6 +157,27 @@ class Ledger:
             finally:
                 os.close(folder)
         return event
+
+    def _write(self, fd: int, data: bytes, new: bool) -> None:
+        """All of `data` on the disk, or nothing: a write the disk cannot take (full, or a
+        file size limit) is taken back, so that no half line is left to be read as a crash
+        and every entry before it stands."""
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            os.ftruncate(fd, size)
+            if new and not size:
+                self.path.unlink(missing_ok=True)
+            raise OSError(
+                exc.errno,
+                f"{exc.strerror}: nothing written, every entry before stands; make room on "
+                "its disk (or move the tournament to another) and type it again",
+                str(self.path),
+            ) from None
 
     def _ends_with_newline(self) -> bool:
         with open(self.path, "rb") as stream:

@@ -101,6 +101,13 @@ def make(
         raise ResultError("the score, please (e.g. 3:1)")
     home, away = parse_score(score)
     if home == away:
+        if knockout and decided in EXTRA:
+            option = {"overtime": "--ot", "sudden_death": "--sd", "shootout": "--so"}[decided]
+            raise ResultError(
+                f"{home}:{away} {option} has no winner: a knock-out match decided in "
+                f"{decided.replace('_', ' ')} is typed with the score at its end, the "
+                f"deciding goal included (e.g. {home + 1}:{away} {option})"
+            )
         if knockout:
             raise ResultError(
                 f"a knock-out match has a winner: {home}:{away} needs overtime "

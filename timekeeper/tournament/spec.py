@@ -67,6 +67,10 @@ MAX_NAME = 80  # a title's, a place's, a club's (the desk's and the sheets' only
 # this same pattern. `all` is the topic of the hall's commands to every table.
 TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 ALL_TABLES = "all"
+# The group matches of an evening: the draw keeps every one in its ledger line, which must
+# stay under the ledger's line limit (ledger.MAX_LINE) with every name at its longest;
+# bench/tournament_sizes.py measures it, a test holds it. 256 players in groups of 8 is 896.
+MAX_GROUP_MATCHES = 900
 
 
 @dataclass(frozen=True)
@@ -401,6 +405,16 @@ def _stages(r: Reader, rules: RuleSet, players: int) -> tuple[GroupStage | None,
             )
         if rules.group_profile is None:
             raise r.doc.error(("stages", "groups"), "this rule set plays no groups")
+        matches = group_match_count(players, size)
+        if matches > MAX_GROUP_MATCHES:
+            fits = max(
+                s for s in range(2, size) if group_match_count(players, s) <= MAX_GROUP_MATCHES
+            )
+            raise r.doc.error(
+                ("stages", "groups", "size"),
+                f"groups of {size} for {players} players make {matches} group matches, more "
+                f"than the {MAX_GROUP_MATCHES} an evening's draw holds: size: {fits} or less",
+            )
         groups = GroupStage(
             size,
             advance,
@@ -452,6 +466,14 @@ def _best_of(r: Reader, path: Path_) -> dict[str, int]:
             raise r.doc.error(at[key], f"best of 1 (one match) or of 3, 5, 7 or 9 games, not {n!r}")
         out[key] = n
     return out
+
+
+def group_match_count(players: int, size: int) -> int:
+    """The round robins' matches: the players dealt into ceil(players / size) groups whose
+    sizes differ by one at most (draw.py deals them so)."""
+    groups = math.ceil(players / size)
+    small, big = divmod(players, groups)
+    return big * (small + 1) * small // 2 + (groups - big) * small * (small - 1) // 2
 
 
 def _pairs(r: Reader, path: Path_) -> tuple[tuple[str, str], ...]:

@@ -12,15 +12,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import bracket, schedule, series, stages
+from timekeeper.tournament import bracket, results, schedule, series, stages
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.draw import Draw, pots_draw, random_draw, snake_draw
-from timekeeper.tournament.events import DrawEvent, Event, LotEvent, ReplayEvent, ResultEvent
-from timekeeper.tournament.results import Result
+from timekeeper.tournament.events import (
+    DrawEvent,
+    EntryError,
+    Event,
+    LotEvent,
+    ReplayEvent,
+    ResultEvent,
+    WithdrawEvent,
+)
+from timekeeper.tournament.results import Result, ResultError
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import Game, Series, SeriesError
-from timekeeper.tournament.spec import Spec
+from timekeeper.tournament.spec import Spec, find_profile
 from timekeeper.tournament.standings import Row, pending_lots, standings
 
 
@@ -159,38 +168,176 @@ class Tournament:
         self.replays: set[str] = set()
         self.lots: dict[str, list[list[str]]] = {}
         self._known: dict[str, Any] = {}  # standings and groups of the events so far
+        self.sources: dict[str, str] = {}  # a hall result message's id -> its match
+        self.recorded: dict[str, Result] = {}  # the ledger's results (the rest: _settle)
+        self.withdrawn: dict[str, int] = {}  # a player who withdrew -> in which order
+        self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
+        self._sudden: dict[str, bool] = {}
         for event in events:
             self.apply(event)
 
     # ------------------------------------------------------------------ folding events
 
     def apply(self, event: Event) -> None:
-        """The one place each kind of event changes the tournament."""
+        """The one place each kind of event changes the tournament. An event it cannot
+        take as it stands (a second draw, a result the rule set refuses, a correction of a
+        result that is not the one standing …: a ledger edited by hand) is an EntryError
+        naming the field, and changes nothing."""
         self._known.clear()
         match event:
             case DrawEvent():
+                if self.draw is not None:
+                    raise EntryError(
+                        "event",
+                        f"a second draw (drawn in entry {self.draw.n}, seed {self.draw.seed}); "
+                        "a tournament is drawn once",
+                    )
+                check_draw(event)
                 self._apply_draw(event)
+            case _ if self.draw is None:
+                raise EntryError("event", f"a {event.kind} before the draw")
             case ResultEvent(match=match_id) | ReplayEvent(match=match_id) if (
                 match_id not in self.group_matches and match_id not in self.nodes
             ):
-                raise KeyError(f"no match {match_id!r} in the draw")
+                raise EntryError("match", f"no match {match_id!r} in the draw")
             case ResultEvent() if self.best_of(event.match) > 1 or event.game is not None:
+                self._check_match(event)
                 self._apply_game(event)
+                if event.source is not None:
+                    self.sources.setdefault(f"{event.source}", event.match)
             case ResultEvent():
-                self.results[event.match] = event.result
+                self._check_result(event)
+                self.recorded[event.match] = event.result
                 self.replays.discard(event.match)
+                if event.source is not None:
+                    self.sources.setdefault(event.source, event.match)
             case ReplayEvent() if self.best_of(event.match) > 1:
                 played = self.series_of(event.match)
                 if not played.games:
-                    raise KeyError(f"a replay of {event.match}, a series with no game played")
+                    raise EntryError(
+                        "match", f"a replay of {event.match}, a series with no game played"
+                    )
                 self._set_series(event.match, Series(played.best_of, played.games[:-1]))
                 self.games[event.match].pop()
             case ReplayEvent():
-                self.results.pop(event.match, None)
+                m = self._check_match(event)
+                if event.match in self.replays:
+                    raise EntryError("match", f"a replay of {event.match} is already ordered")
+                if event.voids != m.result:
+                    raise EntryError("voids", _not_standing(m, event.voids))
+                self.recorded.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
+                self._check_lot(event)
                 self.lots.setdefault(event.group, []).append(list(event.order))
+            case WithdrawEvent():
+                if event.player not in self.order:
+                    raise EntryError("player", f"{event.player!r} is not in the draw")
+                if event.player in self.withdrawn:
+                    raise EntryError("player", f"{event.player} has withdrawn already")
+                self.withdrawn[event.player] = len(self.withdrawn)
         self.events.append(event)
+        self._settle()
+
+    def _settle(self) -> None:
+        """The results that stand: those recorded, and a forfeit for every match still to
+        play by a player who withdrew (the knock-out's too, once they reach it: worked out
+        again after every event, so a correction that changes who went through moves the
+        forfeit with it). Between two who withdrew, the one who withdrew first is at fault."""
+        self.results = dict(self.recorded)
+        self.walkovers = set()
+        if not self.withdrawn:
+            return
+        later = sorted(self.nodes.values(), key=lambda n: n.level)
+        for match_id in [*self.group_matches, *(n.id for n in later)]:
+            if match_id in self.results or match_id in self.replays:
+                continue
+            m = self.fixture(match_id)
+            out = [s for s in (m.home, m.away) if s in self.withdrawn]
+            if m.home is None or m.away is None or not out:
+                continue
+            first = min(out, key=lambda p: self.withdrawn[p])
+            side = "home" if first == m.home else "away"
+            home, away = self.spec.rules.forfeit_score(side, None, None)
+            self.results[match_id] = Result(home, away, "forfeit", side)
+            self.walkovers.add(match_id)
+
+    def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
+        """The match an entry names, at the round and table the draw gave it, its players
+        known."""
+        if event.match not in self.group_matches and event.match not in self.nodes:
+            raise EntryError("match", f"no match {event.match!r} in the draw")
+        m = self.fixture(event.match)
+        if (event.round, event.table) != (m.slot.round, m.slot.table):
+            raise EntryError(
+                "round",
+                f"{m.id} is played in round {m.slot.round} at table {m.slot.table}, not in "
+                f"round {event.round} at table {event.table}",
+            )
+        if m.home is None or m.away is None:
+            raise EntryError("match", f"{m.id} ({m.sides}) cannot be played yet")
+        return m
+
+    def _check_result(self, event: ResultEvent) -> None:
+        m = self._check_match(event)
+        if event.corrects != m.result:
+            raise EntryError("corrects", _not_standing(m, event.corrects))
+        if event.corrects is not None and not (event.reason or "").strip():
+            raise EntryError("reason", "a correction needs a reason")
+        if event.corrects == event.result:
+            raise EntryError("result", f"a correction that changes nothing ({m.id})")
+        r = event.result
+        typed = (
+            (f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r.at_forfeit else None)
+            if r.decided == "forfeit"
+            else f"{r.home}:{r.away}"
+        )
+        try:
+            again = results.make(
+                self.spec.rules,
+                m.knockout,
+                typed,
+                r.decided,
+                r.at_fault,
+                self.sudden_overtime(m.id),
+            )
+        except ResultError as exc:
+            raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
+        if again != r:
+            raise EntryError(
+                "result", f"{r.text()} is not {self.spec.rules.key}'s forfeit ({again.text()})"
+            )
+        first = self.sources.get(event.source or "", event.match)
+        if first != event.match:
+            raise EntryError("source", f"{event.source} came home as {first}'s result already")
+
+    def _check_lot(self, event: LotEvent) -> None:
+        if event.group not in self.groups:
+            raise EntryError("group", f"no group {event.group!r} in the draw")
+        ties = self.pending_lots(event.group)
+        if not any(set(tie) == set(event.order) for tie in ties):
+            raise EntryError(
+                "order",
+                f"{', '.join(event.order)}: not a tie only a lot breaks in group {event.group} "
+                f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
+            )
+
+    def sudden_overtime(self, match_id: str) -> bool:
+        """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's):
+        then no overtime result can be won by more than one goal. Radegast's 3 minutes are
+        played in full. A profile that no longer loads checks nothing (the box refuses it,
+        not the desk). Each profile is read once."""
+        name = self.profile_of(match_id)
+        if not name:
+            return False
+        if name not in self._sudden:
+            try:
+                periods = profile.load(str(find_profile(name, self.spec.file))).periods
+            except ConfigError:
+                periods = ()
+            timed = [p for p in periods if p.overtime and p.length is not None]
+            self._sudden[name] = bool(timed) and all(p.sudden_death for p in timed)
+        return self._sudden[name]
 
     def best_of(self, match_id: str) -> int:
         """How many games the match is the best of (1: a single match)."""
@@ -205,15 +352,17 @@ class Tournament:
         result is its score in games once a side has its wins (or a walkover), else none."""
         best_of = self.best_of(event.match)
         if best_of == 1:
-            raise KeyError(f"game {event.game} of {event.match}, which is a single match")
+            raise EntryError("game", f"game {event.game} of {event.match}, a single match")
         if event.game is None:
-            raise KeyError(f"a result of {event.match}, a best-of-{best_of} series, names its game")
+            raise EntryError(
+                "game", f"a result of {event.match}, a best-of-{best_of} series, names its game"
+            )
         r = event.result
         game = Game(event.game, r.home, r.away, r.decided, event.walkover)
         try:
             played = self.series_of(event.match).add(game)
         except SeriesError as exc:
-            raise KeyError(f"{event.match}: {exc}") from None
+            raise EntryError("game", f"{event.match}: {exc}") from None
         self._set_series(event.match, played)
         typed = self.games.setdefault(event.match, [])
         typed[event.game - 1 : event.game] = [r]
@@ -226,10 +375,10 @@ class Tournament:
     def _set_series(self, match_id: str, played: Series) -> None:
         self.series[match_id] = played
         if played.winner is None:
-            self.results.pop(match_id, None)
+            self.recorded.pop(match_id, None)
             return
         fault = played.walkover
-        self.results[match_id] = Result(
+        self.recorded[match_id] = Result(
             played.home_wins,
             played.away_wins,
             "series",
@@ -588,3 +737,79 @@ class Tournament:
             if match_id is None
             or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
         ]
+
+
+def _not_standing(m: Fixture, named: Result | None) -> str:
+    """Why an entry's `corrects` (or `voids`) is refused: it is not the result standing."""
+    if m.result is None:
+        return f"{m.id} has no result to set aside (it names {named.text() if named else '-'})"
+    if named is None:
+        return (
+            f"{m.id} is {m.result.text()} already: a result over it is a correction "
+            "(with the result it replaces and a reason)"
+        )
+    return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
+
+
+def check_draw(event: DrawEvent) -> None:
+    """A draw's parts agree with each other: every player in one group at most, every
+    match between two players of its group, every knock-out side a place, seed or match
+    there is, every match at one round and table and no two at the same. A draw made here
+    always does; one edited by hand is refused, naming the part."""
+    order = set(event.order)
+    seen: set[str] = set()
+    for g, players in event.groups.items():
+        for p in players:
+            if p not in order or p in seen:
+                raise EntryError(f"groups.{g}", f"{p!r} is not in the order, or in two groups")
+            seen.add(p)
+    if event.groups and seen != order:
+        raise EntryError("groups", "every player of the order is in a group")
+    ids: set[str] = set()
+    for i, m in enumerate(event.matches):
+        members = event.groups.get(m.group, ())
+        if m.id in ids or m.home not in members or m.away not in members or m.home == m.away:
+            raise EntryError(
+                f"matches[{i}]",
+                f"{m.id}: a match of its own id between two players of group {m.group}",
+            )
+        ids.add(m.id)
+    nodes = {n.id: n for n in event.knockout}
+    for i, n in enumerate(event.knockout):
+        if n.id in ids:
+            raise EntryError(f"knockout[{i}].id", f"{n.id} is named twice")
+        ids.add(n.id)
+        for side, source in (("home", n.home), ("away", n.away)):
+            if not _source_ok(source, n, nodes, event):
+                raise EntryError(f"knockout[{i}].{side}", f"{source!r} names no side there is")
+    places = [p for n in event.knockout if n.places for p in n.places]
+    for i, n in enumerate(event.knockout):
+        if n.final != (n.places == (1, 2)) or len(set(places)) != len(places):
+            raise EntryError(
+                f"knockout[{i}].places",
+                "each final place decided by one match; the final (and only it) decides 1 and 2",
+            )
+    where: set[tuple[int, str]] = set()
+    placed: set[str] = set()
+    for i, s in enumerate(event.slots):
+        if (s.round, s.table) in where or s.match not in ids or s.match in placed:
+            raise EntryError(
+                f"slots[{i}]",
+                f"round {s.round} table {s.table} {s.match}: one match of the draw a slot, "
+                "one slot a match",
+            )
+        where.add((s.round, s.table))
+        placed.add(s.match)
+    if placed != ids:
+        raise EntryError("slots", f"{sorted(ids - placed)[0]} has no round and table")
+
+
+def _source_ok(source: str, node: Node, nodes: dict[str, Node], event: DrawEvent) -> bool:
+    if source[:2] in ("W:", "L:"):
+        before = nodes.get(source[2:])
+        return before is not None and before.level < node.level
+    if source.startswith("#"):
+        return source[1:].isdigit() and 1 <= int(source[1:]) <= len(event.order)
+    group = source.rstrip("0123456789")
+    place = source[len(group) :]
+    return group in event.groups and place.isdigit() and 1 <= int(place) <= len(event.groups[group])
