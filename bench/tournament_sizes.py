@@ -31,10 +31,10 @@ CASES = [  # (players, group size, tables, what)
 
 
 def write(folder: Path, players: int, size: int, tables: int) -> Path:
-    name = "𝄞" * (spec.MAX_NAME - 4)  # four bytes a character in UTF-8
+    name = "𝄞" * (spec.MAX_PLAYER_NAME - 4)  # four bytes a character in UTF-8
     lines = [
         "rules: radegast",
-        f"tables: [{', '.join(f'T{t:0{spec.MAX_NAME - 1}d}' for t in range(tables))}]",
+        f"tables: [{', '.join(f'T{t:031d}' for t in range(tables))}]",
         "players:",
         *(f'  - "{name}{i:04d}"' for i in range(players)),
         "stages:",
@@ -66,7 +66,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--timeout", type=float, default=120.0)
     args = p.parse_args()
-    print(f"ledger line limit {ledger.MAX_LINE:,} bytes; names of {spec.MAX_NAME} characters")
+    print(
+        f"ledger line limit {ledger.MAX_LINE:,} bytes; "
+        f"names of {spec.MAX_PLAYER_NAME} characters, tables of 32"
+    )
     print(f"{'field':<30} {'draw':>6} {'s':>7} {'line bytes':>11} {'next':>5} {'s':>6}  refusal")
     with tempfile.TemporaryDirectory() as tmp:
         for players, size, tables, what in CASES:

@@ -374,8 +374,10 @@ def test_the_largest_draw_the_file_allows_fits_the_ledgers_line(tmp_path: Path) 
     from timekeeper.tournament import events, ledger
     from timekeeper.tournament.state import Tournament, make_draw
 
-    names = "\n".join(f'  - "{"𝄞" * (spec.MAX_NAME - 4)}{i:04d}"' for i in range(spec.MAX_PLAYERS))
-    tables = ", ".join(f"T{t:0{spec.MAX_NAME - 1}d}" for t in range(spec.MAX_TABLES))
+    names = "\n".join(
+        f'  - "{"𝄞" * (spec.MAX_PLAYER_NAME - 4)}{i:04d}"' for i in range(spec.MAX_PLAYERS)
+    )
+    tables = ", ".join(f"T{t:031d}" for t in range(spec.MAX_TABLES))
     text = (
         f"rules: radegast\ntables: [{tables}]\nplayers:\n{names}\n"
         "stages:\n  groups: {size: 8, advance: 1}\n  knockout: {tree: seeded}\n"

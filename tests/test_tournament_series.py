@@ -147,15 +147,19 @@ def test_a_game_entry_the_series_cannot_take_is_refused_at_load_with_its_line(
     third = json.loads(lines[-1]) | {"n": 4, "game": 3}  # a game after the series was won
     with ledger.path.open("a", encoding="utf-8") as stream:
         stream.write(json.dumps(third) + "\n")
-    with pytest.raises(TournamentError, match=r"po.journal.jsonl:4: .*SF1: the series is decided"):
+    with pytest.raises(
+        ConfigError, match=r"po.journal.jsonl:4:1: game: SF1: the series is decided"
+    ):
         open_tournament(file)
     lines[-1] = json.dumps(json.loads(lines[-1]) | {"game": "2"})
     ledger.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"po.journal.jsonl:3:1: .*game is '2'"):
+    with pytest.raises(
+        ConfigError, match=r"po.journal.jsonl:3:1: game: must be a whole number .*\"2\""
+    ):
         open_tournament(file)
     lines[-1] = json.dumps({k: v for k, v in json.loads(lines[-1]).items() if k != "game"})
     ledger.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(TournamentError, match=r"po.journal.jsonl:3: .*names its game"):
+    with pytest.raises(ConfigError, match=r"po.journal.jsonl:3:1: game: .*names its game"):
         open_tournament(file)
 
 

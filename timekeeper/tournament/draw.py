@@ -15,7 +15,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Draw:
     seed: int
-    method: str  # "random" or "pots"
+    method: str  # "random", "pots" or "snake" (by a ranking, ITHF)
     groups: dict[str, tuple[str, ...]]  # empty for a knock-out alone
     order: tuple[str, ...]  # the seed order: pots' ranking, or the random order
 

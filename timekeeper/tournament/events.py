@@ -119,7 +119,7 @@ class DrawEvent:
             slots.append(Slot(at.whole("round", 1), at.text("table"), at.text("match")))
         return cls(
             f.whole("seed", None),
-            f.choice("method", ("random", "pots")),
+            f.choice("method", ("random", "pots", "snake")),
             {Fields.key("groups", g): Fields(groups, "groups").texts(g) for g in groups},
             f.texts("order"),
             tuple(
@@ -199,15 +199,16 @@ class ResultEvent:
     @classmethod
     def from_dict(cls, data: JSON) -> ResultEvent:
         f = Fields(data, "", RESULT_KEYS)
+        match, number, table = f.text("match"), f.whole("round", 1), f.text("table")
+        result = read_result(f, "result") or Result(0, 0)  # (never None: not optional)
         game = None if data.get("game") is None else f.whole("game", 1, MAX_GAMES)
         walkover = f.flag("walkover")
-        result = read_result(f, "result") or Result(0, 0)  # (never None: not optional)
         if walkover and (game is None or result.decided != "forfeit"):
             raise EntryError("walkover", "only a series' game forfeited gives the series")
         return cls(
-            f.text("match"),
-            f.whole("round", 1),
-            f.text("table"),
+            match,
+            number,
+            table,
             result,
             f.optional_text("reason", MAX_REASON),
             read_result(f, "corrects", optional=True),

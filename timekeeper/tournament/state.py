@@ -238,6 +238,7 @@ class Tournament:
                 self.withdrawn[event.player] = len(self.withdrawn)
         self.events.append(event)
         self._settle()
+        self._known.clear()  # (what the checks above worked out came before this event)
 
     def _settle(self) -> None:
         """The results that stand: those recorded, and a forfeit for every match still to
@@ -751,6 +752,12 @@ def _not_standing(m: Fixture, named: Result | None) -> str:
     return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
 
 
+def _seats(event: DrawEvent, group: str) -> tuple[str, ...]:
+    """A final or placement group's seats as the draw keeps them ("2/1": 1st of group 2)."""
+    seats = (event.later or {}).get(group, {}).get("seats", ())
+    return tuple(str(s) for s in seats) if isinstance(seats, list | tuple) else ()
+
+
 def check_draw(event: DrawEvent) -> None:
     """A draw's parts agree with each other: every player in one group at most, every
     match between two players of its group, every knock-out side a place, seed or match
@@ -767,7 +774,7 @@ def check_draw(event: DrawEvent) -> None:
         raise EntryError("groups", "every player of the order is in a group")
     ids: set[str] = set()
     for i, m in enumerate(event.matches):
-        members = event.groups.get(m.group, ())
+        members = event.groups.get(m.group) or _seats(event, m.group)  # (a later group's seats)
         if m.id in ids or m.home not in members or m.away not in members or m.home == m.away:
             raise EntryError(
                 f"matches[{i}]",
@@ -782,8 +789,14 @@ def check_draw(event: DrawEvent) -> None:
         for side, source in (("home", n.home), ("away", n.away)):
             if not _source_ok(source, n, nodes, event):
                 raise EntryError(f"knockout[{i}].{side}", f"{source!r} names no side there is")
-    places = [p for n in event.knockout if n.places for p in n.places]
-    for i, n in enumerate(event.knockout):
+    for i, n in enumerate(event.knockout):  # (each play-off of a staged day: its own places)
+        prefix = n.id[: n.id.index(".") + 1] if "." in n.id else ""
+        places = [
+            p
+            for k in event.knockout
+            if k.places and (k.id[: k.id.index(".") + 1] if "." in k.id else "") == prefix
+            for p in k.places
+        ]
         if n.final != (n.places == (1, 2)) or len(set(places)) != len(places):
             raise EntryError(
                 f"knockout[{i}].places",
@@ -810,6 +823,9 @@ def _source_ok(source: str, node: Node, nodes: dict[str, Node], event: DrawEvent
         return before is not None and before.level < node.level
     if source.startswith("#"):
         return source[1:].isdigit() and 1 <= int(source[1:]) <= len(event.order)
-    group = source.rstrip("0123456789")
-    place = source[len(group) :]
-    return group in event.groups and place.isdigit() and 1 <= int(place) <= len(event.groups[group])
+    for cut in range(1, len(source)):  # (group A1's 1st is "A11": every split is tried)
+        group, place = source[:cut], source[cut:]
+        size = len(event.groups[group]) if group in event.groups else len(_seats(event, group))
+        if place.isdigit() and 1 <= int(place) <= size:
+            return True
+    return False
