@@ -393,3 +393,18 @@ def test_the_largest_draw_the_file_allows_fits_the_ledgers_line(tmp_path: Path) 
     file.write_text(text.replace("size: 8", "size: 9"), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"stages.groups.size: groups of 9 for 256 players"):
         spec.load(file)
+
+
+def test_one_group_whose_winner_is_the_whole_knock_out_draws(tmp_path: Path) -> None:
+    """One group, its winner alone in the knock-out (the sizes bench's group of 42 met an
+    IndexError in the bracket's keep-apart step): drawn, no match after the group."""
+    from timekeeper.tournament.state import make_draw
+
+    file = tmp_path / "cup.yaml"
+    names = "\n".join(f"  - P{i}" for i in range(5))
+    file.write_text(
+        f"rules: radegast\ntables: 2\nplayers:\n{names}\n"
+        "stages:\n  groups: {size: 5, advance: 1}\n  knockout: {tree: seeded}\n",
+        encoding="utf-8",
+    )
+    assert len(make_draw(spec.load(file), 1).matches) == 10

@@ -134,7 +134,7 @@ def _clashes(entries: Sequence[Entry]) -> int:
     for i, entry in enumerate(entries):
         if isinstance(entry, tuple):
             count += _group(entry[0]) is not None and _group(entry[0]) == _group(entry[1])
-        else:
+        elif (i ^ 1) < len(entries):  # (a lone entry: a knock-out of one has no match)
             beside = entries[i ^ 1]
             sides = beside if isinstance(beside, tuple) else (beside,)
             count += sum(_group(entry) is not None and _group(entry) == _group(s) for s in sides)
