@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in the config
 # `run --audio-output`, `audio.output`: the stream's sink (kept here beside AUDIO_KINDS, so
 # that the command line reads it without numpy; sound/framed.py says what a sink is)
-OUTPUTS = ("auto", "pulse", "sdl")
+OUTPUTS = ("auto", "pulse", "alsa", "sdl")
 
 
 def open_output(
@@ -76,12 +76,15 @@ def open_sink(
 ) -> Sink:
     """The stream's sink for `audio.output` (OUTPUTS), opened.
 
-    `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py). `sdl`: an SDL
-    device on `driver`/`device`, timed by its callbacks plus `latency` (sound/sdlsink.py).
-    `auto`: pulse when a PulseAudio server answers (one that is not running is not
-    started), else SDL; SDL at once where SDL settings are made by hand — a driver other
-    than pulseaudio, a device name or a latency (they name devices of, and were calibrated
-    for, SDL). Never read from SDL_AUDIODRIVER: SDL itself still reads it."""
+    `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py; PipeWire's
+    pipewire-pulse serves it too). `alsa`: an ALSA PCM (`device`, else "default"), timed
+    by the device's status (sound/alsasink.py). `sdl`: an SDL device on `driver`/`device`,
+    timed by its callbacks plus `latency` (sound/sdlsink.py). `auto`: pulse when a
+    PulseAudio or PipeWire server answers (one that is not running is not started), else
+    alsa when the system's default ALSA device opens (Pi OS Lite: the card itself), else
+    SDL; SDL at once where SDL settings are made by hand — a driver other than pulseaudio,
+    a device name or a latency (they name devices of, and were calibrated for, SDL). Never
+    read from SDL_AUDIODRIVER: SDL itself still reads it."""
     if output not in OUTPUTS:
         raise ValueError(f"audio output {output!r} is not one of {', '.join(OUTPUTS)}")
     sdl_settings = driver not in (None, "pulseaudio") or latency is not None or device is not None
@@ -93,7 +96,16 @@ def open_sink(
         except AudioError as exc:
             if output == "pulse":
                 raise
-            log.debug("audio.output auto: no PulseAudio server answers (%s): SDL", exc)
+            log.debug("audio.output auto: no PulseAudio server answers (%s): ALSA", exc)
+    if output == "alsa" or (output == "auto" and not sdl_settings):
+        from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+        try:
+            return AlsaSink(device if output == "alsa" else None, chunk or PERIOD)
+        except AudioError as exc:
+            if output == "alsa":
+                raise
+            log.debug("audio.output auto: the default ALSA device does not open (%s): SDL", exc)
     from timekeeper.sound.sdlsink import DEFAULT_CHUNK, SdlSink
 
     mixer = sys.modules.get("pygame.mixer")
