@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fnmatch
 import json
 import os
 import shutil
@@ -143,24 +144,27 @@ def server(stack: str, sinks: tuple[str, ...] = (SINK,)) -> Iterator[dict[str, s
 
 
 def recorder(stack: str, env: dict[str, str], sink: str = SINK, realtime: bool = False):
-    if stack == "alsa-paced":
-        return JackRecorder(realtime)
+    """The stack's instrument: parec on PulseAudio (as every earlier figure); on PipeWire a
+    record stream stamped by the server's own reports (ServerStampedRecorder); on the paced
+    ALSA device a JACK client stamped by JACK's cycles (JackRecorder)."""
+    if stack == "alsa-paced":  # (the default device plays to port 1; box<N> to port N)
+        port = sink[3:] if sink.startswith("box") else "1"
+        return JackRecorder(f"feeds:system:playback_{port}")
+    if stack == "pipewire" and os.environ.get("TK_RECORDER") == "pw-jack":
+        return JackRecorder(f"{sink}[ :]*monitor_*")  # (pw-jack: "bench Audio/Sink sink:…")
+    if stack == "pipewire" and os.environ.get("TK_RECORDER") == "stamped":
+        return ServerStampedRecorder(env, sink)
     return Recorder(env, sink, realtime)
 
 
-class JackRecorder:
-    """What JACK's graph plays to system:playback_1, with each cycle's own start time: a
-    process of its own (`python stacklab.py --jack-record DIR`) connects an input port to
-    every client port that feeds system:playback_1, as each appears, and stores its frames
-    and (cycle start on time.monotonic() + the playback port's latency, first frame) — when
-    JACK itself says those frames reach the output. Same interface as audiolab.Recorder."""
+class _Recording:
+    """What both recorders below share with audiolab.Recorder: stamps (t, frame), each saying
+    frame `frame` is heard at monotonic time `t`, and the earliest origin near a frame."""
 
-    def __init__(self, realtime: bool = False) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="tk-jrec-"))
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--jack-record", str(self.dir)],
-            stdin=subprocess.DEVNULL,
-        )
+    dir: Path
+    proc: subprocess.Popen
+
+    def _wait_started(self) -> None:
         self.origin = float("inf")
         self.stamps: list[tuple[float, int]] = []
         deadline = time.monotonic() + 10
@@ -184,7 +188,107 @@ class JackRecorder:
         return audio
 
 
-def _jack_record(folder: Path) -> None:
+class ServerStampedRecorder(_Recording):
+    """The sink's monitor through a libpulse record stream whose every chunk is stamped by
+    the server's own timing report (its write index and the instant of the graph cycle that
+    captured it), not by when our read returned. Why on PipeWire: pipewire-pulse hands the
+    monitor over a whole quantum (21 ms at 1024 frames) at a time, so parec's read times say
+    nothing finer than that; the server's reports are stamped at its cycle."""
+
+    def __init__(self, env: dict[str, str], sink: str = SINK) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="tk-srec-"))
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--pulse-record", env["PULSE_SERVER"], sink, str(self.dir)],
+            stdin=subprocess.DEVNULL,
+        )
+        self._wait_started()
+
+
+class JackRecorder(_Recording):
+    """What a JACK graph plays, with each cycle's own start time: a process of its own
+    (`python stacklab.py --jack-record DIR FOLLOW`) connects an input port, as each appears,
+    to every client port that feeds a playback port (`feeds:system:playback_N`, JACK's dummy
+    backend: frames stamped with the cycle's start plus that port's playback latency, when
+    JACK says they reach the output), or to the ports whose names match a glob (PipeWire's
+    graph through pipewire-jack, `pw-jack`: a null sink's monitor, stamped with the graph
+    cycle that played them minus the port's capture latency)."""
+
+    def __init__(self, follow: str) -> None:
+        """`follow`: `feeds:PORT` (what plays to PORT, on JACK), or a port-name glob (on
+        PipeWire's graph, through pw-jack)."""
+        self.dir = Path(tempfile.mkdtemp(prefix="tk-jrec-"))
+        cmd = [sys.executable, __file__, "--jack-record", str(self.dir), follow]
+        if not follow.startswith("feeds:"):
+            cmd = ["pw-jack", *cmd]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+        self._wait_started()
+
+
+def _pulse_record(server: str, sink: str, folder: Path) -> None:
+    """The server-stamped recorder's own process (ctypes on libpulse, as sound/pulse.py)."""
+    sys.path.insert(0, str(HERE.parent))
+    from timekeeper.sound import pulse
+
+    lib = pulse._library()
+    p, s = ctypes.c_void_p, ctypes.c_size_t
+    for name, restype, argtypes in (
+        ("pa_stream_connect_record", ctypes.c_int, [p, ctypes.c_char_p, p, ctypes.c_uint32]),
+        ("pa_stream_peek", ctypes.c_int, [p, ctypes.POINTER(p), ctypes.POINTER(s)]),
+        ("pa_stream_drop", ctypes.c_int, [p]),
+        ("pa_stream_update_timing_info", p, [p, p, p]),
+        ("pa_operation_unref", None, [p]),
+    ):
+        f = getattr(lib, name)
+        f.restype, f.argtypes = restype, argtypes
+    with contextlib.suppress(OSError):
+        os.nice(-10)
+    loop = lib.pa_mainloop_new()
+    ctx = lib.pa_context_new(lib.pa_mainloop_get_api(loop), b"tk-recorder")
+    lib.pa_context_connect(ctx, server.encode(), 0x0001, None)
+    while lib.pa_context_get_state(ctx) != 4:
+        if lib.pa_context_get_state(ctx) in (5, 6) or lib.pa_mainloop_iterate(loop, 1, None) < 0:
+            raise SystemExit("pulse-record: no server")
+    spec = pulse._SampleSpec(5, RATE, 1)
+    stream = lib.pa_stream_new(ctx, b"monitor", ctypes.byref(spec), None)
+    attr = pulse._BufferAttr(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 256 * 4)
+    lib.pa_stream_connect_record(stream, f"{sink}.monitor".encode(), ctypes.byref(attr), 0x0002)
+    while lib.pa_stream_get_state(stream) != 2:
+        if lib.pa_mainloop_iterate(loop, 1, None) < 0:
+            raise SystemExit("pulse-record: no stream")
+    stop = [False]
+    signal.signal(signal.SIGTERM, lambda *_: stop.__setitem__(0, True))
+    pieces: list[bytes] = []
+    stamps: list[tuple[float, int]] = []
+    total, last, asked = 0, None, 0.0
+    data, size = p(), s()
+    real_to = pulse._real_to(time.monotonic)
+    (folder / "started").touch()
+    while not stop[0]:
+        lib.pa_mainloop_iterate(loop, 1, None)
+        while lib.pa_stream_peek(stream, ctypes.byref(data), ctypes.byref(size)) == 0 and size:
+            n = size.value
+            pieces.append(ctypes.string_at(data, n) if data else bytes(n))  # (NULL: a hole)
+            total += n // 4
+            lib.pa_stream_drop(stream)
+        now = time.monotonic()
+        if now - asked > 0.05:  # a fresh report 20 times a second
+            asked = now
+            op = lib.pa_stream_update_timing_info(stream, None, None)
+            if op:
+                lib.pa_operation_unref(op)
+        info = lib.pa_stream_get_timing_info(stream)
+        if info:
+            i = info.contents
+            stamp = (i.timestamp.sec, i.timestamp.usec)
+            if stamp != last and not i.write_index_corrupt:
+                last = stamp
+                at = i.timestamp.sec + i.timestamp.usec / 1e6 + real_to - i.source_usec / 1e6
+                stamps.append((at, i.write_index // 4))
+    (folder / "audio").write_bytes(b"".join(pieces))
+    np.array(stamps, np.float64).tofile(folder / "stamps")
+
+
+def _jack_record(folder: Path, follow: str) -> None:
     """The JACK recorder's own process (ctypes on libjack: no module to install)."""
     jack = ctypes.CDLL("libjack.so.0")
     p, u32, u64 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64
@@ -229,10 +333,14 @@ def _jack_record(folder: Path) -> None:
         raise SystemExit("jack-record: no JACK server")
     port = jack.jack_port_register(client, b"in", b"32 bit float mono audio", 0x1, 0)
     mine = jack.jack_port_name(port)
-    playback = jack.jack_port_by_name(client, b"system:playback_1")
     span = (u32 * 2)()
-    jack.jack_port_get_latency_range(playback, 1, span)  # JackPlaybackLatency
-    latency = span[0] / RATE
+    target = follow[len("feeds:") :].encode() if follow.startswith("feeds:") else None
+    if target is not None:
+        jack.jack_port_get_latency_range(jack.jack_port_by_name(client, target), 1, span)
+    # s from a cycle's start to when its frames are heard: JackPlaybackLatency of the port
+    # played to; for a port followed, minus its JackCaptureLatency (how long before the
+    # cycle its frames were played), read as it is connected
+    latency = [span[0] / RATE]
     # JACK's clock (µs) onto time.monotonic(): the closest of a few back-to-back pairs
     best, offset = float("inf"), 0.0
     for _ in range(5):
@@ -252,7 +360,7 @@ def _jack_record(folder: Path) -> None:
             client, ctypes.byref(frames), ctypes.byref(usecs), ctypes.byref(nxt), ctypes.byref(per)
         )
         pieces.append(ctypes.string_at(jack.jack_port_get_buffer(port, n), n * 4))
-        stamps.append((usecs.value / 1e6 + offset + latency, total[0]))
+        stamps.append((usecs.value / 1e6 + offset + latency[0], total[0]))
         total[0] += n
         return 0
 
@@ -261,7 +369,7 @@ def _jack_record(folder: Path) -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     (folder / "started").touch()
-    while not stop.wait(0.02):  # connect every port that plays to system:playback_1
+    while not stop.wait(0.02):  # connect every port followed, as it appears
         names = jack.jack_get_ports(client, None, b"audio", 0x2)  # JackPortIsOutput
         if not names:
             continue
@@ -269,6 +377,13 @@ def _jack_record(folder: Path) -> None:
         while names[k]:
             name = names[k]
             k += 1
+            if target is None:
+                if fnmatch.fnmatchcase(name.decode(errors="replace"), follow) and (
+                    jack.jack_connect(client, name, mine) == 0  # (EEXIST: connected)
+                ):
+                    jack.jack_port_get_latency_range(jack.jack_port_by_name(client, name), 0, span)
+                    latency[0] = -span[1] / RATE
+                continue
             if name.startswith(b"system:"):
                 continue
             conns = jack.jack_port_get_all_connections(client, jack.jack_port_by_name(client, name))
@@ -278,7 +393,7 @@ def _jack_record(folder: Path) -> None:
                 j += 1
             if conns:
                 jack.jack_free(ctypes.cast(conns, p))
-            if b"system:playback_1" in linked and mine not in linked:
+            if target in linked and mine not in linked:
                 jack.jack_connect(client, name, mine)
         jack.jack_free(ctypes.cast(names, p))
     jack.jack_deactivate(client)
@@ -286,7 +401,7 @@ def _jack_record(folder: Path) -> None:
     (folder / "audio").write_bytes(b"".join(pieces))
     np.array(stamps, np.float64).tofile(folder / "stamps")
     print(
-        f"jack-record: {total[0] / RATE:.1f} s, playback latency {latency * 1e3:.2f} ms",
+        f"jack-record: {total[0] / RATE:.1f} s, cycle start + {latency[0] * 1e3:.2f} ms",
         file=sys.stderr,
     )
 
@@ -364,4 +479,6 @@ def _cpu_budget(fraction: float) -> Iterator[object]:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--jack-record"]:
-    _jack_record(Path(sys.argv[2]))
+    _jack_record(Path(sys.argv[2]), sys.argv[3])
+if __name__ == "__main__" and sys.argv[1:2] == ["--pulse-record"]:
+    _pulse_record(sys.argv[2], sys.argv[3], Path(sys.argv[4]))

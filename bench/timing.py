@@ -161,6 +161,7 @@ def run_match(
     web_clients: int = 0,
     stack: str = "pulse",
     preexec=None,
+    output: str | None = None,
 ) -> Run:
     """`stack` (bench/stacklab.py) says how the run is recorded; `preexec`, a function the
     box's process runs before it starts (a CPU budget)."""
@@ -189,6 +190,8 @@ def run_match(
         ]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
+        if output:
+            cmd += ["--audio-output", output]
         port = free_port()
         if web_clients:
             cmd += ["--web", str(port)]
@@ -254,7 +257,7 @@ def run_match(
             f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
             f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB"
         )
-        time.sleep(2.5)  # the end signal plays out
+        time.sleep(3.0)  # the end signal (2.5 s) plays out from its due, up to the lead after
         pages.close()
         if web_clients:
             result.web_messages = opened.messages
@@ -275,7 +278,9 @@ def run_match(
             recording, ref, round((cue["due"] - origin) * RATE), after=3 * RATE if answer else RATE
         )
         if onset is None:
-            result.missing.append(cue["cue"])
+            result.missing.append(
+                cue["cue"] + (" (a stop)" if cue.get("stop") else "") + f" at {cue['due']:.2f}"
+            )
             continue
         # taken out of the recording once found: a cue that overlaps it (the start signal
         # over a pre-start heard late at start-up) is then found on its own
@@ -540,7 +545,9 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
     return lines
 
 
-def stack_rows(stack: str, conditions: list[str], profile_file: Path, actions, pack) -> list[dict]:
+def stack_rows(
+    stack: str, conditions: list[str], profile_file: Path, actions, pack, output: str | None = None
+) -> list[dict]:
     """One box's match on `stack` under each condition: a row each (stream path)."""
     rows = []
     with stacklab.server(stack) as env:
@@ -548,7 +555,15 @@ def stack_rows(stack: str, conditions: list[str], profile_file: Path, actions, p
             print(f"  {stack}: {profile_file.stem}, {condition} …", file=sys.stderr)
             with stacklab.Load(condition), stacklab.budget(condition) as preexec:
                 run = run_match(
-                    "stream", env, profile_file, actions, pack, None, stack=stack, preexec=preexec
+                    "stream",
+                    env,
+                    profile_file,
+                    actions,
+                    pack,
+                    None,
+                    stack=stack,
+                    preexec=preexec,
+                    output=output,
                 )
             errors = run.errors_ms
             med = statistics.median(errors) if errors else float("nan")
@@ -568,6 +583,7 @@ def stack_rows(stack: str, conditions: list[str], profile_file: Path, actions, p
                     "dropouts": run.dropouts,
                     "errors": [round(e, 2) for e in errors],
                     "answers": [round(e, 1) for e in run.answers_ms],
+                    "memory": run.rss_parts,
                 }
             )
     return rows
@@ -633,6 +649,10 @@ def main() -> None:
         default="quiet",
         help=f"with --stack: {', '.join(stacklab.CONDITIONS)} (comma list, %(default)s)",
     )
+    ap.add_argument(
+        "--audio-output",
+        help="with --stack: the box's --audio-output (default: auto, as a box runs)",
+    )
     ap.add_argument("--inside", choices=stacklab.STACKS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     paths = [p for p in args.paths.split(",") if p]
@@ -648,16 +668,21 @@ def main() -> None:
     pack = load_pack(default_pack_dir())
     chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
     if args.inside:  # (in the stack's chroot, from stack mode below)
-        for row in stack_rows(args.inside, conditions, profile_file, actions, pack):
+        for row in stack_rows(
+            args.inside, conditions, profile_file, actions, pack, args.audio_output
+        ):
             stacklab.emit(row)
         return
     if stacks:
         rows: list[dict] = []
         for stack in stacks:
             if stack == "pulse":
-                rows += stack_rows(stack, conditions, profile_file, actions, pack)
+                rows += stack_rows(
+                    stack, conditions, profile_file, actions, pack, args.audio_output
+                )
             else:
                 argv = ["--conditions", ",".join(conditions)]
+                argv += ["--audio-output", args.audio_output] if args.audio_output else []
                 argv += ["--quick"] if args.quick else ["--soak"] if args.soak else []
                 rows += stacklab.run_inside(stack, "timing.py", argv)
         print(
@@ -669,7 +694,7 @@ def main() -> None:
         for r in rows:
             print(
                 f"\n{r['stack']} {r['condition']}: timed cues {r['errors']} ms; answers "
-                f"{r['answers']} ms"
+                f"{r['answers']} ms; memory at the end: {r['memory']}"
                 + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
                 + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")
             )

@@ -158,8 +158,9 @@ def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys
         ("audio: {output: pulse}\n", "ok  audio: stream, audio.output pulse (PulseAudio's"),
         (
             "audio: {kind: stream}\n",
-            "ok  audio: stream, audio.output auto: pulse when a PulseAudio or PipeWire "
-            "server answers, else alsa when the default ALSA device opens, else sdl",
+            "ok  audio: stream, audio.output auto: pulse when a PulseAudio server answers "
+            "(alsa where it is PipeWire's), else alsa when the default ALSA device opens, "
+            "else sdl",
         ),
         (
             "audio: {driver: alsa, latency_ms: 20}\n",

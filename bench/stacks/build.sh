@@ -9,9 +9,9 @@
 set -euo pipefail
 STACK=${1:?usage: build.sh pipewire|alsa-paced}
 CACHE=${TK_STACKS:-/var/cache/timekeeper-bench}
-VERSION=1   # bump when a stack's package list changes: the chroot is built again
+VERSION=2   # bump when a stack's package list changes: the chroot is built again
 case $STACK in
-  pipewire) PKGS="pipewire pipewire-pulse wireplumber pipewire-alsa pipewire-bin pulseaudio-utils
+  pipewire) PKGS="pipewire pipewire-pulse wireplumber pipewire-alsa pipewire-bin pipewire-jack pulseaudio-utils
             dbus dbus-user-session alsa-utils" ;;
   alsa-paced) PKGS="jackd2 libjack-jackd2-0 libasound2-plugins alsa-utils" ;;
   *) echo "build.sh: unknown stack '$STACK' (pipewire, alsa-paced)" >&2; exit 2 ;;
@@ -20,6 +20,8 @@ esac
 PKGS="$PKGS python3 libsndfile1 libssl3 libffi8 libsqlite3-0 liblzma5 libbz2-1.0 zlib1g
       libreadline8 libncursesw6 libuuid1 procps stress-ng mosquitto util-linux"
 R=$CACHE/$STACK-root
+if [[ -f $R/.built-$VERSION ]]; then echo "$R"; exit 0; fi
+mkdir -p "$CACHE"; exec 9> "$CACHE/.lock"; flock 9   # (one build at a time; another waits)
 if [[ -f $R/.built-$VERSION ]]; then echo "$R"; exit 0; fi
 command -v debootstrap >/dev/null || { echo "build.sh: debootstrap is missing (apt-get install debootstrap)" >&2; exit 2; }
 MIRROR=${TK_MIRROR:-$(grep -rhoE '^(deb +|URIs: *)https?://[^ ]+/debian/?' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | head -1 | awk '{print $NF}' || true)}
@@ -40,12 +42,12 @@ echo "build.sh: installing $STACK's packages" >&2
 unshare --mount --propagation private sh -c "mount -t proc proc '$R/proc' && chroot '$R' sh -c \
   'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $PKGS)'" >&2
 if [[ $STACK == alsa-paced ]]; then
-  cat > "$R/etc/asound.conf" <<'CONF'
-pcm.!default { type plug; slave.pcm "jack" }
-pcm.jack { type jack
-  playback_ports { 0 system:playback_1 }
-  capture_ports  { 0 system:capture_1 } }
-CONF
+  # the default device on JACK's first playback port; box1…box8 (bench/hall.py) a port each
+  { echo 'pcm.!default { type plug; slave.pcm "jack" }'
+    echo 'pcm.jack { type jack; playback_ports { 0 system:playback_1 } }'
+    for i in 1 2 3 4 5 6 7 8; do
+      echo "pcm.box$i { type plug; slave.pcm { type jack; playback_ports { 0 system:playback_$i } } }"
+    done; } > "$R/etc/asound.conf"
 fi
 touch "$R/.built-$VERSION"
 echo "$R"

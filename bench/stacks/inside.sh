@@ -23,7 +23,7 @@ case $TK_STACK in
     export PULSE_SERVER="unix:$XDG_RUNTIME_DIR/pulse/native"
     ;;
   alsa-paced)
-    jackd -R -P 70 -d dummy -r 48000 -p "$TK_JACK_PERIOD" -C 2 -P 2 > jackd.log 2>&1 & pids+=($!)
+    jackd -R -P 70 -d dummy -r 48000 -p "$TK_JACK_PERIOD" -C 2 -P 8 > jackd.log 2>&1 & pids+=($!)
     for _ in $(seq 100); do jack_lsp > /dev/null 2>&1 && break; sleep 0.1; done
     jack_lsp > /dev/null 2>&1 || { echo "inside.sh: jackd did not start" >&2; cat jackd.log >&2; exit 1; }
     echo "stack alsa-paced: jackd $(jackd --version 2>/dev/null | grep -o 'version [0-9.]*' | head -1), dummy backend, $TK_JACK_PERIOD frames a period, ALSA's jack PCM as default" >&2

@@ -391,8 +391,8 @@ def audio_text(cfg: Config) -> str:
         "auto": (
             "auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
             if by_hand
-            else "auto: pulse when a PulseAudio or PipeWire server answers, else alsa when "
-            "the default ALSA device opens, else sdl"
+            else "auto: pulse when a PulseAudio server answers (alsa where it is PipeWire's), "
+            "else alsa when the default ALSA device opens, else sdl"
         ),
     }[cfg.audio_output]
     return f"stream, audio.output {output}"

@@ -80,11 +80,12 @@ def open_sink(
     pipewire-pulse serves it too). `alsa`: an ALSA PCM (`device`, else "default"), timed
     by the device's status (sound/alsasink.py). `sdl`: an SDL device on `driver`/`device`,
     timed by its callbacks plus `latency` (sound/sdlsink.py). `auto`: pulse when a
-    PulseAudio or PipeWire server answers (one that is not running is not started), else
-    alsa when the system's default ALSA device opens (Pi OS Lite: the card itself), else
-    SDL; SDL at once where SDL settings are made by hand — a driver other than pulseaudio,
-    a device name or a latency (they name devices of, and were calibrated for, SDL). Never
-    read from SDL_AUDIODRIVER: SDL itself still reads it."""
+    PulseAudio server answers (one that is not running is not started) — alsa, through
+    PipeWire's ALSA plugin, where that server is PipeWire's —, else alsa when the system's
+    default ALSA device opens (Pi OS Lite: the card itself), else SDL; SDL at once where
+    SDL settings are made by hand — a driver other than pulseaudio, a device name or a
+    latency (they name devices of, and were calibrated for, SDL). Never read from
+    SDL_AUDIODRIVER: SDL itself still reads it."""
     if output not in OUTPUTS:
         raise ValueError(f"audio output {output!r} is not one of {', '.join(OUTPUTS)}")
     sdl_settings = driver not in (None, "pulseaudio") or latency is not None or device is not None
@@ -92,11 +93,26 @@ def open_sink(
         from timekeeper.sound.pulse import REWRITE_PERIOD, PulseSink
 
         try:  # (a press is rewritten into what is written already: long periods)
-            return PulseSink(chunk or REWRITE_PERIOD, spawn=output == "pulse")
+            pulse = PulseSink(chunk or REWRITE_PERIOD, spawn=output == "pulse")
         except AudioError as exc:
             if output == "pulse":
                 raise
             log.debug("audio.output auto: no PulseAudio server answers (%s): ALSA", exc)
+        else:
+            if output == "pulse" or "PipeWire" not in pulse.server:
+                return pulse
+            # PipeWire's pulse layer reports its stream's timing short by part of a graph
+            # quantum (docs/timing.md: +8.6 ms at 1024 frames, +21 at 2048); its ALSA
+            # plugin's delay is PipeWire's own stream time with what it holds queued (+0.4)
+            from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+            try:
+                alsa = AlsaSink(None, PERIOD)
+            except AudioError as exc:
+                log.debug("audio.output auto: PipeWire without its ALSA plugin (%s)", exc)
+                return pulse
+            pulse.close()
+            return alsa
     if output == "alsa" or (output == "auto" and not sdl_settings):
         from timekeeper.sound.alsasink import PERIOD, AlsaSink
 
