@@ -363,6 +363,9 @@ def recorded_hall(
                 config = root / f"box{i + 1}.yaml"
                 config.write_text(f"audio:\n  output: alsa\n  device: {sink}\n")
                 box = start_box(str(i + 1), root, broker.url, env, output="alsa", config=config)
+            elif stack_name == "pipewire":  # (as a box runs: auto, PipeWire's ALSA plugin)
+                to = {"PULSE_SINK": sink, "PIPEWIRE_NODE": sink}
+                box = start_box(str(i + 1), root, broker.url, env | to, output="auto")
             else:
                 box = start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
             boxes.append(box)

@@ -454,7 +454,8 @@ def _cpu_budget(fraction: float) -> Iterator[object]:
     path = root / f"tk-bench-{os.getpid()}-{int(fraction * 100)}"
     path.mkdir(exist_ok=True)
     period = 10_000
-    for name, value in (
+    for name, value in (  # (shares at most: on a busy machine the quota is still its own)
+        ("cpu.shares", 262144),
         ("cpu.cfs_period_us", period),
         ("cpu.cfs_quota_us", int(period * fraction)),
         ("cpu.rt_period_us", period),

@@ -1,0 +1,75 @@
+"""The ALSA sink (sound/alsasink.py) and how `audio.output: auto` reaches it: a device that
+does not open says which and what to do; on ALSA's own `null` PCM (no card needed) a framed
+output starts, takes blocks and closes; a PipeWire server's pulse layer is left for its ALSA
+plugin, a PulseAudio server is kept. Timing on a paced device: bench/timing.py --stack."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import wait_for
+
+from timekeeper.sound import alsasink, devices, pulse
+from timekeeper.sound.framed import FramedOutput, Sink
+from timekeeper.sound.output import AudioError
+from timekeeper.sound.pack import default_pack_dir, load_pack
+
+needs_alsa = pytest.mark.skipif(alsasink._library() is None, reason="no libasound")
+
+
+@needs_alsa
+def test_a_device_that_does_not_open_is_named_with_the_fix() -> None:
+    with pytest.raises(AudioError, match=r"'hw:97'.*aplay -l.*--audio silent"):
+        alsasink.AlsaSink("hw:97")
+
+
+@needs_alsa
+def test_a_framed_output_runs_on_an_alsa_device_and_closes() -> None:
+    output = FramedOutput(load_pack(default_pack_dir()), alsasink.AlsaSink("null"))
+    try:
+        assert output.sink.name == "alsa" and output.sink.latency > 0
+        wait_for(lambda: output.blocks > 3, "blocks taken by ALSA's null device")
+    finally:
+        output.close()
+    assert output._thread is not None
+    wait_for(lambda: not output._thread.is_alive(), "the writer to leave the device")
+
+
+class _Pulse(Sink):
+    name = "pulse"
+
+    def __init__(self, server: str) -> None:
+        self.server, self.closed = server, False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Alsa(Sink):
+    name = "alsa"
+
+    def __init__(self, *_args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "server, output, taken",
+    [
+        ("PulseAudio (on PipeWire 0.3.65)", "auto", "alsa"),
+        ("pulseaudio", "auto", "pulse"),
+        ("PulseAudio (on PipeWire 0.3.65)", "pulse", "pulse"),  # (asked for by name)
+    ],
+)
+def test_auto_leaves_pipewires_pulse_layer_for_its_alsa_plugin(
+    monkeypatch, server: str, output: str, taken: str
+) -> None:
+    opened: list[_Pulse] = []
+
+    def fake_pulse(*_args: object, **_kw: object) -> _Pulse:
+        opened.append(_Pulse(server))
+        return opened[-1]
+
+    monkeypatch.setattr(pulse, "PulseSink", fake_pulse)
+    monkeypatch.setattr(alsasink, "AlsaSink", _Alsa)
+    sink = devices.open_sink(output)
+    assert sink.name == taken
+    assert opened[0].closed == (taken == "alsa")  # (the pulse stream let go, not left open)
