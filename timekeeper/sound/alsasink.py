@@ -24,8 +24,8 @@ from timekeeper.sound.framed import Sink
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.output import AudioError
 
-PERIOD = 2048  # frames per write (43 ms): ~23 wake-ups a second
-BUFFER = 4  # periods in the device's buffer (171 ms): a writer late by 120 ms underruns not
+PERIOD = 4096  # frames per write (85 ms): ~12 wake-ups a second
+BUFFER = 3  # blocks in the device's buffer (256 ms): a writer late by 170 ms underruns not
 WAIT = 100  # ms a wait for room lasts before a close is looked for
 
 _PLAYBACK, _NONBLOCK = 0, 1  # snd_pcm_stream_t, open mode
@@ -60,6 +60,7 @@ def _library():
             ("snd_pcm_sw_params_current", i, [p, p]),
             ("snd_pcm_sw_params_set_tstamp_mode", i, [p, p, i]),
             ("snd_pcm_sw_params_set_tstamp_type", i, [p, p, i]),
+            ("snd_pcm_sw_params_set_avail_min", i, [p, p, ctypes.c_ulong]),
             ("snd_pcm_sw_params", i, [p, p]),
             ("snd_pcm_status_malloc", i, [pp]),
             ("snd_pcm_status_free", None, [p]),
@@ -125,8 +126,10 @@ class AlsaSink(Sink):
         )
         buffer, got = ctypes.c_long(), ctypes.c_long()
         self._check(lib.snd_pcm_get_params(pcm, ctypes.byref(buffer), ctypes.byref(got)), "read")
-        # the device's own period if it chose one; a write is never more than half its buffer
-        self.period = max(64, min(got.value or period, buffer.value // 2))
+        # our block, whatever the device's own period (pipewire-alsa: its quantum, 21 ms);
+        # never more than half its buffer
+        self.device_period = got.value
+        self.period = max(64, min(period, buffer.value // 2))
         self.latency = buffer.value / RATE
         self.stall = 2.0 + self.latency
         sw = ctypes.c_void_p()
@@ -137,6 +140,8 @@ class AlsaSink(Sink):
             # clock, told by the stamp's distance from it; see timing())
             lib.snd_pcm_sw_params_set_tstamp_mode(pcm, sw, _TSTAMP_ENABLE)
             lib.snd_pcm_sw_params_set_tstamp_type(pcm, sw, _TSTAMP_MONOTONIC)
+            # woken once a whole block fits, not at every period of the device's own
+            lib.snd_pcm_sw_params_set_avail_min(pcm, sw, self.period)
             self._check(lib.snd_pcm_sw_params(pcm, sw), "set up")
         finally:
             lib.snd_pcm_sw_params_free(sw)
@@ -192,7 +197,7 @@ class AlsaSink(Sink):
             if room < 0:
                 self._recover(room)
                 continue
-            if room == 0:
+            if room < total - done:  # (a block at a time: one wake-up, one write)
                 lib.snd_pcm_wait(pcm, WAIT)  # (ctypes lets the GIL go meanwhile)
                 continue
             n = lib.snd_pcm_writei(pcm, address[1] + done * 4, min(room, total - done))
