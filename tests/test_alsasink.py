@@ -46,9 +46,17 @@ class _Pulse(Sink):
 
 class _Alsa(Sink):
     name = "alsa"
+    kind = "IOPLUG"  # (PipeWire's ALSA plugin)
 
     def __init__(self, *_args: object) -> None:
-        pass
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Card(_Alsa):
+    kind = "PLUG"  # (ALSA's default is the card itself)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +67,7 @@ class _Alsa(Sink):
         ("PulseAudio (on PipeWire 0.3.65)", "pulse", "pulse"),  # (asked for by name)
     ],
 )
-def test_auto_leaves_pipewires_pulse_layer_for_its_alsa_plugin(
+def test_auto_leaves_pipewires_pulse_layer_for_its_alsa_plugin_never_for_the_card(
     monkeypatch, server: str, output: str, taken: str
 ) -> None:
     opened: list[_Pulse] = []
@@ -73,3 +81,7 @@ def test_auto_leaves_pipewires_pulse_layer_for_its_alsa_plugin(
     sink = devices.open_sink(output)
     assert sink.name == taken
     assert opened[0].closed == (taken == "alsa")  # (the pulse stream let go, not left open)
+    if taken == "alsa":  # ALSA's default a card PipeWire holds: PipeWire's pulse layer kept
+        opened.clear()
+        monkeypatch.setattr(alsasink, "AlsaSink", _Card)
+        assert devices.open_sink(output).name == "pulse" and not opened[0].closed

@@ -75,6 +75,8 @@ def _library():
             ("snd_pcm_recover", i, [p, i, i]),
             ("snd_pcm_close", i, [p]),
             ("snd_strerror", ctypes.c_char_p, [i]),
+            ("snd_pcm_type", i, [p]),
+            ("snd_pcm_type_name", ctypes.c_char_p, [i]),
         ):
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
@@ -110,6 +112,9 @@ class AlsaSink(Sink):
             lib.snd_pcm_open(ctypes.byref(self._pcm), self._name.encode(), _PLAYBACK, _NONBLOCK),
             "open",
         )
+        # what the PCM is: HW (a card), PLUG (a card, converted), IOPLUG (a plugin: PipeWire's)
+        kind = lib.snd_pcm_type_name(lib.snd_pcm_type(self._pcm))
+        self.kind = (kind or b"?").decode("ascii", "replace")
         try:
             self._configure(period, periods)
         except BaseException:

@@ -111,6 +111,9 @@ def open_sink(
             except AudioError as exc:
                 log.debug("audio.output auto: PipeWire without its ALSA plugin (%s)", exc)
                 return pulse
+            if alsa.kind != "IOPLUG":  # (ALSA's default is a card itself: PipeWire's to hold)
+                alsa.close()
+                return pulse
             pulse.close()
             return alsa
     if output == "alsa" or (output == "auto" and not sdl_settings):
