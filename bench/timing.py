@@ -265,6 +265,12 @@ def run_match(
         proc.wait(timeout=60)  # (a loaded machine: other jobs at load 20+)
         played = cues()
     recording = recorder.stop().copy()  # (found cues are taken out of it, below)
+    if keep := os.environ.get("TK_BENCH_KEEP"):  # (a folder: the recording, its cues)
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        recording.tofile(Path(keep) / "recording.f32")
+        (Path(keep) / "cues.json").write_text(
+            json.dumps({"cues": played, "stamps": recorder.stamps})
+        )
     timed_seen = answers_seen = 0
     for cue in played:
         answer = cue["cue"] in ANSWER_CUES

@@ -85,3 +85,25 @@ def test_auto_leaves_pipewires_pulse_layer_for_its_alsa_plugin_never_for_the_car
         opened.clear()
         monkeypatch.setattr(alsasink, "AlsaSink", _Card)
         assert devices.open_sink(output).name == "pulse" and not opened[0].closed
+
+
+def test_auto_on_a_pipewire_socket_opens_its_alsa_plugin_without_libpulse(
+    monkeypatch, tmp_path
+) -> None:
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "pipewire-0"))
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+        monkeypatch.delenv("PIPEWIRE_REMOTE", raising=False)
+        monkeypatch.delenv("PIPEWIRE_RUNTIME_DIR", raising=False)
+
+        def no_pulse(*_args: object, **_kw: object) -> Sink:
+            raise AssertionError("libpulse asked although PipeWire's plugin opened")
+
+        monkeypatch.setattr(pulse, "PulseSink", no_pulse)
+        monkeypatch.setattr(alsasink, "AlsaSink", _Alsa)
+        assert devices.open_sink("auto").name == "alsa"
+        monkeypatch.setattr(alsasink, "AlsaSink", _Card)  # (a card: left to PipeWire)
+        monkeypatch.setattr(pulse, "PulseSink", lambda *_a, **_k: _Pulse("pulseaudio"))
+        assert devices.open_sink("auto").name == "pulse"

@@ -3,8 +3,12 @@ the sink `audio.output` chooses, or pygame's mixer as the fallback."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import stat
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.rules.profiletypes import Profile
@@ -79,9 +83,10 @@ def open_sink(
     `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py; PipeWire's
     pipewire-pulse serves it too). `alsa`: an ALSA PCM (`device`, else "default"), timed
     by the device's status (sound/alsasink.py). `sdl`: an SDL device on `driver`/`device`,
-    timed by its callbacks plus `latency` (sound/sdlsink.py). `auto`: pulse when a
-    PulseAudio server answers (one that is not running is not started) — alsa, through
-    PipeWire's ALSA plugin, where that server is PipeWire's —, else alsa when the system's
+    timed by its callbacks plus `latency` (sound/sdlsink.py). `auto`: alsa through
+    PipeWire's ALSA plugin where a PipeWire server runs (its socket is there, or the pulse
+    server that answers is PipeWire's), else pulse when a PulseAudio server answers (one
+    that is not running is not started), else alsa when the system's
     default ALSA device opens (Pi OS Lite: the card itself), else SDL; SDL at once where
     SDL settings are made by hand — a driver other than pulseaudio, a device name or a
     latency (they name devices of, and were calibrated for, SDL). Never read from
@@ -89,6 +94,16 @@ def open_sink(
     if output not in OUTPUTS:
         raise ValueError(f"audio output {output!r} is not one of {', '.join(OUTPUTS)}")
     sdl_settings = driver not in (None, "pulseaudio") or latency is not None or device is not None
+    if output == "auto" and not sdl_settings and _pipewire_runs():
+        from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+        # PipeWire's ALSA plugin at once (its pulse layer's timing: see below), libpulse not
+        # even loaded (1.6 MB of the box's memory)
+        with contextlib.suppress(AudioError):
+            alsa = AlsaSink(None, PERIOD)
+            if alsa.kind == "IOPLUG":
+                return alsa
+            alsa.close()  # (ALSA's default is a card itself: PipeWire's to hold)
     if output == "pulse" or (output == "auto" and not sdl_settings):
         from timekeeper.sound.pulse import REWRITE_PERIOD, PulseSink
 
@@ -131,6 +146,17 @@ def open_sink(
     if mixer is not None and mixer.get_init():
         mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
     return SdlSink(driver, device, chunk or DEFAULT_CHUNK, latency)
+
+
+def _pipewire_runs() -> bool:
+    """Whether a PipeWire server's socket is there (as libpipewire finds it)."""
+    folder = os.environ.get("PIPEWIRE_RUNTIME_DIR") or os.environ.get("XDG_RUNTIME_DIR")
+    name = os.environ.get("PIPEWIRE_REMOTE") or "pipewire-0"
+    path = Path(name) if name.startswith("/") else Path(folder or "/nonexistent") / name
+    try:
+        return stat.S_ISSOCK(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def described(output: Output | None) -> str:
