@@ -8,6 +8,11 @@ real Mosquitto on localhost and started by one `timekeeper hall start`.
     python bench/hall.py --recorded-only --load stress   # only the hall as heard, under load
     python bench/hall.py --recorded-only --sdl            # the same on the SDL stream of before
     python bench/hall.py --recorded-only --as-unit        # the boxes without real-time
+    python bench/hall.py --stack pulse,pipewire,alsa-paced --runs 1 --big 0   # the Pi's stacks
+
+`--stack` (repeatable or a comma list): only the recorded hall, on each sound stack a Pi
+runs (bench/stacklab.py: PipeWire and a paced ALSA device in chroots built once by
+bench/stacks/*.sh; PipeWire's quantum forced while it records), one row per stack and load.
 
 Recorded boxes play through a private PulseAudio server, each into its own null sink (each
 box has its own speaker, as in a hall), and a recorder of its own (bench/audiolab.py) records
@@ -117,6 +122,8 @@ def start_box(
     audio: str = "stream",
     fresh: bool = True,
     skew: float | None = None,
+    output: str | None = None,
+    config: Path | None = None,
 ) -> Box:
     """A box on this machine (`--sync local`), or one whose clock is `skew` s off: on its
     recorder's PulseAudio server where `env` names one, else on SDL's (dummy) driver."""
@@ -130,7 +137,7 @@ def start_box(
             *launcher,
             "run",
             "--audio-output",
-            "pulse" if "PULSE_SERVER" in env else "sdl",
+            output or ("pulse" if "PULSE_SERVER" in env else "sdl"),
             "--sync",
             "local",
             "--profile",
@@ -151,6 +158,7 @@ def start_box(
             table,
         ]
         + (["--fresh"] if fresh else [])
+        + (["--config", str(config)] if config else [])
         + BOX_ARGS
     )
     full = dict(os.environ) | env
@@ -318,33 +326,49 @@ def load_stop(procs: list[subprocess.Popen]) -> None:
 
 
 def recorded_hall(
-    n: int, root: Path, broker: Broker, load: str = "quiet", keep: bool = False
+    n: int,
+    root: Path,
+    broker: Broker,
+    load: str = "quiet",
+    keep: bool = False,
+    stack: str = "pulse",
 ) -> dict:
     """n boxes through a private PulseAudio server, a null sink and a recorder each (the
     hall as heard: each box has its own speaker): every cue of every box found in its
-    recording and compared with its due time, and the spread between boxes of each."""
+    recording and compared with its due time, and the spread between boxes of each.
+    `stack` (bench/stacklab.py): PipeWire's pulse server and its null sinks instead, or a
+    paced ALSA device a box (ALSA PCMs box1…box8 on JACK's playback ports 1…8)."""
     import numpy as np
-    from audiolab import RATE, PulseServer, Recorder, find_onset
+    import stacklab
+    from audiolab import RATE, find_onset
 
     from timekeeper.sound.pack import default_pack_dir, load_pack
 
     pack = load_pack(default_pack_dir())
     sinks = tuple(f"box{i + 1}" for i in range(n))
     loadavg = float(Path("/proc/loadavg").read_text().split()[0])
+    stack_name = stack
     with contextlib.ExitStack() as stack:
         # one server, a sink each: a server a box (as each table's Pi has) was tried and
         # is a heavier instrument here (docs/timing.md)
-        env = stack.enter_context(PulseServer(sinks))
-        recorders = [Recorder(env, sink) for sink in sinks]
+        env = stack.enter_context(stacklab.server(stack_name, sinks))
+        recorders = [stacklab.recorder(stack_name, env, sink) for sink in sinks]
         for recorder in recorders:  # (a bench that fails leaves no recorder or box behind)
             stack.callback(lambda p=recorder.proc: p.poll() is None and p.kill())
         time.sleep(0.5)
         boxes: list[Box] = []
         stack.callback(stop, boxes)
-        boxes += [
-            start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
-            for i, sink in enumerate(sinks)
-        ]
+        for i, sink in enumerate(sinks):
+            if stack_name == "alsa-paced":  # (its ALSA device named in a config of its own)
+                config = root / f"box{i + 1}.yaml"
+                config.write_text(f"audio:\n  output: alsa\n  device: {sink}\n")
+                box = start_box(str(i + 1), root, broker.url, env, output="alsa", config=config)
+            elif stack_name == "pipewire":  # (as a box runs: auto, PipeWire's ALSA plugin)
+                to = {"PULSE_SINK": sink, "PIPEWIRE_NODE": sink}
+                box = start_box(str(i + 1), root, broker.url, env | to, output="auto")
+            else:
+                box = start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
+            boxes.append(box)
         wait_ready(boxes)
         count = joined(broker.url, n)
         stress = load_start(load)
@@ -399,6 +423,7 @@ def recorded_hall(
 
     first = heard.get(("prestart", 0), [])
     return {
+        "stack": stack_name,
         "boxes": n,
         "joined": count,
         "load": load,
@@ -524,6 +549,63 @@ def recorded_table(results: list[dict]) -> list[str]:
     return lines
 
 
+def by_stack(stacks: list[str], args: argparse.Namespace) -> None:
+    """The recorded hall on each stack; a stack in a chroot runs this bench there
+    (`--inside`), its rows read back."""
+    import stacklab
+
+    loads = (
+        ["quiet"] if args.quick else (["quiet", "stress"] if args.load == "both" else [args.load])
+    )
+    plan = (
+        [args.recorded]
+        if args.quick
+        else [args.recorded] * args.runs + ([args.big] if args.big else [])
+    )
+    results: list[dict] = []
+    for stack in stacks:
+        if stack != "pulse" and not args.inside:
+            argv = ["--runs", str(args.runs), "--big", str(args.big), "--load", args.load]
+            argv += ["--recorded", str(args.recorded)] + (["--quick"] if args.quick else [])
+            results += stacklab.run_inside(stack, "hall.py", argv)
+            continue
+        with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
+            broker = Broker(Path(tmp))
+            broker.up()
+            try:
+                for load in loads:
+                    for n in plan:
+                        print(f"  {stack}: {n} recorded boxes, {load} …", file=sys.stderr)
+                        folder = Path(tmp) / f"rec{len(results)}"
+                        folder.mkdir()
+                        r = recorded_hall(n, folder, broker, load, stack=stack)
+                        if args.inside:
+                            stacklab.emit(r)
+                        results.append(r)
+            finally:
+                broker.down()
+    if args.inside:
+        return
+    print(
+        "The hall as heard, by stack (ms; every cue of every box against its due time; goal: "
+        "every figure ≤ 2; PipeWire's quantum forced to 1024 while it records)\n"
+    )
+    head = (
+        "| stack | load (1-min avg) | boxes | worst \\|onset − due\\| | median | first cue "
+        "spread | start spread | marks spread | end spread | not found | dropouts |"
+    )
+    print(head)
+    print("|" + "---|" * 11)
+    for r in results:
+        sp = r["spread"]
+        print(
+            f"| {r['stack']} | {r['load']} ({r['loadavg']:.1f}) | {r['boxes']} | "
+            f"{fmt(r['worst'])} | {fmt(r['median'])} | {fmt(sp['prestart'])} | "
+            f"{fmt(sp['start'])} | {fmt(sp['minute'])} | {fmt(sp['end'])} | {len(r['missing'])} | "
+            f"{len(r['dropouts'])} |"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -564,7 +646,20 @@ def main() -> None:
         action="store_true",
         help="only the recorded runs (no dummy boxes, skew or faults)",
     )
+    ap.add_argument(
+        "--stack",
+        action="append",
+        metavar="STACK",
+        help="only the recorded hall, on these sound stacks (pulse, pipewire, alsa-paced; "
+        "repeatable or a comma list): a row each",
+    )
+    ap.add_argument("--inside", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    import stacklab
+
+    stacks = stacklab.parse_list(args.stack, stacklab.STACKS, "stack")
+    if args.inside:
+        stacks = [args.inside]
     if args.sdl:
         BOX_ARGS[:] = ["--audio-latency", SDL_LATENCY]
     if args.as_unit:
@@ -575,6 +670,9 @@ def main() -> None:
     )
     rows: list[tuple[str, str, str]] = []
     recorded: list[dict] = []
+    if stacks:
+        by_stack(stacks, args)
+        return
     with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
         root = Path(tmp) if args.keep is None else args.keep
         root.mkdir(parents=True, exist_ok=True)

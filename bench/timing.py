@@ -5,6 +5,14 @@
     python bench/timing.py --soak      # a 30-minute match on each path (about 65 min)
     python bench/timing.py --paths stream --soak   # only one path
     python bench/timing.py --web-clients 50        # with 50 display pages open (WebSocket)
+    python bench/timing.py --quick --stack pulse,pipewire,alsa-paced   # the Pi's own stacks
+    python bench/timing.py --stack pipewire --conditions quiet,loaded,cpu25,cpu10
+
+`--stack` (repeatable, or a comma list): the stream path on each sound stack a Pi runs, one
+row per stack and condition (bench/stacklab.py: PulseAudio here; PipeWire and a paced ALSA
+device in Bookworm chroots that bench/stacks/*.sh build once; the PipeWire graph's quantum
+is forced while it records). `--conditions`: quiet, loaded (stress-ng --cpu 2), cpu25 and
+cpu10 (the box held to 25 % / 10 % of one core by a cgroup quota).
 
 A private PulseAudio server (null sink, 48 kHz) is started and killed by the bench; parec
 records its monitor; every cue of the run's `--events` file is looked for in the recording
@@ -32,7 +40,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
-from audiolab import RATE, PulseServer, Recorder, find_onset
+import stacklab
+from audiolab import RATE, PulseServer, find_onset
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.rules import profile
@@ -56,6 +65,8 @@ class Run:
     answers_ms: list[float] = field(default_factory=list)  # command-answer cues
     missing: list[str] = field(default_factory=list)
     rss_parts: str = ""  # private (anonymous) and shared-library (file) pages at the end
+    dropouts: list[str] = field(default_factory=list)  # cues heard with a gap or a change
+    sink: str = ""  # the stream's sink, as the box's ready line names it
     web_messages: int = 0  # live statuses the open pages received (--web-clients)
 
 
@@ -148,9 +159,14 @@ def run_match(
     pack,
     chunk: int | None,
     web_clients: int = 0,
+    stack: str = "pulse",
+    preexec=None,
+    output: str | None = None,
 ) -> Run:
+    """`stack` (bench/stacklab.py) says how the run is recorded; `preexec`, a function the
+    box's process runs before it starts (a CPU budget)."""
     result = Run(path)
-    recorder = Recorder(env, realtime=True)  # (one recorder: audiolab._raise)
+    recorder = stacklab.recorder(stack, env, realtime=True)  # (one recorder: audiolab._raise)
     time.sleep(0.5)  # the recorder is running before the program starts
     with tempfile.TemporaryDirectory(prefix="tk-bench-") as tmp:
         events, sock = Path(tmp) / "events.jsonl", Path(tmp) / "ctl.sock"
@@ -174,6 +190,8 @@ def run_match(
         ]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
+        if output:
+            cmd += ["--audio-output", output]
         port = free_port()
         if web_clients:
             cmd += ["--web", str(port)]
@@ -186,6 +204,7 @@ def run_match(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=preexec,
         )
         assert proc.stderr is not None
         log: list[str] = []
@@ -193,6 +212,8 @@ def run_match(
             log.append(line)
             if "ready" in line:
                 result.startup_ms = (time.perf_counter() - t0) * 1000
+                if "audio stream on " in line:
+                    result.sink = line.split("audio stream on ", 1)[1].split()[0]
                 break
         else:
             raise SystemExit(f"bench: timekeeper run ({path}) failed:\n{''.join(log)}")
@@ -236,7 +257,7 @@ def run_match(
             f"RssAnon {proc_rss_mb(proc.pid, 'RssAnon'):.1f} MB + RssFile "
             f"{proc_rss_mb(proc.pid, 'RssFile'):.1f} MB"
         )
-        time.sleep(2.5)  # the end signal plays out
+        time.sleep(3.0)  # the end signal (2.5 s) plays out from its due, up to the lead after
         pages.close()
         if web_clients:
             result.web_messages = opened.messages
@@ -244,6 +265,12 @@ def run_match(
         proc.wait(timeout=60)  # (a loaded machine: other jobs at load 20+)
         played = cues()
     recording = recorder.stop().copy()  # (found cues are taken out of it, below)
+    if keep := os.environ.get("TK_BENCH_KEEP"):  # (a folder: the recording, its cues)
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        recording.tofile(Path(keep) / "recording.f32")
+        (Path(keep) / "cues.json").write_text(
+            json.dumps({"cues": played, "stamps": recorder.stamps})
+        )
     timed_seen = answers_seen = 0
     for cue in played:
         answer = cue["cue"] in ANSWER_CUES
@@ -257,12 +284,16 @@ def run_match(
             recording, ref, round((cue["due"] - origin) * RATE), after=3 * RATE if answer else RATE
         )
         if onset is None:
-            result.missing.append(cue["cue"])
+            result.missing.append(
+                cue["cue"] + (" (a stop)" if cue.get("stop") else "") + f" at {cue['due']:.2f}"
+            )
             continue
         # taken out of the recording once found: a cue that overlaps it (the start signal
         # over a pre-start heard late at start-up) is then found on its own
         heard = recording[onset : onset + len(ref)]
         heard -= np.clip(ref[: len(heard)], -1.0, 1.0)
+        if not answer and float(np.sum(heard**2)) > 0.01 * float(np.sum(ref**2)):  # a gap
+            result.dropouts.append(cue["cue"])
         error = (origin + onset / RATE - cue["due"]) * 1000
         if answer:
             result.answers_ms.append(error)
@@ -520,6 +551,76 @@ def table(runs: dict[str, Run], render_x: float, button: list[float]) -> list[st
     return lines
 
 
+def stack_rows(
+    stack: str, conditions: list[str], profile_file: Path, actions, pack, output: str | None = None
+) -> list[dict]:
+    """One box's match on `stack` under each condition: a row each (stream path)."""
+    rows = []
+    with stacklab.server(stack) as env:
+        for condition in conditions:
+            print(f"  {stack}: {profile_file.stem}, {condition} …", file=sys.stderr)
+            with stacklab.Load(condition), stacklab.budget(condition) as preexec:
+                run = run_match(
+                    "stream",
+                    env,
+                    profile_file,
+                    actions,
+                    pack,
+                    None,
+                    stack=stack,
+                    preexec=preexec,
+                    output=output,
+                )
+            errors = run.errors_ms
+            med = statistics.median(errors) if errors else float("nan")
+            rows.append(
+                {
+                    "stack": stack,
+                    "condition": condition,
+                    "sink": run.sink,
+                    "worst": max((abs(e) for e in errors), default=float("nan")),
+                    "median": med,
+                    "spread": max((abs(e - med) for e in errors), default=float("nan")),
+                    "cpu": run.cpu_percent,
+                    "rss": run.rss_mb,
+                    "startup": run.startup_ms,
+                    "cues": len(errors),
+                    "missing": run.missing,
+                    "dropouts": run.dropouts,
+                    "errors": [round(e, 2) for e in errors],
+                    "answers": [round(e, 1) for e in run.answers_ms],
+                    "memory": run.rss_parts,
+                }
+            )
+    return rows
+
+
+def stack_table(rows: list[dict]) -> list[str]:
+    """One row per stack and condition; the targets: every cue within 2 ms of due, CPU ≤ 0.5 %
+    of a core, peak memory ≤ 45 MB, nothing missing, no dropout."""
+    head = (
+        f"| {'stack':<10} | {'condition':<9} | {'sink':<5} | {'worst ms':>8} | {'median':>7} | "
+        f"{'spread':>6} | {'CPU %':>5} | {'peak MB':>7} | {'ready ms':>8} | {'missing':>7} | "
+        f"{'dropouts':>8} | met |"
+    )
+    lines = [head, "|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|"]
+    for r in rows:
+        met = (
+            r["worst"] <= TARGETS["max"]
+            and r["cpu"] <= TARGETS["cpu"]
+            and r["rss"] <= TARGETS["rss"]
+            and not r["missing"]
+            and not r["dropouts"]
+        )
+        lines.append(
+            f"| {r['stack']:<10} | {r['condition']:<9} | {r['sink']:<5} | {r['worst']:>8.2f} | "
+            f"{r['median']:>+7.2f} | {r['spread']:>6.2f} | {r['cpu']:>5.2f} | {r['rss']:>7.1f} | "
+            f"{r['startup']:>8.0f} | {len(r['missing']):>7} | {len(r['dropouts']):>8} | "
+            f"{'yes' if met else 'NO':<3} |"
+        )
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
@@ -542,8 +643,27 @@ def main() -> None:
         metavar="N",
         help="run the box with its web server and N live display pages open",
     )
+    ap.add_argument(
+        "--stack",
+        action="append",
+        metavar="STACK",
+        help=f"measure the stream on these sound stacks ({', '.join(stacklab.STACKS)}; "
+        "repeatable or a comma list): a row each",
+    )
+    ap.add_argument(
+        "--conditions",
+        default="quiet",
+        help=f"with --stack: {', '.join(stacklab.CONDITIONS)} (comma list, %(default)s)",
+    )
+    ap.add_argument(
+        "--audio-output",
+        help="with --stack: the box's --audio-output (default: auto, as a box runs)",
+    )
+    ap.add_argument("--inside", choices=stacklab.STACKS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     paths = [p for p in args.paths.split(",") if p]
+    stacks = stacklab.parse_list(args.stack, stacklab.STACKS, "stack")
+    conditions = stacklab.parse_list([args.conditions], stacklab.CONDITIONS, "condition")
     if args.soak:
         profile_file = HERE / "profiles" / "soak30.yaml"
     elif args.quick:
@@ -553,6 +673,38 @@ def main() -> None:
     actions = schedule(args.soak, args.quick)
     pack = load_pack(default_pack_dir())
     chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
+    if args.inside:  # (in the stack's chroot, from stack mode below)
+        for row in stack_rows(
+            args.inside, conditions, profile_file, actions, pack, args.audio_output
+        ):
+            stacklab.emit(row)
+        return
+    if stacks:
+        rows: list[dict] = []
+        for stack in stacks:
+            if stack == "pulse":
+                rows += stack_rows(
+                    stack, conditions, profile_file, actions, pack, args.audio_output
+                )
+            else:
+                argv = ["--conditions", ",".join(conditions)]
+                argv += ["--audio-output", args.audio_output] if args.audio_output else []
+                argv += ["--quick"] if args.quick else ["--soak"] if args.soak else []
+                rows += stacklab.run_inside(stack, "timing.py", argv)
+        print(
+            f"timekeeper timing bench, by stack — {profile_file.name}, one box, stream path; "
+            f"load at the end: {os.getloadavg()[0]:.2f} (PipeWire's quantum forced to 1024)\n"
+        )
+        for line in stack_table(rows):
+            print(line)
+        for r in rows:
+            print(
+                f"\n{r['stack']} {r['condition']}: timed cues {r['errors']} ms; answers "
+                f"{r['answers']} ms; memory at the end: {r['memory']}"
+                + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
+                + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")
+            )
+        return
 
     print(
         f"timekeeper timing bench — {profile_file.name}, python {sys.version.split()[0]}, "

@@ -116,9 +116,9 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
     "text, where",
     [
         (
-            "audio:\n  output: alsa\n",
+            "audio:\n  output: jack\n",
             r"config.yaml:2:11: audio.output: must be one of auto, "
-            r"pulse, sdl, not 'alsa'",
+            r"pulse, alsa, sdl, not 'jack'",
         ),
         (
             "audio:\n  output: pulse\n  device: hw:1\n",
@@ -129,6 +129,7 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
             r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl",
         ),
         ("audio: {output: pulse, trim_ms: 5}\n", r"config.yaml:1:33: audio.trim_ms: is for"),
+        ("audio: {output: alsa, latency_ms: 5}\n", r"config.yaml:1:35: audio.latency_ms: is for"),
     ],
 )
 def test_the_audio_output_is_checked_at_its_line(tmp_path: Path, text: str, where: str) -> None:
@@ -157,8 +158,9 @@ def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys
         ("audio: {output: pulse}\n", "ok  audio: stream, audio.output pulse (PulseAudio's"),
         (
             "audio: {kind: stream}\n",
-            "ok  audio: stream, audio.output auto: pulse when a "
-            "PulseAudio server answers, else sdl",
+            "ok  audio: stream, audio.output auto: pulse when a PulseAudio server answers "
+            "(alsa where it is PipeWire's), else alsa when the default ALSA device opens, "
+            "else sdl",
         ),
         (
             "audio: {driver: alsa, latency_ms: 20}\n",

@@ -133,9 +133,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--audio-output",
         choices=OUTPUTS,
-        help="the stream's back end: pulse (PulseAudio's own stream, timed by "
-        "the server), sdl, or auto (default, or the config's "
-        "audio.output): pulse when a PulseAudio server answers, else sdl",
+        help="the stream's back end: pulse (PulseAudio's or PipeWire's pulse "
+        "stream, timed by the server), alsa (an ALSA device, timed by its status), "
+        "sdl, or auto (default, or the config's audio.output): pulse when a "
+        "server answers, else alsa when the default device opens, else sdl",
     )
     run.add_argument(
         "--audio-latency",

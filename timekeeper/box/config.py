@@ -76,7 +76,7 @@ class Config:
     journal_interval: float = 1.0
     control: Path | None = None
     audio_kind: str = "stream"
-    audio_output: str = "auto"  # the stream's sink (devices.OUTPUTS): auto, pulse or sdl
+    audio_output: str = "auto"  # the stream's sink (devices.OUTPUTS): auto, pulse, alsa, sdl
     audio_driver: str | None = None
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
@@ -220,8 +220,10 @@ def _output(r: Reader) -> str:
     """audio.output: which sink the stream plays through; the SDL settings it cannot use
     are refused here, at their line."""
     output = r.choice(("audio", "output"), OUTPUTS, "auto")
-    if output == "pulse":
-        for key in ("device", "latency_ms", "trim_ms"):
+    if output in ("pulse", "alsa"):  # (alsa takes audio.device: an ALSA PCM's name)
+        for key in (
+            ("device", "latency_ms", "trim_ms") if output == "pulse" else ("latency_ms", "trim_ms")
+        ):
             if r.get(("audio", key)) is not None:
                 raise r.doc.error(("audio", key), SDL_ONLY)
     return output
@@ -229,7 +231,7 @@ def _output(r: Reader) -> str:
 
 SDL_ONLY = (
     "is for audio.output sdl (or auto, which then takes SDL): PulseAudio's stream "
-    "is timed by the server and plays on its default sink"
+    "is timed by the server and plays on its default sink, ALSA's by the device's status"
 )
 
 
@@ -331,8 +333,10 @@ def audio_for_run(
     read. The config's trim is added to the latency the stream compensates."""
     kind = kind or cfg.audio_kind
     output = output or cfg.audio_output
-    if output == "pulse" and latency_ms is not None:
+    if output in ("pulse", "alsa") and latency_ms is not None:
         raise ConfigError(SDL_ONLY, field="--audio-latency")
+    if output == "alsa" and (cfg.audio_latency is not None or cfg.audio_trim):
+        raise ConfigError(SDL_ONLY, field="audio.latency_ms / audio.trim_ms")
     if output == "pulse" and (
         cfg.audio_device or cfg.audio_latency is not None or cfg.audio_trim
     ):  # (--audio-output pulse over the file)
@@ -382,11 +386,13 @@ def audio_text(cfg: Config) -> str:
     ]
     output = {
         "pulse": "pulse (PulseAudio's own stream, timed by the server)",
+        "alsa": "alsa (an ALSA device, timed by its own status)",
         "sdl": "sdl (an SDL device, timed by its callbacks)",
         "auto": (
             "auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
             if by_hand
-            else "auto: pulse when a PulseAudio server answers, else sdl"
+            else "auto: pulse when a PulseAudio server answers (alsa where it is PipeWire's), "
+            "else alsa when the default ALSA device opens, else sdl"
         ),
     }[cfg.audio_output]
     return f"stream, audio.output {output}"

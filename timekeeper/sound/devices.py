@@ -3,8 +3,12 @@ the sink `audio.output` chooses, or pygame's mixer as the fallback."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import stat
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.rules.profiletypes import Profile
@@ -19,7 +23,7 @@ log = logging.getLogger(__name__)
 AUDIO_KINDS = ("stream", "mixer", "silent")  # `run --audio`, `audio.kind` in the config
 # `run --audio-output`, `audio.output`: the stream's sink (kept here beside AUDIO_KINDS, so
 # that the command line reads it without numpy; sound/framed.py says what a sink is)
-OUTPUTS = ("auto", "pulse", "sdl")
+OUTPUTS = ("auto", "pulse", "alsa", "sdl")
 
 
 def open_output(
@@ -76,30 +80,83 @@ def open_sink(
 ) -> Sink:
     """The stream's sink for `audio.output` (OUTPUTS), opened.
 
-    `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py). `sdl`: an SDL
-    device on `driver`/`device`, timed by its callbacks plus `latency` (sound/sdlsink.py).
-    `auto`: pulse when a PulseAudio server answers (one that is not running is not
-    started), else SDL; SDL at once where SDL settings are made by hand — a driver other
-    than pulseaudio, a device name or a latency (they name devices of, and were calibrated
-    for, SDL). Never read from SDL_AUDIODRIVER: SDL itself still reads it."""
+    `pulse`: PulseAudio's own stream, timed by the server (sound/pulse.py; PipeWire's
+    pipewire-pulse serves it too). `alsa`: an ALSA PCM (`device`, else "default"), timed
+    by the device's status (sound/alsasink.py). `sdl`: an SDL device on `driver`/`device`,
+    timed by its callbacks plus `latency` (sound/sdlsink.py). `auto`: alsa through
+    PipeWire's ALSA plugin where a PipeWire server runs (its socket is there, or the pulse
+    server that answers is PipeWire's), else pulse when a PulseAudio server answers (one
+    that is not running is not started), else alsa when the system's
+    default ALSA device opens (Pi OS Lite: the card itself), else SDL; SDL at once where
+    SDL settings are made by hand — a driver other than pulseaudio, a device name or a
+    latency (they name devices of, and were calibrated for, SDL). Never read from
+    SDL_AUDIODRIVER: SDL itself still reads it."""
     if output not in OUTPUTS:
         raise ValueError(f"audio output {output!r} is not one of {', '.join(OUTPUTS)}")
     sdl_settings = driver not in (None, "pulseaudio") or latency is not None or device is not None
+    if output == "auto" and not sdl_settings and _pipewire_runs():
+        from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+        # PipeWire's ALSA plugin at once (its pulse layer's timing: see below), libpulse not
+        # even loaded (1.6 MB of the box's memory)
+        with contextlib.suppress(AudioError):
+            alsa = AlsaSink(None, PERIOD)
+            if alsa.kind == "IOPLUG":
+                return alsa
+            alsa.close()  # (ALSA's default is a card itself: PipeWire's to hold)
     if output == "pulse" or (output == "auto" and not sdl_settings):
         from timekeeper.sound.pulse import REWRITE_PERIOD, PulseSink
 
         try:  # (a press is rewritten into what is written already: long periods)
-            return PulseSink(chunk or REWRITE_PERIOD, spawn=output == "pulse")
+            pulse = PulseSink(chunk or REWRITE_PERIOD, spawn=output == "pulse")
         except AudioError as exc:
             if output == "pulse":
                 raise
-            log.debug("audio.output auto: no PulseAudio server answers (%s): SDL", exc)
+            log.debug("audio.output auto: no PulseAudio server answers (%s): ALSA", exc)
+        else:
+            if output == "pulse" or "PipeWire" not in pulse.server:
+                return pulse
+            # PipeWire's pulse layer reports its stream's timing short by part of a graph
+            # quantum (docs/timing.md: +8.6 ms at 1024 frames, +21 at 2048); its ALSA
+            # plugin's delay is PipeWire's own stream time with what it holds queued (+0.4)
+            from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+            try:
+                alsa = AlsaSink(None, PERIOD)
+            except AudioError as exc:
+                log.debug("audio.output auto: PipeWire without its ALSA plugin (%s)", exc)
+                return pulse
+            if alsa.kind != "IOPLUG":  # (ALSA's default is a card itself: PipeWire's to hold)
+                alsa.close()
+                return pulse
+            pulse.close()
+            return alsa
+    if output == "alsa" or (output == "auto" and not sdl_settings):
+        from timekeeper.sound.alsasink import PERIOD, AlsaSink
+
+        try:
+            return AlsaSink(device if output == "alsa" else None, chunk or PERIOD)
+        except AudioError as exc:
+            if output == "alsa":
+                raise
+            log.debug("audio.output auto: the default ALSA device does not open (%s): SDL", exc)
     from timekeeper.sound.sdlsink import DEFAULT_CHUNK, SdlSink
 
     mixer = sys.modules.get("pygame.mixer")
     if mixer is not None and mixer.get_init():
         mixer.quit()  # an OGG decode opened SDL's audio (on the dummy driver): let it go
     return SdlSink(driver, device, chunk or DEFAULT_CHUNK, latency)
+
+
+def _pipewire_runs() -> bool:
+    """Whether a PipeWire server's socket is there (as libpipewire finds it)."""
+    folder = os.environ.get("PIPEWIRE_RUNTIME_DIR") or os.environ.get("XDG_RUNTIME_DIR")
+    name = os.environ.get("PIPEWIRE_REMOTE") or "pipewire-0"
+    path = Path(name) if name.startswith("/") else Path(folder or "/nonexistent") / name
+    try:
+        return stat.S_ISSOCK(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def described(output: Output | None) -> str:

@@ -88,6 +88,21 @@ class _TimingInfo(ctypes.Structure):
     ]
 
 
+class _ServerInfo(ctypes.Structure):
+    """The head of pa_server_info (pulse/introspect.h): only these fields are read."""
+
+    _fields_ = [
+        ("user_name", ctypes.c_char_p),
+        ("host_name", ctypes.c_char_p),
+        ("server_version", ctypes.c_char_p),
+        ("server_name", ctypes.c_char_p),
+    ]
+
+
+_SERVER_INFO_CB = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.POINTER(_ServerInfo), ctypes.c_void_p
+)
+
 _lib = None
 
 
@@ -129,6 +144,8 @@ def _library():
             ("pa_stream_disconnect", i, [p]),
             ("pa_stream_unref", None, [p]),
             ("pa_strerror", ctypes.c_char_p, [i]),
+            ("pa_context_get_server_info", p, [p, _SERVER_INFO_CB, p]),
+            ("pa_operation_unref", None, [p]),
         ):
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
@@ -169,6 +186,7 @@ class PulseSink(Sink):
         self._lib, self.period, self.latency = lib, period, target
         self.stall = STALL + period / RATE
         self._spawn = spawn
+        self.server = ""
         self._last_stamp: tuple[int, int] | None = None
         self._written = 0  # frames: the stream's write index
         self._interrupted = False
@@ -192,6 +210,19 @@ class PulseSink(Sink):
         if lib.pa_context_connect(self._context, None, flags, None) < 0:
             raise AudioError(self._cannot(lib.pa_context_errno(self._context)))
         self._iterate_until(lambda: self._context_ready(), "the server")
+        names: list[str] = []
+        answer = _SERVER_INFO_CB(
+            lambda _c, info, _u: names.append(
+                (info.contents.server_name or b"").decode("utf-8", "replace") if info else ""
+            )
+        )
+        operation = lib.pa_context_get_server_info(self._context, answer, None)
+        try:
+            self._iterate_until(lambda: bool(names), "the server")
+        finally:
+            if operation:
+                lib.pa_operation_unref(operation)
+        self.server = names[0]  # "pulseaudio", or "PulseAudio (on PipeWire 0.3.65)"
         spec = _SampleSpec(_FLOAT32LE, RATE, 1)
         self._stream = lib.pa_stream_new(self._context, b"signals", ctypes.byref(spec), None)
         if not self._stream:
