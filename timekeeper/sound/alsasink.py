@@ -8,16 +8,26 @@ pipewire-alsa, docs/timing.md). libasound knows: `snd_pcm_status` gives the devi
 on CLOCK_MONOTONIC as asked here), taken together by the driver — so no scheduling delay of
 ours enters the figure, as with PulseAudio's timing reports (sound/pulse.py).
 
-As a `Sink` (sound/framed.py) it is pushed (the writer waits for room with `snd_pcm_wait`,
-the GIL let go, and is woken for a close within WAIT) and reports its timing; written frames
-are not rewritten (a press is heard one look-ahead later, as on SDL)."""
+As a `Sink` (sound/framed.py) it is pushed (the writer waits for room in poll(), the GIL let
+go, on the PCM's descriptors and a pipe that wake() and interrupt() write to), reports its
+timing, and rewrites: a press is mixed into the frames written already but not yet played
+(`snd_pcm_rewind` back to them, then written again), so it is heard REWRITE_AHEAD after it
+(~30 ms) and not one buffer later (256 ms + a block: 0.3-0.35 s). Where the device cannot
+rewind as far (`snd_pcm_rewindable` less), the frames it still can are written again: the
+sound's start is cut, never its timing; the delay and report stay the device's own, as the
+write index goes back with the rewind."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
+import os
+import select
 import time
 from collections.abc import Callable
+
+import numpy as np
 
 from timekeeper.sound import alsa
 from timekeeper.sound.framed import Sink
@@ -26,7 +36,7 @@ from timekeeper.sound.output import AudioError
 
 PERIOD = 4096  # frames per write (85 ms): ~12 wake-ups a second
 BUFFER = 3  # blocks in the device's buffer (256 ms): a writer late by 170 ms underruns not
-WAIT = 100  # ms a wait for room lasts before a close is looked for
+WAIT = 100  # ms at most a wait for room lasts (a wake or a close ends it at once)
 
 _PLAYBACK, _NONBLOCK = 0, 1  # snd_pcm_stream_t, open mode
 _FLOAT_LE, _RW_INTERLEAVED = 14, 3  # snd_pcm_format_t, snd_pcm_access_t
@@ -36,6 +46,10 @@ _RUNNING = 3  # snd_pcm_state_t
 
 class _Timespec(ctypes.Structure):
     _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+
+
+class _PollFd(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
 
 
 _lib = None
@@ -71,6 +85,11 @@ def _library():
             ("snd_pcm_delay", i, [p, ctypes.POINTER(long)]),
             ("snd_pcm_avail_update", long, [p]),
             ("snd_pcm_wait", i, [p, i]),
+            ("snd_pcm_rewindable", long, [p]),
+            ("snd_pcm_rewind", long, [p, ctypes.c_ulong]),
+            ("snd_pcm_poll_descriptors_count", i, [p]),
+            ("snd_pcm_poll_descriptors", i, [p, p, u]),
+            ("snd_pcm_poll_descriptors_revents", i, [p, p, u, ctypes.POINTER(ctypes.c_ushort)]),
             ("snd_pcm_writei", long, [p, p, ctypes.c_ulong]),
             ("snd_pcm_recover", i, [p, i, i]),
             ("snd_pcm_close", i, [p]),
@@ -92,6 +111,7 @@ class AlsaSink(Sink):
 
     name = "alsa"
     reports = True
+    rewrites = True
 
     def __init__(
         self, device: str | None = None, period: int = PERIOD, periods: int = BUFFER
@@ -103,7 +123,8 @@ class AlsaSink(Sink):
         self._lib, self._name = lib, device or "default"
         self._pcm = ctypes.c_void_p()
         self._status = ctypes.c_void_p()
-        self._interrupted = False
+        self._interrupted = self._woken = False
+        self.rewound = 0  # frames written again after a press (the bench and tests read it)
         self._written = 0  # frames: the stream's write index
         self._stamp = _Timespec()
         self._last_stamp: tuple[int, int] | None = None
@@ -112,6 +133,9 @@ class AlsaSink(Sink):
             lib.snd_pcm_open(ctypes.byref(self._pcm), self._name.encode(), _PLAYBACK, _NONBLOCK),
             "open",
         )
+        self._wake_r, self._wake_w = os.pipe()  # wake()/interrupt() end a poll() at once
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
         # what the PCM is: HW (a card), PLUG (a card, converted), IOPLUG (a plugin: PipeWire's)
         kind = lib.snd_pcm_type_name(lib.snd_pcm_type(self._pcm))
         self.kind = (kind or b"?").decode("ascii", "replace")
@@ -151,6 +175,14 @@ class AlsaSink(Sink):
         finally:
             lib.snd_pcm_sw_params_free(sw)
         self._check(lib.snd_pcm_status_malloc(ctypes.byref(self._status)), "set up")
+        count = self._check(lib.snd_pcm_poll_descriptors_count(pcm), "set up")
+        self._pollfds = (_PollFd * count)()
+        self._check(lib.snd_pcm_poll_descriptors(pcm, self._pollfds, count), "set up")
+        self._revents = ctypes.c_ushort()
+        self._poller = select.poll()
+        for fd in self._pollfds:
+            self._poller.register(fd.fd, fd.events)
+        self._poller.register(self._wake_r, select.POLLIN)
 
     def _check(self, result: int, what: str) -> int:
         if result < 0:
@@ -188,7 +220,7 @@ class AlsaSink(Sink):
         return frames.value / RATE
 
     def write(self, block) -> None:
-        """Waits for room (snd_pcm_wait, WAIT at a time), then hands `block` to the device;
+        """Waits for room (_poll), then hands `block` to the device;
         an underrun is recovered from (those frames are late: the clock follows)."""
         lib, pcm = self._lib, self._pcm
         address = self._addresses.get(id(block))
@@ -203,7 +235,7 @@ class AlsaSink(Sink):
                 self._recover(room)
                 continue
             if room < total - done:  # (a block at a time: one wake-up, one write)
-                lib.snd_pcm_wait(pcm, WAIT)  # (ctypes lets the GIL go meanwhile)
+                self._poll()
                 continue
             n = lib.snd_pcm_writei(pcm, address[1] + done * 4, min(room, total - done))
             if n == -errno.EAGAIN:
@@ -214,12 +246,69 @@ class AlsaSink(Sink):
             done += n
             self._written += n
 
+    def wait_room(self, frames: int) -> bool:
+        """Blocks until the device has room for `frames` (the GIL let go); False when woken
+        before (wake(): a press to write in)."""
+        while True:
+            if self._interrupted:
+                raise AudioError("ALSA stream: closed")
+            if self._woken:
+                self._woken = False
+                return False
+            room = self._lib.snd_pcm_avail_update(self._pcm)
+            if room < 0:
+                self._recover(room)
+                continue
+            if room >= frames:
+                return True
+            self._poll()
+
+    def _poll(self) -> None:
+        """Waits for the PCM's own wake-up (avail_min frames of room) or the wake pipe."""
+        ready = self._poller.poll(WAIT)
+        with contextlib.suppress(OSError):
+            os.read(self._wake_r, 64)
+        by_fd = dict(ready)
+        for fd in self._pollfds:
+            fd.revents = by_fd.get(fd.fd, 0)
+        # (a plugin's descriptors say little of themselves: libasound demangles them)
+        self._lib.snd_pcm_poll_descriptors_revents(
+            self._pcm, self._pollfds, len(self._pollfds), ctypes.byref(self._revents)
+        )
+
+    def wake(self) -> None:
+        """From another thread: end the writer's wait for room now, to rewrite (a press)."""
+        self._woken = True
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"w")
+
+    def write_at(self, block, frame: int) -> None:
+        """Writes `block` over the stream's frames from `frame` on: the device is rewound
+        there (as far as it can: frames already played, or past `snd_pcm_rewindable`, are
+        left as they are and the block's head dropped), then the block is written; the
+        stream goes on from its end, which is where it was."""
+        lib, pcm = self._lib, self._pcm
+        back = self._written - frame
+        if back <= 0:
+            self.write(block)
+            return
+        can = max(0, min(back, lib.snd_pcm_rewindable(pcm)))
+        done = lib.snd_pcm_rewind(pcm, can) if can else 0
+        done = max(0, done)
+        self._written -= done
+        self.rewound += done
+        rest = block[back - done :]
+        if len(rest):
+            self.write(np.ascontiguousarray(rest))
+
     def _recover(self, error: int) -> None:
         self._check(self._lib.snd_pcm_recover(self._pcm, int(error), 1), "recover")
 
     def interrupt(self) -> None:
-        """From another thread: the writer leaves at its next look (within WAIT)."""
+        """From another thread: the writer leaves at once (its poll is woken)."""
         self._interrupted = True
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"i")
 
     def close(self) -> None:
         if self._pcm:
@@ -228,6 +317,10 @@ class AlsaSink(Sink):
         if self._status:
             self._lib.snd_pcm_status_free(self._status)
             self._status = ctypes.c_void_p()
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
 
 
 def _offset_to(clock: Callable[[], float], stamp: float) -> float:
