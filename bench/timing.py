@@ -63,6 +63,7 @@ class Run:
     first_ms: float | None = None  # the first timed cue (the start signal); None: not found
     first_answer_ms: float | None = None  # the first cue after start-up (pre-start, on START)
     answers_ms: list[float] = field(default_factory=list)  # command-answer cues
+    presses_ms: list[float] = field(default_factory=list)  # a command sent → its answer heard
     missing: list[str] = field(default_factory=list)
     rss_parts: str = ""  # private (anonymous) and shared-library (file) pages at the end
     dropouts: list[str] = field(default_factory=list)  # cues heard with a gap or a change
@@ -234,10 +235,12 @@ def run_match(
         start = wait_for(lambda: next((c for c in cues() if c["cue"] == "start"), None), 30)
         cpu0, t_cpu0 = proc_ticks(proc.pid), time.monotonic()
         rss = proc_rss_mb(proc.pid)
+        sent: list[float] = []  # when each command was sent (the box's clock: monotonic)
         for at, line in actions:
             while time.monotonic() < start["due"] + at:
                 time.sleep(min(0.5, start["due"] + at - time.monotonic()))
                 rss = max(rss, proc_rss_mb(proc.pid))
+            sent.append(time.monotonic())
             answer = send(sock, line)
             if not answer.get("ok"):
                 print(f"  ({path}: {line} refused: {answer.get('error')})", file=sys.stderr)
@@ -297,6 +300,11 @@ def run_match(
         error = (origin + onset / RATE - cue["due"]) * 1000
         if answer:
             result.answers_ms.append(error)
+            # press → heard: from the last command sent before the answer was heard
+            heard_at = origin + onset / RATE
+            press = max((s for s in sent if s <= heard_at), default=None)
+            if press is not None and heard_at - press < 2.0 and cue["cue"] != "prestart":
+                result.presses_ms.append((heard_at - press) * 1000)
             if answers_seen == 1:
                 result.first_answer_ms = error
         else:
@@ -589,6 +597,7 @@ def stack_rows(
                     "dropouts": run.dropouts,
                     "errors": [round(e, 2) for e in errors],
                     "answers": [round(e, 1) for e in run.answers_ms],
+                    "presses": [round(e, 1) for e in run.presses_ms],
                     "memory": run.rss_parts,
                 }
             )
@@ -601,7 +610,7 @@ def stack_table(rows: list[dict]) -> list[str]:
     head = (
         f"| {'stack':<10} | {'condition':<9} | {'sink':<5} | {'worst ms':>8} | {'median':>7} | "
         f"{'spread':>6} | {'CPU %':>5} | {'peak MB':>7} | {'ready ms':>8} | {'missing':>7} | "
-        f"{'dropouts':>8} | met |"
+        f"{'dropouts':>8} | {'press ms':>8} | met |"
     )
     lines = [head, "|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|"]
     for r in rows:
@@ -616,7 +625,7 @@ def stack_table(rows: list[dict]) -> list[str]:
             f"| {r['stack']:<10} | {r['condition']:<9} | {r['sink']:<5} | {r['worst']:>8.2f} | "
             f"{r['median']:>+7.2f} | {r['spread']:>6.2f} | {r['cpu']:>5.2f} | {r['rss']:>7.1f} | "
             f"{r['startup']:>8.0f} | {len(r['missing']):>7} | {len(r['dropouts']):>8} | "
-            f"{'yes' if met else 'NO':<3} |"
+            f"{max(r['presses'], default=float('nan')):>8.0f} | {'yes' if met else 'NO':<3} |"
         )
     return lines
 
@@ -700,7 +709,8 @@ def main() -> None:
         for r in rows:
             print(
                 f"\n{r['stack']} {r['condition']}: timed cues {r['errors']} ms; answers "
-                f"{r['answers']} ms; memory at the end: {r['memory']}"
+                f"{r['answers']} ms; press → heard {r['presses']} ms; memory at the end: "
+                f"{r['memory']}"
                 + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
                 + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")
             )

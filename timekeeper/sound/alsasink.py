@@ -9,7 +9,8 @@ on CLOCK_MONOTONIC as asked here), taken together by the driver — so no schedu
 ours enters the figure, as with PulseAudio's timing reports (sound/pulse.py).
 
 As a `Sink` (sound/framed.py) it is pushed (the writer waits for room in poll(), the GIL let
-go, on the PCM's descriptors and a pipe that wake() and interrupt() write to), reports its
+go, for as long as the device takes to play the frames it lacks, or until wake() or
+interrupt() write to its pipe), reports its
 timing, and rewrites: a press is mixed into the frames written already but not yet played
 (`snd_pcm_rewind` back to them, then written again), so it is heard REWRITE_AHEAD after it
 (~30 ms) and not one buffer later (256 ms + a block: 0.3-0.35 s). Where the device cannot
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import math
 import os
 import select
 import time
@@ -46,10 +48,6 @@ _RUNNING = 3  # snd_pcm_state_t
 
 class _Timespec(ctypes.Structure):
     _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
-
-
-class _PollFd(ctypes.Structure):
-    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
 
 
 _lib = None
@@ -87,9 +85,6 @@ def _library():
             ("snd_pcm_wait", i, [p, i]),
             ("snd_pcm_rewindable", long, [p]),
             ("snd_pcm_rewind", long, [p, ctypes.c_ulong]),
-            ("snd_pcm_poll_descriptors_count", i, [p]),
-            ("snd_pcm_poll_descriptors", i, [p, p, u]),
-            ("snd_pcm_poll_descriptors_revents", i, [p, p, u, ctypes.POINTER(ctypes.c_ushort)]),
             ("snd_pcm_writei", long, [p, p, ctypes.c_ulong]),
             ("snd_pcm_recover", i, [p, i, i]),
             ("snd_pcm_close", i, [p]),
@@ -175,13 +170,7 @@ class AlsaSink(Sink):
         finally:
             lib.snd_pcm_sw_params_free(sw)
         self._check(lib.snd_pcm_status_malloc(ctypes.byref(self._status)), "set up")
-        count = self._check(lib.snd_pcm_poll_descriptors_count(pcm), "set up")
-        self._pollfds = (_PollFd * count)()
-        self._check(lib.snd_pcm_poll_descriptors(pcm, self._pollfds, count), "set up")
-        self._revents = ctypes.c_ushort()
         self._poller = select.poll()
-        for fd in self._pollfds:
-            self._poller.register(fd.fd, fd.events)
         self._poller.register(self._wake_r, select.POLLIN)
 
     def _check(self, result: int, what: str) -> int:
@@ -235,7 +224,7 @@ class AlsaSink(Sink):
                 self._recover(room)
                 continue
             if room < total - done:  # (a block at a time: one wake-up, one write)
-                self._poll()
+                self._poll(room, total - done)
                 continue
             n = lib.snd_pcm_writei(pcm, address[1] + done * 4, min(room, total - done))
             if n == -errno.EAGAIN:
@@ -261,20 +250,17 @@ class AlsaSink(Sink):
                 continue
             if room >= frames:
                 return True
-            self._poll()
+            self._poll(room, frames)
 
-    def _poll(self) -> None:
-        """Waits for the PCM's own wake-up (avail_min frames of room) or the wake pipe."""
-        ready = self._poller.poll(WAIT)
-        with contextlib.suppress(OSError):
-            os.read(self._wake_r, 64)
-        by_fd = dict(ready)
-        for fd in self._pollfds:
-            fd.revents = by_fd.get(fd.fd, 0)
-        # (a plugin's descriptors say little of themselves: libasound demangles them)
-        self._lib.snd_pcm_poll_descriptors_revents(
-            self._pcm, self._pollfds, len(self._pollfds), ctypes.byref(self._revents)
-        )
+    def _poll(self, room: int, need: int) -> None:
+        """Waits until `need` frames of room are due (the device plays `need - room` more),
+        or the wake pipe is written to, whichever comes first. Timed from the device's own
+        rate and not by its poll descriptors: a plugin's (PipeWire's eventfd) stay readable
+        while its `revents` say no room, and a poll on them spun at 25 % of a core."""
+        timeout = min(WAIT, max(1, math.ceil((need - room) * 1000 / RATE) + 1))
+        if self._poller.poll(timeout):
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 64)
 
     def wake(self) -> None:
         """From another thread: end the writer's wait for room now, to rewrite (a press)."""
