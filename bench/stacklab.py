@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from audiolab import RATE, SINK, PulseServer, Recorder
+from cpubudget import CpuBudgetUnavailable, cpu_budget
 
 HERE = Path(__file__).resolve().parent
 STACKS = ("pulse", "pipewire", "alsa-paced")
@@ -431,52 +432,16 @@ class Load:
 
 @contextlib.contextmanager
 def budget(condition: str) -> Iterator[object]:
-    """A `preexec_fn` that puts the box in a CPU budget (cpu25, cpu10), else None."""
+    """A `preexec_fn` that puts the box in a CPU budget (cpu25, cpu10: bench/cpubudget.py),
+    else None."""
     if not condition.startswith("cpu"):
         yield None
         return
     try:
-        from cpubudget import cpu_budget  # (branch setup32's helper)
-    except ImportError:
-        cpu_budget = _cpu_budget
-    with cpu_budget(int(condition[3:]) / 100) as group:
-        yield group.enter
-
-
-@contextlib.contextmanager
-def _cpu_budget(fraction: float) -> Iterator[object]:
-    """A minimal stand-in for bench/cpubudget.py (same API: `.enter`, for preexec_fn): a
-    cgroup v1 cpu group at `fraction` of one core in 10-ms periods, with the same share of
-    real-time time (a new group gets none: the box's SCHED_FIFO writer would be EPERM)."""
-    root = Path("/sys/fs/cgroup/cpu")
-    if not (root / "cgroup.procs").exists():
-        raise SystemExit("bench: no cgroup v1 cpu controller at /sys/fs/cgroup/cpu")
-    path = root / f"tk-bench-{os.getpid()}-{int(fraction * 100)}"
-    path.mkdir(exist_ok=True)
-    period = 10_000
-    for name, value in (  # (shares at most: on a busy machine the quota is still its own)
-        ("cpu.shares", 262144),
-        ("cpu.cfs_period_us", period),
-        ("cpu.cfs_quota_us", int(period * fraction)),
-        ("cpu.rt_period_us", period),
-        ("cpu.rt_runtime_us", int(period * fraction)),
-    ):
-        with contextlib.suppress(OSError):
-            (path / name).write_text(f"{value}\n")
-
-    class Group:
-        def enter(self) -> None:
-            (path / "cgroup.procs").write_text(f"{os.getpid()}\n")
-
-    try:
-        yield Group()
-    finally:
-        for pid in (path / "cgroup.procs").read_text().split():
-            with contextlib.suppress(OSError):
-                (root / "cgroup.procs").write_text(pid + "\n")
-        with contextlib.suppress(OSError):
-            (path / "cpu.rt_runtime_us").write_text("0\n")
-            path.rmdir()
+        with cpu_budget(int(condition[3:]) / 100) as group:
+            yield group.enter
+    except CpuBudgetUnavailable as error:
+        raise SystemExit(f"bench: {condition}: {error}") from error
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--jack-record"]:
