@@ -278,6 +278,7 @@ class AlsaSink(Sink):
         if back <= 0:
             self.write(block)
             return
+        lib.snd_pcm_avail_update(pcm)  # (a plugin's position moves only when asked)
         can = max(0, min(back, lib.snd_pcm_rewindable(pcm)))
         done = lib.snd_pcm_rewind(pcm, can) if can else 0
         done = max(0, done)
