@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -245,7 +246,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         except BaseException as exc:  # (reported by the main thread)
             failures.append((match, exc))
 
-    served = None
+    served, desk_log = None, ""
     try:
         for n in "1234":
             wait_for(lambda n=n: boxes[n].poll() is None and ctl(n, "status"), "a box", 30)
@@ -303,10 +304,15 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         assert len([line for line in body.splitlines() if line[:1].isdigit()]) == 32
     finally:
         if served is not None:
-            print("desk:", served.stop()[1][-3000:])
+            desk_log = served.stop()[1]
+            print("desk:", desk_log[-3000:])
         for n, box in boxes.items():
             box.kill()
             box.wait(10)
             logs[n].close()
             print(n, (folder / f"box{n}.log").read_text()[-1500:])
         shutil.rmtree(folder, ignore_errors=True)
+    # the desk's log tells each series' winner once (not again at every later result)
+    for match, who in (("QF1", a[0]), ("F", a[0]), ("3P", a[1])):
+        assert len(re.findall(rf"desk: table \d+: {match} {who} wins", desk_log)) == 1, match
+    assert "Traceback" not in desk_log
