@@ -6,11 +6,12 @@ process of its own on a real Mosquitto, every game of every series started, scor
 on its box with `timekeeper ctl`, its result home in the ledger; then the standings, the
 bracket and the final places checked against the ones computed by hand.
 
-The 140 basic-group and 52 final/placement-group results are typed through the command line
-in this process before the desk starts (as tests/test_tournament_ithf.py does): on the boxes
-they would add some 10 minutes and nothing the play-off's series do not cover. Measured on
-this machine, the whole test alone (`.venv/bin/python -m pytest -q -n0
-tests/test_ithf_day_boxes.py`): 55 s, of which the play-off's 38 games on the boxes some 40 s."""
+The basic groups' round 1 (4 matches) is played on the boxes too, each confirmed at its
+table; the other 136 basic-group and the 52 final/placement-group results are typed through
+the command line in this process while the desk serves (as tests/test_tournament_ithf.py
+types them): on the boxes they would add some 10 minutes and nothing the play-off's series
+do not cover. Measured on this machine, the test alone (`.venv/bin/python -m pytest -q -n0
+tests/test_ithf_day_boxes.py`): 58 s, of which the play-off's 38 games on the boxes ~40 s."""
 
 from __future__ import annotations
 
@@ -125,59 +126,6 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
     t = open_tournament(file)[0]
     assert len(t.spec.tables) == 4, t.spec.tables
 
-    # the basic groups: the better seed wins 1:0; A and B as tests/test_tournament_ithf.py
-    for g, players in t.basic.items():
-        play_group(file, g, lambda h, a, p=players: "1:0" if p.index(h) < p.index(a) else "0:1")
-    t = open_tournament(file)[0]
-    a = [t.basic[g][0] for g in "1234"]
-    b = [t.basic[g][1] for g in "1234"]
-    c = [t.basic[g][2] for g in "1234"]
-    d = [t.basic[g][3] for g in "1234"]
-    assert t.groups["A"] == (*a, *b) and len(t.carried("A")) == 4 and t.carried("B") == []
-    special = {
-        (a[0], b[1]): (2, 0),
-        (a[1], a[2]): (1, 0),
-        (a[1], a[3]): (3, 0),
-        (a[2], a[3]): (2, 2),
-        (a[1], b[0]): (0, 1),
-        (a[1], b[2]): (0, 1),
-        (a[2], b[3]): (1, 0),
-        (a[3], b[0]): (3, 0),
-    }
-
-    def in_a(home: str, away: str) -> str:
-        if (home, away) in special:
-            x, y = special[home, away]
-        elif (away, home) in special:
-            y, x = special[away, home]
-        else:
-            x, y = 1, 1
-        return f"{x}:{y}"
-
-    def in_b(home: str, away: str) -> str:
-        rank = {p: (0 if p in c else 1, (c if p in c else d).index(p)) for p in (*c, *d)}
-        (hk, hi), (ak, ai) = rank[home], rank[away]
-        if hk == ak:
-            return "1:0" if hi < ai else "0:1"
-        if hi == ai:
-            return "0:1" if hk == 0 else "1:0"
-        return "2:0" if hk == 0 else "0:2"
-
-    play_group(file, "A", in_a)
-    play_group(file, "B", in_b)
-    t = open_tournament(file)[0]
-    # by hand: a1 9 points (3 carried from basic group 1: 1:0 over b1, counted once);
-    # a2, a3, a4 8 each: among the three a2 has 4, a3 and a4 1 each; between those two
-    # (2:2) level, so the overall goal difference (+1 each), then goals scored (9 to 7)
-    rows = t.standings("A")
-    seeds = [r.player for r in rows]
-    assert seeds == [a[0], a[1], a[3], a[2], b[2], b[0], b[3], b[1]]
-    assert [r.points for r in rows] == [9, 8, 8, 8, 7, 6, 5, 5]
-    assert [r.played for r in rows] == [7] * 8  # 6 played in A, 1 carried
-    assert [r.ahead_by for r in rows[1:3]] == ["head_to_head", "goals_for"]
-    assert [r.played for r in t.standings("B")] == [7] * 8  # nothing carried into B
-    assert [r.player for r in t.standings("B")] == [c[0], c[1], c[2], d[0], c[3], d[1], d[2], d[3]]
-
     socks = {n: folder / f"c{n}.sock" for n in "1234"}
     logs = {n: open(folder / f"box{n}.log", "a") for n in "1234"}  # noqa: SIM115
     boxes = {
@@ -246,11 +194,127 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         except BaseException as exc:  # (reported by the main thread)
             failures.append((match, exc))
 
+    def better(home: str, away: str, stage: str) -> bool:
+        players = open_tournament(file)[0].basic[stage.split()[-1]]
+        return players.index(home) < players.index(away)
+
+    def play_one(match: str, table: str, failures: list) -> None:
+        """A basic-group match on its box: its pairing awaited, START, the better seed's
+        goal, the clock run out, the result home and confirmed at the table."""
+        try:
+            m = open_tournament(file)[0].fixture(match)
+            wait_for(
+                lambda: ctl(table, "status")["names"] == {"home": m.home, "away": m.away},
+                f"{match} on table {table}",
+                HALL_WAIT,
+            )
+            assert ctl(table, "start")["state"] == "prestart"
+            state(table, "running")
+            ctl(table, "pause")
+            ctl(table, "goal", "home" if better(str(m.home), str(m.away), m.stage) else "away")
+            ctl(table, "set", "0:00")
+            ctl(table, "resume")
+            s = wait_for(
+                lambda: (s := ctl(table, "status"))["state"] in ("waiting", "finished") and s,
+                "the end",
+                HALL_WAIT,
+            )
+            if s["state"] == "waiting":
+                ctl(table, "finish")
+            state(table, "finished")
+            wait_for(
+                lambda: open_tournament(file)[0].fixture(match).result is not None,
+                f"{match} home",
+                HALL_WAIT,
+            )
+            ctl(table, "result", "confirm")
+        except BaseException as exc:  # (reported by the main thread)
+            failures.append((match, exc))
+
     served, desk_log = None, ""
     try:
         for n in "1234":
             wait_for(lambda n=n: boxes[n].poll() is None and ctl(n, "status"), "a box", 30)
         served = Served(broker["url"], file, tmp_path / "desk")
+        # basic-group round 1 on the boxes: the better seed wins 1:0, confirmed at the table
+        t = open_tournament(file)[0]
+        first = [f for f in t.fixtures() if f.slot.round == 1]
+        called = tk("hall", "round", "1", "--tournament", str(file), "--broker", broker["url"])
+        assert called.returncode == 0 and len(first) == 4, called.stderr
+        failures: list = []
+        threads = [
+            threading.Thread(target=play_one, args=(f.id, f.slot.table, failures)) for f in first
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failures, failures
+        done = open_tournament(file)[0]
+        assert [(r.home, r.away) for r in (done.results[f.id] for f in first)] == [
+            (1, 0) if better(str(f.home), str(f.away), f.stage) else (0, 1) for f in first
+        ]
+        # the basic groups: the better seed wins 1:0; A and B as tests/test_tournament_ithf.py
+        for g, players in t.basic.items():
+            play_group(file, g, lambda h, a, p=players: "1:0" if p.index(h) < p.index(a) else "0:1")
+        t = open_tournament(file)[0]
+        a = [t.basic[g][0] for g in "1234"]
+        b = [t.basic[g][1] for g in "1234"]
+        c = [t.basic[g][2] for g in "1234"]
+        d = [t.basic[g][3] for g in "1234"]
+        assert t.groups["A"] == (*a, *b) and len(t.carried("A")) == 4 and t.carried("B") == []
+        special = {
+            (a[0], b[1]): (2, 0),
+            (a[1], a[2]): (1, 0),
+            (a[1], a[3]): (3, 0),
+            (a[2], a[3]): (2, 2),
+            (a[1], b[0]): (0, 1),
+            (a[1], b[2]): (0, 1),
+            (a[2], b[3]): (1, 0),
+            (a[3], b[0]): (3, 0),
+        }
+
+        def in_a(home: str, away: str) -> str:
+            if (home, away) in special:
+                x, y = special[home, away]
+            elif (away, home) in special:
+                y, x = special[away, home]
+            else:
+                x, y = 1, 1
+            return f"{x}:{y}"
+
+        def in_b(home: str, away: str) -> str:
+            rank = {p: (0 if p in c else 1, (c if p in c else d).index(p)) for p in (*c, *d)}
+            (hk, hi), (ak, ai) = rank[home], rank[away]
+            if hk == ak:
+                return "1:0" if hi < ai else "0:1"
+            if hi == ai:
+                return "0:1" if hk == 0 else "1:0"
+            return "2:0" if hk == 0 else "0:2"
+
+        play_group(file, "A", in_a)
+        play_group(file, "B", in_b)
+        t = open_tournament(file)[0]
+        # by hand: a1 9 points (3 carried from basic group 1: 1:0 over b1, counted once);
+        # a2, a3, a4 8 each: among the three a2 has 4, a3 and a4 1 each; between those two
+        # (2:2) level, so the overall goal difference (+1 each), then goals scored (9 to 7)
+        rows = t.standings("A")
+        seeds = [r.player for r in rows]
+        assert seeds == [a[0], a[1], a[3], a[2], b[2], b[0], b[3], b[1]]
+        assert [r.points for r in rows] == [9, 8, 8, 8, 7, 6, 5, 5]
+        assert [r.played for r in rows] == [7] * 8  # 6 played in A, 1 carried
+        assert [r.ahead_by for r in rows[1:3]] == ["head_to_head", "goals_for"]
+        assert [r.played for r in t.standings("B")] == [7] * 8  # nothing carried into B
+        assert [r.player for r in t.standings("B")] == [
+            c[0],
+            c[1],
+            c[2],
+            d[0],
+            c[3],
+            d[1],
+            d[2],
+            d[3],
+        ]
         for rnd in (("QF1", "QF2", "QF3", "QF4"), ("SF1", "SF2"), ("F", "3P")):
             t = open_tournament(file)[0]
             fixtures = [t.fixture(m) for m in rnd]
@@ -260,7 +324,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
                 "hall", "round", number, "--tournament", str(file), "--broker", broker["url"]
             )
             assert called.returncode == 0, called.stderr
-            failures: list = []
+            failures = []
             threads = [
                 threading.Thread(target=play_series, args=(f.id, f.slot.table, failures))
                 for f in fixtures
