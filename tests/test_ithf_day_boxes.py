@@ -6,12 +6,13 @@ process of its own on a real Mosquitto, every game of every series started, scor
 on its box with `timekeeper ctl`, its result home in the ledger; then the standings, the
 bracket and the final places checked against the ones computed by hand.
 
-The basic groups' round 1 (4 matches) is played on the boxes too, each confirmed at its
-table; the other 136 basic-group and the 52 final/placement-group results are typed through
-the command line in this process while the desk serves (as tests/test_tournament_ithf.py
-types them): on the boxes they would add some 10 minutes and nothing the play-off's series
-do not cover. Measured on this machine, the test alone (`.venv/bin/python -m pytest -q -n0
-tests/test_ithf_day_boxes.py`): 58 s, of which the play-off's 38 games on the boxes ~40 s."""
+The basic groups' round 1 and the first round of A and B (4 matches each) are played on the
+boxes too, each confirmed at its table; the other 136 basic-group and 48 A/B results are
+typed through the command line in this process while the desk serves (as
+tests/test_tournament_ithf.py types them): on the boxes they would add some 10 minutes and
+nothing the play-off's series do not cover. Measured on this machine, the test alone
+(`.venv/bin/python -m pytest -q -n0 tests/test_ithf_day_boxes.py`): about 60 s, of which
+the play-off's 38 games on the boxes ~40 s."""
 
 from __future__ import annotations
 
@@ -43,13 +44,18 @@ period: {length: 60, marks: none}
 overtime:
   - untimed: true
 """
+GROUP = """\
+title: a minute, a group draw stands
+prestart: 1
+period: {length: 60, marks: none}
+"""
 STAGES = """\
 stages:
-  groups: {size: 8, profile: quick}
+  groups: {size: 8, profile: quickgroup}
   final:
-    A: {places: [1, 2], profile: quick}
+    A: {places: [1, 2], profile: quickgroup}
   placement:
-    B: {places: [3, 4], profile: quick}
+    B: {places: [3, 4], profile: quickgroup}
   playoffs:
     A: {top: 8, profile: quick, final_profile: quick, best_of: {default: 7, 3P: 5}}
 """
@@ -86,6 +92,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
     folder = Path(tempfile.mkdtemp(prefix="tk-id-", dir="/tmp"))  # (short: AF_UNIX paths)
     (folder / "profiles").mkdir()
     (folder / "profiles" / "quick.yaml").write_text(QUICK, encoding="utf-8")
+    (folder / "profiles" / "quickgroup.yaml").write_text(GROUP, encoding="utf-8")
     monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(folder / "profiles"))
     env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_SOUNDS_PATH": ""}
     for name in ("players.txt", "ranking.txt"):
@@ -198,7 +205,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         players = open_tournament(file)[0].basic[stage.split()[-1]]
         return players.index(home) < players.index(away)
 
-    def play_one(match: str, table: str, failures: list) -> None:
+    def play_one(match: str, table: str, failures: list, score: str = "") -> None:
         """A basic-group match on its box: its pairing awaited, START, the better seed's
         goal, the clock run out, the result home and confirmed at the table."""
         try:
@@ -211,7 +218,12 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
             assert ctl(table, "start")["state"] == "prestart"
             state(table, "running")
             ctl(table, "pause")
-            ctl(table, "goal", "home" if better(str(m.home), str(m.away), m.stage) else "away")
+            x, y = map(int, score.split(":")) if score else (1, 0)
+            if not score and not better(str(m.home), str(m.away), m.stage):
+                x, y = 0, 1
+            for side, goals in (("home", x), ("away", y)):
+                for _ in range(goals):
+                    ctl(table, "goal", side)
             ctl(table, "set", "0:00")
             ctl(table, "resume")
             s = wait_for(
@@ -292,6 +304,27 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
                 return "0:1" if hk == 0 else "1:0"
             return "2:0" if hk == 0 else "0:2"
 
+        # the first round of A and B on the boxes (draws among them: a group draw stands)
+        t = open_tournament(file)[0]
+        later = min(f.slot.round for f in t.fixtures() if f.stage in ("group A", "group B"))
+        fours = [f for f in t.fixtures() if f.slot.round == later]
+        called = tk(
+            "hall", "round", str(later), "--tournament", str(file), "--broker", broker["url"]
+        )
+        assert called.returncode == 0 and len(fours) == 4, called.stderr
+        want = [(in_a if f.stage == "group A" else in_b)(str(f.home), str(f.away)) for f in fours]
+        failures = []
+        threads = [
+            threading.Thread(target=play_one, args=(f.id, f.slot.table, failures, w))
+            for f, w in zip(fours, want, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failures, failures
+        done = open_tournament(file)[0]
+        assert [f"{r.home}:{r.away}" for r in (done.results[f.id] for f in fours)] == want
         play_group(file, "A", in_a)
         play_group(file, "B", in_b)
         t = open_tournament(file)[0]
