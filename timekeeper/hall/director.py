@@ -66,6 +66,7 @@ class Director(DeskReader):
         self.book = CallBook(self.file)  # (every desk's calls, read as the file grows)
         self.calls = calls_path(self.file)
         self.called: dict[str, Pairing] = {}  # table -> the latest pairing called there
+        self._won_said: set[str] = set()  # series calls whose winner the log has told once
         self._calls_seen = 0  # how many calls `called` was worked out from
         self.issued = self.book.issued  # every pairing id called (by any desk)
         # key (`_key`) -> (result, why it waits); refused: the keys the director refused
@@ -460,7 +461,9 @@ class Director(DeskReader):
         if m.series is None or p is None or p.match != match_id:
             return
         if m.series.next_game is None:
-            self._say(f"table {table}: {m.id} {m.series.state_text(str(m.home), str(m.away))}")
+            if p.id not in self._won_said:  # (once: `_recall` comes here at every refresh)
+                self._won_said.add(p.id)
+                self._say(f"table {table}: {m.id} {m.series.state_text(str(m.home), str(m.away))}")
             return
         best_of, game, home_wins, away_wins = _series_fields(m)
         if (p.game, p.home_wins, p.away_wins) == (game, home_wins, away_wins):
