@@ -43,6 +43,17 @@ def test_a_table_over_its_rate_is_refused_alone_and_named() -> None:
     assert said.startswith("table 4 sends too many results: 2 refused")
 
 
+def test_a_forgery_with_a_held_results_id_never_takes_its_place() -> None:
+    """Table 2 sends table 1's pairing id while the journal is broken: both are held, the
+    real one is still there to apply (the newcomer's run: the board named the wrong table)."""
+    held = Held()
+    real, forged = result("1", "a"), result("2", "a")
+    held.keep(real, "journal line 2 unreadable")
+    held.keep(forged, "journal line 2 unreadable")
+    assert held.all() == [real, forged]
+    assert held.drop(forged) and held.all() == [real]
+
+
 def test_held_results_keep_the_latest_per_id_and_a_flood_drops_only_its_own() -> None:
     held = Held(per_table=2)
     held.keep(result("1", "a"), "journal line 2 unreadable")
@@ -53,7 +64,6 @@ def test_held_results_keep_the_latest_per_id_and_a_flood_drops_only_its_own() ->
     assert held.said() == (
         "3 results not applied yet (tables 1, 4): journal line 3 unreadable; kept and tried again"
     )
-    held.drop("a")
-    held.drop("x48")
-    held.drop("x49")
+    for r in held.all():
+        assert held.drop(r)
     assert held.said() is None and len(held) == 0

@@ -84,3 +84,28 @@ def test_a_bad_best_of_is_refused_as_the_docs_say(tmp_path: Path) -> None:
     assert done.returncode == 2 and not (tmp_path / "playoff.journal.jsonl").exists()
     said = done.stderr.strip().removeprefix("timekeeper: ")
     assert " ".join(said.split()) in " ".join(page.split()), said
+
+
+def test_a_player_who_withdraws_mid_series_walks_it_over_and_no_game_follows(
+    tmp_path: Path,
+) -> None:
+    """The newcomer's case: the final at 1:0 in games, the loser withdraws: the series is
+    a walkover (the bracket says W.O., the export's series row is in games), and a game
+    typed after it is refused."""
+    page = section()
+    yaml = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "playoff.yaml").write_text(yaml, encoding="utf-8")
+    for argv in (
+        ["draw", "--seed", "1"],
+        ["result", "SF1", "2:1"],
+        ["result", "SF2", "2:3", "--ot"],
+        ["result", "F", "3:1"],
+        ["withdraw", "Svoboda", "--reason", "ill"],
+    ):
+        done = typed(["tournament", *argv, "-f", "playoff.yaml"], tmp_path)
+        assert done.returncode == 0, (argv, done.stderr)
+    done = typed(["tournament", "bracket", "-f", "playoff.yaml"], tmp_path)
+    final = next(line for line in done.stdout.splitlines() if line.startswith("F "))
+    assert "W.O." in final, final
+    done = typed(["tournament", "result", "F", "2:1", "-f", "playoff.yaml"], tmp_path)
+    assert done.returncode == 2 and "decided" in done.stderr, done.stderr

@@ -201,7 +201,7 @@ class Director(DeskReader):
             waiting = [
                 p
                 for p in self.called.values()
-                if p.match not in self.t.results and p.id not in self.held.results
+                if p.match not in self.t.results and not self.held.holds(p.id)
             ]
         if waiting and self.desk.on_bus:
             self.desk.client.subscribe([(result_topic(self.hall, "+"), 1)])
@@ -328,11 +328,13 @@ class Director(DeskReader):
         """Apply `r`, or hold it where it could not be (tried again by `watch`): a result
         that came home is never dropped for a fault of the desk's."""
         try:
-            self.receive(r)
+            outcome = self.receive(r)
         except Exception as exc:  # (never kill paho's thread)
             expected = isinstance(exc, ConfigError | OSError)
             why = str(exc) if expected else f"{type(exc).__name__}: {exc}"
             with self._lock:
+                if self._refused(r):  # (the director said no: it is not held again)
+                    return
                 self.held.keep(r, why)
             self.notes.say(
                 "held",
@@ -342,7 +344,7 @@ class Director(DeskReader):
             )
         else:
             with self._lock:
-                if self.held.results.pop(r.id, None) is not None:
+                if self.held.drop(r) and outcome in ("applied", "corrected"):
                     self._say(f"table {r.table}: its held result is in")
 
     def receive(self, r: MatchResult) -> str:
@@ -398,6 +400,12 @@ class Director(DeskReader):
                 "tournament result)"
             )
         return ""
+
+    def _refused(self, r: MatchResult) -> bool:
+        """Whether the director refused `r` already (as its table's, or as misplaced), told
+        without the tournament's files (they may be what failed)."""
+        source = _source(r)
+        return source in self.refused or f"{source[: 63 - len(r.table)]}:{r.table}" in self.refused
 
     def _key(self, r: MatchResult) -> str:
         """The key a result waits under: its id; a misplaced one's with its table, so that it

@@ -106,14 +106,20 @@ class Held:
         self.results: OrderedDict[str, tuple[MatchResult, str]] = OrderedDict()
 
     def keep(self, r: MatchResult, why: str) -> None:
-        self.results.pop(r.id, None)
-        self.results[r.id] = (r, why)
+        """Held by its id, game and the table that sent it: another table's message with
+        the same id (a forgery) never takes the real one's place."""
+        self.results.pop(held_key(r), None)
+        self.results[held_key(r)] = (r, why)
         mine = [i for i, (x, _) in self.results.items() if x.table == r.table]
         for ident in mine[: max(0, len(mine) - self.per_table)]:
             del self.results[ident]  # (that table's oldest: another table's are never lost)
 
-    def drop(self, ident: str) -> None:
-        self.results.pop(ident, None)
+    def drop(self, r: MatchResult) -> bool:
+        """Forget `r` (applied, or refused by the director); whether it was held."""
+        return self.results.pop(held_key(r), None) is not None
+
+    def holds(self, pairing_id: str) -> bool:
+        return any(r.id == pairing_id for r, _ in self.results.values())
 
     def all(self) -> list[MatchResult]:
         return [r for r, _ in self.results.values()]
@@ -133,6 +139,11 @@ class Held:
             f"{'s' if len(tables) > 1 else ''} {', '.join(tables)}): {why}; kept and tried "
             "again"
         )
+
+
+def held_key(r: MatchResult) -> str:
+    game = "" if r.pairing.best_of <= 1 else f".g{r.game or r.pairing.game}"
+    return f"{r.id}{game}:{r.table}"
 
 
 def _table_key(name: str) -> tuple[int, int | str]:

@@ -173,6 +173,7 @@ class Tournament:
         self.withdrawn: dict[str, int] = {}  # a player who withdrew -> in which order
         self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
         self._sudden: dict[str, bool] = {}
+        self._walked: dict[str, Series] = {}  # a series walked over by a withdrawal
         for event in events:
             self.apply(event)
 
@@ -247,6 +248,7 @@ class Tournament:
         forfeit with it). Between two who withdrew, the one who withdrew first is at fault."""
         self.results = dict(self.recorded)
         self.walkovers = set()
+        self._walked = {}
         if not self.withdrawn:
             return
         later = sorted(self.nodes.values(), key=lambda n: n.level)
@@ -260,8 +262,16 @@ class Tournament:
             first = min(out, key=lambda p: self.withdrawn[p])
             side = "home" if first == m.home else "away"
             home, away = self.spec.rules.forfeit_score(side, None, None)
-            self.results[match_id] = Result(home, away, "forfeit", side)
             self.walkovers.add(match_id)
+            if self.best_of(match_id) > 1:  # (a series still to finish: a walkover gives it)
+                played = self.series_of(match_id)
+                walked = played.add(
+                    Game(len(played.games) + 1, home, away, "forfeit", walkover=True)
+                )
+                self._walked[match_id] = walked
+                self.results[match_id] = Result(walked.home_wins, walked.away_wins, "series", side)
+                continue
+            self.results[match_id] = Result(home, away, "forfeit", side)
 
     def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
         """The match an entry names, at the round and table the draw gave it, its players
@@ -346,6 +356,9 @@ class Tournament:
         return 1 if node is None else node.best_of
 
     def series_of(self, match_id: str) -> Series:
+        """A series as it stands: its games typed, and a walkover where a player withdrew."""
+        if match_id in self._walked:
+            return self._walked[match_id]
         return self.series.get(match_id) or Series(self.best_of(match_id))
 
     def _apply_game(self, event: ResultEvent) -> None:
