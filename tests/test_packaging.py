@@ -284,3 +284,16 @@ def test_the_arm64_check_says_what_it_does_and_refuses_what_it_does_not_know() -
     refused = subprocess.run([script, "--bogus"], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2
     assert refused.stderr == "check-arm64: unknown option --bogus (see --help)\n"
+
+
+@pytest.mark.slow  # (a process of its own: a fresh interpreter's modules)
+def test_a_box_does_not_load_the_tournaments_file_reader_or_the_qr_library() -> None:
+    """A hall topic's name check pulled in tournament.spec (and segno, through the public
+    pages' QR): 7 MB more on every running box (issue 32's memory target). The pattern
+    lives in rules now; this keeps it so."""
+    code = (
+        "import sys, timekeeper.box.live, timekeeper.box.series, timekeeper.hall.messages; "
+        "print(sorted(m for m in ('timekeeper.tournament.spec', 'segno') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

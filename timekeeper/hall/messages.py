@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 
-from timekeeper.tournament.spec import TABLE_NAME
+from timekeeper.rules.commands import TABLE_NAME
 from timekeeper.web import safejson
 
 MAX_PAYLOAD = 2048  # bytes: a command is a few hundred; the broker's limit is set to match

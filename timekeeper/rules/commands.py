@@ -17,6 +17,13 @@ from timekeeper.rules.penalties import KINDS, MAX_KINDS, TEAMS
 MAX_ADD = 3600.0  # one press of ADD never means more than an hour
 MAX_PLAYER = 20  # characters of a player's number or name
 MAX_NAME = 32  # characters of a side's name (a player in rod hockey, a team in ball hockey)
+# A table's (and a hall's) name is one level of the hall's bus topics
+# (timekeeper/HALL/TABLE/…): no MQTT wildcard (+ #), no /, no NUL; `all` is the topic of the
+# hall's commands to every table. Here, the lowest wing, so that a box checking a topic does
+# not load the tournament's file reader (it held 7-13 MB of a running box: segno, numpy's
+# lazy parts, the spec's readers).
+TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+ALL_TABLES = "all"
 NO_NAME = "-"  # `names - Svoboda`: the home side has no name (as "" does)
 # a number as an operator types it: ASCII digits, one optional sign and point; no `1_0`, no
 # exponent, no Arabic-Indic or full-width digits (Python's float() would take them all)

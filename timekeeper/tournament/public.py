@@ -19,8 +19,6 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-import segno
-
 from timekeeper.rules.yamldoc import Reader
 
 KEYS = ("points", "results_for_minutes", "freeze_last_rounds", "url")
@@ -61,6 +59,8 @@ def read_public(r: Reader) -> Public:
 def qr_svg(text: str) -> str:
     """A QR code of `text` as SVG (segno, pure Python: dark on white with its quiet zone, for
     a black board and a printed sheet alike), for the players' pages' address."""
+    import segno  # (only a page with a QR code needs it: not loaded by a box)
+
     out = io.BytesIO()
     segno.make(text[: MAX_URL + 100], error="m").save(
         out, kind="svg", scale=4, border=2, xmldecl=False, dark="#000", light="#fff"

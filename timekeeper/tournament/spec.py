@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.rules import profile
+from timekeeper.rules.commands import ALL_TABLES, TABLE_NAME, check_name
 from timekeeper.rules.commands import MAX_NAME as MAX_PLAYER_NAME
-from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.tournament import series
 from timekeeper.tournament.public import Public, read_public
@@ -62,11 +62,8 @@ MAX_TABLES = 64
 MAX_NAME = 80  # a title's, a place's, a club's (the desk's and the sheets' only)
 # A player's name goes to every box in the pairing: it is checked as a box checks a side's
 # name (rules/commands.check_name: at most MAX_PLAYER_NAME printable characters), once, here.
-# A table's name is one level of the hall's bus topics (timekeeper/HALL/TABLE/…): no MQTT
-# wildcard (+ #), no /, no NUL; hall/messages.py checks the hall's and the tables' names with
-# this same pattern. `all` is the topic of the hall's commands to every table.
-TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
-ALL_TABLES = "all"
+# A table's name is one level of the hall's bus topics: rules/commands.TABLE_NAME, the same
+# pattern hall/messages.py checks the hall's and the tables' names with.
 # The group matches of an evening: the draw keeps every one in its ledger line, which must
 # stay under the ledger's line limit (ledger.MAX_LINE) with every name at its longest;
 # bench/tournament_sizes.py measures it, a test holds it. 256 players in groups of 8 is 896.
