@@ -404,14 +404,12 @@ class Director(DeskReader):
     def _refused(self, r: MatchResult) -> bool:
         """Whether the director refused `r` already (as its table's, or as misplaced), told
         without the tournament's files (they may be what failed)."""
-        source = _source(r)
-        return source in self.refused or f"{source[: 63 - len(r.table)]}:{r.table}" in self.refused
+        return _source(r) in self.refused or _apart(r) in self.refused
 
     def _key(self, r: MatchResult) -> str:
-        """The key a result waits under: its id; a misplaced one's with its table, so that it
-        and its refusal stay apart from the real result of that id."""
-        source = _source(r)  # (a series' game: its pairing id and game)
-        return f"{source[: 63 - len(r.table)]}:{r.table}" if self._misplaced(r) else source
+        """The key a result waits under: its id (a series' game: with the game); a misplaced
+        one's with its table, so that it and its refusal stay apart from the real result."""
+        return _apart(r) if self._misplaced(r) else _source(r)
 
     def _apply(self, r: MatchResult) -> str:
         try:
@@ -776,6 +774,12 @@ def _game(r: MatchResult) -> int | None:
     if r.pairing.best_of <= 1:
         return None
     return r.game or r.pairing.game
+
+
+def _apart(r: MatchResult) -> str:
+    """A misplaced result's key: its id and the table that sent it (at most 64 characters)."""
+    source = _source(r)
+    return f"{source[: 63 - len(r.table)]}:{r.table}"
 
 
 def _as_called(p: Pairing) -> Pairing:
