@@ -120,7 +120,18 @@ class SeriesPlay(RunnerListener):
         corrected result). A word for a game this box has counted already is older than the
         box's own journal: passed (False)."""
         s = self.series
-        if s is None or called.played < s.played:
+        if s is None:
+            return False
+        if called.played < s.played:
+            log.info(
+                "series %s: the desk's word for game %d (%d:%d) is older than this box's "
+                "count (%s): passed",
+                self.match,
+                called.on_table,
+                called.home_wins,
+                called.away_wins,
+                self.text(),
+            )
             return False
         if (called.played, called.home_wins, called.away_wins) == (
             s.played,

@@ -26,15 +26,15 @@ class SeriesError(ValueError):
     """A state or a game the series cannot take (decided already, a game out of turn)."""
 
 
-def needed(best_of: int) -> int:
-    """The wins that take a best-of-N series: ⌈N/2⌉ (N odd: 1, 3, 5, 7 or 9)."""
-    if best_of not in BEST_OF:
-        raise SeriesError(f"a series is the best of 1, 3, 5, 7 or 9 games, not {best_of!r}")
-    return (best_of + 1) // 2
-
-
 def _whole(value: object, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def needed(best_of: int) -> int:
+    """The wins that take a best-of-N series: ⌈N/2⌉ (N odd: 1, 3, 5, 7 or 9)."""
+    if not _whole(best_of) or best_of not in BEST_OF:
+        raise SeriesError(f"a series is the best of 1, 3, 5, 7 or 9 games, not {best_of!r}")
+    return (best_of + 1) // 2
 
 
 @dataclass(frozen=True)
