@@ -206,3 +206,16 @@ def test_a_box_out_of_its_hall_leaves_the_halls_series_and_run_best_of_resumes_i
     assert again.series == Series.called(5, 3, 1, 1)
     args.fresh = True
     assert _series(args, cfg, runner, runner.engine.profile, folder).series == Series(5)
+
+
+def test_the_desks_older_word_on_a_game_the_box_counted_is_passed(box) -> None:
+    from timekeeper.hall.pairing import Pairing
+
+    play = box["play"]
+    call = Pairing("F-c1", 2, "F", "final", "Novák", "Svoboda", "game", 1.0, True, 3, 3, 1, 1)
+    assert play.take(call, False) and play.shown()["game"] == 3  # type: ignore[index]
+    game(box, "home")  # the deciding game, counted
+    won = {"best_of": 3, "game": 3, "home_wins": 2, "away_wins": 1, "winner": "home"}
+    assert play.shown() == {**won, "match": "F"}
+    assert not play.take(call, True)  # (its retained call of game 3, delivered again)
+    assert play.shown() == {**won, "match": "F"}

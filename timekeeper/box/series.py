@@ -22,6 +22,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -156,14 +157,12 @@ class SeriesPlay(RunnerListener):
         s = self.before or self.series
         if s is None or not pairing.series or pairing.id != self.id or s.winner:
             return pairing
-        return Pairing(
-            **{
-                **pairing.__dict__,
-                "best_of": s.best_of,
-                "game": s.on_table,
-                "home_wins": s.home_wins,
-                "away_wins": s.away_wins,
-            }
+        return replace(
+            pairing,
+            best_of=s.best_of,
+            game=s.on_table,
+            home_wins=s.home_wins,
+            away_wins=s.away_wins,
         )
 
     def game_played(self) -> int:
