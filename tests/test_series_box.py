@@ -213,9 +213,9 @@ def test_the_desks_older_word_on_a_game_the_box_counted_is_passed(box) -> None:
 
     play = box["play"]
     call = Pairing("F-c1", 2, "F", "final", "Novák", "Svoboda", "game", 1.0, True, 3, 3, 1, 1)
-    assert play.take(call, False) and play.shown()["game"] == 3  # type: ignore[index]
+    assert play.take(call) and play.shown()["game"] == 3  # type: ignore[index]
     game(box, "home")  # the deciding game, counted
     won = {"best_of": 3, "game": 3, "home_wins": 2, "away_wins": 1, "winner": "home"}
     assert play.shown() == {**won, "match": "F"}
-    assert not play.take(call, True)  # (its retained call of game 3, delivered again)
+    assert not play.take(call)  # (its retained call of game 3, delivered again)
     assert play.shown() == {**won, "match": "F"}

@@ -450,7 +450,7 @@ def _hall(
         link.match.series_taken, link.match.series_played = series.take, series.played
         taken = link.match.pairing
         if taken is not None and taken.id != series.id:  # (its file lost, or older)
-            series.take(taken, False)
+            series.take(taken)
     runner.hall_result = link.match.result_shown  # (box facts of the status)
     runner.hall_next = link.match.next_shown
     return link

@@ -80,7 +80,6 @@ class SeriesPlay(RunnerListener):
         self.finishing = (self.id, 0)  # the game this box ended by itself (once)
         self.local = False  # run --best-of: the box ends a game decided in regulation
         self.on = False  # a game of it is under way (its end is counted)
-        self.kept_aside: Path | None = None  # a damaged file, set aside at load
         self._load()
 
     @property
@@ -97,10 +96,11 @@ class SeriesPlay(RunnerListener):
         if series is not None:
             log.info("series %s: best of %d, %s", match or id, series.best_of, self.text())
 
-    def take(self, pairing: Pairing, again: bool) -> bool:
-        """The desk's pairing taken (`again`: its word on the series on the table): a series'
-        game, or a single match (no series). False: a word the box has passed, not taken.
-        The same call as the journaled series' is its word on it, however it comes."""
+    def take(self, pairing: Pairing) -> bool:
+        """The desk's pairing taken: a series' game, or a single match (no series); the same
+        call as the series on the table's is the desk's word on it (`correct`), however it
+        comes (re-published, retained, or from the table's file at a restart). False: a word
+        the box has passed, not taken."""
         if not pairing.series:
             if self.series is not None or self.id:
                 self.begin(None, "")
@@ -286,10 +286,10 @@ class SeriesPlay(RunnerListener):
         except FileNotFoundError:
             return
         except (OSError, SeriesFileError) as exc:
-            self.kept_aside = keep_aside(self.file)
+            kept = keep_aside(self.file)
             where = (
-                f"kept as {self.kept_aside}"
-                if self.kept_aside
+                f"kept as {kept}"
+                if kept
                 else "it could not be set aside; the next change writes over it"
             )
             log.warning("series %s not resumed: %s; %s", self.file, exc, where)
