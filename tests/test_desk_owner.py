@@ -126,7 +126,7 @@ def history(file: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_result_typed_at_a_terminal_is_written_by_the_serving_desk(broker, tmp_path) -> None:  # noqa: F811
+def test_a_result_typed_at_a_terminal_is_written_by_the_serving_desk(broker, tmp_path) -> None:
     """`tournament result` in its own process while `hall serve` runs: the desk writes the
     entry (its log says it was typed at a terminal) and its board shows it the moment the
     command returns, with no file to poll; the command prints what it always printed. The
@@ -155,7 +155,7 @@ def test_a_result_typed_at_a_terminal_is_written_by_the_serving_desk(broker, tmp
 
 
 @pytest.mark.slow
-def test_a_round_called_at_a_terminal_goes_through_the_serving_desk(broker, tmp_path) -> None:  # noqa: F811
+def test_a_round_called_at_a_terminal_goes_through_the_serving_desk(broker, tmp_path) -> None:
     """`hall round 1` in its own process while `hall serve` runs: the desk calls it (its
     board shows round 1 the moment the command returns) and the tables get their pairings."""
     file = drawn_cup(tmp_path)
@@ -184,7 +184,7 @@ def test_a_round_called_at_a_terminal_goes_through_the_serving_desk(broker, tmp_
 
 @pytest.mark.slow
 def test_with_no_desk_or_a_killed_ones_socket_the_command_writes_the_ledger(
-    broker,  # noqa: F811
+    broker,
     tmp_path,
 ) -> None:
     """No desk: the command writes the ledger as always, silently. A desk killed (SIGKILL:
