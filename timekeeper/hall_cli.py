@@ -200,7 +200,6 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
             raise
         lang = settings.language_for(director.t.spec.language)
         director.watch()  # (a held result is tried again when the files are mended)
-        print(f"the tournament's commands are taken at {owner.path}")
     try:
         return serve(
             desk,
