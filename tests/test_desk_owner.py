@@ -24,6 +24,7 @@ from timekeeper import desk_client
 from timekeeper.hall import desksocket
 from timekeeper.hall.desksocket import BadRequest, Bucket, parse, socket_path
 from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.state import TournamentError
 
 RESULT = {
     "round": 1,
@@ -115,6 +116,51 @@ def test_a_dead_desks_socket_is_said_and_left_to_the_lock(tmp_path, capsys) -> N
     assert path.is_socket()
     assert desk_client.ask(tmp_path / "cup.yaml", "round", {"number": 1}) is None
     assert "no desk answers at" in capsys.readouterr().err
+
+
+class RefusingDirector:
+    """Enough of a Director for the socket: every entry refused as the clerk refuses."""
+
+    def __init__(self, file: Path) -> None:
+        self.file, self.asked = file, 0
+
+    def submit(self, make) -> None:
+        from timekeeper.tournament.state import TournamentError
+
+        self.asked += 1
+        raise TournamentError("round 1 table 1 is 3:1 already: a correction needs --reason")
+
+
+def test_the_desks_socket_answers_refuses_and_limits_in_process(tmp_path) -> None:
+    """Over a real socket, in-process: the socket is 0600; an entry the desk refuses comes
+    back with its words; a request for another tournament and one out of range change
+    nothing; past the burst the desk answers busy without asking the director."""
+    file = tmp_path / "cup.yaml"
+    director = RefusingDirector(file)
+    now = [0.0]
+    served = desksocket.DeskSocket(director, clock=lambda: now[0]).start()
+    try:
+        assert stat.S_IMODE(os.lstat(served.path).st_mode) == 0o600
+        with pytest.raises(TournamentError, match="the desk refused it: round 1 table 1"):
+            desk_client.ask(file, "result", RESULT)
+        assert director.asked == 1
+
+        def raw(text: str) -> dict:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.connect(str(served.path))
+                sock.sendall(text.encode() + b"\n")
+                return json.loads(sock.makefile("rb").readline())
+
+        other = raw(line(file=str(tmp_path / "other.yaml")))
+        assert not other["ok"] and "this desk serves" in other["error"]
+        wrong = raw(line("result", {**RESULT, "round": -3}, file=str(file)))
+        assert not wrong["ok"] and "result round" in wrong["error"]
+        answers = [raw(line("round", {"number": 1}, file=str(tmp_path / "x"))) for _ in range(20)]
+        assert answers[-1]["result"] == "busy" and "a second" in answers[-1]["error"]
+        assert director.asked == 1
+    finally:
+        served.close()
+    assert not served.path.exists()
 
 
 # ---------------------------------------------------------------- the processes
