@@ -41,8 +41,8 @@ from timekeeper.hall.result import MatchResult, parse_result, result_topic
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
-from timekeeper.tournament.ledger import open_tournament
-from timekeeper.tournament.state import Fixture, TournamentError
+from timekeeper.tournament.ledger import E, open_tournament
+from timekeeper.tournament.state import Fixture, Tournament, TournamentError
 
 log = logging.getLogger(__name__)
 
@@ -588,6 +588,19 @@ class Director(DeskReader):
             self._say(f"{what} on the board: {m.id} {m.sides} {written.result.text()}")
             self._recall()
             return f"{what}: {m.id} {m.sides} {written.result.text()}"
+
+    def submit(self, make: Callable[[Tournament, dict[str, str], str], E]) -> E:
+        """An entry a terminal's command hands this desk (hall/desksocket.py): made by `make`
+        from the tournament as it stands, the matches under way and the time, written by this
+        desk (while it serves, the ledger's one writer), then acted on as the board's are."""
+        with self._lock:
+            self._reload()
+            event = make(self.t, self.book.under_way(), _iso(self.wall()))
+            written = self.ledger.record(self.t, event)
+            self._stamp = self._stamps()  # (its own write: nothing to read again)
+            self._say(f"typed at a terminal: {written.text()}")
+            self._recall()
+            return written
 
     def refuse(self, result_id: str) -> None:
         with self._lock:
