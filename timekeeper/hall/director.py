@@ -361,8 +361,8 @@ class Director(DeskReader):
                 return self._wait(r, misplaced)
             if _source(r) in self.applied():
                 done = self._changed(r)
-                if done == "known" and r.confirmed and _source(r) not in self.confirmed:
-                    self.confirm(_source(r))  # (by the table's operator)
+                if done == "known" and r.confirmed:
+                    self._confirmed_at_table(r)
                 return done
             if r.pairing.id not in self.issued:
                 return self._wait(r, "a match this desk did not call")
@@ -448,7 +448,7 @@ class Director(DeskReader):
         self.ledger.record(self.t, event)
         self.pending.pop(_source(r), None)
         if r.confirmed:
-            self.confirm(_source(r))
+            self._confirmed_at_table(r)
         game = f" game {number}" if number is not None else ""
         self._say(
             f"table {r.table}: {m.id}{game} {m.sides} {r.score_text}"
@@ -492,9 +492,9 @@ class Director(DeskReader):
     def _changed(self, r: MatchResult) -> str:
         """A result applied before, sent again: 'known' if the same; changed at the table
         before it was confirmed there (a goal entered after the end counts), a correction
-        with that reason — or, once the director confirmed the old one, or where the
-        tournament cannot take it (the next knock-out match begun), it waits for the
-        director."""
+        with that reason — or, once the director confirmed the old one, for a game of a
+        series decided or with a later game played, or where the tournament cannot take it
+        (the next knock-out match begun), it waits for the director."""
         last = [e for e in self.t.events if isinstance(e, ResultEvent) and e.source == _source(r)][
             -1
         ]
@@ -502,6 +502,9 @@ class Director(DeskReader):
             return "known"
         if _source(r) in self.confirmed:
             return self._wait(r, f"{last.match} was confirmed as {last.result.text()}")
+        settled = _settled(self.t.fixture(last.match), last.game)
+        if settled:
+            return self._wait(r, settled)
         try:
             event = clerk.result(
                 self.t,
@@ -526,7 +529,7 @@ class Director(DeskReader):
         self._recall()
         self._next_game(last.match)
         if r.confirmed:
-            self.confirm(_source(r))
+            self._confirmed_at_table(r)
         return "corrected"
 
     def _wait(self, r: MatchResult, why: str) -> str:
@@ -607,6 +610,15 @@ class Director(DeskReader):
             self.book.write({"confirmed": result_id})
             self._read_calls()
             self._say(f"result {result_id} confirmed by the director")
+
+    def _confirmed_at_table(self, r: MatchResult) -> None:
+        """The table's operator confirmed its result (`confirmed: true` from its own table):
+        kept with the director's confirmations, said as the table's."""
+        if _source(r) in self.confirmed:
+            return
+        self.book.write({"confirmed": _source(r)})
+        self._read_calls()
+        self._say(f"table {r.table}: result {_source(r)} confirmed at its table")
 
     # ---------------------------------------------------------------- what stands
 
@@ -774,6 +786,26 @@ def _game(r: MatchResult) -> int | None:
     if r.pairing.best_of <= 1:
         return None
     return r.game or r.pairing.game
+
+
+def _settled(m: Fixture, game: int | None) -> str:
+    """Why game `game` of a series may no longer change from its table ('': it may): the
+    series is decided, or a later game of it was played. Only the director changes it then."""
+    s = m.series
+    if s is None or game is None:
+        return ""
+    if s.decided:
+        return (
+            f"{m.id} is decided ({s.state_text(str(m.home), str(m.away))}): game {game} "
+            "changes only by the director's correction"
+        )
+    later = max((g.number for g in s.games), default=0)
+    if later > game:
+        return (
+            f"{m.id} game {later} is played already: game {game} changes only by the "
+            "director's correction"
+        )
+    return ""
 
 
 def _apart(r: MatchResult) -> str:
