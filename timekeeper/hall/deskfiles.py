@@ -125,11 +125,13 @@ class Watch:
         """Never raises: a ledger being fixed by hand is said once (by `reload`) and looked at
         again at the next look."""
         now = self.files.stamps()
-        if now != self.seen or self.files.unreadable:
+        changed, was_unreadable = now != self.seen, bool(self.files.unreadable)
+        if changed or was_unreadable:
             with contextlib.suppress(Exception):  # (`reload` said it, once)
                 self.refresh()
-                self.seen = now
-        if self.holding() and (now != self.seen or self.clock() - self.tried >= RETRY):
+        self.seen = now
+        mended = was_unreadable and not self.files.unreadable
+        if self.holding() and (changed or mended or self.clock() - self.tried >= RETRY):
             self.tried = self.clock()
             self.retry()  # (never raises)
         if self.sweep is not None and self.clock() - self.swept >= SWEEP:
