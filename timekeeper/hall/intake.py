@@ -299,7 +299,7 @@ class Intake:
             return "known"
         if source(r) in self.files.book.confirmed:
             return self._wait(r, f"{last.match} was confirmed as {last.result.text()}")
-        settled = _settled(t.fixture(last.match), last.game)
+        settled = _settled(t.fixture(last.match), last.game, r.score_text)
         if settled:
             return self._wait(r, settled)
         try:
@@ -424,24 +424,23 @@ def _game(r: MatchResult) -> int | None:
     return r.game or r.pairing.game
 
 
-def _settled(m: Fixture, game: int | None) -> str:
+def _settled(m: Fixture, game: int | None, score: str) -> str:
     """Why game `game` of a series may no longer change from its table ('': it may): the
     series is decided, or a later game of it was played. Only the director changes it then."""
     s = m.series
     if s is None or game is None:
         return ""
-    if s.decided:
-        return (
-            f"{m.id} is decided ({s.state_text(str(m.home), str(m.away))}): game {game} "
-            "changes only by the director's correction"
-        )
     later = max((g.number for g in s.games), default=0)
-    if later > game:
-        return (
-            f"{m.id} game {later} is played already: game {game} changes only by the "
-            "director's correction"
-        )
-    return ""
+    if s.decided:
+        why = f"{m.id} is decided ({s.state_text(str(m.home), str(m.away))})"
+    elif later > game:
+        why = f"{m.id} game {later} is played already"
+    else:
+        return ""
+    return (
+        f"{why}: a change of game {game} is the director's to type (timekeeper tournament "
+        f"result {m.id} {score} --game {game} --reason …)"
+    )
 
 
 def _apart(r: MatchResult) -> str:
