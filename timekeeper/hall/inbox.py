@@ -1,4 +1,4 @@
-"""The results' way in at the desk (issue 31): what keeps one box's flood that box's cost,
+"""The results' way in at the desk: what keeps one box's flood that box's cost,
 a result the desk could not apply kept until it can be, and the log told once, not per
 message.
 
