@@ -12,7 +12,7 @@ changes the picture when it is drawn again, and a name that is gone stops the dr
 
 from __future__ import annotations
 
-import ast
+import re
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "timekeeper"
 PICTURE = ROOT / "docs" / "img" / "desk.svg"
 WHERE = (PACKAGE, ROOT / "systemd")  # where a part named by its file is looked for
+TOP_LEVEL = re.compile(r"^(?:class|def|async def) (\w+)", re.M)  # (a module's own, unindented)
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ FLOWS = (
             ),
             Step("broker", "broker", "ACL: only table T's user writes …/T/result"),
             Step("broker", "director", "to the desk's subscription (paho's thread)"),
-            Step("director", "inbox", "T's rate gate (0.5 a second, 10 at once), then parsed"),
+            Step("director", "inbox", "T's rate gate (counted before it is read), then parsed"),
             Step(
                 "inbox",
                 "inbox",
@@ -82,7 +83,7 @@ FLOWS = (
             ),
             Step("inbox", "ledger", "clerk.result checks it; written with its id as source"),
             Step("inbox", "rounds", "a series' game: its next game called (the pairing again)"),
-            Step("page", "view", "GET /api/board, every second"),
+            Step("page", "view", "GET /api/board, polled"),
             Step("view", "ledger", "the round, standings, bracket"),
             Step("view", "page", "the result, the standings, the bracket", "answer"),
             Step(
@@ -148,10 +149,8 @@ def definitions() -> dict[str, list[Path]]:
     """Every class and function defined at the top of a module of the package -> where."""
     found: dict[str, list[Path]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef | ast.FunctionDef):
-                found.setdefault(node.name, []).append(path)
+        for name in TOP_LEVEL.findall(path.read_text(encoding="utf-8")):
+            found.setdefault(name, []).append(path)
     return found
 
 
