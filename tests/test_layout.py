@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
 # lowest first; a wing may import its own modules and those of the wings before it
 WINGS = ("rules", "tournament", "sound", "show", "web", "hall", "box")
 # the top of the house: may import any wing
-TOP = ("cli", "tournament_cli", "hall_cli", "practice_cli", "__main__", "__init__")
+TOP = ("cli", "tournament_cli", "hall_cli", "practice_cli", "desk_client", "__main__", "__init__")
 
 
 def module_name(path: Path) -> str:

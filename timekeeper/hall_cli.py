@@ -75,7 +75,9 @@ def add_practice_options(hall: argparse.ArgumentParser) -> None:
 
 
 def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
-    """`hall round N --tournament FILE`: push each of the round's tables its pairing."""
+    """`hall round N --tournament FILE`: push each of the round's tables its pairing (by the
+    desk that serves the tournament, where one does)."""
+    from timekeeper.hall import calls
     from timekeeper.hall.director import Director
 
     if args.tournament is None:
@@ -88,18 +90,29 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
         raise ConfigError(
             f"hall round takes the round's number, not {args.seconds!r}", field="N"
         ) from None
+    from timekeeper import desk_client
+
+    served = desk_client.ask(args.tournament, "round", {"number": number})
+    if served is not None:  # (the serving desk calls it on its own bus, and keeps the call)
+        print(served["text"])
+        if not args.say:
+            return 0
+        lang = settings.language_for(served["language"])
+        with _desk(settings) as desk:
+            if desk is None:
+                return 1
+            text = calls.round_call(number, [tuple(c) for c in served["called"]], language=lang)
+            return _speak(args, lang, desk, text)
     with _desk(settings) as desk:
         if desk is None:
             return 1
-        director = Director(desk, args.tournament, results=False)  # (the serving desk's)
+        director = Director(desk, args.tournament, results=False)
         lang = settings.language_for(director.t.spec.language)
         done = director.call_round(number)  # (a round that is not: refused before a word)
         print(f"hall {settings.hall}: round {number} of {director.t.spec.title}")
         for table, what in done:
             print(f"  table {table}: {what}")
         if args.say:
-            from timekeeper.hall import calls
-
             called = [(t, p.home, p.away) for t, p in director.called.items() if p.round == number]
             return _speak(args, lang, desk, calls.round_call(number, called, language=lang))
     return 0
@@ -174,17 +187,19 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
     except DeskError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
-    director, lang = None, settings.language
+    director, lang, owner = None, settings.language, None
     if args.tournament is not None:
+        from timekeeper.hall.desksocket import DeskSocket
         from timekeeper.hall.director import Director
 
         try:
             director = Director(desk, args.tournament)
+            owner = DeskSocket(director).start()  # (the ledger's one writer while it serves)
         except Exception:
             desk.close()
             raise
         lang = settings.language_for(director.t.spec.language)
-        director.watch()  # (a correction typed in another terminal acts at once)
+        director.watch()  # (a held result is tried again when the files are mended)
     try:
         return serve(
             desk,
@@ -200,4 +215,6 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
             f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="--listen"
         ) from None
     finally:
+        if owner is not None:
+            owner.close()
         desk.close()

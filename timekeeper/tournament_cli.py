@@ -333,26 +333,24 @@ def series_line(m: Fixture) -> str:
 
 
 def cmd_result(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper import desk_client
+    from timekeeper.tournament.events import ResultEvent
 
     t, ledger = _open(args)
     round_, table, score = _match_at(t, args.at, score=True)
     decided = "forfeit" if args.forfeit else args.decided
-    written = ledger.record(
-        t,
-        clerk.result(
-            t,
-            round_,
-            table,
-            score,
-            decided,
-            args.forfeit,
-            args.reason,
-            _now(),
-            begun=_under_way(t),
-            game=args.game,
-            one_game=args.one_game,
-        ),
+    fields = {
+        "round": round_,
+        "table": table,
+        "score": score,
+        "decided": decided,
+        "forfeit": args.forfeit,
+        "reason": args.reason,
+        "game": args.game,
+        "one_game": args.one_game,
+    }
+    t, written = desk_client.record(
+        args.file, t, ledger, ResultEvent, "result", fields, _now(), _under_way(t)
     )
     m = t.fixture(written.match)
     what = "corrected" if written.corrects else "result"
@@ -380,12 +378,14 @@ def cmd_result(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper import desk_client
+    from timekeeper.tournament.events import ReplayEvent
 
     t, ledger = _open(args)
     round_, table, _ = _match_at(t, args.at, score=False)
-    event = ledger.record(
-        t, clerk.replay(t, round_, table, args.reason, _now(), begun=_under_way(t))
+    fields = {"round": round_, "table": table, "reason": args.reason}
+    t, event = desk_client.record(
+        args.file, t, ledger, ReplayEvent, "replay", fields, _now(), _under_way(t)
     )
     m = t.fixture(event.match)
     print(
@@ -396,10 +396,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper import desk_client
+    from timekeeper.tournament.events import WithdrawEvent
 
     t, ledger = _open(args)
-    event = ledger.record(t, clerk.withdraw(t, args.player, args.reason, _now()))
+    fields = {"player": args.player, "reason": args.reason}
+    t, event = desk_client.record(args.file, t, ledger, WithdrawEvent, "withdraw", fields, _now())
     for m in t.fixtures():
         if m.id in t.walkovers and event.player in (m.home, m.away):
             print(
@@ -414,11 +416,13 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_lot(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper import desk_client
+    from timekeeper.tournament.events import LotEvent
 
     t, ledger = _open(args)
     order = [n for n in args.order.split(",") if n.strip()] if args.order else None
-    event = ledger.record(t, clerk.lot(t, args.group, order, args.seed, _now()))
+    fields = {"group": args.group, "order": order, "seed": args.seed}
+    t, event = desk_client.record(args.file, t, ledger, LotEvent, "lot", fields, _now())
     print(f"lot for group {event.group} ({event.how}): {' > '.join(event.order)}")
     return 0
 

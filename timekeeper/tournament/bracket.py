@@ -142,8 +142,8 @@ def _clashes(entries: Sequence[Entry]) -> int:
 
 
 def _apart(entries: list[Entry]) -> list[Entry]:
-    """The seeded bracket with no two of one group meeting at once (issue 31: three groups
-    gave C1–C2, and A1's first opponent could be A2): sides of the first round (a bye's
+    """The seeded bracket with no two of one group meeting at once (three groups
+    could give C1–C2, and A1's first opponent A2): sides of the first round (a bye's
     holder too) are swapped with others of the same place (a runner-up for a runner-up),
     the nearest in the bracket first, while a swap lowers those meetings. A group winner
     keeps the bye its seed gave it."""
