@@ -226,14 +226,18 @@ def cmd_draw(args: argparse.Namespace) -> int:
                 f"{' …' if len(unknown) > 10 else ''})"
             )
         if found.unranked:
+            given = t.spec.groups.unranked if t.spec.groups else ()
+            order = "in the file's unranked: order" if given else "drawn by lot"
             print(
-                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: drawn by lot "
+                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: {order} "
                 f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
             )
     ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
     seeding = t.spec.groups.seeding if t.spec.groups else "pots"
     how = (
-        "random"
+        "the groups the file sets"
+        if t.spec.groups and t.spec.groups.by_hand
+        else "random"
         if ranking is None
         else "snake from the ranking"
         if seeding == "snake"

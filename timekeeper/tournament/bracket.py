@@ -96,6 +96,22 @@ def cross(groups: Sequence[str], advance: int, third_place: bool) -> list[Node]:
     return tree(top + bottom, third_place)
 
 
+def crossed(x: str, y: str, top: int, third_place: bool) -> list[Node]:
+    """A play-off drawn across two groups, each one's best `top`: with 4, X1–Y4, Y2–X3 in the
+    top half, Y1–X4, X2–Y3 in the bottom (the better place at home), so the two winners meet
+    only in the final and two of one group not before the semi-finals."""
+    if top == 1:
+        return tree([(Place(x, 1), Place(y, 1))], third_place)
+    half = [(p, top + 1 - p) for p in bracket_order(top // 2)]  # (1, 4), (2, 3) for 4
+
+    def pair(a: str, b: str, p: int, q: int) -> tuple[Seat, Seat]:
+        return (Place(a, p), Place(b, q)) if p % 2 else (Place(b, p), Place(a, q))
+
+    upper = [pair(x, y, p, q) for p, q in half]
+    lower = [pair(y, x, p, q) for p, q in half]
+    return tree(upper + lower, third_place)
+
+
 def bracket_order(size: int) -> list[int]:
     """Seed numbers in bracket positions: 1 and 2 meet only in the final, 1–4 only in the
     semi-finals … (1, 8, 4, 5, 2, 7, 3, 6 for 8)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from timekeeper.tournament import bracket, plan, schedule, series, stages
 from timekeeper.tournament.bracket import Node
-from timekeeper.tournament.draw import Draw, pots_draw, random_draw, snake_draw
+from timekeeper.tournament.draw import Draw, hand_draw, pots_draw, random_draw, snake_draw
 from timekeeper.tournament.events import DrawEvent, EntryError, Later
 from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner
 from timekeeper.tournament.schedule import Slot
@@ -30,12 +30,15 @@ def make_draw(
     ranking list's line of each ranked player (kept for the ITHF form)."""
     g = spec.groups
     groups = g.count(len(spec.players)) if g else 0
+    unranked = g.unranked if g else ()
     drawn: Draw = (
-        random_draw(spec.names, groups, seed)
+        hand_draw(g.by_hand, seed)
+        if g and g.by_hand
+        else random_draw(spec.names, groups, seed)
         if ranking is None
-        else snake_draw(spec.names, ranking, groups, seed)
+        else snake_draw(spec.names, ranking, groups, seed, unranked)
         if g and g.seeding == "snake"
-        else pots_draw(spec.names, ranking, groups, seed)
+        else pots_draw(spec.names, ranking, groups, seed, unranked)
     )
     if spec.later and g:  # a staged day: basic groups 1, 2, 3 …, later A, B …
         named = g.names(len(spec.players))

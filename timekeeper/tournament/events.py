@@ -127,7 +127,7 @@ class DrawEvent:
             slots.append(Slot(at.whole("round", 1), at.text("table"), at.text("match")))
         return cls(
             f.whole("seed", None),
-            f.choice("method", ("random", "pots", "snake")),
+            f.choice("method", ("random", "pots", "snake", "hand")),
             {Fields.key("groups", g): Fields(groups, "groups").texts(g) for g in groups},
             f.texts("order"),
             tuple(

@@ -67,6 +67,8 @@ def describe(seat: Seat) -> str:
             return f"loser {match}"
         case Place(group, place) if group.isdigit():
             return f"group {group} #{place}"
+        case Place(group, place) if group[-1].isdigit():
+            return f"{group} #{place}"  # (A1's winner: not "A11")
         case Place(group, place):
             return f"{group}{place}"
 
@@ -101,19 +103,21 @@ def group_of(seat: Seat) -> str | None:
 
 @dataclass(frozen=True)
 class Groups:
-    """The basic groups: round robins of the players as drawn."""
+    """The basic groups: round robins of the players as drawn (or set by hand)."""
 
     size: int  # players in a full group; the groups differ by one at most
     advance: int  # how many of each group go on to a knock-out drawn from them
     profile: str
     seeding: str = "pots"  # a draw with a ranking: snake (ITHF's meander) or pots
+    by_hand: tuple[tuple[str, ...], ...] = ()  # the organiser's own groups, if set
+    unranked: tuple[str, ...] = ()  # the unranked players' order, if given (else drawn)
 
     def names(self, players: int) -> list[str]:
         """The basic groups of a staged day: 1, 2, 3 … (the later groups have letters)."""
         return [str(n) for n in range(1, self.count(players) + 1)]
 
     def count(self, players: int) -> int:
-        return -(-players // self.size)
+        return len(self.by_hand) if self.by_hand else -(-players // self.size)
 
 
 @dataclass(frozen=True)
@@ -134,8 +138,9 @@ class Bracket:
 
     `tree`: `cross`, `vht6` or `seeded` from the basic groups' places (or the draw's seeds
     for a knock-out alone); `pairs`: the first round as `pairs` gives it; `top`: a final or
-    placement group's best `top` by seed (`groups`: its one group). A later play-off's ids
-    are prefixed with its name (`B.SF1`)."""
+    placement group's best `top` by seed (`groups`: its one group), or crossed from two
+    (`groups`: X, Y: X1–Y4, Y2–X3, Y1–X4, X2–Y3 for top 4). A later play-off's ids are
+    prefixed with its name (`B.SF1`)."""
 
     tree: str
     third_place: bool

@@ -15,11 +15,12 @@ from timekeeper.rules.yamldoc import ConfigError, Path_, Reader
 from timekeeper.tournament import plan, series
 from timekeeper.tournament.plan import Bracket, Groups, Place, RoundRobin, Seat
 from timekeeper.tournament.rulesets import TREES, RuleSet
+from timekeeper.tournament.stages import interleaved
 
-GROUP_KEYS = ("size", "advance", "profile", "seeding")
+GROUP_KEYS = ("size", "advance", "profile", "seeding", "set", "unranked")
 SEEDINGS = ("snake", "pots")
-LATER_KEYS = ("places", "from", "carry", "profile")
-PLAYOFF_KEYS = ("top", "third_place", "profile", "final_profile", "best_of")
+LATER_KEYS = ("places", "from", "interleaved", "seats", "carry", "profile")
+PLAYOFF_KEYS = ("top", "from", "third_place", "profile", "final_profile", "best_of")
 LATER_NAME = re.compile(r"[A-Z][A-Z0-9]{0,3}")
 KNOCKOUT_KEYS = ("tree", "third_place", "profile", "final_profile", "pairs", "best_of")
 # `best_of:` per round: the round keys of series.round_key, and `default`
@@ -97,10 +98,11 @@ def _groups(r: Reader, rules: RuleSet, names: Sequence[str]) -> Groups:
     at: Path_ = ("stages", "groups")
     r.mapping(at, GROUP_KEYS)
     players = len(names)
-    size = r.integer((*at, "size"), 4, MAX_PLAYERS)
+    by_hand = _by_hand(r, names)
+    size = r.integer((*at, "size"), max(map(len, by_hand)) if by_hand else 4, MAX_PLAYERS)
     if size < 2:
         raise r.doc.error((*at, "size"), "a group needs two players at least")
-    smallest = players // -(-players // size)
+    smallest = min(map(len, by_hand)) if by_hand else players // -(-players // size)
     tree = r.get(("stages", "knockout", "tree"), rules.tree)
     default_advance = 3 if tree == "vht6" else min(2, smallest)
     advance = r.integer((*at, "advance"), default_advance, MAX_PLAYERS)
@@ -110,7 +112,11 @@ def _groups(r: Reader, rules: RuleSet, names: Sequence[str]) -> Groups:
         )
     if rules.group_profile is None:
         raise r.doc.error(at, "this rule set plays no groups")
-    matches = group_match_count(players, size)
+    matches = (
+        sum(len(g) * (len(g) - 1) // 2 for g in by_hand)
+        if by_hand
+        else group_match_count(players, size)
+    )
     if matches > MAX_GROUP_MATCHES:
         fits = max(s for s in range(2, size) if group_match_count(players, s) <= MAX_GROUP_MATCHES)
         raise r.doc.error(
@@ -119,7 +125,7 @@ def _groups(r: Reader, rules: RuleSet, names: Sequence[str]) -> Groups:
             f"than the {MAX_GROUP_MATCHES} an evening's draw holds: size: {fits} or less",
         )
     return Groups(
-        size,
+        -(-players // len(by_hand)) if by_hand else size,
         advance,
         profile_name(r, (*at, "profile"), rules.group_profile),
         r.choice(
@@ -127,7 +133,51 @@ def _groups(r: Reader, rules: RuleSet, names: Sequence[str]) -> Groups:
             SEEDINGS,
             "snake" if rules.tree == "seeded" and rules.key != "pl-ko" else "pots",
         ),
+        by_hand,
+        _names(r, (*at, "unranked"), names),
     )
+
+
+def _names(r: Reader, path: Path_, names: Sequence[str]) -> tuple[str, ...]:
+    """A list of the file's players, each once (`unranked:`, a group set by hand)."""
+    value = r.get(path)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        raise r.doc.error(path, "a list of the players' names")
+    out: list[str] = []
+    for i, name in enumerate(value):
+        if str(name) not in names:
+            raise r.doc.error((*path, i), f"{name!r} is not one of the players")
+        if str(name) in out:
+            raise r.doc.error((*path, i), f"{name!r} is named twice")
+        out.append(str(name))
+    return tuple(out)
+
+
+def _by_hand(r: Reader, names: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """`set: [[…], […]]`: the organiser's own basic groups, every player in one."""
+    at: Path_ = ("stages", "groups", "set")
+    value = r.get(at)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) < 1 or not all(isinstance(g, list) for g in value):
+        raise r.doc.error(at, "a list of groups, each a list of players: [[Ann, Bob], [Cy, Di]]")
+    out: list[tuple[str, ...]] = []
+    seen: dict[str, int] = {}
+    for i, _ in enumerate(value):
+        group = _names(r, (*at, i), names)
+        if len(group) < 2:
+            raise r.doc.error((*at, i), "a group needs two players at least")
+        for j, name in enumerate(group):
+            if name in seen:
+                raise r.doc.error((*at, i, j), f"{name!r} is in group {seen[name] + 1} already")
+            seen[name] = i
+        out.append(group)
+    missing = [n for n in names if n not in seen]
+    if missing:
+        raise r.doc.error(at, f"every player in a group: {', '.join(missing)} in none")
+    return tuple(out)
 
 
 def _best_of(r: Reader, path: Path_) -> dict[str, int]:
@@ -230,18 +280,20 @@ def _later(r: Reader, groups: Groups | None, players: int) -> tuple[RoundRobin, 
             raise r.doc.error(at, "final and placement groups are filled from groups:")
         if not isinstance(value, dict) or not value:
             raise r.doc.error(at, "a mapping of groups by name, e.g. A: {places: [1, 2]}")
+        shares = sum(isinstance(v, dict) and "interleaved" in v for v in value.values())
         for name in value:
             path: Path_ = (*at, name)
             if not isinstance(name, str) or not LATER_NAME.fullmatch(name):
                 raise r.doc.error(path, f"a group's name is A, B, A1 … (capitals), not {name!r}")
             if any(name == g.name for g in later):
                 raise r.doc.error(path, f"group {name} is named twice")
-            r.mapping(path, LATER_KEYS if kind == "final" else LATER_KEYS[:2] + LATER_KEYS[3:])
-            seats = _seats(r, path, groups, players)
+            r.mapping(path, LATER_KEYS if kind == "final" else LATER_KEYS[:4] + LATER_KEYS[5:])
+            seats = _seats(r, path, groups, players, shares)
             for seat in seats:
                 if seat in taken:
+                    where = "seats" if r.get((*path, "seats")) is not None else "places"
                     raise r.doc.error(
-                        (*path, "places"),
+                        (*path, where),
                         f"place {seat.place} of group {seat.group} already goes to {taken[seat]}",
                     )
                 taken[seat] = name
@@ -254,11 +306,38 @@ def _later(r: Reader, groups: Groups | None, players: int) -> tuple[RoundRobin, 
     return tuple(later)
 
 
-def _seats(r: Reader, path: Path_, groups: Groups, players: int) -> tuple[Place, ...]:
-    """A later group's seats: `places:` of the basic groups `from:` (all), by place then
-    basic group."""
+def _seats(r: Reader, path: Path_, groups: Groups, players: int, shares: int) -> tuple[Place, ...]:
+    """A later group's seats: `seats: [[1, 1], [3, 2] …]` (basic group, place) as listed, or
+    `places:` of the basic groups `from:` (all), by place then basic group; `interleaved:
+    k` deals them alternately among the groups that say it (stages.interleaved)."""
     basic = groups.names(players)
-    smallest = players // len(basic)
+    smallest = min(map(len, groups.by_hand)) if groups.by_hand else players // len(basic)
+    listed = r.get((*path, "seats"))
+    if listed is not None:
+        for key in ("places", "from", "interleaved"):
+            if r.get((*path, key)) is not None:
+                raise r.doc.error(
+                    (*path, key), "seats: lists them all; no places:, from:, interleaved:"
+                )
+        if not isinstance(listed, list) or not listed:
+            raise r.doc.error(
+                (*path, "seats"), "a list of [basic group, place], e.g. [[1, 1], [3, 2]]"
+            )
+        out: list[Place] = []
+        for i, item in enumerate(listed):
+            ok = isinstance(item, list) and len(item) == 2
+            ok = ok and all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+            if not ok or str(item[0]) not in basic or not 1 <= item[1] <= smallest:
+                raise r.doc.error(
+                    (*path, "seats", i),
+                    f"[basic group, place]: a group of {', '.join(basic)} and a place 1 to "
+                    f"{smallest}, not {item!r}",
+                )
+            seat = Place(str(item[0]), item[1])
+            if seat in out:
+                raise r.doc.error((*path, "seats", i), f"{item!r} is listed twice")
+            out.append(seat)
+        return tuple(out)
     places = r.get((*path, "places"))
     if (
         not isinstance(places, list)
@@ -281,7 +360,12 @@ def _seats(r: Reader, path: Path_, groups: Groups, players: int) -> tuple[Place,
                 (*path, "from", i), f"one of the basic groups {', '.join(basic)}, once"
             )
         source.append(str(g))
-    return tuple(Place(g, p) for p in places for g in source)
+    if r.get((*path, "interleaved")) is None:
+        return tuple(Place(g, p) for p in places for g in source)
+    k = r.integer((*path, "interleaved"), 1, shares)
+    if k < 1:
+        raise r.doc.error((*path, "interleaved"), f"1 to {shares}: this group's share")
+    return tuple(interleaved(source, places, k, shares))
 
 
 def _playoffs(r: Reader, rules: RuleSet, later: Sequence[RoundRobin]) -> tuple[Bracket, ...]:
@@ -295,24 +379,46 @@ def _playoffs(r: Reader, rules: RuleSet, later: Sequence[RoundRobin]) -> tuple[B
         raise r.doc.error(at, "a mapping by group, e.g. A: {top: 8}")
     sizes = {g.name: len(g.seats) for g in later}
     out: list[Bracket] = []
+    drawn: dict[str, str] = {}
     for name in value:
         path: Path_ = (*at, name)
-        if name not in sizes:
-            raise r.doc.error(path, f"no final or placement group {name!r} ({', '.join(sizes)})")
         r.mapping(path, PLAYOFF_KEYS)
-        top = r.integer((*path, "top"), min(8, sizes[name]), MAX_PLAYERS)
-        if not 2 <= top <= sizes[name]:
-            raise r.doc.error((*path, "top"), f"2 to {sizes[name]} (the players of group {name})")
+        source = r.get((*path, "from"), [name])
+        if not isinstance(name, str) or not LATER_NAME.fullmatch(name):
+            raise r.doc.error(path, f"a play-off's name is A, B, A1 … (capitals), not {name!r}")
+        if (
+            not isinstance(source, list)
+            or not 1 <= len(source) <= 2
+            or len(set(map(str, source))) != len(source)
+        ):
+            raise r.doc.error((*path, "from"), "one group, or two for a crossed play-off")
+        for i, g in enumerate(source):
+            where = (*path, "from", i) if r.get((*path, "from")) is not None else path
+            if str(g) not in sizes:
+                raise r.doc.error(where, f"no final or placement group {g!r} ({', '.join(sizes)})")
+            if str(g) in drawn:
+                raise r.doc.error(where, f"group {g}'s play-off is {drawn[str(g)]} already")
+            drawn[str(g)] = name
+        source = [str(g) for g in source]
+        most = min(sizes[g] for g in source)
+        crossed = len(source) == 2
+        top = r.integer((*path, "top"), min(4 if crossed else 8, most), MAX_PLAYERS)
+        low = 1 if crossed else 2
+        if not low <= top <= most or (crossed and top & (top - 1)):
+            each = "1, 2, 4 … of each, at most" if crossed else f"{low} to"
+            raise r.doc.error(
+                (*path, "top"), f"{each} {most} (the players of group {' and '.join(source)})"
+            )
         out.append(
             Bracket(
-                "seeded",
+                "crossed" if crossed else "seeded",
                 r.flag((*path, "third_place"), rules.third_place),
                 profile_name(r, (*path, "profile"), rules.knockout_profile),
                 profile_name(r, (*path, "final_profile"), rules.final_profile),
                 (),
                 _best_of(r, (*path, "best_of")),
                 name,
-                (name,),
+                tuple(source),
                 top,
                 "" if not out else f"{name}.",
             )

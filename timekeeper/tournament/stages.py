@@ -31,12 +31,22 @@ def later_matches(group: RoundRobin) -> list[GroupMatch]:
     return out
 
 
+def interleaved(sources: Sequence[str], places: Sequence[int], k: int, n: int) -> list[Place]:
+    """The k-th (1-based) of n final groups sharing these places of these basic groups, dealt
+    alternately: with two, the first takes the 1st, 3rd … of the first basic group and the
+    2nd, 4th … of the second (and so on), the second the rest."""
+    return [Place(g, p) for p in places for i, g in enumerate(sources) if (i + p - 1) % n == k - 1]
+
+
 def playoff_nodes(p: Bracket) -> list[Node]:
-    """The bracket of a play-off from a later group: its best `top` by its places (byes for
-    the best where the number is not a power of two), its ids prefixed for a second play-off
-    (B.SF1)."""
-    seats: list[Seat] = [Place(p.groups[0], i) for i in range(1, p.top + 1)]
-    nodes = bracket.seeded(seats, p.third_place)
+    """The bracket of a play-off from later groups: one group's best `top` by its places
+    (byes for the best where the number is not a power of two), or two groups' crossed; its
+    ids prefixed for a second play-off (B.SF1)."""
+    if len(p.groups) == 2:
+        nodes = bracket.crossed(p.groups[0], p.groups[1], p.top, p.third_place)
+    else:
+        seats: list[Seat] = [Place(p.groups[0], i) for i in range(1, p.top + 1)]
+        nodes = bracket.seeded(seats, p.third_place)
     nodes = [replace(n, best_of=series.best_of_for(n.id, p.best_of)) for n in nodes]
     if not p.prefix:
         return nodes
