@@ -14,6 +14,7 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import bracket, draw, results, spec
 from timekeeper.tournament.events import LotEvent
 from timekeeper.tournament.ledger import Ledger
+from timekeeper.tournament.plan import Seed, Winner
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.rulesets import BUILT_IN
 
@@ -212,11 +213,11 @@ def test_a_ranking_list_one_player_a_line(tmp_path: Path) -> None:
 
 
 def test_a_knockout_drawn_alone_gives_the_best_seeds_the_byes() -> None:
-    nodes = bracket.seeded([f"S{i}" for i in range(1, 7)], third_place=True)
+    nodes = bracket.seeded([Seed(i) for i in range(1, 7)], third_place=True)
     first = [(n.home, n.away) for n in nodes if n.level == 0]
-    assert first == [("S4", "S5"), ("S3", "S6")]
+    assert first == [(Seed(4), Seed(5)), (Seed(3), Seed(6))]
     semis = [(n.home, n.away) for n in nodes if n.id.startswith("SF")]
-    assert semis == [("S1", "W:QF2"), ("S2", "W:QF4")]
+    assert semis == [(Seed(1), Winner("QF2")), (Seed(2), Winner("QF4"))]
     assert [n.id for n in nodes][-2:] == ["3P", "F"]
     assert bracket.bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
 

@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from timekeeper import cli
-from timekeeper.tournament import ranking, spec, stages
+from timekeeper.tournament import ranking, spec
 from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.plan import Place
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import ITHF
 from timekeeper.tournament.standings import standings
@@ -296,9 +297,10 @@ def test_a_carried_result_counts_once_in_a_final_group_never_in_a_placement_grou
     basic group; the placement group's is its own matches alone; and every player has
     exactly one final place, 1 … N."""
     t = _carried_day(seed, tmp_path)
-    for name, (seats, carry) in t.later.items():
+    for name, later in t.later.items():
+        seats, carry = later.seats, later.carry
         players = t.groups[name]
-        basic_of = {p: stages.parse_seat(s)[0] for s, p in zip(seats, players, strict=True)}  # type: ignore[index]
+        basic_of = {p: s.group for s, p in zip(seats, players, strict=True)}
         own = [
             (t.fixture(m.id).home, t.fixture(m.id).away, t.results[m.id])
             for m in t.group_matches.values()
@@ -445,8 +447,10 @@ def test_two_final_groups_interleaved_feed_their_play_offs(tmp_path: Path) -> No
     )
     t = Tournament(spec.load(file))
     t.apply(clerk.draw(t, 4, names))
-    assert [n.home for n in t.nodes.values() if n.id == "SF1"] == ["A11"]
-    assert t.nodes["A2.F"].home == "A21"
+    assert t.draw is not None
+    written = {k["id"]: k for k in t.draw.to_dict()["knockout"]}  # (the ledger's text)
+    assert written["SF1"]["home"] == "A11" and written["A2.F"]["home"] == "A21"
+    assert t.nodes["SF1"].home == Place("A1", 1) and t.nodes["A2.F"].home == Place("A2", 1)
     rng = random.Random(4)
     while todo := [m for m in t.fixtures() if m.result is None and m.home and m.away]:
         m = todo[0]

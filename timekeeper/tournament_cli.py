@@ -226,14 +226,18 @@ def cmd_draw(args: argparse.Namespace) -> int:
                 f"{' …' if len(unknown) > 10 else ''})"
             )
         if found.unranked:
+            given = t.spec.groups.unranked if t.spec.groups else ()
+            order = "in the file's unranked: order" if given else "drawn by lot"
             print(
-                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: drawn by lot "
+                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: {order} "
                 f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
             )
     ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
     seeding = t.spec.groups.seeding if t.spec.groups else "pots"
     how = (
-        "random"
+        "the groups the file sets"
+        if t.spec.groups and t.spec.groups.by_hand
+        else "random"
         if ranking is None
         else "snake from the ranking"
         if seeding == "snake"
@@ -428,7 +432,7 @@ def cmd_lot(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from timekeeper.tournament.stages import seat_text
+    from timekeeper.tournament.plan import describe
     from timekeeper.tournament.state import TournamentError
 
     t, _ = _open(args, drawn=True)
@@ -442,7 +446,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     )
     for group in wanted:
         if group in t.later and group not in t.groups:
-            seats = ", ".join(seat_text(s) for s in t.later[group][0])
+            seats = ", ".join(describe(s) for s in t.later[group].seats)
             print(f"group {group}: not filled yet ({seats})")
             continue
         if group not in t.groups:
@@ -460,7 +464,7 @@ def standings_text(t: Tournament, group: str) -> list[str]:
         carried = len(t.carried(group))
         kind = (
             f" (final group, {carried} results carried from the basic groups)"
-            if t.later[group][1]
+            if t.later[group].carry
             else " (placement group)"
         )
     out = [
@@ -489,7 +493,7 @@ def standings_text(t: Tournament, group: str) -> list[str]:
 
 
 def cmd_bracket(args: argparse.Namespace) -> int:
-    from timekeeper.tournament.bracket import source_text
+    from timekeeper.tournament.plan import describe
 
     t, _ = _open(args, drawn=True)
     if not t.nodes:
@@ -497,8 +501,8 @@ def cmd_bracket(args: argparse.Namespace) -> int:
         return 0
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
         m = t.fixture(node.id)
-        home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
-        away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
+        home = f"{m.home} ({describe(node.home)})" if m.home else describe(node.home)
+        away = f"{m.away} ({describe(node.away)})" if m.away else describe(node.away)
         score = result_text(m)
         if node.best_of > 1:
             score = f"best of {node.best_of}" + (f": {score}" if score else "")
