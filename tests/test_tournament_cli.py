@@ -52,6 +52,24 @@ def test_new_writes_a_file_that_loads_and_never_overwrites(tmp_path: Path, capsy
     assert file.read_text(encoding="utf-8") == before
 
 
+def test_an_ithf_file_from_new_plays_its_a_play_off_best_of_seven_and_the_bronze_of_five(
+    tmp_path: Path, capsys
+) -> None:
+    file = tmp_path / "day.yaml"
+    argv = ["tournament", "new", str(file), "--rules", "ithf", "--players", "32", "--tables", "4"]
+    assert cli.main(argv) == 0
+    assert tk(file, "draw", "--seed", "1") == 0
+    t = load(file)
+    assert {n.id: n.best_of for n in t.nodes.values()} == {
+        **{m: 7 for m in ("QF1", "QF2", "QF3", "QF4", "SF1", "SF2", "F")},
+        "3P": 5,
+    }
+    capsys.readouterr()
+    assert tk(file, "bracket") == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0].endswith("A1 – A8  best of 7") and shown[-1].endswith("best of 5"), shown
+
+
 def test_the_draw_prints_its_seed_and_happens_once(cup: Path, capsys) -> None:
     assert tk(cup, "draw") == 2
     assert "already drawn (seed 11)" in capsys.readouterr().err
