@@ -1,24 +1,19 @@
-"""Command line: argument parsing and wiring, nothing else."""
+"""`timekeeper run`, `ctl` and `audio`: the box's commands — a match played live, the
+running box controlled, its sound set up. Argument wiring only: the box wing does the work,
+imported when a command runs (so `timekeeper --help` loads none of it)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import logging
-import os
 import sys
-import wave
 from pathlib import Path
 
-from timekeeper import __version__, hall_cli, tournament_cli
 from timekeeper.box.controls.socket import NOT_ON_SOCKET
-from timekeeper.rules import profile
+from timekeeper.cli.profiles import default_profile
 from timekeeper.rules.commands import Action
-from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.show.language import LANGUAGES
 from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
 
-log = logging.getLogger("timekeeper")
 # what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
 # result, `result confirm`) and every action the socket
 # takes, but GO, the START/NEXT button's (at a prompt one says start or next)
@@ -30,36 +25,14 @@ CTL_COMMANDS = (
 )
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="timekeeper: %(message)s",
-        stream=sys.stderr,
-    )
-    try:
-        return args.func(args)
-    except ConfigError as exc:
-        print(f"timekeeper: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # `timekeeper profiles | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except OSError as exc:  # an output file or folder that cannot be written
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"timekeeper: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    _add_run(sub)
+    _add_ctl(sub)
+    _add_audio(sub)
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="timekeeper", description="Match timekeeper and sound signals for table hockey."
-    )
-    p.add_argument("--version", action="version", version=f"timekeeper {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log more")
-    sub = p.add_subparsers(required=True, metavar="COMMAND")
-    default_profile = os.environ.get("TIMEKEEPER_PROFILE", "ithf")
-
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    chosen = default_profile()
     run = sub.add_parser("run", help="run matches live with sound")
     # `-v` after the command too (`timekeeper run -v`); SUPPRESS keeps an earlier `-v`
     run.add_argument(
@@ -69,9 +42,7 @@ def parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="log more (audio settings, holds)",
     )
-    run.add_argument(
-        "--profile", help=f"name or path (default: the config's, else {default_profile})"
-    )
+    run.add_argument("--profile", help=f"name or path (default: the config's, else {chosen})")
     run.add_argument(
         "--sounds", help="sound pack folder or name (default: the config's, else the built-in pack)"
     )
@@ -175,184 +146,10 @@ def parser() -> argparse.ArgumentParser:
         help="play a series with no desk: best of N games (3, 5, 7 or 9), first to N//2+1 "
         "wins; each game needs a winner (a profile with an overtime: ithf-playoff)",
     )
-    run.set_defaults(func=cmd_run, default_profile=default_profile)
+    run.set_defaults(func=cmd_run, default_profile=chosen)
 
-    render = sub.add_parser("render", help="write a match to a WAV file")
-    render.add_argument("--profile", default=default_profile)
-    render.add_argument("--sounds")
-    render.add_argument("-o", "--output", type=Path, default=Path("match.wav"))
-    render.add_argument(
-        "--actions",
-        default="",
-        help="operator script, seconds after the first start signal, "
-        "e.g. 120:pause,135:resume,200:add=10",
-    )
-    render.add_argument("--events", type=Path, help="also write the cue schedule as JSON lines")
-    render.set_defaults(func=cmd_render)
 
-    profiles = sub.add_parser("profiles", help="list built-in and user profiles")
-    profiles.set_defaults(func=cmd_profiles)
-
-    show = sub.add_parser("show", help="print a profile's timeline of cues")
-    show.add_argument("profile", nargs="?", help=f"name or path (default {default_profile})")
-    show.add_argument(
-        "--profile",
-        dest="profile_option",
-        metavar="PROFILE",
-        help="the same, as the other commands take it",
-    )
-    show.add_argument("--actions", default="", help="operator script, as for render")
-    show.add_argument("--svg", type=Path, help="also draw the timeline as an SVG picture")
-    show.set_defaults(func=cmd_show, default_profile=default_profile)
-
-    check = sub.add_parser("check", help="validate profiles and a sound pack")
-    check.add_argument("--profile", help="one profile (default: all of them)")
-    check.add_argument(
-        "--sounds",
-        nargs="?",
-        const="",
-        metavar="PACK",
-        help="sound pack to check (default: the config's, else the built-in "
-        "pack); given, also a table of its cues: rate, length, peak, "
-        "loudness, onset, and warnings",
-    )
-    check.add_argument(
-        "--config", type=Path, help="also a box config file (and its profile and pack)"
-    )
-    check.set_defaults(func=cmd_check)
-
-    audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
-    audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
-    devices = audio_sub.add_parser("devices", help="list what audio.device may name")
-    devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
-    devices.add_argument(
-        "--driver",
-        help="SDL audio driver to ask (default: the config's "
-        "audio.driver, else SDL's choice), e.g. alsa",
-    )
-    devices.set_defaults(func=cmd_audio_devices)
-    test = audio_sub.add_parser("test", help="play one cue through the configured output")
-    test.add_argument(
-        "cue",
-        nargs="?",
-        default="start",
-        metavar="CUE",
-        help="cue to play (default start), e.g. end, minute, last30",
-    )
-    test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
-    test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
-    test.add_argument(
-        "--audio",
-        choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
-        help="as for run (a test plays a sound)",
-    )
-    test.add_argument("--driver", help="SDL audio driver (default: the config's)")
-    test.add_argument("--device", help="SDL device name (default: the config's)")
-    test.add_argument(
-        "--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: the config's)"
-    )
-    test.set_defaults(func=cmd_audio_test)
-    hall = sub.add_parser(
-        "hall",
-        help="the tournament desk: start, stop, resume every table "
-        "at one instant; see every table (docs/hall.md)",
-    )
-    hall.add_argument(
-        "action",
-        choices=(
-            "start",
-            "stop",
-            "resume",
-            "add",
-            "next",
-            "finish",
-            "reset",
-            "cancel",
-            "status",
-            "serve",
-            "round",
-            "announce",
-            "practice",
-        ),
-    )
-    hall.add_argument(
-        "seconds",
-        nargs="?",
-        metavar="N",
-        help="add: seconds (negative takes "
-        "time back); round: the round; "
-        "announce: the line to speak",
-    )
-    hall.add_argument(
-        "--say",
-        action="store_true",
-        help="round: speak the round's call through the desk's speaker",
-    )
-    hall.add_argument(
-        "--language",
-        metavar="XX",
-        help="the overview's and the calls' "
-        f"language, one of {', '.join(LANGUAGES)} (default: the tournament "
-        "file's language:, else the config's, else en; a page may ask for "
-        "another: /hall?lang=de)",
-    )
-    hall.add_argument(
-        "--voice", type=Path, metavar="MODEL", help="a Piper voice model (default: espeak-ng)"
-    )
-    hall.add_argument(
-        "--tournament",
-        type=Path,
-        metavar="FILE",
-        help="serve, round: the tournament the desk runs (its journal beside "
-        "it; docs/tournament.md); announce: its language",
-    )
-    hall.add_argument("--profile", help="start: the hall's profile (a table on another refuses)")
-    when = hall.add_mutually_exclusive_group()
-    when.add_argument("--at", metavar="HH:MM:SS", help="the instant (wall clock, today)")
-    when.add_argument(
-        "--in",
-        dest="in_",
-        metavar="SECONDS",
-        help="the instant, this long from now, e.g. 10s (default 3s for start, resume and next)",
-    )
-    hall.add_argument("--table", help="only this table")
-    hall.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
-    hall.add_argument(
-        "--hall", dest="hall_name", help="the hall's name (default: the config's, else hall)"
-    )
-    hall.add_argument("--user", help="the desk's broker user (default: the config's hall.user)")
-    hall.add_argument(
-        "--password-file",
-        type=Path,
-        metavar="FILE",
-        help="a file whose first line is that user's password (default: the "
-        "config's hall.password_file)",
-    )
-    hall.add_argument(
-        "--json", action="store_true", help="status: every table's status as the raw JSON"
-    )
-    hall.add_argument(
-        "--config", type=Path, help="a config with a hall: section (the desk's, or a box's)"
-    )
-    hall.add_argument(
-        "--listen",
-        default="8090",
-        metavar="[HOST:]PORT",
-        help="serve: where the overview page listens (default 8090, this "
-        "machine only; 0.0.0.0:8090 for the LAN)",
-    )
-    hall.add_argument(
-        "--state-dir",
-        type=Path,
-        help="serve: where the desk's token is kept, in its hall/ folder (default: "
-        "$STATE_DIRECTORY, else ~/.local/state/timekeeper, as a box's)",
-    )
-    hall.add_argument(
-        "--access-log", action="store_true", help="serve: log every HTTP request (default: none)"
-    )
-    hall_cli.add_practice_options(hall)
-    hall.set_defaults(func=hall_cli.cmd_hall)
-
+def _add_ctl(sub: argparse._SubParsersAction) -> None:
     ctl = sub.add_parser(
         "ctl",
         help="control a running timekeeper",
@@ -386,117 +183,40 @@ def parser() -> argparse.ArgumentParser:
         "as /api/status and the hall's), not as lines for a person",
     )
     ctl.set_defaults(func=cmd_ctl)
-    tournament_cli.add_parser(sub)
-    return p
 
 
-# ----------------------------------------------------------------------------- commands
-
-
-def cmd_profiles(args: argparse.Namespace) -> int:
-    found = profile.available()
-    width = max((len(n) for n in found), default=0)
-    for name, (file, origin) in found.items():
-        try:
-            title = profile.load(str(file)).title
-        except ConfigError as exc:
-            title = f"INVALID: {exc}"
-        print(f"{name:<{width}}  {origin:<8}  {title}")
-    return 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from timekeeper.rules.replay import ScriptError
-    from timekeeper.show.svg import svg
-    from timekeeper.show.timeline import describe
-
-    chosen = profile.load(args.profile or args.profile_option or args.default_profile)
-    try:
-        lines = describe(chosen, _steps(args.actions))
-    except ScriptError as exc:
-        raise ConfigError(str(exc), field="--actions") from None
-    print("\n".join(lines))
-    if args.svg:
-        args.svg.write_text(svg(chosen), encoding="utf-8")
-        print(f"\nwrote {args.svg}")
-    return 0
-
-
-def _steps(actions: str) -> list:
-    from timekeeper.rules.replay import ScriptError, parse_actions
-
-    try:
-        return parse_actions(actions)
-    except ScriptError as exc:
-        raise ConfigError(str(exc), field="--actions") from None
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    from timekeeper.sound.inspect import inspect, summary, table
-    from timekeeper.sound.pack import find_pack, load_pack, melody_window
-
-    sounds = args.sounds or None
-    chosen = args.profile
-    if args.config:
-        from timekeeper.box import config as box_config
-
-        cfg = box_config.load(args.config)
-        g = cfg.gpio
-        wiring = (
-            f"{len(g.buttons)} buttons{', lamp' if g.lamp else ''}"
-            f"{', horn' if g.horn else ''}{', buzzer' if g.buzzer else ''}"
-        )
-        print(
-            f"ok  config {args.config}: "
-            + (
-                wiring
-                if g.enabled
-                else "GPIO off (gpio.enabled: false): no buttons, lamp "
-                "or relays; keys and `timekeeper ctl` only"
-            )
-        )
-        print(f"ok  audio: {box_config.audio_text(cfg)}")
-        chosen, sounds = chosen or cfg.profile, sounds or cfg.sounds
-    names = [chosen] if chosen else [str(f) for f, _ in profile.available().values()]
-    needed: set[str] = set()
-    melody = 0.0
-    for name in names:
-        loaded = profile.load(name)
-        needed |= loaded.cue_names
-        melody = max(melody, melody_window(loaded))
-        print(f"ok  profile {loaded.key}: {loaded.title}")
-    folder = find_pack(sounds)
-    pack = load_pack(folder, needed, melody or None)  # no melody in use: the tune up to 5 min
-    print(summary(pack, folder))
-    if args.sounds is not None:
-        print("\n".join(table(inspect(pack), levelled=pack.normalized)))
-    return 0
-
-
-def cmd_render(args: argparse.Namespace) -> int:
-    from timekeeper.rules.replay import ScriptError
-    from timekeeper.sound.pack import find_pack, load_pack, melody_window
-    from timekeeper.sound.render import render
-
-    chosen = profile.load(args.profile)
-    steps = _steps(args.actions)
-    pack = load_pack(find_pack(args.sounds), chosen.cue_names, melody_window(chosen))
-    try:
-        result = render(chosen, pack, args.output, steps, args.events)
-    except ScriptError as exc:
-        raise ConfigError(str(exc), field="--actions") from None
-    for step in result.unused:
-        log.warning(
-            "--actions %g:%s comes after the end of the match; not applied", step.at, step.command
-        )
-    with wave.open(str(args.output), "rb") as written:
-        seconds = written.getnframes() / written.getframerate()
-    sounds = sum(1 for cue in result.cues if not cue.stop and pack.plays(cue))  # heard ones
-    print(
-        f"wrote {args.output}: {seconds:.1f} s, {sounds} cues "
-        f"(first start signal at {result.start:.3f} s)"
+def _add_audio(sub: argparse._SubParsersAction) -> None:
+    audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
+    audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
+    devices = audio_sub.add_parser("devices", help="list what audio.device may name")
+    devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
+    devices.add_argument(
+        "--driver",
+        help="SDL audio driver to ask (default: the config's "
+        "audio.driver, else SDL's choice), e.g. alsa",
     )
-    return 0
+    devices.set_defaults(func=cmd_audio_devices)
+    test = audio_sub.add_parser("test", help="play one cue through the configured output")
+    test.add_argument(
+        "cue",
+        nargs="?",
+        default="start",
+        metavar="CUE",
+        help="cue to play (default start), e.g. end, minute, last30",
+    )
+    test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
+    test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
+    test.add_argument(
+        "--audio",
+        choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
+        help="as for run (a test plays a sound)",
+    )
+    test.add_argument("--driver", help="SDL audio driver (default: the config's)")
+    test.add_argument("--device", help="SDL device name (default: the config's)")
+    test.add_argument(
+        "--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: the config's)"
+    )
+    test.set_defaults(func=cmd_audio_test)
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:

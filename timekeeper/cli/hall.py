@@ -1,6 +1,7 @@
-"""`timekeeper hall …`: the desk's commands (start, stop, status, serve, round, announce) from
-the command line, apart from cli.py as the tournament's are: argument wiring, nothing else
-(the options over the config are merged in hall/deskconfig.py)."""
+"""`timekeeper hall …`: the desk's commands, each a subcommand with only its own options —
+the commands every table obeys at one instant (start, stop, resume, add, next, finish,
+reset, cancel), `status`, `serve`, `round`, `announce` and `practice`. Argument wiring,
+nothing else (the options over the config are merged in hall/deskconfig.py)."""
 
 from __future__ import annotations
 
@@ -8,30 +9,217 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.show.language import LANGUAGES
 
 if TYPE_CHECKING:
     from timekeeper.hall.deskconfig import DeskSettings
 
 
-def cmd_hall(args: argparse.Namespace) -> int:
-    if args.action == "practice":  # (its own broker: no hall to be told of)
-        from timekeeper import practice_cli
+# the commands every table obeys (hall/console.py), with what each takes
+TABLE_COMMANDS = {
+    "start": "pre-start at that instant (default in 3 s); with a round called, only its tables",
+    "stop": "a hall interruption: the clock stops (at once, or at the instant)",
+    "resume": "the clock resumes at that instant (default in 3 s)",
+    "add": "adds time (negative takes it back)",
+    "next": "the next part at that instant (the next period, an overtime)",
+    "finish": "ends a decided match, as the table's f does",
+    "reset": "back to idle: ready for the next round's hall start",
+    "cancel": "calls off every command a table holds for an instant ahead",
+}
 
-        return practice_cli.run(args)
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    hall = sub.add_parser(
+        "hall",
+        help="the tournament desk: start, stop, resume every table "
+        "at one instant; see every table (docs/hall.md)",
+    )
+    actions = hall.add_subparsers(required=True, metavar="ACTION", dest="action")
+    for action, what in TABLE_COMMANDS.items():
+        _add_table_command(actions, action, what)
+    status = actions.add_parser(
+        "status", help="one line per table: state, part, time left, score, sync, what is pending"
+    )
+    _bus_options(status)
+    status.add_argument("--json", action="store_true", help="every table's status as the raw JSON")
+    status.set_defaults(
+        func=_hall_console, language=None, table=None, profile=None, at=None, in_=None, seconds=None
+    )
+    _add_serve(actions)
+    _add_round(actions)
+    _add_announce(actions)
+    _add_practice(actions)
+
+
+def _bus_options(p: argparse.ArgumentParser) -> None:
+    """How the desk reaches the hall's bus (hall/deskconfig.py merges them over the config)."""
+    p.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
+    p.add_argument(
+        "--hall", dest="hall_name", help="the hall's name (default: the config's, else hall)"
+    )
+    p.add_argument("--user", help="the desk's broker user (default: the config's hall.user)")
+    p.add_argument(
+        "--password-file",
+        type=Path,
+        metavar="FILE",
+        help="a file whose first line is that user's password (default: the "
+        "config's hall.password_file)",
+    )
+    p.add_argument(
+        "--config", type=Path, help="a config with a hall: section (the desk's, or a box's)"
+    )
+
+
+def _language(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--language",
+        metavar="XX",
+        help=f"{what} language, one of {', '.join(LANGUAGES)} (default: the tournament "
+        "file's language:, else the config's, else en)",
+    )
+
+
+def _tournament(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--tournament", type=Path, metavar="FILE", help=what)
+
+
+def _state_dir(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        help=f"{what} (default: $STATE_DIRECTORY, else ~/.local/state/timekeeper, as a box's)",
+    )
+
+
+def _voice(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--voice", type=Path, metavar="MODEL", help="a Piper voice model (default: espeak-ng)"
+    )
+
+
+def _add_table_command(actions: argparse._SubParsersAction, action: str, what: str) -> None:
+    p = actions.add_parser(action, help=what)
+    if action == "add":
+        p.add_argument("seconds", metavar="SECONDS", help="negative takes time back")
+    if action == "start":
+        p.add_argument("--profile", help="the hall's profile (a table on another refuses)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--at", metavar="HH:MM:SS", help="the instant (wall clock, today)")
+    when.add_argument(
+        "--in",
+        dest="in_",
+        metavar="SECONDS",
+        help="the instant, this long from now, e.g. 10s"
+        + (" (default 3s)" if action in ("start", "resume", "next") else ""),
+    )
+    p.add_argument("--table", help="only this table")
+    _bus_options(p)
+    p.set_defaults(func=_hall_console, language=None, json=False, seconds=None, profile=None)
+
+
+def _add_serve(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser(
+        "serve",
+        help="the overview page; with the tournament, the board, the players' pages and the "
+        "results home",
+    )
+    _tournament(p, "the tournament the desk runs (its journal beside it; docs/tournament.md)")
+    p.add_argument(
+        "--listen",
+        default="8090",
+        metavar="[HOST:]PORT",
+        help="where the overview page listens (default 8090, this machine only; "
+        "0.0.0.0:8090 for the LAN)",
+    )
+    _state_dir(p, "where the desk's token is kept, in its hall/ folder")
+    p.add_argument(
+        "--access-log", action="store_true", help="log every HTTP request (default: none)"
+    )
+    _language(p, "the overview's and the board's")
+    _bus_options(p)
+    p.set_defaults(func=_hall_serve_command)
+
+
+def _add_round(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser("round", help="each table of round N gets its pairing")
+    p.add_argument("number", metavar="N", help="the round")
+    _tournament(p, "the tournament (its journal beside it; docs/tournament.md)")
+    p.add_argument(
+        "--say", action="store_true", help="speak the round's call through the desk's speaker"
+    )
+    _language(p, "the call's")
+    _voice(p)
+    _state_dir(p, "where the spoken calls are kept, in its hall/calls folder")
+    _bus_options(p)
+    p.set_defaults(func=_hall_round_command)
+
+
+def _add_announce(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser("announce", help="the desk's speaker says it, never over a start signal")
+    p.add_argument("text", metavar="TEXT", help="the line to speak")
+    _tournament(p, "the tournament whose language it is spoken in")
+    _language(p, "the announcement's")
+    _voice(p)
+    _state_dir(p, "where the spoken lines are kept, in its hall/calls folder")
+    _bus_options(p)
+    p.set_defaults(func=_hall_announce_command)
+
+
+def _add_practice(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser(
+        "practice",
+        help="the practice hall on this machine: a private Mosquitto, N boxes and the desk",
+    )
+    _tournament(p, "the tournament the practice desk runs")
+    p.add_argument(
+        "--tables",
+        type=int,
+        metavar="N",
+        help="how many boxes (default: the tournament's tables, else 4)",
+    )
+    p.add_argument("--sound", action="store_true", help="every box sounds (default: table 1 only)")
+    p.add_argument("--port", type=int, help="the broker's port on 127.0.0.1 (default 1884)")
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="go on with the last practice's boxes (their matches), not fresh ones",
+    )
+    p.add_argument("--profile", help="the boxes' profile (default: the tournament's, else ithf)")
+    p.add_argument(
+        "--listen",
+        default="8090",
+        metavar="[HOST:]PORT",
+        help="where the desk's pages listen (default 8090, this machine only)",
+    )
+    p.add_argument(
+        "--state-dir", type=Path, help="the practice hall's folder (default: hall-practice)"
+    )
+    p.add_argument("--hall", dest="hall_name", help="the hall's name (default: hall)")
+    _language(p, "the desk's")
+    p.set_defaults(func=_hall_practice)
+
+
+def _hall_practice(args: argparse.Namespace) -> int:
+    from timekeeper.cli import practice  # (its own broker: no hall to be told of)
+
+    return practice.run(args)
+
+
+def _settings(args: argparse.Namespace) -> DeskSettings:
     from timekeeper.box import config as box_config
-    from timekeeper.hall import console
     from timekeeper.hall.deskconfig import desk_settings
 
-    settings = desk_settings(args, box_config.load)  # the options over the config, once
-    if args.action == "serve":
-        return _hall_serve(args, settings)
-    if args.action == "round":
-        return _hall_round(args, settings)
-    if args.action == "announce":
-        return _hall_announce(args, settings, args.seconds or "")
+    return desk_settings(args, box_config.load)  # the options over the config, once
+
+
+def _hall_console(args: argparse.Namespace) -> int:
+    from timekeeper.hall import console
+
+    settings = _settings(args)
     seconds = None
     if args.seconds is not None:
         try:
@@ -53,25 +241,16 @@ def cmd_hall(args: argparse.Namespace) -> int:
     )
 
 
-def add_practice_options(hall: argparse.ArgumentParser) -> None:
-    """`hall practice`'s own options (timekeeper/practice_cli.py)."""
-    hall.add_argument(
-        "--tables",
-        type=int,
-        metavar="N",
-        help="practice: how many boxes (default: the tournament's tables, else 4)",
-    )
-    hall.add_argument(
-        "--sound", action="store_true", help="practice: every box sounds (default: table 1 only)"
-    )
-    hall.add_argument(
-        "--port", type=int, help="practice: the broker's port on 127.0.0.1 (default 1884)"
-    )
-    hall.add_argument(
-        "--keep",
-        action="store_true",
-        help="practice: go on with the last practice's boxes (their matches), not fresh ones",
-    )
+def _hall_serve_command(args: argparse.Namespace) -> int:
+    return _hall_serve(args, _settings(args))
+
+
+def _hall_round_command(args: argparse.Namespace) -> int:
+    return _hall_round(args, _settings(args))
+
+
+def _hall_announce_command(args: argparse.Namespace) -> int:
+    return _hall_announce(args, _settings(args), args.text)
 
 
 def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
@@ -83,10 +262,10 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
             "hall round needs the tournament: --tournament FILE", field="--tournament"
         )
     try:
-        number = int(args.seconds or "")
+        number = int(args.number)
     except ValueError:
         raise ConfigError(
-            f"hall round takes the round's number, not {args.seconds!r}", field="N"
+            f"hall round takes the round's number, not {args.number!r}", field="N"
         ) from None
     with _desk(settings) as desk:
         if desk is None:
