@@ -227,9 +227,19 @@ def main_world(best_of: int, best_of_b: int) -> None:
     r0 = t.results[last.id]
     samples = []
     for i in range(20):
+        standing = t.results[last.id]
         fresh = Result(r0.home + 1 + i % 2, r0.away, "regulation")
         started = time.perf_counter()
-        t.apply(ResultEvent(last.id, last.slot.round, last.slot.table, fresh))
+        t.apply(
+            ResultEvent(
+                last.id,
+                last.slot.round,
+                last.slot.table,
+                fresh,
+                reason="misread",
+                corrects=standing,
+            )
+        )
         for g in t.groups:
             t.standings(g)
         t.placings()

@@ -20,7 +20,7 @@ from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import FakeTables, Served, drawn_cup, round_of, tk
 
-from timekeeper import desk_client
+from timekeeper.cli import desk_client
 from timekeeper.hall import desksocket
 from timekeeper.hall.desksocket import BadRequest, Bucket, parse, socket_path
 from timekeeper.tournament.ledger import open_tournament

@@ -250,7 +250,7 @@ A_MATCHES = [
     (0, 1, 3, 1, ""),
     (0, 2, 2, 3, "--so"),
     (0, 3, 4, 0, ""),
-    (1, 2, 2, 1, "--ot"),
+    (1, 2, 2, 1, "--sd"),
     (1, 3, 1, 0, ""),
     (2, 3, 1, 2, ""),
 ]
@@ -302,7 +302,7 @@ def test_a_ball_hockey_tournament_8_teams_vht6_three_points(tmp_path: Path) -> N
     knockout(file, "P7", "", "--forfeit", "home")  # A4 does not come: 0:5 (no score added)
     knockout(file, "SF1", "2:1")  # A1 – A3
     knockout(file, "SF2", "0:3")  # B1 – A2
-    knockout(file, "3P", "2:3", "--ot")  # A3 – B1
+    knockout(file, "3P", "2:3", "--sd")  # A3 – B1, rule 1: "decided by a goal"
     knockout(file, "F", "4:2")  # A1 – A2
     t = load(file)
     assert t.fixture("P7").result.text().startswith("0:5 forfeit")

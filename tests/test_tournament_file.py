@@ -176,9 +176,11 @@ def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> No
         assert first.slot is not None
         where = (first.slot.round, first.slot.table)
         if rules == "hokejbal":  # rule 1: the play-off's 5 minutes are "decided by a goal"
-            with pytest.raises(TournamentError, match="sudden death here"):
-                clerk.result(t, *where, knockout_score, "overtime")
-            assert clerk.result(t, *where, "3:2", "overtime").result.home == 3
+            with pytest.raises(TournamentError, match=r"sudden death .* type --sd, not --ot"):
+                clerk.result(t, *where, "3:2", "overtime")
+            with pytest.raises(TournamentError, match="ends on one goal"):
+                clerk.result(t, *where, knockout_score, "sudden_death")
+            assert clerk.result(t, *where, "3:2", "sudden_death").result.home == 3
         else:  # Radegast's 3 minutes are played in full: any margin
             assert clerk.result(t, *where, knockout_score, "overtime").result.home == 5
 

@@ -3,9 +3,9 @@
 placement group B (the next two, everything played anew), the A play-off of 8 with the
 bronze match; standings checked against values computed by hand (the carried results, the
 head-to-head mini-table re-applied to those still level), every player placed once, and
-the ITHF list. `new`, `draw`, `standings`, `bracket`, `export` and the play-off results
-run as separate processes, as typed; the group results are typed through the same command
-line in this process (140 of them: a process each would take minutes)."""
+the ITHF list. `new`, `draw`, `standings`, `bracket`, `export` and the play-off's games in
+sudden death run as separate processes, as typed; the other results are typed through the
+same command line in this process (170 of them: a process each would take minutes)."""
 
 from __future__ import annotations
 
@@ -197,22 +197,29 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
     assert "group A (final group, 4 results carried from the basic groups)" in shown
     assert f"3. {a[3]}" in shown and "(ahead on goals for)" in shown
 
-    # the A play-off: A1–A8, A4–A5, A2–A7, A3–A6; the home side wins but A5 (sudden death)
+    # the A play-off as the file from `new` has it: every match best of seven, the bronze
+    # best of five; A1–A8, A4–A5, A2–A7, A3–A6; the home side wins but A5 and, in the
+    # final, A2, each with a game in sudden death (typed as a separate process)
     seeds = [r.player for r in rows]
+    won = ("2:1",) * 4
     plays = {
-        "QF1": ("2:1",),
-        "QF2": ("2:3", "--sd"),
-        "QF3": ("2:1",),
-        "QF4": ("2:1",),
-        "SF1": ("2:1",),
-        "SF2": ("3:1",),
-        "3P": ("2:1",),
-        "F": ("1:2", "--sd"),
+        "QF1": won,
+        "QF2": ("1:0", "2:3 --sd", "0:1", "1:2", "0:2"),
+        "QF3": won,
+        "QF4": won,
+        "SF1": won,
+        "SF2": ("3:1",) * 4,
+        "3P": ("2:1",) * 3,
+        "F": ("1:2 --sd", "0:1", "1:0", "0:1", "0:1"),
     }
-    for match, how in plays.items():
+    for match, games in plays.items():
         m = load(day).fixture(match)
         assert m.home and m.away, match
-        run(folder, "result", str(m.slot.round), m.slot.table, *how, "-f", "day.yaml")
+        for game in games:
+            if "--sd" in game:
+                run(folder, "result", match, *game.split(), "-f", "day.yaml")
+            else:
+                typed(day, m.slot.round, m.slot.table, game)
     t = load(day)
     assert t.fixture("SF1").home == seeds[0] and t.fixture("SF1").away == seeds[4]
     places = t.placings()

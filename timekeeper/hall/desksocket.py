@@ -17,7 +17,7 @@ a rate and a range: a request is at most MAX_REQUEST bytes sent within LINE_DEAD
 RATE a second (BURST at once), MAX_CONNECTIONS served at once, and every field is of its type
 and within its bounds (`parse`). The socket is the user's alone (0600); a socket left by a
 desk that was killed is found dead and replaced by the next desk, and a command finding it
-writes the ledger itself under its lock (the client: timekeeper/desk_client.py)."""
+writes the ledger itself under its lock (the client: timekeeper/cli/desk_client.py)."""
 
 from __future__ import annotations
 

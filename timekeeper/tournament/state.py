@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.rules import profile
+from timekeeper.rules.decision import ANY, Decisions
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import drawing, placings, plan, results, stages
 from timekeeper.tournament.bracket import Node
@@ -87,7 +88,7 @@ class Tournament:
         self.recorded: dict[str, Result] = {}  # the ledger's results (the rest: _settle)
         self.withdrawn: dict[str, int] = {}  # a player who withdrew -> in which order
         self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
-        self._sudden: dict[str, bool] = {}
+        self._decisions: dict[str, Decisions] = {}
         self._walked: dict[str, Series] = {}  # a series walked over by a withdrawal
         for event in events:
             self.apply(event)
@@ -225,7 +226,8 @@ class Tournament:
                 typed,
                 r.decided,
                 r.at_fault,
-                self.sudden_overtime(m.id),
+                self.decisions(m.id),
+                written=True,
             )
         except ResultError as exc:
             raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
@@ -248,22 +250,22 @@ class Tournament:
                 f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
             )
 
-    def sudden_overtime(self, match_id: str) -> bool:
-        """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's):
-        then no overtime result can be won by more than one goal. Radegast's 3 minutes are
-        played in full. A profile that no longer loads checks nothing (the box refuses it,
-        not the desk). Each profile is read once."""
+    def decisions(self, match_id: str) -> Decisions:
+        """How the match's profile can be decided past regulation (rules/decision.py): an
+        overtime played in full (Radegast's 3 minutes), one a goal ends (ITHF's, hokejbal's),
+        a shoot-out. A profile that no longer loads checks nothing (the box refuses it, not
+        the desk). Each profile is read once."""
         name = self.profile_of(match_id)
         if not name:
-            return False
-        if name not in self._sudden:
+            return ANY
+        if name not in self._decisions:
             try:
-                periods = profile.load(str(find_profile(name, self.spec.file))).periods
+                self._decisions[name] = Decisions.of(
+                    profile.load(str(find_profile(name, self.spec.file)))
+                )
             except ConfigError:
-                periods = ()
-            timed = [p for p in periods if p.overtime and p.length is not None]
-            self._sudden[name] = bool(timed) and all(p.sudden_death for p in timed)
-        return self._sudden[name]
+                self._decisions[name] = ANY
+        return self._decisions[name]
 
     def best_of(self, match_id: str) -> int:
         """How many games the match is the best of (1: a single match)."""

@@ -2,8 +2,8 @@
 
 Parsing and printing only: the tournament wing decides, its ledger remembers. This is the
 top of the house, so it is where the wall clock is read (the time stamp a result gets in the
-ledger) and where a draw's seed is picked when none is given. Like cli.py, it imports the
-wing only when a tournament command runs, so `timekeeper run` starts no slower for it."""
+ledger) and where a draw's seed is picked when none is given. Like the other cli modules, it
+imports the wing only when a tournament command runs, so `timekeeper run` starts no slower."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 DEFAULT_FILE = "tournament.yaml"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     t = sub.add_parser(
         "tournament",
         help="the evening: draw, rounds, results, standings, play-off, sheets (docs/tournament.md)",
@@ -337,7 +337,7 @@ def series_line(m: Fixture) -> str:
 
 
 def cmd_result(args: argparse.Namespace) -> int:
-    from timekeeper import desk_client
+    from timekeeper.cli import desk_client
     from timekeeper.tournament.events import ResultEvent
 
     t, ledger = _open(args)
@@ -382,7 +382,7 @@ def cmd_result(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from timekeeper import desk_client
+    from timekeeper.cli import desk_client
     from timekeeper.tournament.events import ReplayEvent
 
     t, ledger = _open(args)
@@ -400,7 +400,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from timekeeper import desk_client
+    from timekeeper.cli import desk_client
     from timekeeper.tournament.events import WithdrawEvent
 
     t, ledger = _open(args)
@@ -420,7 +420,7 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_lot(args: argparse.Namespace) -> int:
-    from timekeeper import desk_client
+    from timekeeper.cli import desk_client
     from timekeeper.tournament.events import LotEvent
 
     t, ledger = _open(args)
