@@ -69,7 +69,7 @@ class Gate:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.notes, self.rate, self.clock = notes, rate, clock
-        self.limits = RateLimits(rate, burst)
+        self.limits = RateLimits(rate, burst, clock=clock)
         self.refused: Counter[str] = Counter()  # table -> refused since `since`
         self.since = clock()
 
