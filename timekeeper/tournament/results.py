@@ -75,10 +75,14 @@ def parse_score(text: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+def _pair(score: str | tuple[int, int]) -> tuple[int, int]:
+    return parse_score(score) if isinstance(score, str) else score
+
+
 def make(
     rules: RuleSet,
     knockout: bool,
-    score: str | None,
+    score: str | tuple[int, int] | None,
     decided: str = "regulation",
     at_fault: str | None = None,
     sudden_overtime: bool = False,
@@ -88,18 +92,19 @@ def make(
     the 0:5 when the side not at fault led or drew); the others take the final score, a
     shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO).
     `sudden_overtime`: the match's overtime is sudden death (hokejbal, pl-ko), so an
-    overtime result, too, ends on one goal."""
+    overtime result, too, ends on one goal. `score`: typed text, or a pair a reader checked
+    already (a result message from a table): never parsed twice."""
     if decided not in DECIDED:
         raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
     if decided == "forfeit" or at_fault is not None:
         if at_fault not in ("home", "away"):
             raise ResultError("a forfeit names the side at fault: --forfeit home|away")
-        moment = parse_score(score) if score else None
+        moment = _pair(score) if score else None
         home, away = rules.forfeit_score(at_fault, *(moment or (None, None)))
         return Result(home, away, "forfeit", at_fault, moment)
     if score is None:
         raise ResultError("the score, please (e.g. 3:1)")
-    home, away = parse_score(score)
+    home, away = _pair(score)
     if home == away:
         if knockout and decided in EXTRA:
             option = {"overtime": "--ot", "sudden_death": "--sd", "shootout": "--so"}[decided]
