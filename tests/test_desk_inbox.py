@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from boardhall import BoardDesk, call, cup
+from boardhall import result as typed
 from helpers import Clock
 
 from timekeeper.hall.director import Director
@@ -133,3 +134,22 @@ def test_a_result_is_in_one_place_held_or_waiting_never_both(tmp_path: Path) -> 
     director.refuse("made.up.1")
     director.handle(topic, r.to_json())
     assert director.refused == {"made.up.1"} and not director.pending and not director.held
+
+
+def test_a_result_typed_at_the_desk_meanwhile_is_known_if_the_same_else_it_waits(
+    tmp_path: Path,
+) -> None:
+    """The table's result after the same one was typed at the desk is known (nothing
+    written twice); a different one waits for the director, named as a correction."""
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    typed(file, 1, "1", "2:1", time.time())
+    director = Director(BoardDesk(), file)
+    entries = len(director.t.events)
+    same = MatchResult(first, "1", (2, 1), "regulation", (), (), time.time())
+    assert director.receive(same) == "known"
+    other = dataclasses.replace(same, score=(3, 0))
+    said = director.receive(other)
+    assert said.startswith(f"pending: {first.match} (") and "already 2:1" in said, said
+    assert len(director.t.events) == entries and not director.held
+    assert [r.score for r, _ in director.pending.values()] == [(3, 0)]

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import Event
+from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.web.ratelimit import Bucket
 
 if TYPE_CHECKING:
@@ -58,7 +59,6 @@ MAX_NAMES = 512  # names in a lot's order
 MAX_NUMBER = 10_000  # a round, a game
 MAX_SEED = 2**63
 MAX_PATH = 100  # bytes of a socket path (the kernel takes 107)
-DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
 
 
 class BadRequest(ValueError):
