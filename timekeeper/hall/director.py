@@ -121,12 +121,14 @@ class Director(DeskReader):
     @property
     def pending(self) -> dict[str, tuple[MatchResult, str]]:
         """The results inbox's view: name -> (result, why it waits for the director)."""
-        return self.intake.records.waiting()
+        with self._lock:
+            return self.intake.records.waiting()
 
     @property
     def refused(self) -> set[str]:
         """The results inbox's view: the names of the results the director refused."""
-        return self.intake.records.refused()
+        with self._lock:
+            return self.intake.records.refused()
 
     @property
     def latest(self) -> dict[str, MatchResult]:
@@ -135,7 +137,8 @@ class Director(DeskReader):
     @property
     def held(self) -> list[MatchResult]:
         """The results inbox's view: the results held (not applied yet), oldest first."""
-        return self.intake.records.held()
+        with self._lock:
+            return self.intake.records.held()
 
     @property
     def gate(self) -> Gate:

@@ -103,7 +103,8 @@ class Intake:
                 self.say(f"table {r.table}: its held result is in")
 
     def holding(self) -> bool:
-        return bool(self.records.held())
+        with self.lock:  # (the watch's thread asks while paho's may take a result)
+            return bool(self.records.held())
 
     def retry(self) -> None:
         """The held results tried again (never raises)."""
