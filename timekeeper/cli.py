@@ -102,7 +102,9 @@ def parser() -> argparse.ArgumentParser:
         help="continue the match in a journal file copied from another box",
     )
     resume.add_argument(
-        "--fresh", action="store_true", help="start a new match even if the journal holds one"
+        "--fresh",
+        action="store_true",
+        help="start a new match (and series) even if the journals hold one",
     )
     run.add_argument(
         "--replay",
@@ -172,8 +174,9 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         choices=(3, 5, 7, 9),
         metavar="N",
-        help="play a series with no desk: best of N games (3, 5, 7 or 9), first to N//2+1 "
-        "wins; each game needs a winner (a profile with an overtime: ithf-playoff)",
+        help="play a series with no desk: best of N games (3, 5, 7 or 9), first to ⌈N/2⌉ "
+        "wins; each game needs a winner (a profile with an overtime: ithf-playoff); a series "
+        "under way goes on, another N needs --fresh",
     )
     run.set_defaults(func=cmd_run, default_profile=default_profile)
 
