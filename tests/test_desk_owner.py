@@ -22,9 +22,10 @@ from test_hall_desks import FakeTables, Served, drawn_cup, round_of, tk
 
 from timekeeper.cli import desk_client
 from timekeeper.hall import desksocket
-from timekeeper.hall.desksocket import BadRequest, Bucket, parse, socket_path
+from timekeeper.hall.desksocket import BadRequest, parse, socket_path
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import TournamentError
+from timekeeper.web.ratelimit import Bucket
 
 RESULT = {
     "round": 1,
