@@ -30,12 +30,12 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 from hall import Broker
 
-from timekeeper.hall import timesync
-from timekeeper.hall.desk import Desk
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker as Address
-from timekeeper.hall.link import HallLink
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.broker import Broker as Address
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.link import Desk
+from timekeeper.hall.table.link import HallLink
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Engine
 

@@ -289,8 +289,8 @@ class Hall:
         )
 
     def desk_sees(self, what, timeout: float = 20.0) -> dict:
-        from timekeeper.hall.desk import Desk
-        from timekeeper.hall.link import Broker
+        from timekeeper.hall.bus.broker import Broker
+        from timekeeper.hall.desk.link import Desk
 
         if self.desk is None:
             self.desk = Desk(Broker.parse(self.url), "hall")
@@ -335,7 +335,7 @@ def scheduled_reset(hall: Hall, lead: float) -> dict:
     )
     instant = time.time() + lead
     shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
-    from timekeeper.hall.desk import new_command
+    from timekeeper.hall.desk.link import new_command
 
     reset = hall.desk.send(new_command("reset"))["1"]
     answer, _ = start.communicate(timeout=lead + 30)

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
 
-from timekeeper.hall.link import Broker, HallLink
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.table.link import HallLink
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import Output

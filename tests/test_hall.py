@@ -19,8 +19,8 @@ import pytest
 from helpers import RecordingOutput, free_port, hall_serve, wait_for
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall import timesync
-from timekeeper.hall.messages import BadMessage, parse_command
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.messages import BadMessage, parse_command
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -152,8 +152,8 @@ def broker(tmp_path: Path) -> Iterator[dict]:
 def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
     """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
     as they are published (`tables()`): a test waits for a status, never for a second."""
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     prof = write_profile("hall", HALL_PROFILE)
     procs: dict[str, subprocess.Popen] = {}
@@ -582,8 +582,8 @@ def test_the_desk_reads_every_retained_status_once_the_broker_handed_them_over(b
     echo comes back behind them), not after a fixed pause; and none is missing."""
     import paho.mqtt.publish as publish
 
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     retained = [
         {

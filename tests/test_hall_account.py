@@ -14,10 +14,11 @@ import pytest
 from helpers import free_port, wait_for
 
 from timekeeper.box import config as box_config
-from timekeeper.hall import console, timesync
-from timekeeper.hall.account import read_password, with_account
-from timekeeper.hall.console import status_table
-from timekeeper.hall.link import Broker
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.account import read_password, with_account
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.desk import console
+from timekeeper.hall.desk.console import status_table
 from timekeeper.rules.yamldoc import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,11 +69,11 @@ def test_a_password_file_is_one_line_and_a_url_account_wins(tmp_path) -> None:
 
 
 def test_the_desks_options_go_over_its_config_in_one_place(tmp_path) -> None:
-    """hall/deskconfig.py: --broker over the config's hall.broker, the config's account
+    """hall/desk/deskconfig.py: --broker over the config's hall.broker, the config's account
     unless --user, the config's language unless --language; a bad option is refused."""
     import argparse
 
-    from timekeeper.hall.deskconfig import desk_settings
+    from timekeeper.hall.desk.deskconfig import desk_settings
 
     secret = tmp_path / "pw"
     secret.write_text("s3cret\n")

@@ -21,7 +21,7 @@ from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
-from timekeeper.hall.desk import summary
+from timekeeper.hall.desk.link import summary
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
@@ -166,8 +166,8 @@ def test_an_anonymous_broker_is_warned_of_loudly(boxes) -> None:
 
 
 def test_an_anonymous_broker_off_this_machine_gets_the_warning(monkeypatch) -> None:
-    from timekeeper.hall import desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk import link as desk
 
     monkeypatch.setattr(desk, "anonymous_allowed", lambda broker: True)
     assert desk.anonymous_warning(Broker("hall-pi.local")) == desk.ANONYMOUS_WARNING
@@ -178,8 +178,8 @@ def test_an_anonymous_broker_off_this_machine_gets_the_warning(monkeypatch) -> N
 
 @pytest.mark.slow
 def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     mosquitto = boxes["broker"]
     boxes["start"]("1")
@@ -288,7 +288,8 @@ def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -
     import threading
 
     from timekeeper.box.runner import Runner
-    from timekeeper.hall.link import Broker, HallLink
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.table.link import HallLink
     from timekeeper.rules import profile
     from timekeeper.rules.commands import Action, Command
     from timekeeper.rules.engine import Engine
@@ -321,8 +322,8 @@ def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -
 
 @pytest.mark.parametrize("payload", [b"[" * 1000 + b"]" * 1000, b'{"a":' * 30 + b"1" + b"}" * 30])
 def test_deep_json_on_the_bus_is_a_bad_message_not_a_recursion_error(payload: bytes) -> None:
-    from timekeeper.hall import tablestatus
-    from timekeeper.hall.messages import BadMessage, parse_command
+    from timekeeper.hall.bus import tablestatus
+    from timekeeper.hall.bus.messages import BadMessage, parse_command
 
     with pytest.raises(BadMessage, match="nested deeper"):
         parse_command(payload[:2000], time.time())

@@ -23,10 +23,10 @@ from helpers import free_port, wait_for
 from test_hall import HALL_WAIT
 from test_hall_desks import Served, drawn_cup, round_of, tk
 
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
-from timekeeper.hall.result import MatchResult, result_topic
+from timekeeper.hall.bus.broker import Broker, make_client
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, result_topic
+from timekeeper.hall.desk.director import Director
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRETS = {"desk": "desk-secret", "1": "table-1-secret", "2": "table-2-secret"}

@@ -17,8 +17,8 @@ from helpers import free_port, wait_for
 from test_hall_desks import Served, tk
 from test_hall_forged import SECRETS, Table, acl_broker, desk_log, result, until, waiting
 
-from timekeeper.hall.callbook import CallBook
-from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.desk.callbook import CallBook
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)

@@ -18,10 +18,10 @@ from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto of the test's own)
 
 from timekeeper.box.controls.socket_client import send
-from timekeeper.hall.desk import Desk, new_command
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker
-from timekeeper.hall.messages import Topics
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.bus.messages import Topics
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.link import Desk, new_command
 from timekeeper.tournament.events import ResultEvent
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
