@@ -4,11 +4,11 @@ and goes into the tournament's ledger once, however often it arrives.
 
 `Director` is the desk's one face (the bus's reader, the board's, the commands'), cut along
 its jobs:
-- hall/desk/deskfiles.py: the files, read again when they change, and the watch that looks at them;
-- hall/desk/rounds.py: calling rounds (a series' next game, a match called again after a correction);
-- hall/desk/intake.py: the results inbox, one record per result (held, waiting for the
-  director, refused, applied: hall/desk/inbox.py's `Records`);
-- hall/desk/boardview.py: the board's view (`/api/board`) and the desk's log.
+- deskfiles.py: the files, read again when they change, and the watch that looks at them;
+- rounds.py: calling rounds (a series' next game, a match called again after a correction);
+- intake.py: the results inbox, one record per result (held, waiting for the
+  director, refused, applied: inbox.py's `Records`);
+- boardview.py: the board's view (`/api/board`) and the desk's log.
 
 What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
 a line), and every desk reading that tournament reads it again when it has grown: a round
