@@ -109,7 +109,7 @@ class RecordingOutput(Output):
 
 
 class BusClient(mqtt.Client):
-    """paho's own client, as `hall.link.make_client` makes it, never connected: what is
+    """paho's own client, as `hall.bus.broker.make_client` makes it, never connected: what is
     published is kept as (topic, payload, retain), what is subscribed as its topic."""
 
     def __init__(self, client_id: str = "", broker: Broker | None = None) -> None:

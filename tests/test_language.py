@@ -17,9 +17,8 @@ from timekeeper.show import language
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "timekeeper" / "web" / "static"
-HALL = (
-    ROOT / "timekeeper" / "hall" / "desk" / "static"
-)  # the overview's and the board's: `hall` words
+# the overview's and the board's: `hall` words
+HALL = ROOT / "timekeeper" / "hall" / "desk" / "static"
 
 
 def raw(code: str) -> dict:
