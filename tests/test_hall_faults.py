@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import wait_for
 from test_hall import HALL_PROFILE, HALL_WAIT, boxes, broker, hall, listening  # noqa: F401
 from test_hall_overview import overview  # noqa: F401 (a fixture)
 from webbox import browser, have_browser
@@ -22,6 +21,7 @@ from webbox import browser, have_browser
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
 from timekeeper.hall.desk.link import summary
+from timekeeper.hall.practice import Mosquitto
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
@@ -206,32 +206,15 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
     on the bus (its id is its own, unguessable) and the desk (a user of its own) hears it."""
     import paho.mqtt.client as mqtt
 
-    root = Path(__file__).resolve().parent.parent
-    passwd = tmp_path / "passwd"
-    passwd.touch()
-    for user in ("desk", "1", "2"):
-        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
-    acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1 … 2` leaves it
-    acl.write_text(
-        (root / "systemd" / "mosquitto-hall.acl").read_text()
-        + "".join(f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in ("1", "2"))
-    )
-    port = free_port()
-    conf = tmp_path / "m.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-        f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-        f"acl_file {acl}\n"
-    )
-    server = subprocess.Popen(
-        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    users = {user: f"pw-{user}" for user in ("desk", "1", "2")}
+    # the ACL as `install-pi.sh --hall-user 1 … 2` leaves it
+    server = Mosquitto(tmp_path / "broker", users=users, tables=("1", "2")).start()
+    port = server.port
     prof = write_profile("hall", HALL_PROFILE)
     folder = tmp_path / "box1"
     folder.mkdir()
     box = None
     try:
-        wait_for(lambda: listening(port), "broker up", 10)
         with open(folder / "out.log", "w") as out:
             box = subprocess.Popen(
                 [
@@ -278,8 +261,7 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
         if box is not None:
             box.send_signal(signal.SIGTERM)
             box.wait(10)
-        server.kill()
-        server.wait(5)
+        server.stop()
 
 
 def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -> None:
