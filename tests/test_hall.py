@@ -19,7 +19,7 @@ from helpers import RecordingOutput, free_port, hall_serve, wait_for
 from timekeeper.box.runner import Runner
 from timekeeper.hall.bus import timesync
 from timekeeper.hall.bus.messages import BadMessage, parse_command
-from timekeeper.hall.practice import Mosquitto
+from timekeeper.hall.practice import TIMEKEEPER, Mosquitto, box_command
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -145,31 +145,18 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
             folder = tmp_path / f"box{table}"
             folder.mkdir()
             environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
-            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
+            argv = box_command(
+                broker["url"],
+                table,
+                folder,
+                *("--profile", str(prof), "--fresh", "--events", str(folder / "events.jsonl")),
+                control=folder / "c.sock",
+            )
+            if skew is not None:
+                argv = [sys.executable, str(SKEWED), str(skew), *argv[len(TIMEKEEPER) :]]
             with open(folder / "out.log", "w") as out:
                 procs[table] = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *launcher,
-                        "run",
-                        "--sync",
-                        "local",
-                        "--profile",
-                        str(prof),
-                        "--no-gpio",
-                        "--no-keyboard",
-                        "--fresh",
-                        "--state-dir",
-                        str(folder),
-                        "--control",
-                        str(folder / "c.sock"),
-                        "--events",
-                        str(folder / "events.jsonl"),
-                        "--hall",
-                        broker["url"],
-                        "--table",
-                        table,
-                    ],
+                    argv,
                     env=environ,
                     stdout=out,
                     stderr=subprocess.STDOUT,

@@ -21,7 +21,7 @@ from webbox import browser, have_browser
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
 from timekeeper.hall.desk.link import summary
-from timekeeper.hall.practice import Mosquitto
+from timekeeper.hall.practice import Mosquitto, box_command
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
@@ -217,27 +217,13 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
     try:
         with open(folder / "out.log", "w") as out:
             box = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "timekeeper",
-                    "run",
-                    "--profile",
-                    str(prof),
-                    "--no-gpio",
-                    "--no-keyboard",
-                    "--fresh",
-                    "--state-dir",
-                    str(folder),
-                    "--control",
-                    str(folder / "c.sock"),
-                    "--hall",
+                box_command(
                     f"mqtt://1:pw-1@127.0.0.1:{port}",
-                    "--table",
                     "1",
-                    "--sync",
-                    "local",
-                ],
+                    folder,
+                    *("--profile", str(prof), "--fresh"),
+                    control=folder / "c.sock",
+                ),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"),

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from timekeeper.hall.practice import (
     INSTALL,
+    TIMEKEEPER,
     Mosquitto,
     any_port,
     box_command,
@@ -368,7 +369,7 @@ class Practice:
                     continue
                 if child in self.boxes:
                     told.add(child.name)
-                    command = shlex.join(["timekeeper", *child.argv[3:]])
+                    command = shlex.join(["timekeeper", *child.argv[len(TIMEKEEPER) :]])
                     if self.profiles_path:  # (the tournament's profile files: found by name)
                         where = os.pathsep.join(self.profiles_path)
                         command = f"TIMEKEEPER_PROFILES_PATH={shlex.quote(where)} {command}"

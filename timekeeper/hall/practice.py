@@ -25,6 +25,7 @@ SHIPPED = Path(__file__).resolve().parents[2] / "systemd"  # (a checkout's, not 
 # a line `install-pi.sh --hall-user T` appends to the ACL for table T's user
 TABLE_ACL = "\nuser {table}\ntopic read timekeeper/+/all/command\n"
 START_TIMEOUT = 10.0  # s for the broker to listen
+TIMEKEEPER = (sys.executable, "-m", "timekeeper")  # how a command below starts
 
 
 class NoBroker(RuntimeError):
@@ -145,14 +146,14 @@ class Mosquitto:
         self.stop()
 
 
-def box_command(url: str, table: str, folder: Path, *more: str) -> list[str]:
+def box_command(
+    url: str, table: str, state: str | Path, *more: str, control: str | Path | None = None
+) -> list[str]:
     """`timekeeper run` for table `table` on the broker `url`, on this machine's clock
-    (`--sync local`), headless, its journal and control socket (`ctl.sock`) in `folder`;
-    `more`: its further options (`--profile`, `--web`, `--audio` …)."""
+    (`--sync local`), headless, its journal in `state` and its control socket `control`
+    (`ctl.sock` there); `more`: its further options (`--profile`, `--web`, `--audio` …)."""
     return [
-        sys.executable,
-        "-m",
-        "timekeeper",
+        *TIMEKEEPER,
         "run",
         "--hall",
         url,
@@ -163,20 +164,18 @@ def box_command(url: str, table: str, folder: Path, *more: str) -> list[str]:
         "--no-gpio",
         "--no-keyboard",
         "--state-dir",
-        str(folder),
+        str(state),
         "--control",
-        str(Path(folder) / "ctl.sock"),
+        str(control or Path(state) / "ctl.sock"),
         *more,
     ]
 
 
-def desk_command(url: str, listen: str, state: Path, *more: str) -> list[str]:
+def desk_command(url: str, listen: str, state: str | Path, *more: str) -> list[str]:
     """`timekeeper hall serve` on the broker `url`, its pages on `listen` ([HOST:]PORT), its
     token in `state`; `more`: its further options (`--tournament FILE`, `--hall NAME` …)."""
     return [
-        sys.executable,
-        "-m",
-        "timekeeper",
+        *TIMEKEEPER,
         "hall",
         "serve",
         "--broker",
