@@ -39,10 +39,10 @@ def test_a_module_moved_is_a_stale_picture(monkeypatch) -> None:
     before = draw.svg()
     assert "hall/desk/intake.py" in before
     moved = dict(draw.definitions())
-    moved["Intake"] = [PACKAGE / "hall" / "desk" / "intake.py"]
+    moved["Intake"] = [PACKAGE / "hall" / "desk" / "results.py"]
     monkeypatch.setattr(draw, "definitions", lambda: moved)
     after = draw.svg()
-    assert after != before and "hall/desk/intake.py" in after
+    assert after != before and "hall/desk/results.py" in after
     del moved["Intake"]
     try:
         draw.svg()
