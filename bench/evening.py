@@ -28,14 +28,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
-from hall import Broker
-
-from timekeeper.hall import timesync
-from timekeeper.hall.desk import Desk
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker as Address
-from timekeeper.hall.link import HallLink
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.broker import Broker as Address
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.link import Desk
+from timekeeper.hall.practice import Mosquitto
+from timekeeper.hall.table.link import HallLink
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Engine
 
@@ -83,8 +82,8 @@ def main() -> None:
     args = parser.parse_args()
     n = 10 if args.quick else args.tables
     root = Path(tempfile.mkdtemp(prefix="tk-evening-"))
-    broker = Broker(root)
-    broker.up()
+    broker = Mosquitto(root)
+    broker.start()
     idle = Engine(profile.load("radegast")).status(0.0)
     boxes, links, matches = [], [], []
     taken: dict[str, float] = {}
@@ -192,7 +191,7 @@ def main() -> None:
     finally:
         for link in links:
             link.close()
-        broker.down()
+        broker.stop()
 
 
 def finish(match: MatchLink, box: StandIn, applied: dict[str, float]) -> float:

@@ -261,20 +261,14 @@ def log_flood(box: Box, port: int, seconds: float) -> dict:
 
 
 class Hall:
-    """A private Mosquitto (anonymous, as bench/hall.py) and one box joined to it."""
+    """A private Mosquitto (anonymous, the practice hall's) and one box joined to it."""
 
     def __init__(self) -> None:
+        from timekeeper.hall.practice import Mosquitto
+
         self.dir = Path(tempfile.mkdtemp(prefix="tk-h-", dir="/tmp"))
-        self.port = free_port()
-        conf = self.dir / "m.conf"
-        conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            "max_packet_size 4096\npersistence false\n"
-        )
-        self.broker = subprocess.Popen(
-            ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        self.url = f"mqtt://127.0.0.1:{self.port}"
+        self.broker = Mosquitto(self.dir / "broker").start()
+        self.port, self.url = self.broker.port, self.broker.url
         self.box = Box("--hall", self.url, "--table", "1", "--sync", "local")
         self.box.args += ["--events", str(self.box.dir / "events.jsonl")]
         self.box.start("--fresh")
@@ -289,8 +283,8 @@ class Hall:
         )
 
     def desk_sees(self, what, timeout: float = 20.0) -> dict:
-        from timekeeper.hall.desk import Desk
-        from timekeeper.hall.link import Broker
+        from timekeeper.hall.bus.broker import Broker
+        from timekeeper.hall.desk.link import Desk
 
         if self.desk is None:
             self.desk = Desk(Broker.parse(self.url), "hall")
@@ -309,8 +303,7 @@ class Hall:
         if self.desk is not None:
             self.desk.close()
         self.box.close()
-        self.broker.kill()
-        self.broker.wait(5)
+        self.broker.stop()
 
 
 def scheduled_reset(hall: Hall, lead: float) -> dict:
@@ -335,7 +328,7 @@ def scheduled_reset(hall: Hall, lead: float) -> dict:
     )
     instant = time.time() + lead
     shown = hall.desk_sees(lambda t: t["1"]["status"]["scheduled"])["1"]["status"]
-    from timekeeper.hall.desk import new_command
+    from timekeeper.hall.desk.link import new_command
 
     reset = hall.desk.send(new_command("reset"))["1"]
     answer, _ = start.communicate(timeout=lead + 30)

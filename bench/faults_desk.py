@@ -24,7 +24,6 @@ import argparse
 import contextlib
 import json
 import os
-import pwd
 import random
 import shutil
 import socket
@@ -38,7 +37,8 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-ROOT = Path(__file__).resolve().parent.parent
+from timekeeper.hall.practice import Mosquitto, desk_command
+
 PLAYERS = ("Adam", "Bela", "Cyril", "Dana", "Emil", "Fiona", "Gustav", "Hana")
 REAL = ("1", "2", "3")  # the tables whose results count
 FLOODER = "4"
@@ -79,40 +79,13 @@ class Hall:
 
     def __init__(self, nofile: int = NOFILE) -> None:
         self.dir, self.nofile = Path(tempfile.mkdtemp(prefix="tk-desk-")), nofile
-        passwd = self.dir / "passwd"
-        passwd.touch()
         self.users = ("desk", *REAL, FLOODER)
-        for user in self.users:
-            subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
-        acl = self.dir / "timekeeper.acl"
-        acl.write_text(
-            (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
-            + "".join(
-                f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in (*REAL, FLOODER)
-            )
-        )
-        shipped = (ROOT / "systemd" / "mosquitto-hall.conf").read_text().splitlines()
-        limits = [line for line in shipped if line.startswith("max_")]
-        self.port = free_port()
-        conf = self.dir / "mosquitto.conf"
-        conf.write_text(
-            "\n".join(
-                [
-                    f"listener {self.port} 127.0.0.1",
-                    "allow_anonymous false",
-                    f"password_file {passwd}",
-                    f"acl_file {acl}",
-                    f"user {pwd.getpwuid(os.getuid()).pw_name}",
-                    "persistence false",
-                    *limits,
-                ]
-            )
-            + "\n"
-        )
-        self.broker = subprocess.Popen(
-            ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        until(lambda: socket.create_connection(("127.0.0.1", self.port), 1).close() or 1, 10)
+        self.broker = Mosquitto(
+            self.dir / "broker",
+            users={user: f"pw-{user}" for user in self.users},
+            tables=(*REAL, FLOODER),
+        ).start()
+        self.port = self.broker.port
         self.url = f"mqtt://desk:pw-desk@127.0.0.1:{self.port}"
         self.cup = self.dir / "cup.yaml"
         self.cup.write_text(
@@ -137,23 +110,10 @@ class Hall:
         with open(self.log, "ab") as log:
             self.desk = subprocess.Popen(
                 [
-                    "sh",
-                    "-c",
-                    f'ulimit -n {self.nofile} && exec "$@"',
-                    "sh",
-                    sys.executable,
-                    "-m",
-                    "timekeeper",
-                    "hall",
-                    "serve",
-                    "--broker",
-                    self.url,
-                    "--listen",
-                    str(self.web),
-                    "--state-dir",
-                    str(self.dir / "state"),
-                    "--tournament",
-                    str(self.cup),
+                    *("sh", "-c", f'ulimit -n {self.nofile} && exec "$@"', "sh"),
+                    *desk_command(
+                        self.url, str(self.web), self.dir / "state", "--tournament", str(self.cup)
+                    ),
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -179,14 +139,14 @@ class Hall:
     def close(self) -> None:
         for t in self.tables.values():
             t.close()
-        for proc in (self.desk, self.broker):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(5)
+        if self.desk is not None and self.desk.poll() is None:
+            self.desk.terminate()
+            try:
+                self.desk.wait(10)
+            except subprocess.TimeoutExpired:
+                self.desk.kill()
+                self.desk.wait(5)
+        self.broker.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

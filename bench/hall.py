@@ -44,6 +44,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
+from timekeeper.hall.practice import TIMEKEEPER, Mosquitto, box_command
+
 HERE = Path(__file__).resolve().parent
 PROFILE = HERE / "profiles" / "quick15.yaml"  # pre-start 2 s, 15 s, marks every 5 s
 SKEWED = HERE.parent / "tests" / "skewedbox.py"  # a box whose clock is off by OFFSET s
@@ -55,39 +57,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-class Broker:
-    def __init__(self, folder: Path) -> None:
-        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-        if not Path(exe).exists():
-            raise SystemExit("bench: mosquitto is missing; run ./bootstrap.sh --test")
-        self.exe, self.port = exe, free_port()
-        self.conf = folder / "mosquitto.conf"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            "max_packet_size 4096\npersistence false\nmax_connections 500\n"
-        )
-        self.url = f"mqtt://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen | None = None
-
-    def up(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise SystemExit("bench: mosquitto did not start")
-
-    def down(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
 
 
 @dataclass
@@ -129,38 +98,20 @@ def start_box(
     recorder's PulseAudio server where `env` names one, else on SDL's (dummy) driver."""
     folder = root / f"box{table}"
     folder.mkdir(exist_ok=True)
-    launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
-    cmd = (
-        [
-            *PREFIX,
-            sys.executable,
-            *launcher,
-            "run",
-            "--audio-output",
-            output or ("pulse" if "PULSE_SERVER" in env else "sdl"),
-            "--sync",
-            "local",
-            "--profile",
-            str(PROFILE),
-            "--no-gpio",
-            "--no-keyboard",
-            "--state-dir",
-            str(folder),
-            "--control",
-            str(folder / "c.sock"),
-            "--events",
-            str(folder / "events.jsonl"),
-            "--audio",
-            audio,
-            "--hall",
-            url,
-            "--table",
-            table,
-        ]
-        + (["--fresh"] if fresh else [])
-        + (["--config", str(config)] if config else [])
-        + BOX_ARGS
+    argv = box_command(
+        url,
+        table,
+        folder,
+        *("--audio-output", output or ("pulse" if "PULSE_SERVER" in env else "sdl")),
+        *("--profile", str(PROFILE), "--events", str(folder / "events.jsonl"), "--audio", audio),
+        *(["--fresh"] if fresh else []),
+        *(["--config", str(config)] if config else []),
+        *BOX_ARGS,
+        control=folder / "c.sock",
     )
+    if skew is not None:
+        argv = [sys.executable, str(SKEWED), str(skew), *argv[len(TIMEKEEPER) :]]
+    cmd = [*PREFIX, *argv]
     full = dict(os.environ) | env
     proc = subprocess.Popen(
         cmd,
@@ -272,7 +223,7 @@ def cpu_mem(pids: list[int], seconds: float) -> tuple[list[float], list[float]]:
 # ---------------------------------------------------------------- the scenarios
 
 
-def dummy_hall(n: int, root: Path, broker: Broker) -> dict:
+def dummy_hall(n: int, root: Path, broker: Mosquitto) -> dict:
     """n dummy-audio boxes, one hall start: how many joined, the spread of logged instants,
     and CPU and memory of boxes and broker while the match runs."""
     boxes = []
@@ -328,7 +279,7 @@ def load_stop(procs: list[subprocess.Popen]) -> None:
 def recorded_hall(
     n: int,
     root: Path,
-    broker: Broker,
+    broker: Mosquitto,
     load: str = "quiet",
     keep: bool = False,
     stack: str = "pulse",
@@ -438,7 +389,7 @@ def recorded_hall(
     }
 
 
-def skewed_hall(root: Path, broker: Broker) -> dict:
+def skewed_hall(root: Path, broker: Mosquitto) -> dict:
     """Boxes whose clocks are off by an injected offset (test-only setting): below the 2-ms
     limit they start, their offset showing in the spread; above it they refuse."""
     offsets = {"1": 0.0, "2": 0.001, "3": -0.0015, "4": 0.005}
@@ -467,7 +418,7 @@ def _line(answer: str, table: str) -> str:
     return next((line for line in answer.splitlines() if f"table {table}:" in line), "")
 
 
-def broker_fault(n: int, root: Path, broker: Broker) -> dict:
+def broker_fault(n: int, root: Path, broker: Mosquitto) -> dict:
     """The broker killed 3 s into the match and started again 3 s later."""
     boxes = [
         start_box(str(i + 1), root, broker.url, {"SDL_AUDIODRIVER": "dummy"}) for i in range(n)
@@ -476,9 +427,9 @@ def broker_fault(n: int, root: Path, broker: Broker) -> dict:
     joined(broker.url, n)
     hall(broker.url, "start", "--in", "3s")
     time.sleep(3 + 2 + 3)  # lead, pre-start, 3 s of play
-    broker.down()
+    broker.stop()
     time.sleep(3)
-    broker.up()
+    broker.start()
     back = joined(broker.url, n, timeout=20)
     wait_end(boxes)
     stop(boxes)
@@ -486,7 +437,7 @@ def broker_fault(n: int, root: Path, broker: Broker) -> dict:
     return {"boxes": n, "ended": ended, "republished": back, "spread": logged_spread(boxes)}
 
 
-def box_fault(n: int, root: Path, broker: Broker) -> dict:
+def box_fault(n: int, root: Path, broker: Mosquitto) -> dict:
     """One box killed (kill -9) mid-match and restarted: it comes back stopped from its
     journal; a hall stop, then a hall resume at one instant, bring every table together."""
     boxes = [
@@ -570,8 +521,8 @@ def by_stack(stacks: list[str], args: argparse.Namespace) -> None:
             results += stacklab.run_inside(stack, "hall.py", argv)
             continue
         with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
-            broker = Broker(Path(tmp))
-            broker.up()
+            broker = Mosquitto(Path(tmp))
+            broker.start()
             try:
                 for load in loads:
                     for n in plan:
@@ -583,7 +534,7 @@ def by_stack(stacks: list[str], args: argparse.Namespace) -> None:
                             stacklab.emit(r)
                         results.append(r)
             finally:
-                broker.down()
+                broker.stop()
     if args.inside:
         return
     print(
@@ -676,8 +627,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
         root = Path(tmp) if args.keep is None else args.keep
         root.mkdir(parents=True, exist_ok=True)
-        broker = Broker(root)
-        broker.up()
+        broker = Mosquitto(root)
+        broker.start()
         try:
             loads = (
                 ["quiet"]
@@ -774,7 +725,7 @@ def main() -> None:
                 ("… spread of the end signal (ms)", "≤ 5", fmt(f["spread"]["end"], 3)),
             ]
         finally:
-            broker.down()
+            broker.stop()
             if recorded:
                 print(
                     "The hall as heard (ms; every cue of every box against its due time; "

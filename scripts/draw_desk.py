@@ -161,7 +161,7 @@ def definitions() -> dict[str, list[Path]]:
 
 def where(part: str) -> str:
     """The file `part` is: the module defining it (a name) or the one file of that name,
-    shown from inside the package (`hall/intake.py`), or by its name (the broker's ACL)."""
+    shown from inside the package (`hall/desk/intake.py`), or by its name (the broker's ACL)."""
     if "." in part:
         paths = sorted({p for folder in WHERE for p in folder.rglob(part)})
     else:

@@ -20,11 +20,11 @@ from pathlib import Path
 from helpers import free_port
 from test_hall_overview import FakeDesk
 
-from timekeeper.hall.board import add_board
-from timekeeper.hall.director import Director, calls_path
-from timekeeper.hall.overview import Overview
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.players import add_players
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.desk.board import add_board
+from timekeeper.hall.desk.director import Director, calls_path
+from timekeeper.hall.desk.overview import Overview
+from timekeeper.hall.desk.players import add_players
 from timekeeper.tournament import clerk
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.web.guard import Site

@@ -5,14 +5,15 @@ module is imported, never collected.)"""
 from __future__ import annotations
 
 import socket
-import sys
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
 
-from timekeeper.hall.link import Broker, HallLink
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.practice import desk_command
+from timekeeper.hall.table.link import HallLink
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import Output
@@ -60,20 +61,7 @@ class Clock:
 def hall_serve(url: str, port: int, state: object, *more: str) -> list[str]:
     """`timekeeper hall serve` as a director types it (a process of its own): on the broker
     `url`, its pages on `port`, its token in `state`, and `more` (--tournament FILE …)."""
-    return [
-        sys.executable,
-        "-m",
-        "timekeeper",
-        "hall",
-        "serve",
-        "--broker",
-        url,
-        "--listen",
-        str(port),
-        "--state-dir",
-        str(state),
-        *more,
-    ]
+    return desk_command(url, str(port), str(state), *more)
 
 
 def free_port() -> int:
@@ -108,7 +96,7 @@ class RecordingOutput(Output):
 
 
 class BusClient(mqtt.Client):
-    """paho's own client, as `hall.link.make_client` makes it, never connected: what is
+    """paho's own client, as `hall.bus.broker.make_client` makes it, never connected: what is
     published is kept as (topic, payload, retain), what is subscribed as its topic."""
 
     def __init__(self, client_id: str = "", broker: Broker | None = None) -> None:

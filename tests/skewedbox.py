@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import time
 
-from timekeeper.hall import timesync
+from timekeeper.hall.bus import timesync
 
 
 def skew(offset: float) -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
 import signal
 import socket
 import subprocess
@@ -26,11 +24,11 @@ from boardhall import scene, serving_board
 from helpers import free_port, hall_serve, wait_for
 from webbox import browser, have_browser
 
+from timekeeper.hall.practice import Mosquitto
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
-ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("Adam", "Bela", "Cyril", "Dana", "Emil", "Fiona", "Gustav", "Hana")
 REAL = ("1", "2", "3")
 WAIT = 40  # s: a result the broker dropped is asked for again within SWEEP (10 s)
@@ -42,28 +40,9 @@ class Hall:
 
     def __init__(self, folder: Path) -> None:
         self.dir = folder
-        passwd = folder / "passwd"
-        passwd.touch()
-        for user in ("desk", *REAL, "4"):
-            subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
-        acl = folder / "timekeeper.acl"
-        acl.write_text(
-            (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
-            + "".join(f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in (*REAL, "4"))
-        )
-        shipped = (ROOT / "systemd" / "mosquitto-hall.conf").read_text().splitlines()
-        self.port = free_port()
-        conf = folder / "mosquitto.conf"
-        conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-            f"acl_file {acl}\nuser {pwd.getpwuid(os.getuid()).pw_name}\npersistence false\n"
-            + "".join(f"{line}\n" for line in shipped if line.startswith("max_"))
-        )
-        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-        self.broker = subprocess.Popen(
-            [exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        wait_for(lambda: socket.create_connection(("127.0.0.1", self.port), 1), "mosquitto", 10)
+        users = {user: f"pw-{user}" for user in ("desk", *REAL, "4")}
+        self.broker = Mosquitto(folder / "broker", users=users, tables=(*REAL, "4")).start()
+        self.port = self.broker.port
         self.url = f"mqtt://desk:pw-desk@127.0.0.1:{self.port}"
         self.cup = folder / "cup.yaml"
         self.cup.write_text(
@@ -123,8 +102,7 @@ class Hall:
         for t in self.tables.values():
             t.close()
         self.stop()
-        self.broker.kill()
-        self.broker.wait(5)
+        self.broker.stop()
 
 
 class Table:

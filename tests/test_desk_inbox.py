@@ -1,4 +1,4 @@
-"""The desk's results inbox (hall/inbox.py) in one process: the log told once a
+"""The desk's results inbox (hall/desk/inbox.py) in one process: the log told once a
 minute per kind, a table's rate, the results held per table, a held result applied when the
 mended ledger changes. Clocks injected."""
 
@@ -13,10 +13,10 @@ from boardhall import BoardDesk, call, cup
 from boardhall import result as typed
 from helpers import Clock
 
-from timekeeper.hall.director import Director
-from timekeeper.hall.inbox import RETRY, Gate, Notes, Records
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.result import MatchResult
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.result import MatchResult
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.inbox import RETRY, Gate, Notes, Records
 
 
 def result(table: str, ident: str) -> MatchResult:
@@ -27,7 +27,7 @@ def result(table: str, ident: str) -> MatchResult:
 def test_each_kind_of_trouble_is_logged_once_a_minute_with_what_was_held_back(caplog) -> None:
     clock = Clock(0.0)
     notes = Notes(60.0, clock)
-    with caplog.at_level(logging.WARNING, logger="timekeeper.hall.inbox"):
+    with caplog.at_level(logging.WARNING, logger="timekeeper.hall.desk.inbox"):
         for _ in range(1000):
             notes.say("flood:4", "table 4 floods")
         notes.say("bad:4", "a bad result")

@@ -22,8 +22,8 @@ from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import FakeTables, Served, drawn_cup, round_of, tk
 
 from timekeeper.cli import desk_client
-from timekeeper.hall import desksocket
-from timekeeper.hall.desksocket import BadRequest, parse, socket_path
+from timekeeper.hall.desk import desksocket
+from timekeeper.hall.desk.desksocket import BadRequest, parse, socket_path
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import TournamentError
 from timekeeper.web.ratelimit import Bucket

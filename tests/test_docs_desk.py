@@ -37,12 +37,12 @@ def test_a_module_moved_is_a_stale_picture(monkeypatch) -> None:
     changes the picture, and one that is gone stops the drawing, naming it."""
     draw = draw_desk()
     before = draw.svg()
-    assert "hall/intake.py" in before
+    assert "hall/desk/intake.py" in before
     moved = dict(draw.definitions())
-    moved["Intake"] = [PACKAGE / "hall" / "desk" / "intake.py"]
+    moved["Intake"] = [PACKAGE / "hall" / "desk" / "results.py"]
     monkeypatch.setattr(draw, "definitions", lambda: moved)
     after = draw.svg()
-    assert after != before and "hall/desk/intake.py" in after
+    assert after != before and "hall/desk/results.py" in after
     del moved["Intake"]
     try:
         draw.svg()
@@ -124,7 +124,10 @@ def test_a_module_left_out_is_named() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert unnamed(text) == []
     without = text.replace("`intake.py` with", "with").replace("`desksocket.py`", "its socket")
-    assert unnamed(without) == ["timekeeper/hall/desksocket.py", "timekeeper/hall/intake.py"]
+    assert unnamed(without) == [
+        "timekeeper/hall/desk/desksocket.py",
+        "timekeeper/hall/desk/intake.py",
+    ]
 
 
 def test_the_map_names_no_module_that_is_gone() -> None:

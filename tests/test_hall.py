@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
 import signal
 import socket
 import subprocess
@@ -19,8 +17,9 @@ import pytest
 from helpers import RecordingOutput, free_port, hall_serve, wait_for
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall import timesync
-from timekeeper.hall.messages import BadMessage, parse_command
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.messages import BadMessage, parse_command
+from timekeeper.hall.practice import TIMEKEEPER, Mosquitto, box_command
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -117,43 +116,23 @@ def listening(port: int) -> bool:
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[dict]:
-    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not Path(exe).exists():
-        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
-    port = free_port()
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-        "max_packet_size 4096\npersistence false\n"
-    )
-    info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
-
-    def up() -> None:
-        info["proc"] = subprocess.Popen(
-            [exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        wait_for(lambda: listening(port), "mosquitto to listen", 10)
-
-    def down() -> None:
-        proc = info.pop("proc", None)
-        if proc is not None:
-            proc.kill()
-            proc.wait(5)
-
-    info["up"], info["down"] = up, down
-    up()
-    try:
-        yield info
-    finally:
-        down()
+    """A private anonymous Mosquitto, the practice hall's (`down` kills it, `up` starts it
+    again on the same port)."""
+    with Mosquitto(tmp_path / "broker") as mosquitto:
+        yield {
+            "port": mosquitto.port,
+            "url": mosquitto.url,
+            "up": mosquitto.start,
+            "down": mosquitto.stop,
+        }
 
 
 @pytest.fixture
 def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
     """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
     as they are published (`tables()`): a test waits for a status, never for a second."""
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     prof = write_profile("hall", HALL_PROFILE)
     procs: dict[str, subprocess.Popen] = {}
@@ -166,31 +145,18 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
             folder = tmp_path / f"box{table}"
             folder.mkdir()
             environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
-            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
+            argv = box_command(
+                broker["url"],
+                table,
+                folder,
+                *("--profile", str(prof), "--fresh", "--events", str(folder / "events.jsonl")),
+                control=folder / "c.sock",
+            )
+            if skew is not None:
+                argv = [sys.executable, str(SKEWED), str(skew), *argv[len(TIMEKEEPER) :]]
             with open(folder / "out.log", "w") as out:
                 procs[table] = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *launcher,
-                        "run",
-                        "--sync",
-                        "local",
-                        "--profile",
-                        str(prof),
-                        "--no-gpio",
-                        "--no-keyboard",
-                        "--fresh",
-                        "--state-dir",
-                        str(folder),
-                        "--control",
-                        str(folder / "c.sock"),
-                        "--events",
-                        str(folder / "events.jsonl"),
-                        "--hall",
-                        broker["url"],
-                        "--table",
-                        table,
-                    ],
+                    argv,
                     env=environ,
                     stdout=out,
                     stderr=subprocess.STDOUT,
@@ -363,28 +329,10 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     commands. The desk sees everything."""
     import paho.mqtt.client as mqtt
 
-    root = Path(__file__).resolve().parent.parent
-    passwd = tmp_path / "passwd"
-    passwd.touch()
-    for user in ("desk", "1", "2"):
-        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
-    acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1` leaves it
-    acl.write_text(
-        (root / "systemd" / "mosquitto-hall.acl").read_text()
-        + "\nuser 1\ntopic read timekeeper/+/all/command\n"
-    )
-    port = free_port()
-    conf = tmp_path / "m.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-        f"user {pwd.getpwuid(os.getuid()).pw_name}\n"  # it reads these files as us
-        f"acl_file {acl}\n"
-    )
-    broker = subprocess.Popen(
-        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_for(lambda: listening(port), "broker up", 10)
+    users = {user: f"pw-{user}" for user in ("desk", "1", "2")}
+    # the ACL as `install-pi.sh --hall-user 1` leaves it
+    with Mosquitto(tmp_path / "broker", users=users, tables=("1",)) as broker:
+        port = broker.port
         seen: list[str] = []
         subscribed: list[str] = []
 
@@ -424,9 +372,6 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
         for c in (desk, box1):
             c.loop_stop()
             c.disconnect()
-    finally:
-        broker.kill()
-        broker.wait(5)
     assert "desk got timekeeper/h/1/status" in seen
     assert "desk got timekeeper/h/2/status" not in seen  # box 1 could not forge it
     assert "1 got timekeeper/h/all/command" in seen and "1 got timekeeper/h/1/command" in seen
@@ -582,8 +527,8 @@ def test_the_desk_reads_every_retained_status_once_the_broker_handed_them_over(b
     echo comes back behind them), not after a fixed pause; and none is missing."""
     import paho.mqtt.publish as publish
 
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     retained = [
         {

@@ -4,23 +4,21 @@ shipped Mosquitto config without warnings, and `hall status` as a table."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import wait_for
 
 from timekeeper.box import config as box_config
-from timekeeper.hall import console, timesync
-from timekeeper.hall.account import read_password, with_account
-from timekeeper.hall.console import status_table
-from timekeeper.hall.link import Broker
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.account import read_password, with_account
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.desk import console
+from timekeeper.hall.desk.console import status_table
+from timekeeper.hall.practice import Mosquitto
 from timekeeper.rules.yamldoc import ConfigError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.0.1.1", "::1", "[::1]"])
@@ -68,11 +66,11 @@ def test_a_password_file_is_one_line_and_a_url_account_wins(tmp_path) -> None:
 
 
 def test_the_desks_options_go_over_its_config_in_one_place(tmp_path) -> None:
-    """hall/deskconfig.py: --broker over the config's hall.broker, the config's account
+    """hall/desk/deskconfig.py: --broker over the config's hall.broker, the config's account
     unless --user, the config's language unless --language; a bad option is refused."""
     import argparse
 
-    from timekeeper.hall.deskconfig import desk_settings
+    from timekeeper.hall.desk.deskconfig import desk_settings
 
     secret = tmp_path / "pw"
     secret.write_text("s3cret\n")
@@ -194,56 +192,15 @@ def test_a_start_in_4s_counts_from_when_it_goes_out_not_from_the_typing(monkeypa
     assert "at least 2 s" in out[-1] and len(sent) == 1  # (told before connecting)
 
 
-def shipped_broker(tmp_path: Path, port: int) -> Path:
-    """The shipped Mosquitto config and ACL, on a port and folder of the test's own."""
-    folder = tmp_path / "mq"
-    folder.mkdir()
-    conf = (ROOT / "systemd" / "mosquitto-hall.conf").read_text()
-    conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1").replace(
-        "/etc/mosquitto/", f"{folder}/"
-    )
-    acl = (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
-    (folder / "timekeeper.acl").write_text(acl + "\nuser 1\ntopic read timekeeper/+/all/command\n")
-    passwd = folder / "timekeeper.passwd"
-    for user, secret in (("desk", "desk-secret"), ("1", "box-1-secret")):
-        subprocess.run(
-            [
-                "mosquitto_passwd",
-                "-b",
-                *([] if passwd.exists() else ["-c"]),
-                str(passwd),
-                user,
-                secret,
-            ],
-            check=True,
-            capture_output=True,
-        )
-    # (started as root, Mosquitto would become user mosquitto, who cannot read tmp_path)
-    runs_as = "user root\n" if os.geteuid() == 0 else ""
-    (folder / "mosquitto.conf").write_text(conf + "persistence false\n" + runs_as)
-    return folder
-
-
 @pytest.mark.slow
 def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
     tmp_path: Path,
 ) -> None:
-    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not Path(exe).exists():
-        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
-    port = free_port()
-    folder = shipped_broker(tmp_path, port)
-    log = folder / "log.txt"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [exe, "-v", "-c", str(folder / "mosquitto.conf")], stdout=out, stderr=subprocess.STDOUT
-        )
-    try:
-        wait_for(
-            lambda: "running" in log.read_text() or proc.poll() is not None,
-            "mosquitto to start",
-            10,
-        )
+    # the shipped config and ACL, users desk and 1 (as `install-pi.sh --hall-user 1`)
+    users = {"desk": "desk-secret", "1": "box-1-secret"}
+    with Mosquitto(tmp_path / "mq", users=users, tables=("1",)) as broker:
+        port, log = broker.port, broker.log
+        wait_for(lambda: "running" in log.read_text(), "mosquitto to say it runs")
         said = [
             line for line in log.read_text().splitlines() if "should not be run as root" not in line
         ]  # (the test's own setup)
@@ -288,6 +245,3 @@ def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
             timeout=30,
         )
         assert by_config.returncode == 0 and by_config.stdout.strip() == "{}", by_config
-    finally:
-        proc.kill()
-        proc.wait(5)

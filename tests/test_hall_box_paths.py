@@ -24,7 +24,8 @@ import pytest
 from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (the real broker)
 
-from timekeeper.hall.pairing import Pairing, pairing_topic
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic
+from timekeeper.hall.practice import box_command
 
 pytestmark = pytest.mark.slow
 
@@ -58,16 +59,12 @@ def hall(broker) -> Iterator[dict]:
     }
     sock, procs = folder / "c.sock", []
     # the box's usual command, as its operator types it every time
-    usual = [
-        *("--profile", "ithf", "--no-gpio", "--no-keyboard", "--sync", "local"),
-        *("--state-dir", str(folder / "state"), "--control", str(sock)),
-        *("--hall", broker["url"], "--table", "1"),
-    ]
+    usual = box_command(broker["url"], "1", folder / "state", "--profile", "ithf", control=sock)
 
     def run() -> subprocess.Popen:
         out = open(folder / "out.log", "a")  # noqa: SIM115  (closed with the process)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", *usual],
+            usual,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,

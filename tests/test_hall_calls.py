@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_hall import broker  # noqa: F401  (a real broker for `hall announce`)
 
-from timekeeper.hall import calls
+from timekeeper.hall.desk import calls
 
 TABLES = [("1", "Novák", "Svoboda"), ("2", "Dvořák", "Černý")]
 
@@ -111,7 +111,7 @@ def test_hall_announce_speaks_in_the_tournaments_language(
     tmp_path: Path,
 ) -> None:
     """`--tournament` lends its `language:` to an announcement, as to the round calls."""
-    from timekeeper.hall import calls
+    from timekeeper.hall.desk import calls
 
     cup = tmp_path / "cup.yaml"
     cup.write_text(

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from boardhall import BoardDesk, call, cup
 
-from timekeeper.hall.director import Director
-from timekeeper.hall.pairing import parse_pairing
-from timekeeper.hall.result import MatchResult
+from timekeeper.hall.bus.pairing import parse_pairing
+from timekeeper.hall.bus.result import MatchResult
+from timekeeper.hall.desk.director import Director
 from timekeeper.tournament.events import ResultEvent
 
 

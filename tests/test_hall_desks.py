@@ -19,9 +19,9 @@ import pytest
 from helpers import free_port, hall_serve, wait_for
 from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (a real Mosquitto, real boxes)
 
-from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
-from timekeeper.hall.result import MatchResult, result_topic
+from timekeeper.hall.bus.broker import Broker, make_client
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, result_topic
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 

@@ -14,12 +14,12 @@ import pytest
 from helpers import hall_serve, wait_for
 from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (the real broker and boxes)
 
-from timekeeper.hall.desk import Desk, new_command
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import Pairing, parse_pairing
-from timekeeper.hall.result import MatchResult, from_status, parse_result
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import Pairing, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, from_status, parse_result
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.link import Desk, new_command
 from timekeeper.tournament.events import ResultEvent
 
 NAMES = ("Adam", "Běla", "Cyril", "Dana")
@@ -222,7 +222,7 @@ def test_the_board_shows_the_round_the_standings_and_links_the_sheets(
         assert board["title"] == "Test cup" and board["next"]["round"] == 1
         assert [r["player"] for r in board["groups"]["A"]] and len(board["tables"]) == 2
         assert "<table" in get("/board/sheets/groups.html")
-        from timekeeper.hall.board import SHEET_POLICY
+        from timekeeper.hall.desk.board import SHEET_POLICY
         from timekeeper.web.guard import policy
 
         for path, csp in (
@@ -291,7 +291,7 @@ def test_a_real_box_switches_to_the_pairings_profile_and_refuses_an_unknown_one(
     boxes,
     tmp_path: Path,
 ) -> None:
-    from timekeeper.hall.pairing import pairing_topic
+    from timekeeper.hall.bus.pairing import pairing_topic
 
     own = tmp_path / "profiles"  # the box's own profiles (as ~/.config/timekeeper/profiles)
     own.mkdir()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import signal
 import subprocess
 import sys
@@ -14,14 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import wait_for
 from test_hall import HALL_PROFILE, HALL_WAIT, boxes, broker, hall, listening  # noqa: F401
 from test_hall_overview import overview  # noqa: F401 (a fixture)
 from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.box.runner import MAX_SCHEDULED
-from timekeeper.hall.desk import summary
+from timekeeper.hall.desk.link import summary
+from timekeeper.hall.practice import Mosquitto, box_command
 
 
 def hall_in_background(url: str, *args: str) -> subprocess.Popen:
@@ -166,8 +166,8 @@ def test_an_anonymous_broker_is_warned_of_loudly(boxes) -> None:
 
 
 def test_an_anonymous_broker_off_this_machine_gets_the_warning(monkeypatch) -> None:
-    from timekeeper.hall import desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk import link as desk
 
     monkeypatch.setattr(desk, "anonymous_allowed", lambda broker: True)
     assert desk.anonymous_warning(Broker("hall-pi.local")) == desk.ANONYMOUS_WARNING
@@ -178,8 +178,8 @@ def test_an_anonymous_broker_off_this_machine_gets_the_warning(monkeypatch) -> N
 
 @pytest.mark.slow
 def test_the_broker_lost_and_back_is_said_once_each(boxes) -> None:
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     mosquitto = boxes["broker"]
     boxes["start"]("1")
@@ -206,55 +206,24 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
     on the bus (its id is its own, unguessable) and the desk (a user of its own) hears it."""
     import paho.mqtt.client as mqtt
 
-    root = Path(__file__).resolve().parent.parent
-    passwd = tmp_path / "passwd"
-    passwd.touch()
-    for user in ("desk", "1", "2"):
-        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, f"pw-{user}"], check=True)
-    acl = tmp_path / "timekeeper.acl"  # as `install-pi.sh --hall-user 1 … 2` leaves it
-    acl.write_text(
-        (root / "systemd" / "mosquitto-hall.acl").read_text()
-        + "".join(f"\nuser {n}\ntopic read timekeeper/+/all/command\n" for n in ("1", "2"))
-    )
-    port = free_port()
-    conf = tmp_path / "m.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
-        f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-        f"acl_file {acl}\n"
-    )
-    server = subprocess.Popen(
-        ["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    users = {user: f"pw-{user}" for user in ("desk", "1", "2")}
+    # the ACL as `install-pi.sh --hall-user 1 … 2` leaves it
+    server = Mosquitto(tmp_path / "broker", users=users, tables=("1", "2")).start()
+    port = server.port
     prof = write_profile("hall", HALL_PROFILE)
     folder = tmp_path / "box1"
     folder.mkdir()
     box = None
     try:
-        wait_for(lambda: listening(port), "broker up", 10)
         with open(folder / "out.log", "w") as out:
             box = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "timekeeper",
-                    "run",
-                    "--profile",
-                    str(prof),
-                    "--no-gpio",
-                    "--no-keyboard",
-                    "--fresh",
-                    "--state-dir",
-                    str(folder),
-                    "--control",
-                    str(folder / "c.sock"),
-                    "--hall",
+                box_command(
                     f"mqtt://1:pw-1@127.0.0.1:{port}",
-                    "--table",
                     "1",
-                    "--sync",
-                    "local",
-                ],
+                    folder,
+                    *("--profile", str(prof), "--fresh"),
+                    control=folder / "c.sock",
+                ),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"),
@@ -278,8 +247,7 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
         if box is not None:
             box.send_signal(signal.SIGTERM)
             box.wait(10)
-        server.kill()
-        server.wait(5)
+        server.stop()
 
 
 def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -> None:
@@ -288,7 +256,8 @@ def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -
     import threading
 
     from timekeeper.box.runner import Runner
-    from timekeeper.hall.link import Broker, HallLink
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.table.link import HallLink
     from timekeeper.rules import profile
     from timekeeper.rules.commands import Action, Command
     from timekeeper.rules.engine import Engine
@@ -321,8 +290,8 @@ def test_a_replayed_id_is_refused_however_many_ids_came_between(write_profile) -
 
 @pytest.mark.parametrize("payload", [b"[" * 1000 + b"]" * 1000, b'{"a":' * 30 + b"1" + b"}" * 30])
 def test_deep_json_on_the_bus_is_a_bad_message_not_a_recursion_error(payload: bytes) -> None:
-    from timekeeper.hall import tablestatus
-    from timekeeper.hall.messages import BadMessage, parse_command
+    from timekeeper.hall.bus import tablestatus
+    from timekeeper.hall.bus.messages import BadMessage, parse_command
 
     with pytest.raises(BadMessage, match="nested deeper"):
         parse_command(payload[:2000], time.time())

@@ -10,50 +10,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from boardhall import BoardDesk, call, cup
-from helpers import free_port, wait_for
+from helpers import wait_for
 from test_hall import HALL_WAIT
 from test_hall_desks import Served, drawn_cup, round_of, tk
 
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
-from timekeeper.hall.result import MatchResult, result_topic
+from timekeeper.hall.bus.broker import Broker, make_client
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, result_topic
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.practice import Mosquitto
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRETS = {"desk": "desk-secret", "1": "table-1-secret", "2": "table-2-secret"}
-
-
-def acl_broker(folder: Path, port: int) -> Path:
-    """The shipped Mosquitto config and ACL on a port and folder of the test's own, with the
-    users `install-pi.sh --hall-user` adds: desk, 1 and 2 (a table's block as it appends it)."""
-    folder.mkdir()
-    conf = (ROOT / "systemd" / "mosquitto-hall.conf").read_text()
-    conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1").replace(
-        "/etc/mosquitto/", f"{folder}/"
-    )
-    acl = (ROOT / "systemd" / "mosquitto-hall.acl").read_text()
-    for table in ("1", "2"):  # (install-pi.sh's printf, as written)
-        acl += f"\nuser {table}\ntopic read timekeeper/+/all/command\n"
-    (folder / "timekeeper.acl").write_text(acl)
-    passwd = folder / "timekeeper.passwd"
-    for user, secret in SECRETS.items():
-        subprocess.run(
-            ["mosquitto_passwd", "-b", *([] if passwd.exists() else ["-c"]), passwd, user, secret],
-            check=True,
-            capture_output=True,
-        )
-    runs_as = "user root\n" if os.geteuid() == 0 else ""  # (root would become mosquitto)
-    (folder / "mosquitto.conf").write_text(conf + "persistence false\n" + runs_as)
-    return folder / "mosquitto.conf"
 
 
 class Table:
@@ -94,19 +67,13 @@ def result(p: Pairing, table: str, score: tuple[int, int], confirmed: bool = Fal
 def hall(tmp_path: Path) -> Iterator[dict]:
     """The broker (ACL, users desk/1/2), `hall serve --config desk.yaml --tournament cup.yaml`,
     round 1 called with `hall round 1`, and tables 1 and 2 holding their pairings."""
-    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not Path(exe).exists():
-        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
-    port = free_port()
-    conf = acl_broker(tmp_path / "mq", port)
-    log = tmp_path / "mq" / "log.txt"
-    with open(log, "w") as out:
-        broker = subprocess.Popen([exe, "-v", "-c", str(conf)], stdout=out, stderr=out)
+    # the shipped config and ACL, with the users `install-pi.sh --hall-user` adds: desk, 1
+    # and 2 (a table's block as it appends it)
+    broker = Mosquitto(tmp_path / "mq", users=SECRETS, tables=("1", "2")).start()
     served = None
     tables: list[Table] = []
     try:
-        wait_for(lambda: "running" in log.read_text(), "mosquitto to start")
-        url = f"mqtt://127.0.0.1:{port}"
+        url = broker.url
         (tmp_path / "desk.pass").write_text(SECRETS["desk"] + "\n")
         config = tmp_path / "desk.yaml"
         config.write_text(f"hall:\n  broker: {url}\n  user: desk\n  password_file: desk.pass\n")
@@ -126,8 +93,7 @@ def hall(tmp_path: Path) -> Iterator[dict]:
             t.close()
         if served is not None:
             served.stop()
-        broker.kill()
-        broker.wait(5)
+        broker.stop()
 
 
 def until(predicate, what: str, timeout: float = HALL_WAIT):

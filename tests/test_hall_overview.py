@@ -17,10 +17,10 @@ import pytest
 from helpers import free_port, wait_for
 from webbox import LOADED, browser, csp_watched, have_browser
 
-from timekeeper.hall.desk import Desk
-from timekeeper.hall.deskprompts import desk_prompt, what_the_desk_can
-from timekeeper.hall.messages import HallCommand
-from timekeeper.hall.overview import Overview
+from timekeeper.hall.bus.messages import HallCommand
+from timekeeper.hall.desk.link import Desk
+from timekeeper.hall.desk.overview import Overview
+from timekeeper.hall.table.deskprompts import desk_prompt, what_the_desk_can
 from timekeeper.web.guard import Site
 from timekeeper.web.token import TokenStore
 

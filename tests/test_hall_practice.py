@@ -24,6 +24,7 @@ from helpers import free_port, wait_for
 
 from timekeeper import cli
 from timekeeper.cli import practice
+from timekeeper.hall.practice import Mosquitto
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "hall.md"
@@ -282,19 +283,11 @@ def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) ->
     """Defect 1: the by-hand block's `timekeeper run` (as written but for the folder, one that
     does not exist, and the broker's port) answers on its socket; before, it printed
     `ithf IDLE [start]` and exited 1: `control socket …: No such file or directory`."""
-    from test_hall import listening
-
     loop = next(s for s in steps(sh_blocks(BY_HAND)[0]) if s.startswith("for t in"))
     command = re.search(r"(timekeeper run .*?)&\n", loop.replace("\\\n", " "), re.S)
     assert command is not None, loop
-    port = free_port()
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-    broker = subprocess.Popen(
-        [practice.mosquitto() or "mosquitto", "-c", str(conf)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    broker = Mosquitto(tmp_path / "broker").start()
+    port = broker.port
     fresh = tmp_path / "not" / "yet"  # (neither folder exists)
     line = (
         command.group(1)
@@ -304,7 +297,6 @@ def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) ->
     )
     box = None
     try:
-        wait_for(lambda: listening(port), "the broker", 10)
         box = subprocess.Popen(
             ["bash", "-c", f"exec {line} --events {fresh}/events/cues.jsonl"],
             cwd=tmp_path,
@@ -321,10 +313,10 @@ def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) ->
         assert done.returncode == 0 and "IDLE" in done.stdout, done.stderr
         assert (fresh / "events").is_dir() and (fresh / "match.json").is_file()
     finally:
-        for proc in (box, broker):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                proc.communicate(timeout=30)
+        if box is not None and box.poll() is None:
+            box.terminate()
+            box.communicate(timeout=30)
+        broker.stop()
 
 
 @pytest.mark.slow

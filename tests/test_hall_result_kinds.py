@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import HallLinkSide
 
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.result import parse_result
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.result import parse_result
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.decision import Decisions

@@ -14,8 +14,8 @@ from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import FakeTables, Served, tk
 
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.result import MatchResult, result_topic
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.result import MatchResult, result_topic
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)

@@ -7,18 +7,16 @@ table: it waits for the director, named on the board, and the series stands as p
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
 from test_hall_desks import Served, tk
-from test_hall_forged import SECRETS, Table, acl_broker, desk_log, result, until, waiting
+from test_hall_forged import SECRETS, Table, desk_log, result, until, waiting
 
-from timekeeper.hall.callbook import CallBook
-from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.desk.callbook import CallBook
+from timekeeper.hall.practice import Mosquitto
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
@@ -41,18 +39,11 @@ stages:
 def final(tmp_path: Path) -> Iterator[dict]:
     """The broker (ACL, users desk and 1), `hall serve --config desk.yaml --tournament
     cup.yaml` with a best-of-5 final at table 1, round 1 called, table 1 holding game 1."""
-    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not Path(exe).exists():
-        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
-    port = free_port()
-    conf = acl_broker(tmp_path / "mq", port)
-    log = tmp_path / "mq" / "log.txt"
-    with open(log, "w") as out:
-        broker = subprocess.Popen([exe, "-v", "-c", str(conf)], stdout=out, stderr=out)
+    # the shipped config and ACL, with the users `install-pi.sh --hall-user` adds
+    broker = Mosquitto(tmp_path / "mq", users=SECRETS, tables=("1", "2")).start()
     served, table = None, None
     try:
-        wait_for(lambda: "running" in log.read_text(), "mosquitto to start")
-        url = f"mqtt://127.0.0.1:{port}"
+        url = broker.url
         (tmp_path / "desk.pass").write_text(SECRETS["desk"] + "\n")
         config = tmp_path / "desk.yaml"
         config.write_text(f"hall:\n  broker: {url}\n  user: desk\n  password_file: desk.pass\n")
@@ -70,8 +61,7 @@ def final(tmp_path: Path) -> Iterator[dict]:
             table.close()
         if served is not None:
             served.stop()
-        broker.kill()
-        broker.wait(5)
+        broker.stop()
 
 
 def holds(table: Table, game: int, wins: tuple[int, int]) -> Pairing:

@@ -12,9 +12,9 @@ from pathlib import Path
 from helpers import Clock, HallLinkSide
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.tablematch import MatchLink
-from timekeeper.hall.timesync import Sync
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.timesync import Sync
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Command
 from timekeeper.rules.engine import Engine, Status
@@ -127,7 +127,7 @@ def test_a_result_that_changes_before_it_is_confirmed_is_sent_again(tmp_path: Pa
 
 
 def test_a_knockout_pairing_decided_at_the_end_of_regulation_is_ended_by_the_box_once() -> None:
-    from timekeeper.hall.pairing import parse_pairing
+    from timekeeper.hall.bus.pairing import parse_pairing
     from timekeeper.rules.commands import Action
 
     ko = Pairing("SF1.4.x", 4, "SF1", "semi-final 1", "Novák", "Svoboda", "radegast", 1.0, True)
@@ -205,7 +205,7 @@ def test_a_held_pairing_is_taken_by_a_reset_and_by_the_halls_start() -> None:
 def new_start():
     import time
 
-    from timekeeper.hall.desk import new_command
+    from timekeeper.hall.desk.link import new_command
 
     return new_command("start", time.time() + 3.0)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,10 +17,11 @@ from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto of the test's own)
 
 from timekeeper.box.controls.socket_client import send
-from timekeeper.hall.desk import Desk, new_command
-from timekeeper.hall.director import Director
-from timekeeper.hall.link import Broker
-from timekeeper.hall.messages import Topics
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.bus.messages import Topics
+from timekeeper.hall.desk.director import Director
+from timekeeper.hall.desk.link import Desk, new_command
+from timekeeper.hall.practice import box_command
 from timekeeper.tournament.events import ResultEvent
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
@@ -75,27 +75,13 @@ class Boxes:
         (folder / "c.sock").unlink(missing_ok=True)
         with open(folder / "out.log", "a") as out:
             self.procs[table] = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "timekeeper",
-                    "run",
-                    "--sync",
-                    "local",
-                    "--profile",
-                    str(self.profile),
-                    "--no-gpio",
-                    "--no-keyboard",
-                    "--state-dir",
-                    str(folder),
-                    "--control",
-                    str(folder / "c.sock"),
-                    "--hall",
+                box_command(
                     self.url,
-                    "--table",
                     table,
-                ]
-                + (["--fresh"] if fresh else []),
+                    folder,
+                    *("--profile", str(self.profile), *(["--fresh"] if fresh else [])),
+                    control=folder / "c.sock",
+                ),
                 env=dict(os.environ, SDL_AUDIODRIVER="dummy"),
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -33,6 +33,7 @@ from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import Served
 
 from timekeeper import cli
+from timekeeper.hall.practice import box_command
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow
@@ -138,12 +139,9 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
     logs = {n: open(folder / f"box{n}.log", "a") for n in "1234"}  # noqa: SIM115
     boxes = {
         n: subprocess.Popen(
-            [
-                *(sys.executable, "-m", "timekeeper", "run", "--profile", "quick", "--no-gpio"),
-                *("--no-keyboard", "--state-dir", str(folder / f"state{n}")),
-                *("--control", str(socks[n]), "--hall", broker["url"], "--table", n),
-                *("--sync", "local"),
-            ],
+            box_command(
+                broker["url"], n, folder / f"state{n}", "--profile", "quick", control=socks[n]
+            ),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=logs[n],

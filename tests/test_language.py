@@ -17,7 +17,8 @@ from timekeeper.show import language
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "timekeeper" / "web" / "static"
-HALL = ROOT / "timekeeper" / "hall" / "static"  # the overview's and the board's: `hall` words
+# the overview's and the board's: `hall` words
+HALL = ROOT / "timekeeper" / "hall" / "desk" / "static"
 
 
 def raw(code: str) -> dict:
@@ -166,7 +167,7 @@ def test_the_tournament_files_language_is_the_desks_unless_language_is_given(
 ) -> None:
     import argparse
 
-    from timekeeper.hall.deskconfig import desk_settings
+    from timekeeper.hall.desk.deskconfig import desk_settings
     from timekeeper.tournament import spec
 
     file = tmp_path / "cup.yaml"

@@ -89,6 +89,45 @@ def test_a_lower_wing_never_imports_a_higher_one() -> None:
     assert not wrong, "\n".join(sorted(wrong))
 
 
+# the hall by audience: each part may import the bus, the bus neither of the others
+HALL_PARTS = {"bus": (), "table": ("bus",), "desk": ("bus",)}
+HALL_TOP = ("__init__", "practice")  # the whole hall on one machine: above its parts
+
+
+def hall_part(module: str) -> str | None:
+    parts = module.split(".")
+    inside = parts[:2] == ["timekeeper", "hall"] and len(parts) > 2 and parts[2] in HALL_PARTS
+    return parts[2] if inside else None
+
+
+def test_the_halls_table_and_desk_never_import_each_other() -> None:
+    """hall/ is split by audience: bus/ (the messages, the broker, the clock) is shared;
+    table/ is what a box runs and desk/ what the desk runs, and neither imports the other,
+    nor the bus either of them. Every hall module lives in one of them (or is the package's
+    own `practice`)."""
+    g = graph()
+    loose = [
+        m
+        for m in g
+        if m.startswith("timekeeper.hall.")
+        and hall_part(m) is None
+        and m.split(".")[-1] not in HALL_TOP
+    ]
+    assert not loose, f"hall modules outside bus/, table/ and desk/: {loose}"
+    wrong = []
+    for module, deps in g.items():
+        part = hall_part(module)
+        if part is None:
+            continue
+        for dep in deps:
+            other = hall_part(dep)
+            if dep.startswith("timekeeper.hall.") and other is None:
+                wrong.append(f"{module} ({part}) imports {dep} (the hall's top)")
+            elif other is not None and other != part and other not in HALL_PARTS[part]:
+                wrong.append(f"{module} ({part}) imports {dep} ({other})")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
 def test_no_import_circles() -> None:
     g = graph()
     cycles: list[list[str]] = []

@@ -29,8 +29,8 @@ def test_ctl_the_web_and_the_hall_carry_the_same_status(
     sock: Path,
     tmp_path: Path,
 ) -> None:
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
 
     port = free_port()
     box = start_run(

@@ -45,7 +45,7 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
     for page in ("display.html", "control.html", "live.js", "style.css"):  # the web pages
         assert f"timekeeper/web/static/{page}" in names
     for page in ("hall.html", "hall.js", "hall.css", "board.html", "board.js", "board.css"):
-        assert f"timekeeper/hall/static/{page}" in names  # the desk's (and web's common.js)
+        assert f"timekeeper/hall/desk/static/{page}" in names  # the desk's (and web's common.js)
     assert "timekeeper/web/static/common.js" in names
     for code in ("en", "cs", "fi"):  # the hall's languages
         assert f"timekeeper/lang/{code}.json" in names
@@ -292,7 +292,7 @@ def test_a_box_does_not_load_the_tournaments_file_reader_or_the_qr_library() -> 
     pages' QR): 7 MB more on every running box (issue 32's memory target). The pattern
     lives in rules now; this keeps it so."""
     code = (
-        "import sys, timekeeper.box.live, timekeeper.box.series, timekeeper.hall.messages; "
+        "import sys, timekeeper.box.live, timekeeper.box.series, timekeeper.hall.bus.messages; "
         "print(sorted(m for m in ('timekeeper.tournament.spec', 'segno') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

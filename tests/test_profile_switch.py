@@ -16,8 +16,8 @@ from timekeeper.box.controls.keyboard import KeyReader, help_for
 from timekeeper.box.journal import Journal
 from timekeeper.box.runner import Runner
 from timekeeper.box.switch import ProfileSwitch
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -178,7 +178,7 @@ def test_a_held_pairing_is_taken_by_a_reset_from_any_state(
     earlier one) holds the pairing that comes during its match (next:); the reset after
     it, the operator's `ctl reset` or the desk's `hall reset`, takes it: the pairing's
     profile and names for the next match."""
-    from timekeeper.hall.desk import new_command
+    from timekeeper.hall.desk.link import new_command
 
     quick = write_profile("quick", QUICK)
     monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(quick.parent))

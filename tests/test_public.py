@@ -1,7 +1,7 @@
 """The tournament file's `public:` and the public's view of the evening (tournament/public.py,
 publicview.py), told the time: points hidden during the groups, each result shown for N
 minutes, a group's table frozen over its last K rounds — and everything once the groups are
-over; a player's page's data and its "about when" (hall/players.py); the board's standings
+over; a player's page's data and its "about when" (hall/desk/players.py); the board's standings
 say what decided each place. No process, no clock: every time is given."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def test_the_table_is_frozen_over_the_groups_last_rounds(tmp_path: Path) -> None
 
 
 def test_a_players_page_says_the_next_match_and_about_when(tmp_path: Path) -> None:
-    from timekeeper.hall.players import about, player_data
+    from timekeeper.hall.desk.players import about, player_data
 
     file = group_of_four(tmp_path, "")
     play_round(file, 1, NOW - 600, lambda i: "2:1")

@@ -209,7 +209,7 @@ def test_a_box_out_of_its_hall_leaves_the_halls_series_and_run_best_of_resumes_i
 
 
 def test_the_desks_older_word_on_a_game_the_box_counted_is_passed(box) -> None:
-    from timekeeper.hall.pairing import Pairing
+    from timekeeper.hall.bus.pairing import Pairing
 
     play = box["play"]
     call = Pairing("F-c1", 2, "F", "final", "Novák", "Svoboda", "game", 1.0, True, 3, 3, 1, 1)

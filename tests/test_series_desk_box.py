@@ -23,6 +23,7 @@ from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import Served
 
+from timekeeper.hall.practice import box_command
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = [
@@ -94,11 +95,7 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(broker, 
     os.environ["TIMEKEEPER_PROFILES_PATH"] = str(folder / "profiles")  # (this test's loads)
     out = open(folder / "box.log", "a")  # noqa: SIM115  (closed below)
     box = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "timekeeper", "run", "--profile", "quick", "--no-gpio"),
-            *("--no-keyboard", "--state-dir", str(folder / "state"), "--control", str(sock)),
-            *("--hall", broker["url"], "--table", "1", "--sync", "local"),
-        ],
+        box_command(broker["url"], "1", folder / "state", "--profile", "quick", control=sock),
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=out,

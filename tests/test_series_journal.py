@@ -23,6 +23,7 @@ from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import Served
 from test_series_paths import QUICK, begin, box, end  # noqa: F401  (the box's fixture)
 
+from timekeeper.hall.practice import box_command
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow
@@ -143,11 +144,8 @@ def test_a_box_killed_in_the_deciding_game_keeps_the_game_it_counted_over_the_de
         "TIMEKEEPER_SOUNDS_PATH": "",
     }
     sock, log = folder / "c.sock", folder / "box.log"
-    command = [  # the box's command, as the practice hall prints it to restart it
-        *(sys.executable, "-m", "timekeeper", "run", "--profile", "quick", "--no-gpio"),
-        *("--no-keyboard", "--state-dir", str(folder / "state"), "--control", str(sock)),
-        *("--hall", broker["url"], "--table", "1", "--sync", "local"),
-    ]
+    # the box's command, the practice hall's (as it prints it to restart it)
+    command = box_command(broker["url"], "1", folder / "state", "--profile", "quick", control=sock)
     boxes: list[subprocess.Popen] = []
 
     def run() -> subprocess.Popen:

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import parse_pairing
-from timekeeper.hall.result import from_status, parse_result
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import parse_pairing
+from timekeeper.hall.bus.result import from_status, parse_result
 
 BASE = {
     "id": "QF2-c1",

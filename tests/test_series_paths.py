@@ -23,7 +23,7 @@ import pytest
 from helpers import wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (the real broker)
 
-from timekeeper.hall.pairing import Pairing, pairing_topic
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ import pytest
 from helpers import wait_for
 from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (a real Mosquitto, real boxes)
 
-from timekeeper.hall.callbook import CallBook, calls_path
-from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.desk.callbook import CallBook, calls_path
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import spec
 
@@ -178,8 +178,8 @@ def test_a_pairing_with_a_name_no_engine_takes_is_refused_and_the_engine_never_c
     """Before: a pairing took 48 characters, the engine 32: the box's NAMES raised ValueError
     out of the runner's step (its thread gone). Now the pairing is refused at the box (its
     status says why) and the engine refuses such names as any command it cannot take."""
-    from timekeeper.hall.messages import BadMessage
-    from timekeeper.hall.pairing import parse_pairing
+    from timekeeper.hall.bus.messages import BadMessage
+    from timekeeper.hall.bus.pairing import parse_pairing
     from timekeeper.rules import profile
     from timekeeper.rules.commands import Action, Command, Refused
     from timekeeper.rules.engine import Engine

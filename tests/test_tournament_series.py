@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timekeeper.hall.director import Director, _series_line, _source
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import Pairing, parse_pairing
-from timekeeper.hall.result import MatchResult, from_status, parse_result
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import Pairing, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, from_status, parse_result
+from timekeeper.hall.desk.director import Director, _series_line, _source
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk, spec
 from timekeeper.tournament.ledger import open_tournament

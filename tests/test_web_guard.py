@@ -23,8 +23,8 @@ from helpers import free_port, wait_for
 from test_hall_overview import PRESTART, RUNNING, FakeDesk
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall import overview as hall_overview
-from timekeeper.hall.overview import Overview
+from timekeeper.hall.desk import overview as hall_overview
+from timekeeper.hall.desk.overview import Overview
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -315,7 +315,7 @@ def test_every_answer_of_both_apps_carries_the_same_headers(app) -> None:
 
 PAGES = [
     ROOT / "timekeeper" / "web" / "static" / f"{n}.html" for n in ("display", "control", "overlay")
-] + [ROOT / "timekeeper" / "hall" / "static" / f"{n}.html" for n in ("hall", "board")]
+] + [ROOT / "timekeeper" / "hall" / "desk" / "static" / f"{n}.html" for n in ("hall", "board")]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -330,7 +330,7 @@ def test_every_page_loads_the_shared_script_and_nothing_inline(page: Path) -> No
     assert "<style" not in html and not re.search(r"\s(style|on\w+)=", html), page.name
     own = (
         page.with_suffix(".js")
-        if page.parent.name == "static" and page.parent.parent.name == "hall"
+        if page.parent.name == "static" and page.parent.parent.name == "desk"
         else None
     )
     if own is not None:  # the desk's: no copy of common.js's functions

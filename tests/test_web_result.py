@@ -16,8 +16,8 @@ from helpers import HallLinkSide, RecordingOutput, free_port, wait_for
 from webbox import browser, have_browser
 
 from timekeeper.box.runner import Runner
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from timekeeper.box import wiring
 from timekeeper.box.wiring import GpioConfig
-from timekeeper.hall import timesync
+from timekeeper.hall.bus import timesync
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.show import language

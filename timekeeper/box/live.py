@@ -407,9 +407,10 @@ def _hall(
     url = args.hall or (cfg.hall.broker if cfg.hall else None)
     if url is None:
         return None
-    from timekeeper.hall import timesync
-    from timekeeper.hall.account import with_account
-    from timekeeper.hall.link import Broker, HallLink
+    from timekeeper.hall.bus import timesync
+    from timekeeper.hall.bus.account import with_account
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.table.link import HallLink
 
     table = args.table or (cfg.hall.table if cfg.hall else "")
     if not table:

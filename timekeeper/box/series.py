@@ -7,7 +7,7 @@ once at start into the typed series, and a file that is not one set aside as `.b
 never written over.
 
 One listener for both ways a box plays a series: the desk's pairing names it (its id, the
-game, the wins: hall/tablematch.py hands them over, and the desk's later word corrects them;
+game, the wins: hall/table/tablematch.py hands them over, and the desk's later word corrects them;
 a word for a game this box has counted already is older than its own journal, and passed),
 or `timekeeper run --best-of N` with no desk (a club's play-off night). Each game needs a
 winner: a game decided at the end of regulation is over (the knock-out's FINISH, done by the
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from timekeeper.box.journal import keep_aside, write_atomic
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.tablematch import decided_at_the_end
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.table.tablematch import decided_at_the_end
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Status
 from timekeeper.rules.series import DECIDED, Game, Series, SeriesError
@@ -41,7 +41,7 @@ FORMAT = 1
 MAX_FILE = 4096  # bytes: the file is at most about 900
 LOCAL = "local"  # the id of a series `run --best-of` plays (the desk's is its pairing's)
 UNDER_WAY = ("prestart", "running")  # a game begun (START from idle or finished)
-_ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/pairing.py), LOCAL or none
+_ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/bus/pairing.py), LOCAL or none
 _MATCH = re.compile(r"[A-Za-z0-9._-]{0,16}")
 _KEYS = {"format", "id", "match", "series", "open"}
 _SERIES_KEYS = {"best_of", "earlier", "games"}

@@ -1,4 +1,4 @@
-"""The terminal's side of the desk's socket (hall/desksocket.py): while `hall serve` holds the
+"""The terminal's side of the desk's socket (hall/desk/desksocket.py): while `hall serve` holds the
 tournament, a command that adds to its ledger (`tournament result`, `replay`, `withdraw`,
 `lot`) or calls a round (`hall round`) hands it to that desk and prints what it answers;
 with no desk serving, the command writes the ledger itself, under its lock, as always.
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from timekeeper.hall import desksocket
+from timekeeper.hall.desk import desksocket
 from timekeeper.tournament.state import TournamentError
 
 if TYPE_CHECKING:

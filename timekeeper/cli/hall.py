@@ -1,7 +1,7 @@
 """`timekeeper hall …`: the desk's commands, each a subcommand with only its own options —
 the commands every table obeys at one instant (start, stop, resume, add, next, finish,
 reset, cancel), `status`, `serve`, `round`, `announce` and `practice`. Argument wiring,
-nothing else (the options over the config are merged in hall/deskconfig.py)."""
+nothing else (the options over the config are merged in hall/desk/deskconfig.py)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show.language import LANGUAGES
 
 if TYPE_CHECKING:
-    from timekeeper.hall.deskconfig import DeskSettings
+    from timekeeper.hall.desk.deskconfig import DeskSettings
 
 
-# the commands every table obeys (hall/console.py), with what each takes
+# the commands every table obeys (hall/desk/console.py), with what each takes
 TABLE_COMMANDS = {
     "start": "pre-start at that instant (default in 3 s); with a round called, only its tables",
     "stop": "a hall interruption: the clock stops (at once, or at the instant)",
@@ -56,7 +56,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _bus_options(p: argparse.ArgumentParser) -> None:
-    """How the desk reaches the hall's bus (hall/deskconfig.py merges them over the config)."""
+    """How the desk reaches the hall's bus (hall/desk/deskconfig.py merges them over the config)."""
     p.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the config's hall.broker)")
     p.add_argument(
         "--hall", dest="hall_name", help="the hall's name (default: the config's, else hall)"
@@ -211,13 +211,13 @@ def _hall_practice(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace) -> DeskSettings:
     from timekeeper.box import config as box_config
-    from timekeeper.hall.deskconfig import desk_settings
+    from timekeeper.hall.desk.deskconfig import desk_settings
 
     return desk_settings(args, box_config.load)  # the options over the config, once
 
 
 def _hall_console(args: argparse.Namespace) -> int:
-    from timekeeper.hall import console
+    from timekeeper.hall.desk import console
 
     settings = _settings(args)
     seconds = None
@@ -257,8 +257,8 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
     """`hall round N --tournament FILE`: push each of the round's tables its pairing (by the
     desk that serves the tournament, where one does)."""
     from timekeeper.cli import desk_client
-    from timekeeper.hall import calls
-    from timekeeper.hall.director import Director
+    from timekeeper.hall.desk import calls
+    from timekeeper.hall.desk.director import Director
 
     if args.tournament is None:
         raise ConfigError(
@@ -299,7 +299,7 @@ def _hall_round(args: argparse.Namespace, settings: DeskSettings) -> int:
 @contextlib.contextmanager
 def _desk(settings: DeskSettings) -> Iterator:
     """The desk on the hall's bus, closed afterwards; None (and said why) if it cannot be."""
-    from timekeeper.hall.desk import Desk, DeskError
+    from timekeeper.hall.desk.link import Desk, DeskError
 
     try:
         desk = Desk(settings.broker, settings.hall)
@@ -329,7 +329,7 @@ def _speak(args: argparse.Namespace, lang: str, desk, text: str) -> int:
     import time
 
     from timekeeper.box.journal import state_dir
-    from timekeeper.hall import calls
+    from timekeeper.hall.desk import calls
 
     try:
         wav = calls.Voice(lang, args.voice).render(
@@ -350,8 +350,8 @@ def _speak(args: argparse.Namespace, lang: str, desk, text: str) -> int:
 
 def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
     from timekeeper.box.journal import state_dir
-    from timekeeper.hall.desk import Desk, DeskError
-    from timekeeper.hall.overview import serve
+    from timekeeper.hall.desk.link import Desk, DeskError
+    from timekeeper.hall.desk.overview import serve
     from timekeeper.web.listen import parse_listen
 
     try:
@@ -367,8 +367,8 @@ def _hall_serve(args: argparse.Namespace, settings: DeskSettings) -> int:
         return 1
     director, lang, owner = None, settings.language, None
     if args.tournament is not None:
-        from timekeeper.hall.desksocket import DeskSocket
-        from timekeeper.hall.director import Director
+        from timekeeper.hall.desk.desksocket import DeskSocket
+        from timekeeper.hall.desk.director import Director
 
         try:
             director = Director(desk, args.tournament)

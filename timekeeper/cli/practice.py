@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import ctypes
 import os
-import pwd
 import re
 import shlex
 import shutil
@@ -27,13 +26,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from timekeeper.hall.practice import (
+    INSTALL,
+    TIMEKEEPER,
+    Mosquitto,
+    any_port,
+    box_command,
+    desk_command,
+    listening,
+    mosquitto,
+)
 from timekeeper.rules.yamldoc import ConfigError
 
 FOLDER = Path("hall-practice")  # beside the tournament file, where the director works
 BROKER_PORT = 1884  # not 1883: Debian's own mosquitto service may hold that one
 START_TIMEOUT = 90.0  # seconds for every child to answer (N boxes starting on 2 busy cores)
 STOP_TIMEOUT = 10.0  # seconds a child has to stop cleanly before it is killed
-INSTALL = "sudo apt-get install mosquitto"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -51,24 +59,15 @@ class Child:
     notes: list[str] = field(default_factory=list)
 
 
-def mosquitto() -> str | None:
-    """Debian installs the broker in /usr/sbin, which a user's PATH often lacks."""
-    return shutil.which("mosquitto") or next(
-        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()),
-        None,
-    )
-
-
 def run(args: argparse.Namespace) -> int:
-    exe = mosquitto()
-    if exe is None:
+    if mosquitto() is None:
         print(
             "timekeeper: hall practice needs Mosquitto, the hall's broker, which is not "
             f"installed: {INSTALL}",
             file=sys.stderr,
         )
         return 2
-    hall = Practice(args, exe)
+    hall = Practice(args)
     hall.check()  # everything that can be refused, before anything is started
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -92,20 +91,6 @@ def _free(host: str, port: int) -> bool:
     return True
 
 
-def _any_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _listening(port: int, host: str = "127.0.0.1") -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
 def _die_with_parent() -> None:
     """(In the child, before exec) SIGTERM when this process dies, however it dies."""
     with contextlib.suppress(Exception):
@@ -113,8 +98,8 @@ def _die_with_parent() -> None:
 
 
 class Practice:
-    def __init__(self, args: argparse.Namespace, exe: str) -> None:
-        self.args, self.exe = args, exe
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
         self.folder: Path = args.state_dir or FOLDER
         self.port: int = args.port or BROKER_PORT
         self.broker = f"mqtt://127.0.0.1:{self.port}"
@@ -220,18 +205,9 @@ class Practice:
     def _start_all(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._fresh()
-        conf = self.folder / "mosquitto.conf"
-        conf.write_text(
-            "# the practice hall's broker: this machine only, anonymous, nothing kept\n"
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            "max_packet_size 4096\npersistence false\n"
-            # as ourselves: root's broker would become user mosquitto, which may not read
-            # this folder, and a change of user clears the parent-death signal
-            f"user {pwd.getpwuid(os.geteuid()).pw_name}\n",
-            encoding="utf-8",
-        )
-        self._start(Child("broker", [self.exe, "-c", str(conf)], self.folder / "broker.log"))
-        self._wait(lambda: _listening(self.port), "the broker to listen", self.children[0])
+        broker = Mosquitto(self.folder, self.port)
+        self._start(Child("broker", broker.argv(), broker.log))
+        self._wait(lambda: listening(self.port), "the broker to listen", self.children[0])
         config = self.folder / "box.yaml"  # (not /etc/timekeeper's: a real box's settings)
         config.write_text(
             "# the practice hall's boxes: a box that cannot open this machine's sound card\n"
@@ -239,7 +215,6 @@ class Practice:
             "audio:\n  attempts: 1\n",
             encoding="utf-8",
         )
-        tk = [sys.executable, "-m", "timekeeper"]
         hall_name = ["--hall-name", self.args.hall_name] if self.args.hall_name else []
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         if self.profiles_path:
@@ -247,46 +222,29 @@ class Practice:
         for number, table in enumerate(self.tables):
             box = self.folder / ("table" + re.sub(r"[^\w-]", "_", table))
             sound = self.args.sound or number == 0
-            argv = [
-                *tk,
-                "run",
+            argv = box_command(
+                self.broker,
+                table,
+                box,
                 "--config",
                 str(config),
                 "--profile",
                 self.profile,
-                "--hall",
-                self.broker,
                 *hall_name,
-                "--table",
-                table,
-                "--sync",
-                "local",
-                "--no-gpio",
-                "--no-keyboard",
-                "--state-dir",
-                str(box),
-                "--control",
-                str(box / "ctl.sock"),
                 "--web",
-                f"127.0.0.1:{_any_port()}",
+                f"127.0.0.1:{any_port()}",
                 *([] if sound else ["--audio", "silent"]),
-            ]
+            )
             self._start(Child(f"table {table}", argv, box / "box.log"), env)
             self.children[-1].notes.append("sound" if sound else "silent")
-        desk = [
-            *tk,
-            "hall",
-            "serve",
-            "--broker",
+        desk = desk_command(
             self.broker,
-            *(["--hall", self.args.hall_name] if self.args.hall_name else []),
-            "--listen",
             self.args.listen,
-            "--state-dir",
-            str(self.folder / "desk"),
+            self.folder / "desk",
+            *(["--hall", self.args.hall_name] if self.args.hall_name else []),
             *(["--tournament", str(self.tournament)] if self.tournament else []),
             *(["--language", self.args.language] if self.args.language else []),
-        ]
+        )
         self._start(Child("desk", desk, self.folder / "desk.log"), env)
         for child in self.boxes:
             try:
@@ -354,7 +312,7 @@ class Practice:
 
     def _desk_link(self) -> bool:
         host, port = self.listen
-        if not _listening(port, "127.0.0.1" if host in ("0.0.0.0", "::") else host):
+        if not listening(port, "127.0.0.1" if host in ("0.0.0.0", "::") else host):
             return False
         text = self.desk.log.read_text(encoding="utf-8", errors="replace")
         found = re.search(r"the desk's link \(commands\): (\S+)", text)
@@ -411,7 +369,7 @@ class Practice:
                     continue
                 if child in self.boxes:
                     told.add(child.name)
-                    command = shlex.join(["timekeeper", *child.argv[3:]])
+                    command = shlex.join(["timekeeper", *child.argv[len(TIMEKEEPER) :]])
                     if self.profiles_path:  # (the tournament's profile files: found by name)
                         where = os.pathsep.join(self.profiles_path)
                         command = f"TIMEKEEPER_PROFILES_PATH={shlex.quote(where)} {command}"

@@ -302,7 +302,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 def _under_way(t: Tournament) -> dict[str, str]:
     """The matches the hall's desk saw begun at their tables (its calls file, beside the
     tournament's): a correction must not change their players, as on the board."""
-    from timekeeper.hall.callbook import CallBook
+    from timekeeper.hall.desk.callbook import CallBook
 
     book = CallBook(t.spec.file)
     book.read()

@@ -1,3 +1,5 @@
-"""The hall wing: many boxes on one signal over MQTT — the bus messages, the boxes' link,
-the desk's commands, and the one mapping of a synced wall-clock instant to a box's clock.
-Imports rules (and, for its overview page, web); never box."""
+"""The hall wing: many boxes on one signal over MQTT, in three parts by audience —
+bus/ (what travels on the bus and its checks, shared), table/ (what a box runs) and
+desk/ (what the desk runs and serves); table and desk never import each other — and
+practice.py, the whole hall on one machine (a private Mosquitto, boxes and a desk as
+processes). Imports rules (and, for the desk's pages, web); never box."""

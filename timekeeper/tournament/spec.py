@@ -59,7 +59,7 @@ MAX_NAME = 80  # a title's, a place's, a club's (the desk's and the sheets' only
 # A player's name goes to every box in the pairing: it is checked as a box checks a side's
 # name (rules/commands.check_name: at most MAX_PLAYER_NAME printable characters), once, here.
 # A table's name is one level of the hall's bus topics: rules/commands.TABLE_NAME, the same
-# pattern hall/messages.py checks the hall's and the tables' names with.
+# pattern hall/bus/messages.py checks the hall's and the tables' names with.
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The one hardened base of both web apps, the box's (`run --web`, web/server.py) and the
-desk's (`hall serve`, hall/overview.py): how many connections they hold, for how long, what a
+desk's (`hall serve`, hall/desk/overview.py): how many connections they hold, for how long, what a
 request may be, what every answer says about itself, and what a stranger can make them log.
 
 The box runs under `LimitNOFILE=256`: every connection is a descriptor, and the journal, the

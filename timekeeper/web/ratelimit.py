@@ -1,7 +1,8 @@
 """Rate limits for what a network client may ask: a token bucket per client address, so
 that one busy or hostile page cannot take the box's (or the desk's) time from the others.
 The guard (web/guard.py) keeps them for both apps, the box's and the desk's; the desk's
-results inbox (hall/inbox.py) and its socket (hall/desksocket.py) take theirs from here too."""
+results inbox (hall/desk/inbox.py) and its socket (hall/desk/desksocket.py) take theirs from
+here too."""
 
 from __future__ import annotations
 

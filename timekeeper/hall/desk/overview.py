@@ -15,9 +15,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from timekeeper.hall.console import instant
-from timekeeper.hall.desk import Desk, DeskError, anonymous_warning, new_command
-from timekeeper.hall.messages import KINDS, MAX_ADD
+from timekeeper.hall.bus.messages import KINDS, MAX_ADD
+from timekeeper.hall.desk.console import instant
+from timekeeper.hall.desk.link import Desk, DeskError, anonymous_warning, new_command
 from timekeeper.show import language
 from timekeeper.web import guard
 from timekeeper.web.guard import error
@@ -139,7 +139,7 @@ def serve(
 ) -> int:
     """Serve the overview until interrupted, in language `lang` unless a page asks for another
     (`/hall?lang=de`); prints the links (the desk's with its token) and each warning once;
-    with a `director` (hall serve --tournament), the board too (hall/board.py). Every request
+    with a `director` (hall serve --tournament), the board too (hall/desk/board.py). Every request
     is logged only with `access_log` (the board asks each second)."""
     tokens = TokenStore(state)
     warnings = [w for w in (anonymous_warning(desk.broker),) if w]
@@ -151,8 +151,8 @@ def serve(
     overview = Overview(desk, tokens, lang, warnings)
     app = overview.app()
     if director is not None:
-        from timekeeper.hall.board import add_board
-        from timekeeper.hall.players import add_players
+        from timekeeper.hall.desk.board import add_board
+        from timekeeper.hall.desk.players import add_players
 
         add_board(app, overview.guard, director, tokens, lang)
         add_players(app, director, lang)

@@ -1,4 +1,4 @@
-"""The board's view of the desk (`/api/board`, hall/board.py): the round's pairings by
+"""The board's view of the desk (`/api/board`, hall/desk/board.py): the round's pairings by
 table with each table's live status, the standings, the bracket, the next round, what waits
 for the director, what the desk did (`DeskLog`), and what keeps results from the standings."""
 
@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from timekeeper.hall.deskfiles import DeskFiles
-from timekeeper.hall.intake import Intake
-from timekeeper.hall.rounds import Rounds
+from timekeeper.hall.desk.deskfiles import DeskFiles
+from timekeeper.hall.desk.intake import Intake
+from timekeeper.hall.desk.rounds import Rounds
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament.events import ResultEvent
 

@@ -42,7 +42,7 @@ from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.web.ratelimit import Bucket
 
 if TYPE_CHECKING:
-    from timekeeper.hall.director import Director
+    from timekeeper.hall.desk.director import Director
     from timekeeper.tournament.state import Tournament
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """The desk's files: the tournament's file and ledger, and the calls beside them
-(`cup.calls.jsonl`, hall/callbook.py), read again only when they change; and the watch that
+(`cup.calls.jsonl`, hall/desk/callbook.py), read again only when they change; and the watch that
 looks at them every second, so that what another terminal typed acts at once.
 
 Where the files cannot be read (a journal broken by hand) the state as last read stands,
@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from timekeeper.hall.callbook import CallBook, calls_path
-from timekeeper.hall.inbox import RETRY, Notes
-from timekeeper.hall.pairing import Pairing
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.desk.callbook import CallBook, calls_path
+from timekeeper.hall.desk.inbox import RETRY, Notes
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.ledger import E, Ledger, open_tournament

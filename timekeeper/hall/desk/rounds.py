@@ -1,7 +1,7 @@
 """Calling rounds at the desk: each table of a round pushed its pairing (retained), a
 series' next game called with the wins so far, a match called again whose players a
 correction changed before its table began it, and a table's box past idle marking its match
-begun. The calls are kept in the calls file (hall/callbook.py), so that every desk and
+begun. The calls are kept in the calls file (hall/desk/callbook.py), so that every desk and
 `timekeeper tournament result` know them."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from timekeeper.hall.deskfiles import DeskFiles
-from timekeeper.hall.pairing import Pairing, pairing_topic
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic
+from timekeeper.hall.desk.deskfiles import DeskFiles
 from timekeeper.tournament.state import Fixture, TournamentError
 
 
@@ -31,7 +31,7 @@ class Rounds:
         results: bool,
         say: Callable[[str], None],
     ) -> None:
-        """`desk`: its connection (hall/desk.py's Desk); `results`: this desk takes the
+        """`desk`: its connection (hall/desk/link.py's Desk); `results`: this desk takes the
         results home (`hall serve`), and so calls each series' next game itself."""
         self.files, self.desk, self.lock, self.wall = files, desk, lock, wall
         self.results, self.say = results, say

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 
-from timekeeper.hall.messages import BadMessage, topic
+from timekeeper.hall.bus.messages import BadMessage, topic
 from timekeeper.rules.commands import MAX_NAME, check_name
 from timekeeper.rules.series import BEST_OF, MAX_GAMES, Series, SeriesError, needed
 

@@ -13,8 +13,8 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
-from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.hall.pairing import MAX_TEXT, Pairing, parse_pairing
+from timekeeper.hall.bus.messages import BadMessage, topic
+from timekeeper.hall.bus.pairing import MAX_TEXT, Pairing, parse_pairing
 from timekeeper.rules.decision import DECISIONS
 
 MAX_RESULT = 4000  # bytes: under the broker's 4 KB packet limit; 40 goals are about 3 KB

@@ -11,8 +11,8 @@ import json
 import logging
 from pathlib import Path
 
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import Pairing, parse_pairing
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import Pairing, parse_pairing
 
 log = logging.getLogger(__name__)
 

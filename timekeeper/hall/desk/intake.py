@@ -1,6 +1,6 @@
 """The results inbox at the desk: a table's result comes home by itself and goes into the
 tournament's ledger once, however often it arrives; what cannot go in waits for the director.
-One record per result (hall/inbox.py's `Records`): held (the desk could not apply it yet),
+One record per result (hall/desk/inbox.py's `Records`): held (the desk could not apply it yet),
 waiting for the director (and why), refused by the director, or applied.
 
 The ledger holds every result applied with the id of the result message it came from
@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from timekeeper.hall.deskfiles import DeskFiles
-from timekeeper.hall.inbox import Gate, Notes, Records, as_called
-from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.hall.result import MatchResult, parse_result, result_topic
-from timekeeper.hall.rounds import Rounds
+from timekeeper.hall.bus.messages import BadMessage, topic
+from timekeeper.hall.bus.result import MatchResult, parse_result, result_topic
+from timekeeper.hall.desk.deskfiles import DeskFiles
+from timekeeper.hall.desk.inbox import Gate, Notes, Records, as_called
+from timekeeper.hall.desk.rounds import Rounds
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent

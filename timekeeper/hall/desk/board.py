@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from timekeeper.hall import players
+from timekeeper.hall.desk import players
 from timekeeper.rules.decision import DECISIONS
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language

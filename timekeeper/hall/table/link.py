@@ -23,14 +23,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
-from timekeeper.hall import timesync
-from timekeeper.hall.deskprompts import desk_prompt
-from timekeeper.hall.messages import (
+from timekeeper.hall.bus import timesync
+from timekeeper.hall.bus.broker import Broker, make_client
+from timekeeper.hall.bus.messages import (
     MAX_AGE,
     MAX_PAYLOAD,
     BadMessage,
@@ -39,7 +37,8 @@ from timekeeper.hall.messages import (
     check_name,
     parse_command,
 )
-from timekeeper.hall.tablematch import MatchLink
+from timekeeper.hall.table.deskprompts import desk_prompt
+from timekeeper.hall.table.tablematch import MatchLink
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Status
 from timekeeper.sound.listener import LiveRunner, RunnerListener
@@ -66,44 +65,6 @@ CLOCK_ACTIONS = {
     Action.FINISH,
     Action.RESET,
 }
-
-
-@dataclass(frozen=True)
-class Broker:
-    host: str
-    port: int = 1883
-    user: str | None = None
-    password: str | None = None
-
-    @classmethod
-    def parse(cls, url: str) -> Broker:
-        """`mqtt://[user:password@]host[:port]`."""
-        parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-        if parts.scheme != "mqtt" or not parts.hostname:
-            raise ValueError(f"a broker is mqtt://HOST[:PORT] (got {url!r})")
-        try:
-            port = parts.port or 1883
-        except ValueError:
-            raise ValueError(f"bad port in {url!r}") from None
-        return cls(
-            parts.hostname,
-            port,
-            unquote(parts.username) if parts.username else None,
-            unquote(parts.password) if parts.password else None,
-        )
-
-
-def make_client(client_id: str, broker: Broker):
-    import paho.mqtt.client as mqtt
-
-    client = mqtt.Client(
-        mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True
-    )  # nothing queued for us while we are away
-    if broker.user:
-        client.username_pw_set(broker.user, broker.password)
-    client.reconnect_delay_set(min_delay=1, max_delay=8)
-    client.max_queued_messages_set(100)  # a broker outage never grows memory without end
-    return client
 
 
 class HallLink(RunnerListener):

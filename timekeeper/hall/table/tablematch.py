@@ -31,9 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
-from timekeeper.hall.result import MatchResult, from_status, parse_result, result_topic
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.bus.result import MatchResult, from_status, parse_result, result_topic
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Status
 from timekeeper.sound.listener import RunnerListener

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from timekeeper.hall.link import Broker
+from timekeeper.hall.bus.broker import Broker
 
 MAX_PASSWORD_FILE = 4096  # bytes: a password file holds one line
 

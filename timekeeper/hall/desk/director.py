@@ -4,11 +4,11 @@ and goes into the tournament's ledger once, however often it arrives.
 
 `Director` is the desk's one face (the bus's reader, the board's, the commands'), cut along
 its jobs:
-- hall/deskfiles.py: the files, read again when they change, and the watch that looks at them;
-- hall/rounds.py: calling rounds (a series' next game, a match called again after a correction);
-- hall/intake.py: the results inbox, one record per result (held, waiting for the
-  director, refused, applied: hall/inbox.py's `Records`);
-- hall/boardview.py: the board's view (`/api/board`) and the desk's log.
+- deskfiles.py: the files, read again when they change, and the watch that looks at them;
+- rounds.py: calling rounds (a series' next game, a match called again after a correction);
+- intake.py: the results inbox, one record per result (held, waiting for the
+  director, refused, applied: inbox.py's `Records`);
+- boardview.py: the board's view (`/api/board`) and the desk's log.
 
 What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
 a line), and every desk reading that tournament reads it again when it has grown: a round
@@ -23,17 +23,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from timekeeper.hall.boardview import BoardView, DeskLog
-from timekeeper.hall.callbook import CallBook, calls_path
-from timekeeper.hall.desk import DeskReader
-from timekeeper.hall.deskfiles import DeskFiles, Watch
-from timekeeper.hall.inbox import Gate, Notes
-from timekeeper.hall.intake import Intake, iso
-from timekeeper.hall.intake import source as _source
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.result import MatchResult
-from timekeeper.hall.rounds import Rounds
-from timekeeper.hall.rounds import series_line as _series_line
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.result import MatchResult
+from timekeeper.hall.desk.boardview import BoardView, DeskLog
+from timekeeper.hall.desk.callbook import CallBook, calls_path
+from timekeeper.hall.desk.deskfiles import DeskFiles, Watch
+from timekeeper.hall.desk.inbox import Gate, Notes
+from timekeeper.hall.desk.intake import Intake, iso
+from timekeeper.hall.desk.intake import source as _source
+from timekeeper.hall.desk.link import DeskReader
+from timekeeper.hall.desk.rounds import Rounds
+from timekeeper.hall.desk.rounds import series_line as _series_line
 from timekeeper.tournament.ledger import E, Ledger
 from timekeeper.tournament.state import Tournament
 
@@ -206,7 +206,7 @@ class Director(DeskReader):
         return self.intake.correct(round_, table, score, decided, reason)
 
     def submit(self, make: Callable[[Tournament, dict[str, str], str], E]) -> E:
-        """An entry a terminal's command hands this desk (hall/desksocket.py): made by `make`
+        """An entry a terminal's command hands this desk (hall/desk/desksocket.py): made by `make`
         from the tournament as it stands, the matches under way and the time, written by this
         desk (while it serves, the ledger's one writer), then acted on as the board's are."""
         with self._lock:

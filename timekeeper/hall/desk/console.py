@@ -11,7 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from timekeeper.hall.desk import (
+from timekeeper.hall.bus.broker import Broker
+from timekeeper.hall.bus.messages import BadMessage
+from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
+from timekeeper.hall.desk.link import (
     DEFAULT_LEAD,
     MIN_LEAD,
     Desk,
@@ -21,9 +24,6 @@ from timekeeper.hall.desk import (
     new_command,
     summary,
 )
-from timekeeper.hall.link import Broker
-from timekeeper.hall.messages import BadMessage
-from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
 

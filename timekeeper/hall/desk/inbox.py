@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from timekeeper.hall.pairing import Pairing
-from timekeeper.hall.result import MatchResult
+from timekeeper.hall.bus.pairing import Pairing
+from timekeeper.hall.bus.result import MatchResult
 from timekeeper.tournament.state import TournamentError
 from timekeeper.web.ratelimit import RateLimits
 

@@ -13,9 +13,9 @@ import uuid
 from collections.abc import Callable, Collection
 from typing import Any
 
-from timekeeper.hall import tablestatus
-from timekeeper.hall.link import Broker, make_client
-from timekeeper.hall.messages import HallCommand, Topics, check_name, hall_topics, topic
+from timekeeper.hall.bus import tablestatus
+from timekeeper.hall.bus.broker import Broker, make_client
+from timekeeper.hall.bus.messages import HallCommand, Topics, check_name, hall_topics, topic
 
 log = logging.getLogger(__name__)
 
@@ -290,7 +290,7 @@ def anonymous_warning(broker: Broker) -> str | None:
     """What to say of a broker that lets anonymous clients in (None: it refuses them): a
     warning; a calm note where it is reached on this machine's loopback address, as the
     practice hall's is (a director trying the docs was alarmed at every command)."""
-    from timekeeper.hall.timesync import is_loopback
+    from timekeeper.hall.bus.timesync import is_loopback
 
     if not anonymous_allowed(broker):
         return None

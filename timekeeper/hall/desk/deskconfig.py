@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from timekeeper.hall.account import with_account
-from timekeeper.hall.link import Broker
+from timekeeper.hall.bus.account import with_account
+from timekeeper.hall.bus.broker import Broker
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 
