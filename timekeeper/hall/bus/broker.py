@@ -4,6 +4,7 @@ the one way either makes its MQTT client (paho-mqtt 2.x)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 
@@ -32,7 +33,7 @@ class Broker:
         )
 
 
-def make_client(client_id: str, broker: Broker):
+def make_client(client_id: str, broker: Broker) -> Any:
     import paho.mqtt.client as mqtt
 
     client = mqtt.Client(

@@ -14,6 +14,7 @@ import base64
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -25,6 +26,9 @@ from timekeeper.tournament import sheets
 from timekeeper.web import guard
 from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
+
+if TYPE_CHECKING:
+    from timekeeper.hall.desk.director import Director
 
 PAGE = Path(__file__).resolve().parent / "static" / "board.html"
 # a sheet is one file to print or keep, its style inside: the CSP allows that style alone
@@ -42,7 +46,9 @@ MAX_BODY = 1024  # (the overview's app takes no more)
 
 
 class Board:
-    def __init__(self, director, tokens: TokenStore, lang: str = language.DEFAULT) -> None:
+    def __init__(
+        self, director: Director, tokens: TokenStore, lang: str = language.DEFAULT
+    ) -> None:
         self.director, self.tokens, self.lang = director, tokens, language.check(lang)
 
     def routes(self) -> list[web.RouteDef]:
@@ -81,8 +87,8 @@ class Board:
                 number = body.get("round")
                 if isinstance(number, bool) or not isinstance(number, int) or number < 1:
                     return error(400, "round must be a round's number")
-                done = await loop.run_in_executor(None, self.director.call_round, number)
-                return web.json_response({"ok": True, "tables": dict(done)})
+                called = await loop.run_in_executor(None, self.director.call_round, number)
+                return web.json_response({"ok": True, "tables": dict(called)})
             if action == "result":
                 args = _result_args(body)
                 if isinstance(args, str):
@@ -128,7 +134,7 @@ def _result_args(body: dict) -> tuple[int, str, str, str, str] | str:
 def add_board(
     app: web.Application,
     desk_guard: guard.Guard,
-    director,
+    director: Director,
     tokens: TokenStore,
     lang: str = language.DEFAULT,
 ) -> None:

@@ -105,7 +105,9 @@ class Desk:
         self.client.disconnect()
         self.client.loop_stop()
 
-    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+    def _on_connect(
+        self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any = None
+    ) -> None:
         if getattr(reason_code, "is_failure", False):
             if not self._connected.is_set():  # refused at the start: said at once, not
                 self._refused = str(reason_code)  # after the whole connect timeout
@@ -117,7 +119,9 @@ class Desk:
         self.on_bus = True
         self._connected.set()
 
-    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any = None
+    ) -> None:
         self.on_bus = False  # (the overview says so: its tables are then stale)
 
     def add_reader(self, reader: DeskReader) -> None:
@@ -126,7 +130,7 @@ class Desk:
         if self._connected.is_set():
             reader.connected(self.client)
 
-    def _on_message(self, client, userdata, message) -> None:
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         """Every message is checked before it is believed; a bad one is refused alone (a
         bad status shows its table as BAD), and paho's thread goes on whatever happens."""
         try:
@@ -258,9 +262,11 @@ def anonymous_allowed(broker: Broker, timeout: float = 3.0) -> bool:
         mqtt.CallbackAPIVersion.VERSION2, client_id=f"timekeeper-probe-{uuid.uuid4().hex[:8]}"
     )
 
-    def on_connect(_c, _u, _f, code, _p=None) -> None:  # a refusal is an answer too: the
-        admitted.append(not getattr(code, "is_failure", False))  # shipped broker's (it
-        answered.set()  # cost every desk command 3 s of waiting for the timeout)
+    def on_connect(_c: Any, _u: Any, _f: Any, code: Any, _p: Any = None) -> None:
+        # a refusal is an answer too: the shipped broker's (it cost every desk command 3 s
+        # of waiting for the timeout)
+        admitted.append(not getattr(code, "is_failure", False))
+        answered.set()
 
     client.on_connect = on_connect
     try:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -22,6 +24,9 @@ from timekeeper.show import language
 from timekeeper.web import guard
 from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
+
+if TYPE_CHECKING:
+    from timekeeper.hall.desk.director import Director
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +137,8 @@ def serve(
     host: str,
     port: int,
     state: Path,
-    out=print,
-    director=None,
+    out: Callable[[str], object] = print,
+    director: Director | None = None,
     lang: str = language.DEFAULT,
     access_log: bool = False,
 ) -> int:

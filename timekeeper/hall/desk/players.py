@@ -16,7 +16,7 @@ import datetime
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -27,6 +27,9 @@ from timekeeper.tournament.publicview import view
 from timekeeper.tournament.state import Tournament
 from timekeeper.web import guard
 from timekeeper.web.guard import error
+
+if TYPE_CHECKING:
+    from timekeeper.hall.desk.director import Director
 
 PAGE = Path(__file__).resolve().parent / "static" / "player.html"
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,100}(:\d{1,5})?|\[[0-9A-Fa-f:.]{2,64}\](:\d{1,5})?")
@@ -131,7 +134,7 @@ def player_data(
     }
 
 
-def board_state(director) -> dict[str, Any]:
+def board_state(director: Director) -> dict[str, Any]:
     """The board's JSON (the director's snapshot) with what decided each place in the group
     tables (the tie-breaker, a lot), for the board's `/api/board`."""
     state = director.snapshot()
@@ -164,7 +167,7 @@ def player_link(base: str, name: str | None = None) -> str:
 
 
 class Players:
-    def __init__(self, director, lang: str = language.DEFAULT) -> None:
+    def __init__(self, director: Director, lang: str = language.DEFAULT) -> None:
         self.director, self.lang = director, language.check(lang)
         self._lengths: tuple[object, dict[int, float]] | None = None
 
@@ -233,6 +236,6 @@ class Players:
         )
 
 
-def add_players(app: web.Application, director, lang: str = language.DEFAULT) -> None:
+def add_players(app: web.Application, director: Director, lang: str = language.DEFAULT) -> None:
     """The player pages' routes on the desk's app (beside the board's)."""
     app.add_routes(Players(director, lang).routes())

@@ -201,7 +201,9 @@ class HallLink(RunnerListener):
 
     # ------------------------------------------------------------------ the bus's side
 
-    def _connected(self, client, userdata, flags, reason_code, properties=None) -> None:
+    def _connected(
+        self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any = None
+    ) -> None:
         if getattr(reason_code, "is_failure", False):
             log.warning("hall broker %s refused us: %s", self.broker.host, reason_code)
             return
@@ -217,7 +219,9 @@ class HallLink(RunnerListener):
         self.sync = self.sync_check()
         self.publish_status()  # after a broker outage: where this table stands
 
-    def _disconnected(self, client, userdata, flags, reason_code, properties=None) -> None:
+    def _disconnected(
+        self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any = None
+    ) -> None:
         """Said once when the broker is lost (paho retries each few seconds, silently); the
         match goes on, and the return is said by `_connected`."""
         if not self._lost and not self._closed.is_set():
@@ -229,7 +233,7 @@ class HallLink(RunnerListener):
                 reason_code,
             )
 
-    def _message(self, client, userdata, message) -> None:
+    def _message(self, client: Any, userdata: Any, message: Any) -> None:
         try:
             if self.match.owns(message.topic):
                 return self.match.handle(message.payload)

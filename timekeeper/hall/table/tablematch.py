@@ -116,7 +116,7 @@ class MatchLink(RunnerListener):
 
     # ---------------------------------------------------------------- the bus's side
 
-    def connected(self, client) -> None:
+    def connected(self, client: Any) -> None:
         client.subscribe(self.pairing_topic, 1)
         if self.result is not None:  # (again: it may not have reached the broker)
             self._publish_result()
