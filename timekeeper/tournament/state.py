@@ -7,6 +7,7 @@ is the caller's (ledger.py): `Tournament` folds events, it never reads or writes
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from timekeeper.rules import profile
 from timekeeper.rules.decision import ANY, Decisions
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import drawing, placings, plan, results, stages
+from timekeeper.tournament import drawing, entrycheck, placings, plan, stages
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.drawing import make_draw as make_draw
 from timekeeper.tournament.events import (
@@ -28,7 +29,7 @@ from timekeeper.tournament.events import (
     WithdrawEvent,
 )
 from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner
-from timekeeper.tournament.results import Result, ResultError
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import Game, Series, SeriesError
 from timekeeper.tournament.spec import Spec, find_profile
@@ -90,17 +91,20 @@ class Tournament:
         self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
         self._decisions: dict[str, Decisions] = {}
         self._walked: dict[str, Series] = {}  # a series walked over by a withdrawal
+        self._fold: tuple[Event, Tournament] | None = None  # the last `folded`, for `adopt`
         for event in events:
             self.apply(event)
 
     # ------------------------------------------------------------------ folding events
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, new: bool = False) -> None:
         """The one place each kind of event changes the tournament. An event it cannot
         take as it stands (a second draw, a result the rule set refuses, a correction of a
         result that is not the one standing …: a ledger edited by hand) is an EntryError
-        naming the field, and changes nothing."""
+        naming the field, and changes nothing. `new`: an entry being taken now, not read back
+        from the ledger: its result is held to its match's profile as well (rules/decision.py)."""
         self._known.clear()
+        self._fold = None
         match event:
             case DrawEvent():
                 if self.draw is not None:
@@ -118,12 +122,12 @@ class Tournament:
             ):
                 raise EntryError("match", f"no match {match_id!r} in the draw")
             case ResultEvent() if self.best_of(event.match) > 1 or event.game is not None:
-                self._check_match(event)
+                entrycheck.match(self, event)
                 self._apply_game(event)
                 if event.source is not None:
                     self.sources.setdefault(f"{event.source}", event.match)
             case ResultEvent():
-                self._check_result(event)
+                entrycheck.result(self, event, written=not new)
                 self.recorded[event.match] = event.result
                 self.replays.discard(event.match)
                 if event.source is not None:
@@ -137,15 +141,15 @@ class Tournament:
                 self._set_series(event.match, Series(played.best_of, played.games[:-1]))
                 self.games[event.match].pop()
             case ReplayEvent():
-                m = self._check_match(event)
+                m = entrycheck.match(self, event)
                 if event.match in self.replays:
                     raise EntryError("match", f"a replay of {event.match} is already ordered")
                 if event.voids != m.result:
-                    raise EntryError("voids", _not_standing(m, event.voids))
+                    raise EntryError("voids", entrycheck.not_standing(m, event.voids))
                 self.recorded.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
-                self._check_lot(event)
+                entrycheck.lot(self, event)
                 self.lots.setdefault(event.group, []).append(list(event.order))
             case WithdrawEvent():
                 if event.player not in self.order:
@@ -156,6 +160,29 @@ class Tournament:
         self.events.append(event)
         self._settle()
         self._known.clear()  # (what the checks above worked out came before this event)
+
+    def folded(self, event: Event) -> Tournament:
+        """A copy of the tournament with `event` folded in, numbered as the ledger's next
+        entry: its one check, made where the clerk decides (a correction's effect on the
+        knock-out) and taken as made by `Ledger.record` (`adopt`), never made twice. The copy
+        of the last event asked for is kept until the tournament changes."""
+        if self._fold is not None and self._fold[0] is event:
+            return self._fold[1]
+        after = object.__new__(Tournament)
+        after.__dict__.update(self.__dict__)
+        for name in ("events", "series", "replays", "sources", "recorded", "withdrawn"):
+            setattr(after, name, type(getattr(self, name))(getattr(self, name)))
+        after.games = {k: list(v) for k, v in self.games.items()}
+        after.lots = {k: [list(o) for o in v] for k, v in self.lots.items()}
+        after._known, after._fold = {}, None
+        after.apply(dataclasses.replace(event, n=len(self.events) + 1), new=True)
+        self._fold = (event, after)
+        return after
+
+    def adopt(self, after: Tournament) -> None:
+        """Become `after`, a `folded` copy of this tournament whose event was written."""
+        self.__dict__.update(after.__dict__)
+        self._fold = None
 
     def _settle(self) -> None:
         """The results that stand: those recorded, and a forfeit for every match still to
@@ -188,67 +215,6 @@ class Tournament:
                 self.results[match_id] = Result(walked.home_wins, walked.away_wins, "series", side)
                 continue
             self.results[match_id] = Result(home, away, "forfeit", side)
-
-    def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
-        """The match an entry names, at the round and table the draw gave it, its players
-        known."""
-        if event.match not in self.group_matches and event.match not in self.nodes:
-            raise EntryError("match", f"no match {event.match!r} in the draw")
-        m = self.fixture(event.match)
-        if (event.round, event.table) != (m.slot.round, m.slot.table):
-            raise EntryError(
-                "round",
-                f"{m.id} is played in round {m.slot.round} at table {m.slot.table}, not in "
-                f"round {event.round} at table {event.table}",
-            )
-        if m.home is None or m.away is None:
-            raise EntryError("match", f"{m.id} ({m.sides}) cannot be played yet")
-        return m
-
-    def _check_result(self, event: ResultEvent) -> None:
-        m = self._check_match(event)
-        if event.corrects != m.result:
-            raise EntryError("corrects", _not_standing(m, event.corrects))
-        if event.corrects is not None and not (event.reason or "").strip():
-            raise EntryError("reason", "a correction needs a reason")
-        if event.corrects == event.result:
-            raise EntryError("result", f"a correction that changes nothing ({m.id})")
-        r = event.result
-        typed = (
-            (f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r.at_forfeit else None)
-            if r.decided == "forfeit"
-            else f"{r.home}:{r.away}"
-        )
-        try:
-            again = results.make(
-                self.spec.rules,
-                m.knockout,
-                typed,
-                r.decided,
-                r.at_fault,
-                self.decisions(m.id),
-                written=True,
-            )
-        except ResultError as exc:
-            raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
-        if again != r:
-            raise EntryError(
-                "result", f"{r.text()} is not {self.spec.rules.key}'s forfeit ({again.text()})"
-            )
-        first = self.sources.get(event.source or "", event.match)
-        if first != event.match:
-            raise EntryError("source", f"{event.source} came home as {first}'s result already")
-
-    def _check_lot(self, event: LotEvent) -> None:
-        if event.group not in self.groups:
-            raise EntryError("group", f"no group {event.group!r} in the draw")
-        ties = self.pending_lots(event.group)
-        if not any(set(tie) == set(event.order) for tie in ties):
-            raise EntryError(
-                "order",
-                f"{', '.join(event.order)}: not a tie only a lot breaks in group {event.group} "
-                f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
-            )
 
     def decisions(self, match_id: str) -> Decisions:
         """How the match's profile can be decided past regulation (rules/decision.py): an
@@ -293,7 +259,7 @@ class Tournament:
         try:
             played = self.series_of(event.match).add(game)
         except SeriesError as exc:
-            raise EntryError("game", f"{event.match}: {exc}") from None
+            raise EntryError("game", f"{event.match}: {exc}") from exc
         self._set_series(event.match, played)
         typed = self.games.setdefault(event.match, [])
         typed[event.game - 1 : event.game] = [r]
@@ -581,15 +547,3 @@ class Tournament:
 
 def _seat(seat: Seat | None) -> str:
     return "" if seat is None else plan.describe(seat)
-
-
-def _not_standing(m: Fixture, named: Result | None) -> str:
-    """Why an entry's `corrects` (or `voids`) is refused: it is not the result standing."""
-    if m.result is None:
-        return f"{m.id} has no result to set aside (it names {named.text() if named else '-'})"
-    if named is None:
-        return (
-            f"{m.id} is {m.result.text()} already: a result over it is a correction "
-            "(with the result it replaces and a reason)"
-        )
-    return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
