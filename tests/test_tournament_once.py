@@ -92,3 +92,23 @@ def test_a_write_the_disk_refuses_leaves_the_tournament_as_it_was(
     assert (list(t.events), dict(t.results), ledger.path.read_bytes()) == before
     ledger.record(t, event)  # typed again once there is room: taken
     assert t.results[m.id] == results.make(t.spec.rules, False, "2:1")
+
+
+def test_the_desk_says_each_refusal_as_before_though_the_fold_checks_it(tmp_path: Path) -> None:
+    """The one check is the fold's; what the desk is told is the clerk's: the same result
+    again (AlreadyIn), a correction without its reason, a score the rule set refuses at its
+    round and table, a match whose players are not known."""
+    file = _drawn(tmp_path)
+    t, _ = open_tournament(file)
+    done = next(m for m in t.fixtures() if m.result is not None)
+    at = (done.slot.round, done.slot.table)
+    with pytest.raises(clerk.AlreadyIn, match=f"{done.id} is already 3:1"):
+        clerk.result(t, *at, "3:1")
+    with pytest.raises(clerk.TournamentError, match="a correction needs --reason"):
+        clerk.result(t, *at, "4:1")
+    with pytest.raises(clerk.TournamentError, match=rf"round {at[0]} table {at[1]} \(.*\): "):
+        clerk.result(t, *at, "2:2", "overtime", reason="misread")
+    later = next(m for m in t.fixtures() if m.home is None)
+    with pytest.raises(clerk.TournamentError, match="its players are not known"):
+        clerk.result(t, later.slot.round, later.slot.table, "3:1")
+    assert len(t.events) == 7 and t.results[done.id] == done.result  # nothing taken

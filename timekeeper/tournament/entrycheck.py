@@ -46,15 +46,15 @@ def result(t: Tournament, event: ResultEvent, written: bool) -> None:
     m = match(t, event)
     if event.corrects != m.result:
         raise EntryError("corrects", not_standing(m, event.corrects))
-    if event.corrects == event.result:
-        raise EntryError("result", f"a correction that changes nothing ({m.id})")
-    if event.corrects is not None and not (event.reason or "").strip():
-        raise EntryError("reason", "a correction needs a reason")
     r = event.result
     try:
         results.judge(t.spec.rules, m.knockout, r, t.decisions(m.id), written)
     except ResultError as exc:
         raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from exc
+    if event.corrects == event.result:
+        raise EntryError("result", f"a correction that changes nothing ({m.id})")
+    if event.corrects is not None and not (event.reason or "").strip():
+        raise EntryError("reason", "a correction needs a reason")
     first = t.sources.get(event.source or "", event.match)
     if first != event.match:
         raise EntryError("source", f"{event.source} came home as {first}'s result already")
