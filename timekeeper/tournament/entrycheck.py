@@ -6,14 +6,34 @@ refused it, that rule's own error is its cause, so that the clerk can say it as 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
+from timekeeper.rules.decision import Decisions
 from timekeeper.tournament import results
 from timekeeper.tournament.events import EntryError, LotEvent, ReplayEvent, ResultEvent
+from timekeeper.tournament.fixture import Fixture
 from timekeeper.tournament.results import Result, ResultError
+from timekeeper.tournament.spec import Spec
 
-if TYPE_CHECKING:
-    from timekeeper.tournament.state import Fixture, Tournament
+
+class Standing(Protocol):
+    """What the checks read of the tournament as it stands (state.Tournament)."""
+
+    @property
+    def spec(self) -> Spec: ...
+    @property
+    def group_matches(self) -> Mapping[str, object]: ...
+    @property
+    def nodes(self) -> Mapping[str, object]: ...
+    @property
+    def sources(self) -> Mapping[str, str]: ...
+    @property
+    def groups(self) -> Mapping[str, tuple[str, ...]]: ...
+    def fixture(self, match_id: str) -> Fixture: ...
+    def decisions(self, match_id: str) -> Decisions: ...
+    def pending_lots(self, group: str) -> list[tuple[str, ...]]: ...
+
 
 UNKNOWN_SIDES = (
     "cannot be played yet: its players are not known (a group to finish, a lot to draw, "
@@ -21,7 +41,7 @@ UNKNOWN_SIDES = (
 )
 
 
-def match(t: Tournament, event: ResultEvent | ReplayEvent) -> Fixture:
+def match(t: Standing, event: ResultEvent | ReplayEvent) -> Fixture:
     """The match an entry names, at the round and table the draw gave it, its players
     known."""
     if event.match not in t.group_matches and event.match not in t.nodes:
@@ -38,7 +58,7 @@ def match(t: Tournament, event: ResultEvent | ReplayEvent) -> Fixture:
     return m
 
 
-def result(t: Tournament, event: ResultEvent, written: bool) -> None:
+def result(t: Standing, event: ResultEvent, written: bool) -> None:
     """A single match's result: over the result standing (a correction, with its reason),
     not that very result again, and one the rule set and the match's profile take, judged
     on its score as a pair (a forfeit: the rule set's score for it). `written`: read back
@@ -60,7 +80,7 @@ def result(t: Tournament, event: ResultEvent, written: bool) -> None:
         raise EntryError("source", f"{event.source} came home as {first}'s result already")
 
 
-def lot(t: Tournament, event: LotEvent) -> None:
+def lot(t: Standing, event: LotEvent) -> None:
     if event.group not in t.groups:
         raise EntryError("group", f"no group {event.group!r} in the draw")
     ties = t.pending_lots(event.group)

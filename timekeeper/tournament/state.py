@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.rules import profile
@@ -28,6 +27,8 @@ from timekeeper.tournament.events import (
     ResultEvent,
     WithdrawEvent,
 )
+from timekeeper.tournament.fixture import Fixture as Fixture
+from timekeeper.tournament.fixture import seat_text
 from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
@@ -41,28 +42,6 @@ class TournamentError(ConfigError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """A match of the tournament as the desk sees it now — who (if known yet), where, its
-    result — made from the draw (a GroupMatch or a knock-out Node) and the events since."""
-
-    id: str
-    stage: str  # "group A", "quarter-final 1" …
-    home: str | None
-    away: str | None
-    home_source: Seat | None  # the seat a side comes from (None in the basic groups)
-    away_source: Seat | None
-    slot: Slot
-    result: Result | None
-    replay: bool  # a replay was ordered and not yet played
-    knockout: bool
-    series: Series | None = None  # a play-off series: its games so far (result: once decided)
-
-    @property
-    def sides(self) -> str:
-        return f"{self.home or _seat(self.home_source)} – {self.away or _seat(self.away_source)}"
 
 
 class Tournament:
@@ -517,7 +496,7 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                _seat(s)
+                seat_text(s)
                 for s, who in ((m.home_source, m.home), (m.away_source, m.away))
                 if who is None
             )
@@ -543,7 +522,3 @@ class Tournament:
             if match_id is None
             or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
         ]
-
-
-def _seat(seat: Seat | None) -> str:
-    return "" if seat is None else plan.describe(seat)
