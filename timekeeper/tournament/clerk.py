@@ -13,17 +13,18 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from timekeeper.tournament import results
+from timekeeper.tournament import entrycheck, results
 from timekeeper.tournament.events import (
     MAX_REASON,
     DrawEvent,
+    EntryError,
     LotEvent,
     ReplayEvent,
     ResultEvent,
     WithdrawEvent,
 )
 from timekeeper.tournament.results import ResultError
-from timekeeper.tournament.series import Game, SeriesError
+from timekeeper.tournament.series import SeriesError
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
@@ -69,25 +70,17 @@ def result(
     t.require_drawn()
     _reason_fits(reason)
     m = t.at(round_, table)
-    _sides_known(m)
     if m.series is not None:
         return _game(t, m, score, decided, at_fault, reason, time, source, begun, game, one_game)
     if game is not None:
         raise TournamentError(f"{m.id} is a single match, not a series: no --game")
+    where = f"round {round_} table {table} ({m.sides})"
     try:
-        new = results.make(t.spec.rules, m.knockout, score, decided, at_fault, t.decisions(m.id))
+        new = results.typed(t.spec.rules, score, decided, at_fault)
     except ResultError as exc:
-        raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
-    if m.result is not None:
-        if m.result == new:
-            raise AlreadyIn(f"{m.id} is already {m.result.text()}")
-        if not reason.strip():
-            raise TournamentError(
-                f"{m.id} ({m.sides}) is already {m.result.text()}; a "
-                "correction needs --reason (it stays in the history)"
-            )
+        raise TournamentError(f"{where}: {exc}") from None
     event = ResultEvent(m.id, round_, table, new, reason or None, m.result, source, time or None)
-    _keeps_knockout(t, event, begun or {})
+    _keeps_knockout(t, _folded(t, m, event, where), event, begun or {})
     return event
 
 
@@ -152,11 +145,7 @@ def _game(
         game=number,
         walkover=walkover,
     )
-    try:  # (the series as it would be: no game after the one that decided it)
-        played.add(Game(number, new.home, new.away, new.decided, walkover))
-    except SeriesError as exc:
-        raise TournamentError(f"{m.id}: {exc}") from None
-    _keeps_knockout(t, event, begun or {})
+    _keeps_knockout(t, _folded(t, m, event, m.id), event, begun or {})
     return event
 
 
@@ -184,7 +173,7 @@ def replay(
             raise TournamentError(f"{m.id} has no game played yet")
         voids = t.game_result(m.id, len(m.series.games))
     event = ReplayEvent(m.id, round_, table, reason, voids, time or None)
-    _keeps_knockout(t, event, begun or {})
+    _keeps_knockout(t, _folded(t, m, event, m.id), event, begun or {})
     return event
 
 
@@ -267,19 +256,35 @@ def _reason_fits(reason: str) -> None:
 
 def _sides_known(m: Fixture) -> None:
     if m.home is None or m.away is None:
-        raise TournamentError(
-            f"{m.id} ({m.sides}) cannot be played yet: its players are not "
-            "known (a group to finish, a lot to draw, a match to decide)"
-        )
+        raise TournamentError(f"{m.id} ({m.sides}) {entrycheck.UNKNOWN_SIDES}")
+
+
+def _folded(t: Tournament, m: Fixture, event: ResultEvent | ReplayEvent, where: str) -> Tournament:
+    """The tournament with `event` (its one check, `Tournament.folded`), or the refusal as
+    the desk says it: the rule of the score or the series that refused it after `where`; the
+    very result again (AlreadyIn); a correction without its reason."""
+    try:
+        return t.folded(event)
+    except EntryError as exc:
+        if isinstance(exc.__cause__, ResultError | SeriesError):
+            raise TournamentError(f"{where}: {exc.__cause__}") from None
+        if m.result is not None and exc.field in ("result", "reason"):
+            if exc.field == "result":
+                raise AlreadyIn(f"{m.id} is already {m.result.text()}") from None
+            raise TournamentError(
+                f"{m.id} ({m.sides}) is already {m.result.text()}; a "
+                "correction needs --reason (it stays in the history)"
+            ) from None
+        raise TournamentError(exc.message) from None
 
 
 def _keeps_knockout(
-    t: Tournament, event: ResultEvent | ReplayEvent, begun: Mapping[str, str]
+    t: Tournament, after: Tournament, event: ResultEvent | ReplayEvent, begun: Mapping[str, str]
 ) -> None:
     """A change may re-seed the knock-out (a group result: who qualifies; a knock-out
     result: who moves on) only where the match it changes has not begun: neither played
-    nor under way at its table. Refused otherwise, naming that match and what to do."""
-    after = Tournament(t.spec, [*t.events, event])
+    nor under way at its table. Refused otherwise, naming that match and what to do.
+    `after`: the tournament with `event`."""
     for m in t.group_matches.values():
         if m.group not in t.later or m.id == event.match:
             continue

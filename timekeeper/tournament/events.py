@@ -390,7 +390,7 @@ def _best_of(k: Fields) -> int:
     if k.data.get("best_of") is None:
         return 1
     n = k.whole("best_of", 1, max(BEST_OF))
-    if n not in (1, *BEST_OF):
+    if n not in BEST_OF:
         raise EntryError(k.field("best_of"), f"1, 3, 5, 7 or 9, not {n}")
     return n
 

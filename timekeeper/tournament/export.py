@@ -70,7 +70,7 @@ def result_rows(t: Tournament) -> list[dict[str, Any]]:
     rows = []
     for m in t.fixtures():
         r = m.result
-        games = m.series.games if m.series else ()
+        games = t.series_of(m.id).games  # (a single match: a series of one, no games)
         row = _row(t, m, r, status(m), sum(n for (i, _), n in corrections.items() if i == m.id))
         rows.append(row)
         for g in games:
@@ -99,7 +99,7 @@ def _row(t: Tournament, m: Fixture, r: Result | None, state: str, corrected: int
         "score_at_forfeit": f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r and r.at_forfeit else "",
         "status": state,
         "corrections": corrected,
-        "best_of": m.series.best_of if m.series else 1,
+        "best_of": t.best_of(m.id),
         "game": None,
     }
 

@@ -117,9 +117,12 @@ class Ledger:
 
     def record(self, t: Tournament, event: E) -> E:
         """Write `event`, checked against `t` (refused if another desk wrote meanwhile), and
-        fold it into `t`; the event as written (with its number)."""
-        written = self.append(event, after=len(t.events))
-        t.apply(written)
+        fold it into `t`; the event as written (with its number). It is checked once, as it
+        is folded into a copy of `t` (`Tournament.folded`: the clerk's, where the clerk made
+        it); `t` takes that copy once the line is on the disk, and stays as it was if not."""
+        after = t.folded(event)
+        written = self.append(event, after=len(t.events))  # (numbered as `after` has it)
+        t.adopt(after)
         return written
 
     def append(self, event: E, after: int | None = None) -> E:

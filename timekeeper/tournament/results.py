@@ -88,13 +88,22 @@ def make(
     decisions: Decisions = ANY,
     written: bool = False,
 ) -> Result:
-    """A Result the rule set accepts for a group (`knockout` False) or a knock-out match.
-    A forfeit takes the score at that moment, if the match had started (Radegast adds it to
-    the 0:5 when the side not at fault led or drew); the others take the final score, a
-    shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO).
-    `decisions`: how the match's profile can be decided past regulation (rules/decision.py,
-    the one check of it); `written`: a result read again from the ledger. `score`: typed text,
-    or a pair a reader checked already (a result message from a table): never parsed twice."""
+    """A Result the rule set accepts for a group (`knockout` False) or a knock-out match:
+    `typed`, then `judge`d."""
+    return judge(rules, knockout, typed(rules, score, decided, at_fault), decisions, written)
+
+
+def typed(
+    rules: RuleSet,
+    score: str | tuple[int, int] | None,
+    decided: str = "regulation",
+    at_fault: str | None = None,
+) -> Result:
+    """The Result as typed, not judged yet. A forfeit takes the score at that moment, if the
+    match had started (Radegast adds it to the 0:5 when the side not at fault led or drew);
+    the others take the final score, a shoot-out's winner with one goal more (as ice hockey
+    writes it: 3:2 SO). `score`: typed text, or a pair a reader checked already (a result
+    message from a table): never parsed twice."""
     if decided not in DECIDED:
         raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
     if decided == "forfeit" or at_fault is not None:
@@ -106,6 +115,33 @@ def make(
     if score is None:
         raise ResultError("the score, please (e.g. 3:1)")
     home, away = _pair(score)
+    return Result(home, away, decided)
+
+
+def judge(
+    rules: RuleSet,
+    knockout: bool,
+    result: Result,
+    decisions: Decisions = ANY,
+    written: bool = False,
+) -> Result:
+    """`result` if the rule set takes it for a group (`knockout` False) or a knock-out
+    match, judged on its score as a pair. `decisions`: how the match's profile can be
+    decided past regulation (rules/decision.py, the one check of it); `written`: a result
+    read again from the ledger."""
+    home, away, decided = result.home, result.away, result.decided
+    if decided not in DECIDED:
+        raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
+    if decided == "forfeit":
+        if result.at_fault not in ("home", "away"):
+            raise ResultError("a forfeit names the side at fault: --forfeit home|away")
+        moment = result.at_forfeit or (None, None)
+        if (home, away) != rules.forfeit_score(result.at_fault, *moment):
+            due = typed(rules, result.at_forfeit, "forfeit", result.at_fault)
+            raise ResultError(f"not {rules.key}'s forfeit ({due.text()})")
+        return result
+    if result.at_fault is not None or result.at_forfeit is not None:
+        raise ResultError(f"{decided} is no forfeit: it has no side at fault")
     if home == away:
         if knockout and decided in EXTRA:
             _check(decisions, decided, home + 1, away, written)  # an option it has, first
@@ -133,7 +169,7 @@ def make(
             " type the score after regulation time"
         )
     _check(decisions, decided, home, away, written)
-    return Result(home, away, decided)
+    return result
 
 
 def _check(decisions: Decisions, decided: str, home: int, away: int, written: bool) -> None:

@@ -198,7 +198,7 @@ def _best_of(r: Reader, path: Path_) -> dict[str, int]:
                 at[key],
                 f"a round is default, F, 3P, SF, QF, R16, R32, R64, R128 or P, not {key!r}",
             )
-        if isinstance(n, bool) or not isinstance(n, int) or n not in (1, *series.BEST_OF):
+        if isinstance(n, bool) or not isinstance(n, int) or n not in series.BEST_OF:
             raise r.doc.error(at[key], f"best of 1 (one match) or of 3, 5, 7 or 9 games, not {n!r}")
         out[key] = n
     return out

@@ -7,14 +7,14 @@ is the caller's (ledger.py): `Tournament` folds events, it never reads or writes
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.rules import profile
 from timekeeper.rules.decision import ANY, Decisions
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import drawing, placings, plan, results, stages
+from timekeeper.tournament import drawing, entrycheck, placings, plan, stages
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.drawing import make_draw as make_draw
 from timekeeper.tournament.events import (
@@ -27,8 +27,10 @@ from timekeeper.tournament.events import (
     ResultEvent,
     WithdrawEvent,
 )
+from timekeeper.tournament.fixture import Fixture as Fixture
+from timekeeper.tournament.fixture import seat_text
 from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner
-from timekeeper.tournament.results import Result, ResultError
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import Game, Series, SeriesError
 from timekeeper.tournament.spec import Spec, find_profile
@@ -40,28 +42,6 @@ class TournamentError(ConfigError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """A match of the tournament as the desk sees it now — who (if known yet), where, its
-    result — made from the draw (a GroupMatch or a knock-out Node) and the events since."""
-
-    id: str
-    stage: str  # "group A", "quarter-final 1" …
-    home: str | None
-    away: str | None
-    home_source: Seat | None  # the seat a side comes from (None in the basic groups)
-    away_source: Seat | None
-    slot: Slot
-    result: Result | None
-    replay: bool  # a replay was ordered and not yet played
-    knockout: bool
-    series: Series | None = None  # a play-off series: its games so far (result: once decided)
-
-    @property
-    def sides(self) -> str:
-        return f"{self.home or _seat(self.home_source)} – {self.away or _seat(self.away_source)}"
 
 
 class Tournament:
@@ -90,17 +70,20 @@ class Tournament:
         self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
         self._decisions: dict[str, Decisions] = {}
         self._walked: dict[str, Series] = {}  # a series walked over by a withdrawal
+        self._fold: tuple[Event, Tournament] | None = None  # the last `folded`, for `adopt`
         for event in events:
             self.apply(event)
 
     # ------------------------------------------------------------------ folding events
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, new: bool = False) -> None:
         """The one place each kind of event changes the tournament. An event it cannot
         take as it stands (a second draw, a result the rule set refuses, a correction of a
         result that is not the one standing …: a ledger edited by hand) is an EntryError
-        naming the field, and changes nothing."""
+        naming the field, and changes nothing. `new`: an entry being taken now, not read back
+        from the ledger: its result is held to its match's profile as well (rules/decision.py)."""
         self._known.clear()
+        self._fold = None
         match event:
             case DrawEvent():
                 if self.draw is not None:
@@ -118,12 +101,12 @@ class Tournament:
             ):
                 raise EntryError("match", f"no match {match_id!r} in the draw")
             case ResultEvent() if self.best_of(event.match) > 1 or event.game is not None:
-                self._check_match(event)
+                entrycheck.match(self, event)
                 self._apply_game(event)
                 if event.source is not None:
                     self.sources.setdefault(f"{event.source}", event.match)
             case ResultEvent():
-                self._check_result(event)
+                entrycheck.result(self, event, written=not new)
                 self.recorded[event.match] = event.result
                 self.replays.discard(event.match)
                 if event.source is not None:
@@ -137,15 +120,15 @@ class Tournament:
                 self._set_series(event.match, Series(played.best_of, played.games[:-1]))
                 self.games[event.match].pop()
             case ReplayEvent():
-                m = self._check_match(event)
+                m = entrycheck.match(self, event)
                 if event.match in self.replays:
                     raise EntryError("match", f"a replay of {event.match} is already ordered")
                 if event.voids != m.result:
-                    raise EntryError("voids", _not_standing(m, event.voids))
+                    raise EntryError("voids", entrycheck.not_standing(m, event.voids))
                 self.recorded.pop(event.match, None)
                 self.replays.add(event.match)
             case LotEvent():
-                self._check_lot(event)
+                entrycheck.lot(self, event)
                 self.lots.setdefault(event.group, []).append(list(event.order))
             case WithdrawEvent():
                 if event.player not in self.order:
@@ -156,6 +139,29 @@ class Tournament:
         self.events.append(event)
         self._settle()
         self._known.clear()  # (what the checks above worked out came before this event)
+
+    def folded(self, event: Event) -> Tournament:
+        """A copy of the tournament with `event` folded in, numbered as the ledger's next
+        entry: its one check, made where the clerk decides (a correction's effect on the
+        knock-out) and taken as made by `Ledger.record` (`adopt`), never made twice. The copy
+        of the last event asked for is kept until the tournament changes."""
+        if self._fold is not None and self._fold[0] is event:
+            return self._fold[1]
+        after = object.__new__(Tournament)
+        after.__dict__.update(self.__dict__)
+        for name in ("events", "series", "replays", "sources", "recorded", "withdrawn"):
+            setattr(after, name, type(getattr(self, name))(getattr(self, name)))
+        after.games = {k: list(v) for k, v in self.games.items()}
+        after.lots = {k: [list(o) for o in v] for k, v in self.lots.items()}
+        after._known, after._fold = {}, None
+        after.apply(dataclasses.replace(event, n=len(self.events) + 1), new=True)
+        self._fold = (event, after)
+        return after
+
+    def adopt(self, after: Tournament) -> None:
+        """Become `after`, a `folded` copy of this tournament whose event was written."""
+        self.__dict__.update(after.__dict__)
+        self._fold = None
 
     def _settle(self) -> None:
         """The results that stand: those recorded, and a forfeit for every match still to
@@ -188,67 +194,6 @@ class Tournament:
                 self.results[match_id] = Result(walked.home_wins, walked.away_wins, "series", side)
                 continue
             self.results[match_id] = Result(home, away, "forfeit", side)
-
-    def _check_match(self, event: ResultEvent | ReplayEvent) -> Fixture:
-        """The match an entry names, at the round and table the draw gave it, its players
-        known."""
-        if event.match not in self.group_matches and event.match not in self.nodes:
-            raise EntryError("match", f"no match {event.match!r} in the draw")
-        m = self.fixture(event.match)
-        if (event.round, event.table) != (m.slot.round, m.slot.table):
-            raise EntryError(
-                "round",
-                f"{m.id} is played in round {m.slot.round} at table {m.slot.table}, not in "
-                f"round {event.round} at table {event.table}",
-            )
-        if m.home is None or m.away is None:
-            raise EntryError("match", f"{m.id} ({m.sides}) cannot be played yet")
-        return m
-
-    def _check_result(self, event: ResultEvent) -> None:
-        m = self._check_match(event)
-        if event.corrects != m.result:
-            raise EntryError("corrects", _not_standing(m, event.corrects))
-        if event.corrects is not None and not (event.reason or "").strip():
-            raise EntryError("reason", "a correction needs a reason")
-        if event.corrects == event.result:
-            raise EntryError("result", f"a correction that changes nothing ({m.id})")
-        r = event.result
-        typed = (
-            (f"{r.at_forfeit[0]}:{r.at_forfeit[1]}" if r.at_forfeit else None)
-            if r.decided == "forfeit"
-            else f"{r.home}:{r.away}"
-        )
-        try:
-            again = results.make(
-                self.spec.rules,
-                m.knockout,
-                typed,
-                r.decided,
-                r.at_fault,
-                self.decisions(m.id),
-                written=True,
-            )
-        except ResultError as exc:
-            raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
-        if again != r:
-            raise EntryError(
-                "result", f"{r.text()} is not {self.spec.rules.key}'s forfeit ({again.text()})"
-            )
-        first = self.sources.get(event.source or "", event.match)
-        if first != event.match:
-            raise EntryError("source", f"{event.source} came home as {first}'s result already")
-
-    def _check_lot(self, event: LotEvent) -> None:
-        if event.group not in self.groups:
-            raise EntryError("group", f"no group {event.group!r} in the draw")
-        ties = self.pending_lots(event.group)
-        if not any(set(tie) == set(event.order) for tie in ties):
-            raise EntryError(
-                "order",
-                f"{', '.join(event.order)}: not a tie only a lot breaks in group {event.group} "
-                f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
-            )
 
     def decisions(self, match_id: str) -> Decisions:
         """How the match's profile can be decided past regulation (rules/decision.py): an
@@ -293,7 +238,7 @@ class Tournament:
         try:
             played = self.series_of(event.match).add(game)
         except SeriesError as exc:
-            raise EntryError("game", f"{event.match}: {exc}") from None
+            raise EntryError("game", f"{event.match}: {exc}") from exc
         self._set_series(event.match, played)
         typed = self.games.setdefault(event.match, [])
         typed[event.game - 1 : event.game] = [r]
@@ -551,7 +496,7 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                _seat(s)
+                seat_text(s)
                 for s, who in ((m.home_source, m.home), (m.away_source, m.away))
                 if who is None
             )
@@ -577,19 +522,3 @@ class Tournament:
             if match_id is None
             or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
         ]
-
-
-def _seat(seat: Seat | None) -> str:
-    return "" if seat is None else plan.describe(seat)
-
-
-def _not_standing(m: Fixture, named: Result | None) -> str:
-    """Why an entry's `corrects` (or `voids`) is refused: it is not the result standing."""
-    if m.result is None:
-        return f"{m.id} has no result to set aside (it names {named.text() if named else '-'})"
-    if named is None:
-        return (
-            f"{m.id} is {m.result.text()} already: a result over it is a correction "
-            "(with the result it replaces and a reason)"
-        )
-    return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
