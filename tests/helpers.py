@@ -8,6 +8,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
@@ -18,6 +19,9 @@ from timekeeper.rules.profile import Profile
 from timekeeper.sound.output import Output
 
 T = TypeVar("T")
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository: its docs, package, profiles
+TESTS = ROOT / "tests"  # shared helpers and data (ithf/, skewedbox.py)
 
 INTERVAL = 0.02  # short: a condition met is seen at once, and polling costs little
 

@@ -6,11 +6,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper.box import config, wiring
 from timekeeper.rules.yamldoc import ConfigError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def load(tmp_path: Path, text: str) -> config.Config:

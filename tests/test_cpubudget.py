@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("cpubudget", ROOT / "bench" / "cpubudget.py")
 assert _spec and _spec.loader
 cpubudget = importlib.util.module_from_spec(_spec)

@@ -23,14 +23,13 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 from boardhall import scene, serving_board
-from helpers import free_port, hall_serve, wait_for
+from helpers import ROOT, free_port, hall_serve, wait_for
 from webbox import browser, have_browser
 
 from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
-ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("Adam", "Bela", "Cyril", "Dana", "Emil", "Fiona", "Gustav", "Hana")
 REAL = ("1", "2", "3")
 WAIT = 40  # s: a result the broker dropped is asked for again within SWEEP (10 s)

@@ -7,12 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper import cli
 from timekeeper.tournament import clerk, export
 from timekeeper.tournament.ledger import open_tournament
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_hall_serves_help_names_the_state_folder_the_code_uses() -> None:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper import cli
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SAFE = ("show", "check", "render", "profiles")
 # the files the docs' own examples name, as their readers would have them

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import ROOT, wait_for
 
 from timekeeper import cli
 from timekeeper.box.controls.keyboard import PENDING, Keyboard, KeyReader
@@ -166,8 +166,6 @@ def test_check_config_says_gpio_off(tmp_path: Path, capsys) -> None:
 
 
 # ----------------------------------------------------------------------------- on PATH
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def bootstrap_link(home: Path, path: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import RecordingOutput, free_port, hall_serve, wait_for
+from helpers import ROOT, TESTS, RecordingOutput, free_port, hall_serve, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import timesync
@@ -26,7 +26,7 @@ from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
 
 NOW = 1_800_000_000.0
-SKEWED = Path(__file__).resolve().parent / "skewedbox.py"
+SKEWED = TESTS / "skewedbox.py"
 
 LENGTH = 2  # seconds: a hall match is played in real time by real boxes
 HALL_WAIT = 20  # seconds: real boxes, a real broker, on a machine that may be busy
@@ -363,7 +363,7 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     commands. The desk sees everything."""
     import paho.mqtt.client as mqtt
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     passwd = tmp_path / "passwd"
     passwd.touch()
     for user in ("desk", "1", "2"):

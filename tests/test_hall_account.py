@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import ROOT, free_port, wait_for
 
 from timekeeper.box import config as box_config
 from timekeeper.hall import console, timesync
@@ -19,8 +19,6 @@ from timekeeper.hall.account import read_password, with_account
 from timekeeper.hall.console import status_table
 from timekeeper.hall.link import Broker
 from timekeeper.rules.yamldoc import ConfigError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.0.1.1", "::1", "[::1]"])

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import ROOT, free_port, wait_for
 from test_hall import HALL_PROFILE, HALL_WAIT, boxes, broker, hall, listening  # noqa: F401
 from test_hall_overview import overview  # noqa: F401 (a fixture)
 from webbox import browser, have_browser
@@ -206,7 +206,7 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
     on the bus (its id is its own, unguessable) and the desk (a user of its own) hears it."""
     import paho.mqtt.client as mqtt
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     passwd = tmp_path / "passwd"
     passwd.touch()
     for user in ("desk", "1", "2"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from boardhall import BoardDesk, call, cup
-from helpers import free_port, wait_for
+from helpers import ROOT, free_port, wait_for
 from test_hall import HALL_WAIT
 from test_hall_desks import Served, drawn_cup, round_of, tk
 
@@ -28,7 +28,6 @@ from timekeeper.hall.link import Broker, make_client
 from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
 from timekeeper.hall.result import MatchResult, result_topic
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRETS = {"desk": "desk-secret", "1": "table-1-secret", "2": "table-2-secret"}
 
 

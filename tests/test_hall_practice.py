@@ -20,11 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import ROOT, free_port, wait_for
 
 from timekeeper import cli, practice_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "hall.md"
 PRACTICE = "## A practice hall on one machine (first)"
 BY_HAND = "**By hand**"

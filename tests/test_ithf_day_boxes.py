@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import TESTS, wait_for
 from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
 from test_hall_desks import Served
 
@@ -37,7 +37,6 @@ from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).resolve().parent
 QUICK = """\
 title: a minute + sudden death
 prestart: 1
@@ -97,7 +96,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
     monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(folder / "profiles"))
     env = {**os.environ, "SDL_AUDIODRIVER": "dummy", "TIMEKEEPER_SOUNDS_PATH": ""}
     for name in ("players.txt", "ranking.txt"):
-        shutil.copy(HERE / "ithf" / name, tmp_path / name)
+        shutil.copy(TESTS / "ithf" / name, tmp_path / name)
     file = tmp_path / "day.yaml"
 
     def tk(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess:

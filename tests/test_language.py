@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper.box import config
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 
-ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "timekeeper" / "web" / "static"
 HALL = ROOT / "timekeeper" / "hall" / "static"  # the overview's and the board's: `hall` words
 

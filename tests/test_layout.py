@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
+from helpers import ROOT
+
+PACKAGE = ROOT / "timekeeper"
 # lowest first; a wing may import its own modules and those of the wings before it
 WINGS = ("rules", "tournament", "sound", "show", "web", "hall", "box")
 # the top of the house: may import any wing

@@ -12,8 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 @pytest.mark.slow

@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import ROOT, wait_for
 from running import TIMEOUT, command, played, start, status, stays_stopped, stop
 
 from timekeeper.box.journal import FILE_NAME
 from timekeeper.box.sdnotify import Notifier
 
-ROOT = Path(__file__).resolve().parent.parent
 # ----------------------------------------------------------------------------- sd_notify
 
 

@@ -6,13 +6,12 @@ arrow leads to a state, and what it says of START/NEXT is what the status tells.
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
+
+from helpers import ROOT
 
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action
 from timekeeper.rules.engine import TRANSITIONS, Engine, State
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def draw_states():  # scripts/ is no package

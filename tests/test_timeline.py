@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper.rules import profile
 from timekeeper.rules.replay import parse_actions
 from timekeeper.show.svg import svg
 from timekeeper.show.timeline import describe
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 @pytest.mark.parametrize("name", list(profile.available()))

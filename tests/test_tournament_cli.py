@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from timekeeper import cli
 from timekeeper.tournament import export, spec
@@ -18,7 +19,7 @@ from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import Tournament
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournament.md"
+DOCS = ROOT / "docs" / "tournament.md"
 
 
 def tk(file: Path, *argv: str) -> int:

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import TESTS
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
@@ -257,7 +258,7 @@ def test_an_entry_decided_on_an_old_state_is_not_written(tmp_path: Path) -> None
     assert [e.event.n for e in Ledger(ledger.path).read()] == [1, 2]
 
 
-BEFORE = Path(__file__).resolve().parent / "ledger_before_29"  # written by the code of then
+BEFORE = TESTS / "untyped_ledger"  # written by the code before the typed events
 
 
 def test_a_ledger_written_before_the_typed_events_reads_unchanged(tmp_path: Path) -> None:

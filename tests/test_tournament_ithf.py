@@ -19,6 +19,7 @@ from pathlib import Path
 
 import ithfranking
 import pytest
+from helpers import ROOT, TESTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,8 +31,7 @@ from timekeeper.tournament.rulesets import ITHF
 from timekeeper.tournament.standings import standings
 from timekeeper.tournament.state import Tournament
 
-HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "tournament.md"
+DOCS = ROOT / "docs" / "tournament.md"
 
 
 def doc_steps(block: int) -> list[tuple[str, list[str]]]:
@@ -89,7 +89,7 @@ def load(file: Path) -> Tournament:
 @pytest.fixture
 def day(tmp_path: Path) -> Path:
     for name in ("players.txt", "ranking.txt"):
-        shutil.copy(HERE / "ithf" / name, tmp_path / name)
+        shutil.copy(TESTS / "ithf" / name, tmp_path / name)
     run_doc(tmp_path, 0)  # docs/tournament.md: new, draw from the ranking, a first result
     return tmp_path / "day.yaml"
 
@@ -345,7 +345,7 @@ def test_the_ranking_file_matches_names_either_way_and_refuses_a_bad_line(tmp_pa
 
 @pytest.mark.slow
 def test_a_bad_ranking_line_is_refused_by_the_draw_with_exit_2(tmp_path: Path) -> None:
-    shutil.copy(HERE / "ithf" / "players.txt", tmp_path / "players.txt")
+    shutil.copy(TESTS / "ithf" / "players.txt", tmp_path / "players.txt")
     (tmp_path / "ranking.txt").write_text(
         "1\t1\tNovák Jan\tTHC\tCZE\n2\t2\t\tTHC\tCZE\n", encoding="utf-8"
     )

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournament.md"
+DOCS = ROOT / "docs" / "tournament.md"
 BIN = Path(sys.executable).parent / "timekeeper"  # .venv/bin/timekeeper, as a user types it
 
 

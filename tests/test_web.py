@@ -15,7 +15,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from helpers import RecordingOutput, free_port, wait_for
+from helpers import ROOT, RecordingOutput, free_port, wait_for
 
 from timekeeper.box import config as box_config
 from timekeeper.box.runner import Runner
@@ -412,7 +412,7 @@ def test_config_web_listen_is_checked_with_file_and_line(tmp_path: Path) -> None
 def test_install_pi_kiosk_dry_run_sets_up_cage_and_chromium_as_their_own_unit() -> None:
     import subprocess
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     done = subprocess.run(
         [str(root / "scripts" / "install-pi.sh"), "--dry-run", "--kiosk"],
         capture_output=True,

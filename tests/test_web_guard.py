@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import ROOT, free_port, wait_for
 from test_hall_overview import PRESTART, RUNNING, FakeDesk
 
 from timekeeper.box.runner import Runner
@@ -34,7 +34,6 @@ from timekeeper.web.server import WebServer
 from timekeeper.web.token import TokenStore
 
 HEAD = 2.0  # s: the head/idle timeout in these tests (the apps' is guard.HEAD_TIMEOUT)
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass

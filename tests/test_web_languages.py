@@ -23,7 +23,6 @@ pytestmark = [
         not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
     ),
 ]
-ROOT = Path(__file__).resolve().parent.parent
 BOX_LANGUAGE = "cs"  # the box's config
 DESK_LANGUAGE = "de"  # `hall serve --language`, as the overview fixture is made here
 

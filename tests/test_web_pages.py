@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import ROOT, wait_for
 from webbox import LOADED, WebBox, browser, csp_watched, have_browser
 
 pytestmark = [
@@ -21,7 +21,6 @@ pytestmark = [
         not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
     ),
 ]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def clock_text(seconds: float) -> str:
