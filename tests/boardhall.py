@@ -18,10 +18,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from helpers import free_port
-from test_hall_overview import FakeDesk
 
 from timekeeper.hall.board import add_board
+from timekeeper.hall.desk import Desk
+from timekeeper.hall.deskprompts import desk_prompt
 from timekeeper.hall.director import Director, calls_path
+from timekeeper.hall.messages import HallCommand
 from timekeeper.hall.overview import Overview
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.players import add_players
@@ -29,6 +31,72 @@ from timekeeper.tournament import clerk
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.web.guard import Site
 from timekeeper.web.token import TokenStore
+
+RUNNING = {
+    "state": "running",
+    "part": "period",
+    "remaining": 200.0,
+    "countdown": None,
+    "score": {"home": 1, "away": 0},
+    "period": 1,
+    "periods": 1,
+    "waiting_for": "",
+}
+PRESTART = {
+    "state": "prestart",
+    "part": "",
+    "remaining": None,
+    "countdown": 58.4,
+    "score": {"home": 0, "away": 0},
+    "period": 0,
+    "periods": 1,
+    "waiting_for": "",
+}
+
+
+class FakeDesk(Desk):
+    """The real Desk's tables and answers without a broker: `statuses` as the bus would have
+    them; `send` records the command and answers as a running table refuses a resume."""
+
+    def __init__(self, statuses: dict[str, dict]) -> None:  # (no broker to connect to)
+        self.hall = "hall"
+        self.statuses = statuses
+        self._lock = threading.Lock()
+        self.sent: list[HallCommand] = []
+
+    def send(
+        self, command: HallCommand, table: str | None = None, wait: float = 2.0
+    ) -> dict[str, dict]:
+        self.sent.append(command)
+        return {
+            "1": {
+                "table": "1",
+                "ok": False,
+                "error": "the match is under way" + desk_prompt(RUNNING),
+            }
+        }
+
+
+@contextlib.contextmanager
+def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
+    """The overview of `desk` served as `hall serve` serves it (behind web/guard.py's
+    doors) on a free port, its own thread and loop, in `lang`: (url, the desk's token).
+    Also used by scripts/screenshots.py."""
+    tokens = TokenStore(folder)
+    overview = Overview(desk, tokens, lang)
+    site = Site(overview.guard, overview.app(), "127.0.0.1", free_port())
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
+    try:
+        yield f"http://127.0.0.1:{site.port}", tokens.token
+    finally:
+        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
 
 NAMES = (
     "Petr Svoboda",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -10,14 +11,19 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from helpers import wait_for
+from helpers import HALL_PROFILE, SKEWED, free_port, listening, wait_for
 from running import MATCH, TIMEOUT
 
 from timekeeper.box.journal import FILE_NAME
+
+if TYPE_CHECKING:
+    from boardhall import FakeDesk
 
 # The tests' rewritten bytecode is cached even where the machine sets PYTHONDONTWRITEBYTECODE
 # (this one does): else every xdist worker rewrites every test module's asserts again, 4 s of
@@ -385,3 +391,169 @@ def service_box() -> Iterator[dict]:
             proc.kill()
             proc.communicate(timeout=TIMEOUT)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- a real broker, real boxes
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[dict]:
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(exe).exists():
+        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
+    port = free_port()
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+        "max_packet_size 4096\npersistence false\n"
+    )
+    info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
+
+    def up() -> None:
+        info["proc"] = subprocess.Popen(
+            [exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_for(lambda: listening(port), "mosquitto to listen", 10)
+
+    def down() -> None:
+        proc = info.pop("proc", None)
+        if proc is not None:
+            proc.kill()
+            proc.wait(5)
+
+    info["up"], info["down"] = up, down
+    up()
+    try:
+        yield info
+    finally:
+        down()
+
+
+@pytest.fixture
+def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
+    """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
+    as they are published (`tables()`): a test waits for a status, never for a second."""
+    from timekeeper.hall.desk import Desk
+    from timekeeper.hall.link import Broker
+
+    prof = write_profile("hall", HALL_PROFILE)
+    procs: dict[str, subprocess.Popen] = {}
+
+    def start(*tables: str, skew: float | None = None, **env: str) -> None:
+        """Start the boxes of `tables` together (on this machine: `--sync local`; with `skew`,
+        a box whose clock is that far off, tests/skewedbox.py), and wait until each one's
+        socket is up."""
+        for table in tables:
+            folder = tmp_path / f"box{table}"
+            folder.mkdir()
+            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
+            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
+            with open(folder / "out.log", "w") as out:
+                procs[table] = subprocess.Popen(
+                    [
+                        sys.executable,
+                        *launcher,
+                        "run",
+                        "--sync",
+                        "local",
+                        "--profile",
+                        str(prof),
+                        "--no-gpio",
+                        "--no-keyboard",
+                        "--fresh",
+                        "--state-dir",
+                        str(folder),
+                        "--control",
+                        str(folder / "c.sock"),
+                        "--events",
+                        str(folder / "events.jsonl"),
+                        "--hall",
+                        broker["url"],
+                        "--table",
+                        table,
+                    ],
+                    env=environ,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+        for table in tables:
+            folder, proc = tmp_path / f"box{table}", procs[table]
+            wait_for(
+                lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
+                f"box {table} to start",
+                30,
+            )
+            assert proc.poll() is None, output(table)
+
+    def output(table: str) -> str:
+        """What the box has printed so far (stdout and stderr)."""
+        return (tmp_path / f"box{table}" / "out.log").read_text()
+
+    def events(table: str) -> list[dict]:
+        path = tmp_path / f"box{table}" / "events.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def log(table: str) -> str:
+        """Stop the box (SIGTERM) and return all it printed."""
+        proc = procs[table]
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        return output(table)
+
+    desk: list[Desk] = []
+
+    def tables() -> dict[str, dict]:
+        """Every table's latest status as the desk sees it ({} while the broker is down)."""
+        if not desk:
+            desk.append(Desk(Broker.parse(broker["url"]), "hall"))
+        return desk[0].tables()
+
+    try:
+        yield {
+            "start": start,
+            "events": events,
+            "log": log,
+            "output": output,
+            "broker": broker,
+            "tables": tables,
+        }
+    finally:
+        for d in desk:
+            d.close()
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture
+def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
+    """The overview served: (url, token, desk); in English, or the language an indirect
+    parameter names."""
+    from boardhall import PRESTART, RUNNING, FakeDesk, serving
+
+    sent = time.time()
+    desk = FakeDesk(
+        {
+            "1": {
+                "table": "1",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": sent,
+                "status": RUNNING,
+            },
+            "2": {
+                "table": "2",
+                "online": True,
+                "synced": True,
+                "in_step": True,
+                "sent": sent,
+                "status": PRESTART,
+            },
+        }
+    )
+    with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
+        yield url, token, desk

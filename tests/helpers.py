@@ -22,6 +22,17 @@ T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository: its docs, package, profiles
 TESTS = ROOT / "tests"  # shared helpers and data (ithf/, skewedbox.py)
+SKEWED = TESTS / "skewedbox.py"  # a box whose clock is off (tests/skewedbox.py)
+
+LENGTH = 2  # seconds: a hall match is played in real time by real boxes
+HALL_WAIT = 20  # seconds: real boxes, a real broker, on a machine that may be busy
+HALL_PROFILE = f"""\
+title: hall test, {LENGTH} s
+prestart: 1
+period:
+  length: {LENGTH}
+  marks: 1
+"""
 
 INTERVAL = 0.02  # short: a condition met is seen at once, and polling costs little
 
@@ -78,6 +89,11 @@ def hall_serve(url: str, port: int, state: object, *more: str) -> list[str]:
         str(state),
         *more,
     ]
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def free_port() -> int:

@@ -192,3 +192,12 @@ def stop(proc: subprocess.Popen) -> tuple[str, str]:
         print(err)
     assert proc.returncode == 0, err
     return out, err
+
+
+def hall(url: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from boardhall import names, scene, serving_board
 from helpers import free_port, hall_serve, wait_for
-from test_hall import broker  # noqa: F401  (a private Mosquitto)
 from webbox import browser, csp_watched, have_browser
 
 from timekeeper.tournament.ledger import open_tournament

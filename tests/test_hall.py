@@ -6,17 +6,23 @@ from __future__ import annotations
 import json
 import os
 import pwd
-import shutil
-import signal
-import socket
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS, RecordingOutput, free_port, hall_serve, wait_for
+from helpers import (
+    HALL_PROFILE,
+    HALL_WAIT,
+    LENGTH,
+    ROOT,
+    RecordingOutput,
+    free_port,
+    hall_serve,
+    listening,
+    wait_for,
+)
+from running import hall
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import timesync
@@ -26,17 +32,6 @@ from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
 
 NOW = 1_800_000_000.0
-SKEWED = TESTS / "skewedbox.py"
-
-LENGTH = 2  # seconds: a hall match is played in real time by real boxes
-HALL_WAIT = 20  # seconds: real boxes, a real broker, on a machine that may be busy
-HALL_PROFILE = f"""\
-title: hall test, {LENGTH} s
-prestart: 1
-period:
-  length: {LENGTH}
-  marks: 1
-"""
 
 
 def command(**fields) -> bytes:
@@ -105,155 +100,6 @@ def test_a_scheduled_command_is_applied_at_its_instant(write_profile) -> None:
     assert done.result(timeout=5).state == "prestart"
     runner.submit(Command(Action.QUIT)).result(timeout=5)
     assert out.played[0].name == "prestart" and out.played[0].due == at
-
-
-# ---------------------------------------------------------------- a real broker, real boxes
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[dict]:
-    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not Path(exe).exists():
-        pytest.fail("mosquitto is not installed: ./bootstrap.sh --test installs it")
-    port = free_port()
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-        "max_packet_size 4096\npersistence false\n"
-    )
-    info = {"port": port, "url": f"mqtt://127.0.0.1:{port}", "conf": conf, "exe": exe}
-
-    def up() -> None:
-        info["proc"] = subprocess.Popen(
-            [exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        wait_for(lambda: listening(port), "mosquitto to listen", 10)
-
-    def down() -> None:
-        proc = info.pop("proc", None)
-        if proc is not None:
-            proc.kill()
-            proc.wait(5)
-
-    info["up"], info["down"] = up, down
-    up()
-    try:
-        yield info
-    finally:
-        down()
-
-
-@pytest.fixture
-def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
-    """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
-    as they are published (`tables()`): a test waits for a status, never for a second."""
-    from timekeeper.hall.desk import Desk
-    from timekeeper.hall.link import Broker
-
-    prof = write_profile("hall", HALL_PROFILE)
-    procs: dict[str, subprocess.Popen] = {}
-
-    def start(*tables: str, skew: float | None = None, **env: str) -> None:
-        """Start the boxes of `tables` together (on this machine: `--sync local`; with `skew`,
-        a box whose clock is that far off, tests/skewedbox.py), and wait until each one's
-        socket is up."""
-        for table in tables:
-            folder = tmp_path / f"box{table}"
-            folder.mkdir()
-            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
-            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
-            with open(folder / "out.log", "w") as out:
-                procs[table] = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *launcher,
-                        "run",
-                        "--sync",
-                        "local",
-                        "--profile",
-                        str(prof),
-                        "--no-gpio",
-                        "--no-keyboard",
-                        "--fresh",
-                        "--state-dir",
-                        str(folder),
-                        "--control",
-                        str(folder / "c.sock"),
-                        "--events",
-                        str(folder / "events.jsonl"),
-                        "--hall",
-                        broker["url"],
-                        "--table",
-                        table,
-                    ],
-                    env=environ,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                )
-        for table in tables:
-            folder, proc = tmp_path / f"box{table}", procs[table]
-            wait_for(
-                lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
-                f"box {table} to start",
-                30,
-            )
-            assert proc.poll() is None, output(table)
-
-    def output(table: str) -> str:
-        """What the box has printed so far (stdout and stderr)."""
-        return (tmp_path / f"box{table}" / "out.log").read_text()
-
-    def events(table: str) -> list[dict]:
-        path = tmp_path / f"box{table}" / "events.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-    def log(table: str) -> str:
-        """Stop the box (SIGTERM) and return all it printed."""
-        proc = procs[table]
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)
-        return output(table)
-
-    desk: list[Desk] = []
-
-    def tables() -> dict[str, dict]:
-        """Every table's latest status as the desk sees it ({} while the broker is down)."""
-        if not desk:
-            desk.append(Desk(Broker.parse(broker["url"]), "hall"))
-        return desk[0].tables()
-
-    try:
-        yield {
-            "start": start,
-            "events": events,
-            "log": log,
-            "output": output,
-            "broker": broker,
-            "tables": tables,
-        }
-    finally:
-        for d in desk:
-            d.close()
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(5)
-
-
-def hall(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", "hall", *args, "--broker", url],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
 
 
 @pytest.mark.slow

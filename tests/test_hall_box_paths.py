@@ -21,8 +21,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (the real broker)
+from helpers import HALL_WAIT, wait_for
 
 from timekeeper.hall.pairing import Pairing, pairing_topic
 

@@ -12,7 +12,6 @@ import wave
 from pathlib import Path
 
 import pytest
-from test_hall import broker  # noqa: F401  (a real broker for `hall announce`)
 
 from timekeeper.hall import calls
 

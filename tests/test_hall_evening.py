@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import hall_serve, wait_for
-from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (the real broker and boxes)
+from helpers import HALL_WAIT, hall_serve, wait_for
 
 from timekeeper.hall.desk import Desk, new_command
 from timekeeper.hall.director import Director

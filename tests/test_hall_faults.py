@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, free_port, wait_for
-from test_hall import HALL_PROFILE, HALL_WAIT, boxes, broker, hall, listening  # noqa: F401
-from test_hall_overview import overview  # noqa: F401 (a fixture)
+from helpers import HALL_PROFILE, HALL_WAIT, ROOT, free_port, listening, wait_for
+from running import hall
 from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 from boardhall import BoardDesk, call, cup
-from helpers import ROOT, free_port, wait_for
-from test_hall import HALL_WAIT
-from test_hall_desks import Served, drawn_cup, round_of, tk
+from deskhall import Served, drawn_cup, round_of, tk
+from helpers import HALL_WAIT, ROOT, free_port, wait_for
 
 from timekeeper.hall.director import Director
 from timekeeper.hall.link import Broker, make_client

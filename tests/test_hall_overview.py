@@ -5,118 +5,13 @@ can do. (tests/test_hall.py plays the same page against real boxes and a real br
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
-import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from helpers import free_port, wait_for
+from helpers import wait_for
 from webbox import LOADED, browser, csp_watched, have_browser
 
-from timekeeper.hall.desk import Desk
-from timekeeper.hall.deskprompts import desk_prompt, what_the_desk_can
-from timekeeper.hall.messages import HallCommand
-from timekeeper.hall.overview import Overview
-from timekeeper.web.guard import Site
-from timekeeper.web.token import TokenStore
-
-RUNNING = {
-    "state": "running",
-    "part": "period",
-    "remaining": 200.0,
-    "countdown": None,
-    "score": {"home": 1, "away": 0},
-    "period": 1,
-    "periods": 1,
-    "waiting_for": "",
-}
-PRESTART = {
-    "state": "prestart",
-    "part": "",
-    "remaining": None,
-    "countdown": 58.4,
-    "score": {"home": 0, "away": 0},
-    "period": 0,
-    "periods": 1,
-    "waiting_for": "",
-}
-
-
-class FakeDesk(Desk):
-    """The real Desk's tables and answers without a broker: `statuses` as the bus would have
-    them; `send` records the command and answers as a running table refuses a resume."""
-
-    def __init__(self, statuses: dict[str, dict]) -> None:  # (no broker to connect to)
-        self.hall = "hall"
-        self.statuses = statuses
-        self._lock = threading.Lock()
-        self.sent: list[HallCommand] = []
-
-    def send(
-        self, command: HallCommand, table: str | None = None, wait: float = 2.0
-    ) -> dict[str, dict]:
-        self.sent.append(command)
-        return {
-            "1": {
-                "table": "1",
-                "ok": False,
-                "error": "the match is under way" + desk_prompt(RUNNING),
-            }
-        }
-
-
-@contextlib.contextmanager
-def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
-    """The overview of `desk` served as `hall serve` serves it (behind web/guard.py's
-    doors) on a free port, its own thread and loop, in `lang`: (url, the desk's token).
-    Also used by scripts/screenshots.py."""
-    tokens = TokenStore(folder)
-    overview = Overview(desk, tokens, lang)
-    site = Site(overview.guard, overview.app(), "127.0.0.1", free_port())
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
-    try:
-        yield f"http://127.0.0.1:{site.port}", tokens.token
-    finally:
-        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
-
-
-@pytest.fixture
-def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
-    """The overview served: (url, token, desk); in English, or the language an indirect
-    parameter names."""
-    sent = time.time()
-    desk = FakeDesk(
-        {
-            "1": {
-                "table": "1",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": sent,
-                "status": RUNNING,
-            },
-            "2": {
-                "table": "2",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": sent,
-                "status": PRESTART,
-            },
-        }
-    )
-    with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
-        yield url, token, desk
+from timekeeper.hall.deskprompts import what_the_desk_can
 
 
 @pytest.mark.slow

@@ -280,7 +280,7 @@ def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) ->
     """Defect 1: the by-hand block's `timekeeper run` (as written but for the folder, one that
     does not exist, and the broker's port) answers on its socket; before, it printed
     `ithf IDLE [start]` and exited 1: `control socket …: No such file or directory`."""
-    from test_hall import listening
+    from helpers import listening
 
     loop = next(s for s in steps(sh_blocks(BY_HAND)[0]) if s.startswith("for t in"))
     command = re.search(r"(timekeeper run .*?)&\n", loop.replace("\\\n", " "), re.S)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
-from test_hall_desks import FakeTables, Served, tk
+from deskhall import FakeTables, Served, tk
+from helpers import HALL_WAIT, wait_for
 
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.result import MatchResult, result_topic

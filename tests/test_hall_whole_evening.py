@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto of the test's own)
+from helpers import HALL_WAIT, wait_for
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.hall.desk import Desk, new_command

@@ -28,9 +28,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import TESTS, wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
-from test_hall_desks import Served
+from deskhall import Served
+from helpers import HALL_WAIT, TESTS, wait_for
 
 from timekeeper import cli
 from timekeeper.tournament.ledger import open_tournament

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from helpers import free_port, wait_for
 from running import start_run, tk, wait_until_answers
-from test_hall import broker  # noqa: F401  (the fixture: a real Mosquitto)
 
 from timekeeper.rules import profile
 from timekeeper.rules.engine import Engine, Status

@@ -61,7 +61,7 @@ def test_the_display_and_the_overlay_show_the_series(tmp_path: Path) -> None:
 def test_the_hall_overview_shows_a_tables_series(tmp_path: Path) -> None:
     import time
 
-    from test_hall_overview import RUNNING, FakeDesk, serving
+    from boardhall import RUNNING, FakeDesk, serving
 
     series = {"best_of": 7, "game": 3, "home_wins": 2, "away_wins": 0, "winner": None}
     status = {

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, boxes, broker  # noqa: F401  (a real Mosquitto, real boxes)
+from helpers import HALL_WAIT, wait_for
 
 from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.pairing import Pairing

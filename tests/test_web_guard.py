@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from boardhall import PRESTART, RUNNING, FakeDesk
 from helpers import ROOT, free_port, wait_for
-from test_hall_overview import PRESTART, RUNNING, FakeDesk
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import overview as hall_overview

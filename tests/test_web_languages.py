@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
-from test_hall_overview import overview  # noqa: F401  (the overview, served: a fixture)
 from webbox import WebBox, browser, have_browser
 
 from timekeeper.show import language
