@@ -4,7 +4,11 @@ module is imported, never collected.)"""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -70,6 +74,38 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def in_process(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`timekeeper ARGV` as typed in `cwd`, run by the command line's own main in this
+    process: its exit code and what it printed, as `subprocess.run` gives a process's. For
+    a test of what a command does (the tournament's); the process path is the doc tests'
+    (each command block run as typed: tests/test_docs_commands.py and its like)."""
+    from timekeeper import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    # main's logging, as a process's: to its stderr, from INFO on (a root logger with a
+    # handler already: main's basicConfig leaves it be)
+    said = logging.StreamHandler(err)
+    said.setFormatter(logging.Formatter("timekeeper: %(message)s"))
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(said)
+    root.setLevel(min(level, logging.INFO) if level else logging.INFO)
+    try:
+        with (
+            contextlib.chdir(cwd or Path.cwd()),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            try:
+                code = cli.main(list(argv))
+            except SystemExit as exc:  # (argparse: a usage error, --help)
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        root.removeHandler(said)
+        root.setLevel(level)
+    return subprocess.CompletedProcess(["timekeeper", *argv], code, out.getvalue(), err.getvalue())
 
 
 def hall_serve(url: str, port: int, state: object, *more: str) -> list[str]:

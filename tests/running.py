@@ -11,12 +11,14 @@ import socket
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
 from helpers import wait_for
 
 from timekeeper.box.controls.socket_client import send
+from timekeeper.rules.commands import command_line
 
 TIMEOUT = 30  # seconds any one call may take before the test gives up on it
 # a 60-s period, no pre-start: the referee's START starts it
@@ -95,6 +97,19 @@ def ctl(env: dict[str, str], sock: Path, *args: str) -> tuple[int, dict | None, 
         return 0, json.loads(lines[0]), done.stderr
     assert not lines
     return done.returncode, None, done.stderr
+
+
+def ask(sock: Path, *args: str) -> dict:
+    """What `timekeeper ctl ARGS --json --control SOCK` sends and prints, asked in-process:
+    the same line, with an id where ctl gives one, and the status (for `result`, the
+    match's result); a refusal fails the test. For a test that polls a box or drives
+    several: no interpreter started per question (the command itself: tests/cli)."""
+    quiet = args[0] == "status"
+    answer = send(
+        sock, command_line(args), request_id=None if quiet else uuid.uuid4().hex, attempts=3
+    )
+    assert answer.get("ok"), (args, answer)
+    return answer["match_result"] if args[0] == "result" else answer["status"]
 
 
 def write(path: Path, text: str) -> Path:

@@ -1,6 +1,6 @@
 """Every correction of the game clock (SET, ADD either way, a match restored from its journal)
 follows one rule for the marks and moves the penalties with the clock; FINISH is taken where
-the rules take it, in the live engine and in a scripted render alike (issue 11, items 1-4)."""
+the rules take it, in the live engine and in a scripted render alike."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def test_a_scripted_finish_after_regulation_ends_the_match_without_an_overtime()
 
 
 def test_a_scripted_finish_during_a_shot_keeps_that_shots_start_signal() -> None:
-    """Issue 17: a finish during a shot ends it; its start signal sounded before (XV.18, seed
+    """A finish during a shot ends it; its start signal sounded before (XV.18, seed
     002: "each penalty shot has a 15-second limit"), so the render and `show` keep it.
     pl-3x6-ko: regulation ends at 1140, the overtime at 1320; shots of 15 s from there."""
     tl = cue_names("pl-3x6-ko", "23:01:finish")

@@ -1,4 +1,4 @@
-"""The desk's results path under the faults of issue 31: half-open connections to its web
+"""The desk's results path under fault: half-open connections to its web
 port, one box user flooding results, the journal broken by hand while it serves. `hall
 serve --tournament` as its own process, on a real Mosquitto with the shipped ACL and a
 broker user per table (as `install-pi.sh --hall-user` writes them); the tables are broker

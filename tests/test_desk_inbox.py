@@ -1,4 +1,4 @@
-"""The desk's results inbox (hall/inbox.py, issue 31) in one process: the log told once a
+"""The desk's results inbox (hall/inbox.py) in one process: the log told once a
 minute per kind, a table's rate, the results held per table. Clocks injected."""
 
 from __future__ import annotations

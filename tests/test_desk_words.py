@@ -1,4 +1,4 @@
-"""What the desk's help, export and README say agrees with what they do (issue 30, 11)."""
+"""What the desk's help, export and README say agrees with what they do."""
 
 from __future__ import annotations
 

@@ -434,6 +434,6 @@ def test_a_script_may_reset_and_the_replay_begins_again() -> None:
 def test_a_scripted_next_takes_over_the_press_a_finish_does_not() -> None:
     waited = timeline("radegast", "9:00:next")  # the referee starts period 2 at 9:00
     assert (540, "start") in waited and (180, "start") not in waited
-    # decided in the sudden death; a finish in the 3-minute overtime is refused (issue 11.4)
+    # decided in the sudden death; a finish in the 3-minute overtime is refused
     decided = timeline("radegast-playoff", "3:00:next,6:00:next,9:00:next,12:00:next,12:30:finish")
     assert decided[-1] == (750, "end")

@@ -96,7 +96,7 @@ def check_cues(p: profile.Profile, cues: list[Cue], cut_at: set[float]) -> None:
     assert dues == sorted(dues), "cues out of order"
     period = p.periods[0]
     # each mark sounds when the time left is its own; a mark sounds once, unless time added
-    # later brings its time back (issue 11.1: after any correction, a mark still ahead sounds)
+    # later brings its time back (after any correction, a mark still ahead sounds)
     at = {m.count: m.remaining for m in period.marks}
     last_count, added_since = None, False
     for cue in cues:

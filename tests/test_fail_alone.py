@@ -1,4 +1,4 @@
-"""Every output that is not the sound fails alone (issue 10, item 1): a lamp whose pin cannot
+"""Every output that is not the sound fails alone: a lamp whose pin cannot
 be set, a relay, a listener that raises. The match goes on, each is told once and tried
 again, and told when it works again. Real runner, real clock, gpiozero's mock pins."""
 

@@ -1,4 +1,4 @@
-"""The running box against real faults (issue 10, items 1, 4, 13): a real full filesystem (a
+"""The running box against real faults: a real full filesystem (a
 small tmpfs mounted by the test), a real EMFILE (the box's own RLIMIT_NOFILE lowered), and
 SIGHUP. Each output that is not the sound fails alone: the clock and the cues go on."""
 

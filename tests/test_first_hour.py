@@ -1,4 +1,4 @@
-"""A newcomer's first hour (issue 9): quitting takes `q q` while a match is under way, names
+"""A newcomer's first hour: quitting takes `q q` while a match is under way, names
 are forgiving, and every refusal says what to press."""
 
 from __future__ import annotations

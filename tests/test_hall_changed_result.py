@@ -1,6 +1,6 @@
 """A result that changes at its table before it is confirmed there (a goal entered after the
 end counts, docs/commands.md) comes home again with the same id: the desk takes it as a
-correction with that reason (issue 30, 9); the same result again is applied once; once the
+correction with that reason; the same result again is applied once; once the
 director confirmed the old one, the change waits for the director."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The desk as a director runs it (issue 30): `hall serve --tournament` in one process, each
+"""The desk as a director runs it: `hall serve --tournament` in one process, each
 `hall round`, `hall start` in another, on a real Mosquitto. A round called from any terminal
 is the serving desk's own call; `hall round` never hangs on results retained on the broker;
 a hall start starts the round's tables only; the desk's terminal stays readable. The tables
@@ -28,7 +28,7 @@ def play(tables: FakeTables, number: int, expected: dict[str, str]) -> None:
 
 
 def test_a_round_called_in_another_terminal_is_the_serving_desks_own(broker, tmp_path) -> None:
-    """Defect 2: `hall round 1` in its own process; the serving desk shows those tables busy,
+    """`hall round 1` in its own process; the serving desk shows those tables busy,
     takes their results (none waits for the director as a match it did not call) and then
     offers round 2, not round 1 again."""
     file = drawn_cup(tmp_path)
@@ -68,7 +68,7 @@ def test_a_round_called_in_another_terminal_is_the_serving_desks_own(broker, tmp
 
 
 def test_hall_round_does_not_hang_on_the_results_the_broker_keeps(broker, tmp_path) -> None:
-    """Defect 3: with round 1's four results retained on the broker, `hall round 2` in its own
+    """With round 1's four results retained on the broker, `hall round 2` in its own
     process ends well inside the 20 s its Director's thread used to hang (a lock held over
     each publish), and every table of round 2 has its pairing."""
     file = drawn_cup(tmp_path)
@@ -101,7 +101,7 @@ def test_hall_round_does_not_hang_on_the_results_the_broker_keeps(broker, tmp_pa
 def test_a_hall_start_starts_the_rounds_tables_only_and_the_board_shows_that_round(
     boxes, tmp_path
 ) -> None:
-    """Defect 6: five players on three tables: round 1 is played on tables 1 and 2, round 2
+    """Five players on three tables: round 1 is played on tables 1 and 2, round 2
     on table 1 alone. Each `hall start` (its own process) starts the round's tables and names
     the others as skipped, which stay idle (no phantom 0:0 with old names); the board shows
     round 2 with table 2 free, not its round-1 tile with a confirm button."""
@@ -154,7 +154,7 @@ def test_a_hall_start_starts_the_rounds_tables_only_and_the_board_shows_that_rou
 
 
 def test_hall_serve_keeps_the_terminal_readable(broker, tmp_path) -> None:
-    """Defect 10: the board asks every second; `hall serve` logs no request unless asked
+    """The board asks every second; `hall serve` logs no request unless asked
     (`--access-log`), and warns of the anonymous broker once."""
     file = drawn_cup(tmp_path, PLAYERS[:4], tables=2)
     for more in ((), ("--access-log",)):

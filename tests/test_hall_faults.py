@@ -1,4 +1,4 @@
-"""The hall's bus under attack and fault (issue 18), on a real Mosquitto with real boxes:
+"""The hall's bus under attack and fault, on a real Mosquitto with real boxes:
 scheduled commands seen and called off, a poisoned retained status, a replayed id, client
 ids tied to users, an anonymous broker, tables that do not answer."""
 

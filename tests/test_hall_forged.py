@@ -1,4 +1,4 @@
-"""A result counts only from its own table (issue 31): on a broker with the project's own ACL
+"""A result counts only from its own table: on a broker with the project's own ACL
 and a user per table as `scripts/install-pi.sh --hall-user` writes them, table 2's login
 sends on its own topic what it may: table 1's pairing id (the tokenless board shows it), its
 own id with table 1's match and names, `confirmed: true`, table 1's real result confirmed.

@@ -1,7 +1,7 @@
 """The practice hall as docs/hall.md gives it, typed as written: `timekeeper hall practice`
 in one process (a terminal of its own), every other command in a process of its own, the
 blocks taken from the doc's text so that the doc and the test cannot drift; Ctrl-C leaves no
-process behind. And a box makes the folders it is told to use (issue 30, defect 1)."""
+process behind. And a box makes the folders it is told to use."""
 
 from __future__ import annotations
 
@@ -277,7 +277,7 @@ def test_the_docs_blocks_are_found() -> None:
 
 @pytest.mark.slow
 def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) -> None:
-    """Defect 1: the by-hand block's `timekeeper run` (as written but for the folder, one that
+    """The by-hand block's `timekeeper run` (as written but for the folder, one that
     does not exist, and the broker's port) answers on its socket; before, it printed
     `ithf IDLE [start]` and exited 1: `control socket …: No such file or directory`."""
     from helpers import listening
@@ -465,7 +465,7 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
             return b if done or b["pending"] else None
 
         b = wait_for(home, "round 1's results in the board's table", WAIT, 0.5)
-        assert not b["pending"], [p["why"] for p in b["pending"]]  # (defect 2: "… did not call")
+        assert not b["pending"], [p["why"] for p in b["pending"]]  # (not "… did not call")
         table = typed(standings, tmp_path, env)
         assert "1:0" in table, table
         assert board(base)["next"]["round"] == 2

@@ -1,4 +1,4 @@
-"""A play-off in series at the desk (issue 33, 5, the desk's side), each part a process of
+"""A play-off in series at the desk (the desk's side), each part a process of
 its own on a real Mosquitto: `hall serve --tournament`, `hall round N`, and tables that
 answer each game's pairing with that game's result as a box does (the box itself is
 series33b's; here a fake). Each game's result goes into the ledger once; the desk pushes

@@ -153,7 +153,7 @@ def test_a_knockout_pairing_decided_at_the_end_of_regulation_is_ended_by_the_box
 def test_a_finished_match_keeps_its_names_until_reset_or_confirmed_the_next_shown(
     tmp_path: Path,
 ) -> None:
-    """Issue 30.5: the next round's pairing, arriving while a finished match's result is on
+    """The next round's pairing, arriving while a finished match's result is on
     the table, is held (shown as next:) and taken on reset or on the result's confirmation."""
     from timekeeper.rules.commands import Action
 

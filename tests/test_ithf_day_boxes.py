@@ -1,23 +1,21 @@
-"""An ITHF day of 32 on 4 real boxes through the desk (issue 33's "Done when", its second
-half): the day drawn from the ranking as docs/tournament.md's "An ITHF tournament" does it,
-with the A play-off in series (best of seven, bronze best of five, "A play-off in series");
-`hall serve --tournament`, `hall round N` and four `timekeeper run --hall … --table N`, each a
-process of its own on a real Mosquitto, every game of every series started, scored and ended
-on its box with `timekeeper ctl`, its result home in the ledger; then the standings, the
-bracket and the final places checked against the ones computed by hand.
+"""An ITHF day of 32 on 4 real boxes through the desk: the day drawn from the ranking as
+docs/tournament.md's "An ITHF tournament" does it, with the A play-off in series (best of
+seven, bronze best of five, "A play-off in series"); `hall serve --tournament`, `hall round
+N` and four `timekeeper run --hall … --table N`, each a process of its own on a real
+Mosquitto, every game of every series started, scored and ended on its box by the commands
+`timekeeper ctl` sends (asked on its socket in-process: four boxes polled at once start no
+process per question), its result home in the ledger; then the standings, the bracket and
+the final places checked against the ones computed by hand.
 
-The basic groups' round 1 and group A's first round (4 matches each; two A draws, 1:1,
-stand) are played on the boxes too, each confirmed at its table; the other 136 basic-group
-and 48 A/B results are
-typed through the command line in this process while the desk serves (as
-tests/test_tournament_ithf.py types them): on the boxes they would add some 10 minutes and
-nothing the play-off's series do not cover. Measured on this machine, the test alone
-(`.venv/bin/python -m pytest -q -n0 tests/test_ithf_day_boxes.py`): about 60 s, of which
-the play-off's 38 games on the boxes ~40 s."""
+The basic groups' round 1 and group A's first
+round (4 matches each; two A draws, 1:1, stand) are played on the boxes too, each confirmed
+at its table; the other 136 basic-group and 48 A/B results are typed through the command
+line in this process while the desk serves (as tests/test_tournament_ithf.py types them): on
+the boxes they would add some 10 minutes and nothing the play-off's series do not cover.
+The play-off's 38 games on the boxes take most of the test's time."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,6 +28,7 @@ from pathlib import Path
 import pytest
 from deskhall import Served
 from helpers import HALL_WAIT, TESTS, wait_for
+from running import ask
 
 from timekeeper import cli
 from timekeeper.tournament.ledger import open_tournament
@@ -151,9 +150,9 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
     }
 
     def ctl(table: str, *args: str) -> dict:
-        done = tk("ctl", *args, "--json", "--control", str(socks[table]))
-        assert done.returncode == 0, (table, args, done.stdout, done.stderr)
-        return json.loads(done.stdout)
+        """`timekeeper ctl ARGS --json` at `table`, asked in-process (four boxes polled at
+        once: no interpreter started per question)."""
+        return ask(socks[table], *args)
 
     def state(table: str, wanted: str) -> dict:
         return wait_for(

@@ -44,8 +44,8 @@ def test_a_running_match_comes_back_stopped_at_its_play_time() -> None:
     cues = go(back, Action.RESUME, 10_000.0)
     assert [c.name for c in cues] == ["resume"]
     # the marks already passed are not sounded again; the one due at the very instant of the
-    # snapshot (3 minutes left) sounds as play resumes (issue 11.1: one rule for every
-    # correction), then the next at 2 minutes left
+    # snapshot (3 minutes left) sounds as play resumes (one rule for every correction), then
+    # the next at 2 minutes left
     assert back.next_deadline() == pytest.approx(10_000.0)
     assert [(c.name, c.count) for c in back.advance(10_000.0)] == [("minute", 3)]
     assert back.next_deadline() == pytest.approx(10_060.0)

@@ -1,4 +1,4 @@
-"""Journals that cannot be resumed (issue 10, items 6 and 10; issue 9, item 7): whatever is
+"""Journals that cannot be resumed: whatever is
 wrong with one, the box sets it aside under a name of its own and starts clean; never an
 exception, never a crash loop. Fuzzed with hypothesis from real journals."""
 

@@ -1,4 +1,4 @@
-"""Corrections after the bracket moved (issue 30): a group result corrected after the
+"""Corrections after the bracket moved: a group result corrected after the
 knock-out was drawn re-seeds it while the matches it changes have not begun, and is refused,
 naming what was played, after that; a knock-out result corrected moves its winner on while
 the next match has not begun (played, or under way at its table as the desk saw it), and is

@@ -1,6 +1,6 @@
 """Hostile or absurd input is refused fast, before it costs minutes and gigabytes: YAML files
 (profiles, configs and packs share one loader), the numbers of a profile, and the operator's
-commands (issue 10, items 9 and 10). Each is a ConfigError naming file and line (exit 2)."""
+commands. Each is a ConfigError naming file and line (exit 2)."""
 
 from __future__ import annotations
 

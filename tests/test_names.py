@@ -1,4 +1,4 @@
-"""The sides' names (issue 17): `names HOME AWAY` from ctl, the web and the config, in any
+"""The sides' names: `names HOME AWAY` from ctl, the web and the config, in any
 script, bounded and printable; kept by the engine through a reset and a new match, in the
 status, the journal (old journals still load) and the events log; over a real `timekeeper
 run` with `ctl`. (The status line's room for them: test_status_width.py.)"""

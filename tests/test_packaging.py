@@ -288,7 +288,7 @@ def test_the_arm64_check_says_what_it_does_and_refuses_what_it_does_not_know() -
 @pytest.mark.slow  # (a process of its own: a fresh interpreter's modules)
 def test_a_box_does_not_load_the_tournaments_file_reader_or_the_qr_library() -> None:
     """A hall topic's name check pulled in tournament.spec (and segno, through the public
-    pages' QR): 7 MB more on every running box (issue 32's memory target). The pattern
+    pages' QR): 7 MB more on every running box (over the box's memory budget). The pattern
     lives in rules now; this keeps it so."""
     code = (
         "import sys, timekeeper.box.live, timekeeper.box.series, timekeeper.hall.messages; "

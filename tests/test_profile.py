@@ -358,7 +358,7 @@ def test_an_unknown_rule_set_names_the_known_ones_and_none(write_profile) -> Non
 
 
 def test_profiles_say_which_signals_are_aids_not_rules() -> None:
-    """Radegast and Polish rules ask for no marks, melody or break warning (issue 11.7)."""
+    """Radegast and Polish rules ask for no marks, melody or break warning."""
     for name in ("radegast", "radegast-playoff", "pl-3x6", "pl-3x6-ko", "pl-3x6-final"):
         p = profile.load(name)
         assert "Aids, not rules" in p.description, name

@@ -160,8 +160,8 @@ def test_ithf_with_pause_resume_and_added_time(pack: SoundPack, tmp_path: Path) 
     result = render(ithf, pack, out, parse_actions("120:pause,135:resume,200:add=10"))
     # by hand: prestart at 0.5, start 20 s later; 15 s stopped from play 2:00; +10 s at 3:05;
     # N beeps with N minutes left of the 310-s total; melody 30 s before the end. The 10 s
-    # added at 1:55 left bring 2:00 left back: its two beeps sound again (issue 11.1: after
-    # any correction, a mark whose time has not passed at the new clock sounds)
+    # added at 1:55 left bring 2:00 left back: its two beeps sound again (after any
+    # correction, a mark whose time has not passed at the new clock sounds)
     assert schedule(result.cues) == [
         ("prestart", 0.5, 1),
         ("start", 20.5, 1),
@@ -384,7 +384,7 @@ SHORT_KO = """\
 def test_a_render_finished_during_a_shot_keeps_that_shots_start_signal(
     write_profile, pack: SoundPack, tmp_path: Path
 ) -> None:
-    """Issue 17: a scripted finish during a shoot-out shot ends that shot; its start signal
+    """A scripted finish during a shoot-out shot ends that shot; its start signal
     sounded before the finish (Polish XV.18, seed 002: "each penalty shot has a 15-second
     limit", here 5 s), so it is in the WAV and in the events log. 1:1 after regulation, the
     overtime from 20 s to 30 s, shots of 5 s from there, the finish 2 s into the second."""

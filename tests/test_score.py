@@ -1,4 +1,4 @@
-"""The score in every profile, and the entries and aids the seeds imply (issues 11 and 12):
+"""The score in every profile, and the entries and aids the seeds imply:
 goals with their time and scorer, a ball-hockey power-play goal ending a minor, the Polish
 shoot-out ending once decided, the replay from the start that keeps the goals (ITHF 4.5), the
 match penalty and the penalty shot (ball hockey 17e, 15), the ITHF 4.6 forfeit point and ball
@@ -95,7 +95,7 @@ def test_a_replayed_render_carries_the_goals_and_the_score_is_no_signal() -> Non
 
 # ---------------------------------------------------------------- ball hockey: power play
 
-# ice-hockey practice, a setting for leagues that play it (issue 17: off in the hokejbal
+# ice-hockey practice, a setting for leagues that play it (off in the hokejbal
 # profiles, after ball hockey's rule 30 d)
 POWER_PLAY = """\
     extends: hokejbal

@@ -493,8 +493,8 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_safe(tmp_path: Path) -> 
     exposure = float(
         rated.stdout.rsplit("Overall exposure level for timekeeper.service:", 1)[1].split()[0]
     )
-    # 0.6 before the web pages; they need TCP (from this box and the LAN only): issue 12
-    # allows up to 1.5
+    # 0.6 before the web pages; they need TCP (from this box and the LAN only): the
+    # box's start-up allows up to 1.5
     assert exposure <= 1.5, rated.stdout
 
 

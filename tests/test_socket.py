@@ -1,4 +1,4 @@
-"""The ctl socket under hostile or careless clients (issue 10, items 3, 4, 5, 7, 11, 14): a
+"""The ctl socket under hostile or careless clients: a
 real Runner and ControlServer on a real UNIX socket, with no audio output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17, the rules' last gaps: a goal in a sudden death ends the match on the spot, and
+"""The rules' last gaps: a goal in a sudden death ends the match on the spot, and
 an overtime (or a shoot-out) is played only after a draw. Each test names its seed's rule
 and quotes its words (the English digest: ../shared/spec/RULES.md). The engine is told the
 time; nothing sleeps."""
@@ -116,7 +116,7 @@ def test_a_goal_in_regulation_ends_nothing() -> None:
 
 
 def test_undo_goal_of_the_deciding_goal_reopens_the_sudden_death_where_it_stopped() -> None:
-    """Our choice where the issue is silent: the deciding goal was entered by mistake, so
+    """Our choice where the rules are silent: the deciding goal was entered by mistake, so
     taking it back puts the match back into its sudden death, the clock stopped at the
     goal's time (the end signal has sounded: the referee restarts play); RESUME goes on and
     the overtime's end still comes at its time."""
@@ -206,13 +206,13 @@ def test_a_draw_still_goes_to_overtime() -> None:
 
 
 def test_a_box_whose_operator_enters_no_goals_goes_on_by_hand() -> None:
-    """Issue 17: "A box whose operator enters no goals keeps working as today"."""
+    """A box whose operator enters no goals keeps working as it always did."""
     eng, _ = to_overtime("pl-3x6-ko", drawn=False)  # NEXT went on: no goals kept
     assert eng.state is State.RUNNING
 
 
 def test_a_decided_score_at_the_end_of_a_timed_sudden_death_plays_no_shoot_out() -> None:
-    """Our choice (the issue asks to decide): where the end of a part goes straight to the
+    """Our choice: where the end of a part goes straight to the
     shoot-out, a decided score ends the match with the end signal instead. Here regulation
     was 1:1 and a goal of it was taken back during the overtime (Polish III.3: penalty shots
     only "if still undecided")."""

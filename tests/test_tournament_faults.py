@@ -1,8 +1,8 @@
-"""A tournament's files as a careless director or a full disk leaves them (issue 31): every
+"""A tournament's files as a careless director or a full disk leaves them: every
 command that reads a hand-broken ledger or tournament file refuses it with file:line and the
 field, exit 2, never a traceback; a disk that fills up loses nothing acknowledged; the
-file's limits are ones the ledger can hold. Each case is typed as the docs type it, in a
-process of its own; the set-up is done in this one (it is not what is tested)."""
+file's limits are ones the ledger can hold. Each case is typed as the docs type it and run
+by the command line's main in this process (the full disk: typed in a shell of its own)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import in_process
 
 from timekeeper import cli
 from timekeeper.tournament.ledger import open_tournament
-
-pytestmark = pytest.mark.slow  # every test here starts `timekeeper` processes
 
 READERS = (  # every command that reads the ledger, as the docs type them
     ("rounds",),
@@ -34,14 +33,9 @@ READERS = (  # every command that reads the ledger, as the docs type them
 
 
 def typed(file: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """`timekeeper tournament ACTION -f FILE …` in a process of its own."""
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", "tournament", argv[0], "-f", str(file), *argv[1:]],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """`timekeeper tournament ACTION -f FILE …` as typed, run by the command line's main in
+    this process: its exit code and what it printed."""
+    return in_process("tournament", argv[0], "-f", str(file), *argv[1:])
 
 
 def tk(file: Path, *argv: str) -> int:
@@ -172,6 +166,7 @@ echo "== history"; tk history
 """
 
 
+@pytest.mark.slow  # (a shell in a user namespace of its own, typing the commands)
 def test_a_full_disk_names_the_ledger_says_what_to_do_and_loses_nothing(
     tmp_path: Path,
 ) -> None:

@@ -1,4 +1,4 @@
-"""Names checked once, at load (issue 31): a table's name is one level of the hall's bus
+"""Names checked once, at load: a table's name is one level of the hall's bus
 topics, so `+`, `#`, `/`, NUL, empty or over 32 characters (and `all`, the topic of the
 hall's commands to every table) are refused with file:line and the field; a player's name is
 checked as every box checks a side's name (rules/commands.check_name: at most 32 printable

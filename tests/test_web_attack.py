@@ -1,4 +1,4 @@
-"""The web server under attack from the hall's Wi-Fi (issue 18): idle and half-open
+"""The web server under attack from the hall's Wi-Fi: idle and half-open
 connections, floods of connections, pings and bad requests, against the real aiohttp server
 (and, for the descriptor limit, a real box under the unit's LimitNOFILE=256)."""
 
