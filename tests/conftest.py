@@ -67,9 +67,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "timekeeper", quiet=1)
 
 
-# tests that wait on real time far longer than any other (a whole evening of real matches):
+# tests that wait on real time far longer than any other (a whole evening, a whole ITHF day):
 # first, so that a worker starts them at once instead of finishing the run with them alone
-FIRST = ("test_hall_whole_evening.py",)
+FIRST = ("test_hall_whole_evening.py", "test_ithf_day_boxes.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
