@@ -80,7 +80,7 @@ def in_process(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProce
     """`timekeeper ARGV` as typed in `cwd`, run by the command line's own main in this
     process: its exit code and what it printed, as `subprocess.run` gives a process's. For
     a test of what a command does (the tournament's); the process path is the doc tests'
-    (each command block run as typed: tests/test_docs_commands.py and its like)."""
+    (each command block run as typed: tests/project/test_docs_commands.py and its like)."""
     from timekeeper import cli
 
     out, err = io.StringIO(), io.StringIO()

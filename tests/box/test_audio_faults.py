@@ -1,6 +1,6 @@
 """Sound faults during a match, with a stand-in sound card (an Output): the runner is never
 held up by the device, a command counts from when it was given, and the events log says
-which cues nobody heard, and why. The real frozen server is in tests/test_service.py."""
+which cues nobody heard, and why. The real frozen server is in tests/box/test_service.py."""
 
 from __future__ import annotations
 

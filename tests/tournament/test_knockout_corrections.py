@@ -3,7 +3,7 @@ knock-out was drawn re-seeds it while the matches it changes have not begun, and
 naming what was played, after that; a knock-out result corrected moves its winner on while
 the next match has not begun (played, or under way at its table as the desk saw it), and is
 refused, naming that match, after. The command line's and the board's paths are the hall's
-tests (tests/test_hall_desks.py); these are the clerk's rule itself."""
+tests (tests/hall/test_hall_desks.py); these are the clerk's rule itself."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The box (`run --web`) and the desk (`hall serve`) behind the one guard (web/guard.py): the
 same caps per address and in all, head and body timeouts, bounded JSON, token check, rate
-limits and headers, each test played against both apps (tests/test_web_attack.py holds the
+limits and headers, each test played against both apps (tests/web/test_web_attack.py holds the
 box's own: live pages, pings, the descriptor limit); and no page of either has a script or a
 style of its own inline, which the CSP would refuse."""
 

@@ -1,7 +1,7 @@
 """The desk's overview page in Debian's headless Chromium, over a desk that holds its tables'
 statuses as the broker would hand them over (a fake that subclasses the real Desk): a table
 in its pre-start shows its countdown, "stop all" asks first, and a refusal says what the desk
-can do. (tests/test_hall.py plays the same page against real boxes and a real broker.)"""
+can do. (tests/hall/test_hall.py plays the same page against real boxes and a real broker.)"""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def closed(s: socket.socket) -> bool:
         return True
 
 
-# the caps, the timeouts, bad requests and bodies: tests/test_web_guard.py, for the box and
+# the caps, the timeouts, bad requests and bodies: tests/web/test_web_guard.py, for the box and
 # the desk alike
 
 
