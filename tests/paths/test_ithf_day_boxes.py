@@ -10,8 +10,8 @@ the final places checked against the ones computed by hand.
 The basic groups' round 1 and group A's first
 round (4 matches each; two A draws, 1:1, stand) are played on the boxes too, each confirmed
 at its table; the other 136 basic-group and 48 A/B results are typed through the command
-line in this process while the desk serves (as tests/tournament/test_tournament_ithf.py types them): on
-the boxes they would add some 10 minutes and nothing the play-off's series do not cover.
+line in this process while the desk serves (as test_tournament_ithf.py types them): on the
+boxes they would add some 10 minutes and nothing the play-off's series do not cover.
 The play-off's 38 games on the boxes take most of the test's time."""
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         assert [(r.home, r.away) for r in (done.results[f.id] for f in first)] == [
             (1, 0) if better(str(f.home), str(f.away), f.stage) else (0, 1) for f in first
         ]
-        # the basic groups: the better seed wins 1:0; A and B as tests/tournament/test_tournament_ithf.py
+        # the basic groups: the better seed wins 1:0; A and B as test_tournament_ithf.py has them
         for g, players in t.basic.items():
             play_group(file, g, lambda h, a, p=players: "1:0" if p.index(h) < p.index(a) else "0:1")
         t = open_tournament(file)[0]
