@@ -38,6 +38,16 @@ period:
   marks: 1
 """
 
+# a minute after a one-second pre-start, then (on a draw, for NEXT) an untimed sudden death:
+# a series' game, played out by the operator's `pause`, `set 0:00`, `resume` (no waiting)
+QUICK = """\
+title: a minute + sudden death
+prestart: 1
+period: {length: 60, marks: none}
+overtime:
+  - untimed: true
+"""
+
 INTERVAL = 0.02  # short: a condition met is seen at once, and polling costs little
 
 

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -216,3 +220,81 @@ def hall(url: str, *args: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=30,
     )
+
+
+# ------------------------------------------------------------- a box as its operator runs it
+
+
+class TableBox:
+    """A box as its operator runs it, in a folder of its own (short: an AF_UNIX path) with
+    its `profiles` (name -> YAML) on the profile path: `run(*args)` starts `timekeeper run
+    --no-gpio --no-keyboard --state-dir … --control … ARGS` (its output to `log()`) and waits
+    until it answers; `tk(*args)` runs a command to its end, `ctl(*args)` as typed at the
+    table (a process; its JSON), `status()` and `state(wanted)` ask the socket in-process
+    (a poll starts no process); `close()` kills what it started and removes the folder."""
+
+    def __init__(self, profiles: Mapping[str, str], prefix: str = "tk-box-") -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+        (self.folder / "profiles").mkdir()
+        for name, text in profiles.items():
+            (self.folder / "profiles" / f"{name}.yaml").write_text(text, encoding="utf-8")
+        self.env = {
+            **os.environ,
+            "SDL_AUDIODRIVER": "dummy",
+            "PYTHONUNBUFFERED": "1",
+            "TIMEKEEPER_PROFILES_PATH": str(self.folder / "profiles"),
+            "TIMEKEEPER_SOUNDS_PATH": "",
+        }
+        self.sock = self.folder / "c.sock"
+        self.procs: list[subprocess.Popen] = []
+
+    def run(self, *args: str) -> subprocess.Popen:
+        usual = ("--no-gpio", "--no-keyboard", "--state-dir", str(self.folder / "state"))
+        where = ("--control", str(self.sock))
+        with open(self.folder / "out.log", "a") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "timekeeper", "run", *usual, *where, *args],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        self.procs.append(proc)
+        wait_for(lambda: self.status(proc), "the box to answer", TIMEOUT)
+        return proc
+
+    def tk(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "timekeeper", *args],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def ctl(self, *args: str) -> dict:
+        done = self.tk("ctl", *args, "--json", "--control", str(self.sock))
+        assert done.returncode == 0, (args, done.stdout, done.stderr, self.log())
+        return json.loads(done.stdout)
+
+    def status(self, proc: subprocess.Popen | None = None) -> dict:
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"the box exited {proc.returncode}:\n{self.log()}")
+        return ask(self.sock, "status")
+
+    def state(self, wanted: str, timeout: float = TIMEOUT) -> dict:
+        return wait_for(
+            lambda: (s := self.status())["state"] == wanted and s, f"the state {wanted}", timeout
+        )
+
+    def log(self) -> str:
+        path = self.folder / "out.log"
+        return path.read_text() if path.exists() else ""
+
+    def close(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(10)
+        shutil.rmtree(self.folder, ignore_errors=True)

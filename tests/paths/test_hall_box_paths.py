@@ -9,15 +9,8 @@ pairing held during a match is taken by the reset after it."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -41,83 +34,23 @@ PROFILES = {
 
 
 @pytest.fixture
-def hall(broker) -> Iterator[dict]:
+def hall(broker, table_box) -> dict:
     """A box's folders (short: an AF_UNIX path), its profiles, the environment of every
     command, and `run()` to start `timekeeper run` as its operator does."""
-    folder = Path(tempfile.mkdtemp(prefix="tk-hb-", dir="/tmp"))
-    (folder / "profiles").mkdir()
-    for name, text in PROFILES.items():
-        (folder / "profiles" / f"{name}.yaml").write_text(text, encoding="utf-8")
-    env = {
-        **os.environ,
-        "SDL_AUDIODRIVER": "dummy",
-        "PYTHONUNBUFFERED": "1",
-        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
-        "TIMEKEEPER_SOUNDS_PATH": "",
-    }
-    sock, procs = folder / "c.sock", []
+    table = table_box(PROFILES, "tk-hb-")
+    (table.folder / "state").mkdir()
     # the box's usual command, as its operator types it every time
-    usual = [
-        *("--profile", "ithf", "--no-gpio", "--no-keyboard", "--sync", "local"),
-        *("--state-dir", str(folder / "state"), "--control", str(sock)),
-        *("--hall", broker["url"], "--table", "1"),
-    ]
-
-    def run() -> subprocess.Popen:
-        out = open(folder / "out.log", "a")  # noqa: SIM115  (closed with the process)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", *usual],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        out.close()
-        procs.append(proc)
-        wait_for(lambda: status(proc), "the box to answer", 30)
-        return proc
-
-    def status(proc: subprocess.Popen | None = None) -> dict:
-        if proc is not None and proc.poll() is not None:
-            pytest.fail(f"the box exited {proc.returncode}:\n{log()}")
-        return ctl("status")
-
-    def ctl(*args: str) -> dict:
-        done = tk("ctl", *args, "--json", "--control", str(sock))
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-        return json.loads(done.stdout)
-
-    def tk(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "timekeeper", *args],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    def log() -> str:
-        return (folder / "out.log").read_text()
-
-    (folder / "state").mkdir()
-    try:
-        yield {
-            "run": run,
-            "ctl": ctl,
-            "tk": tk,
-            "status": status,
-            "log": log,
-            "folder": folder,
-            "url": broker["url"],
-            "port": broker["port"],
-        }
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-        shutil.rmtree(folder, ignore_errors=True)
+    usual = ("--profile", "ithf", "--sync", "local", "--hall", broker["url"], "--table", "1")
+    return {
+        "run": lambda: table.run(*usual),
+        "ctl": table.ctl,
+        "tk": table.tk,
+        "status": table.status,
+        "log": table.log,
+        "folder": table.folder,
+        "url": broker["url"],
+        "port": broker["port"],
+    }
 
 
 def client(port: int) -> mqtt.Client:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from deskhall import Served
-from helpers import HALL_WAIT, TESTS, wait_for
+from helpers import HALL_WAIT, QUICK, TESTS, wait_for
 from running import ask
 
 from timekeeper import cli
@@ -35,13 +35,6 @@ from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow
 
-QUICK = """\
-title: a minute + sudden death
-prestart: 1
-period: {length: 60, marks: none}
-overtime:
-  - untimed: true
-"""
 GROUP = """\
 title: a minute, a group draw stands
 prestart: 1

@@ -9,36 +9,19 @@ this test is skipped."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 from deskhall import Served
-from helpers import HALL_WAIT, wait_for
+from helpers import HALL_WAIT, QUICK, wait_for
 
 from timekeeper.tournament.ledger import open_tournament
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("timekeeper.box.series") is None,
-        reason="the box's series (branch series33) is not merged yet",
-    ),
-]
+pytestmark = pytest.mark.slow
 
-QUICK = """\
-title: a minute + sudden death
-prestart: 1
-period: {length: 60, marks: none}
-overtime:
-  - untimed: true
-"""
 CUP = """\
 title: Series night
 rules: {extends: radegast}
@@ -53,35 +36,18 @@ stages:
 """
 
 
-def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(broker, tmp_path):
-    folder = Path(tempfile.mkdtemp(prefix="tk-sd-", dir="/tmp"))  # (short: AF_UNIX path)
-    (folder / "profiles").mkdir()
-    (folder / "profiles" / "quick.yaml").write_text(QUICK, encoding="utf-8")
-    env = {
-        **os.environ,
-        "SDL_AUDIODRIVER": "dummy",
-        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
-        "TIMEKEEPER_SOUNDS_PATH": "",
-    }
-    sock = folder / "c.sock"
-
-    def tk(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "timekeeper", *args],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    def ctl(*args: str) -> dict:
-        done = tk("ctl", *args, "--json", "--control", str(sock))
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-        return json.loads(done.stdout)
-
-    def state(wanted: str) -> dict:
-        return wait_for(lambda: (s := ctl("status"))["state"] == wanted and s, wanted, 30)
+def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
+    broker, tmp_path, table_box
+):
+    table = table_box({"quick": QUICK}, "tk-sd-")
+    folder, env, sock, tk, ctl, state = (
+        table.folder,
+        table.env,
+        table.sock,
+        table.tk,
+        table.ctl,
+        table.state,
+    )
 
     def ledger_games() -> list[tuple[int, int, str]]:
         t, _ = open_tournament(file, drawn=True)

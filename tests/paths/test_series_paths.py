@@ -8,109 +8,34 @@ the same command in the same game of the same series, and a won series takes no 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from helpers import HALL_WAIT, wait_for
+from helpers import HALL_WAIT, QUICK, wait_for
 
 from timekeeper.hall.pairing import Pairing, pairing_topic
 
 pytestmark = pytest.mark.slow
 
-# a minute after a one-second pre-start, then (on a draw, for NEXT) an untimed sudden death;
-# the games are played out by the operator's `pause`, `set 0:00`, `resume` (no waiting)
-QUICK = """\
-title: a minute + sudden death
-prestart: 1
-period: {length: 60, marks: none}
-overtime:
-  - untimed: true
-"""
 NOVAK = {"home": "Novák", "away": "Svoboda"}
 
 
 @pytest.fixture
-def box() -> Iterator[dict]:
+def box(table_box) -> dict:
     """A box's folders (short: an AF_UNIX path), its profile, and `run(*more)` to start
     `timekeeper run` as its operator types it, `ctl(*args)` as at the table."""
-    folder = Path(tempfile.mkdtemp(prefix="tk-se-", dir="/tmp"))
-    (folder / "profiles").mkdir()
-    (folder / "profiles" / "quick.yaml").write_text(QUICK, encoding="utf-8")
-    env = {
-        **os.environ,
-        "SDL_AUDIODRIVER": "dummy",
-        "PYTHONUNBUFFERED": "1",
-        "TIMEKEEPER_PROFILES_PATH": str(folder / "profiles"),
-        "TIMEKEEPER_SOUNDS_PATH": "",
+    table = table_box({"quick": QUICK}, "tk-se-")
+    return {
+        "run": lambda *more: table.run("--profile", "quick", *more),
+        "ctl": table.ctl,
+        "tk": table.tk,
+        "state": table.state,
+        "log": table.log,
+        "folder": table.folder,
+        "sock": table.sock,
     }
-    sock, procs = folder / "c.sock", []
-    usual = [
-        *("--profile", "quick", "--no-gpio", "--no-keyboard"),
-        *("--state-dir", str(folder / "state"), "--control", str(sock)),
-    ]
-
-    def run(*more: str) -> subprocess.Popen:
-        out = open(folder / "out.log", "a")  # noqa: SIM115  (closed with the process)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "timekeeper", "run", *usual, *more],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        out.close()
-        procs.append(proc)
-        wait_for(lambda: proc.poll() is None and ctl("status"), "the box to answer", 30)
-        return proc
-
-    def tk(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "timekeeper", *args],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    def ctl(*args: str) -> dict:
-        done = tk("ctl", *args, "--json", "--control", str(sock))
-        assert done.returncode == 0, (args, done.stdout, done.stderr, log())
-        return json.loads(done.stdout)
-
-    def state(wanted: str) -> dict:
-        return wait_for(
-            lambda: (s := ctl("status"))["state"] == wanted and s, f"the state {wanted}", 30
-        )
-
-    def log() -> str:
-        return (folder / "out.log").read_text()
-
-    try:
-        yield {
-            "run": run,
-            "ctl": ctl,
-            "tk": tk,
-            "state": state,
-            "log": log,
-            "folder": folder,
-            "sock": sock,
-        }
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def begin(box: dict) -> None:

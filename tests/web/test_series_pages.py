@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import QUICK, wait_for
 from webbox import WebBox, browser, have_browser
 
 pytestmark = [
@@ -17,14 +17,6 @@ pytestmark = [
         not have_browser(), reason="needs chromium and chromium-driver (./bootstrap.sh --test)"
     ),
 ]
-
-QUICK = """\
-    title: a minute + sudden death
-    prestart: 1
-    period: {length: 60, marks: none}
-    overtime:
-      - untimed: true
-"""
 
 
 def won_by_home(box: WebBox) -> None:
