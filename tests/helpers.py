@@ -38,15 +38,16 @@ period:
   marks: 1
 """
 
-# a minute after a one-second pre-start, then (on a draw, for NEXT) an untimed sudden death:
+
+def sudden_death(seconds: int, title: str) -> str:
+    """A profile: `seconds` of play after a one-second pre-start, then (on a draw, for NEXT)
+    an untimed sudden death (ITHF 4.8)."""
+    period = f"period: {{length: {seconds}, marks: none}}"
+    return f"title: {title}\nprestart: 1\n{period}\novertime:\n  - untimed: true\n"
+
+
 # a series' game, played out by the operator's `pause`, `set 0:00`, `resume` (no waiting)
-QUICK = """\
-title: a minute + sudden death
-prestart: 1
-period: {length: 60, marks: none}
-overtime:
-  - untimed: true
-"""
+QUICK = sudden_death(60, "a minute + sudden death")
 
 INTERVAL = 0.02  # short: a condition met is seen at once, and polling costs little
 
@@ -116,6 +117,37 @@ def in_process(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProce
         root.removeHandler(said)
         root.setLevel(level)
     return subprocess.CompletedProcess(["timekeeper", *argv], code, out.getvalue(), err.getvalue())
+
+
+def dollar_steps(block: str) -> list[tuple[str, list[str]]]:
+    """The `$ ` commands of a doc's fenced block, each with the lines the doc shows it
+    printing (those under it, up to the next `$ `)."""
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(line)
+    return steps
+
+
+def write_cup(folder: Path, text: str) -> Path:
+    """`text` written as the tournament file folder/cup.yaml; its path."""
+    file = folder / "cup.yaml"
+    file.write_text(text, encoding="utf-8")
+    return file
+
+
+def cup_error(file: Path) -> str:
+    """What the tournament file's reader says of `file` (it must refuse it)."""
+    from timekeeper.rules.yamldoc import ConfigError
+    from timekeeper.tournament import spec
+
+    try:
+        spec.load(file)
+    except ConfigError as exc:
+        return str(exc)
+    raise AssertionError(f"{file} was taken")
 
 
 def hall_serve(url: str, port: int, state: object, *more: str) -> list[str]:

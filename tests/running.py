@@ -36,7 +36,9 @@ period: {length: 60, marks: none}
 # ------------------------------------------------------------- `timekeeper …` on the command line
 
 
-def tk(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def tk(
+    env: Mapping[str, str], *args: str, cwd: Path | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess:
     """Run `timekeeper ARGS` to completion, stdin not a terminal."""
     return subprocess.run(
         [sys.executable, "-m", "timekeeper", *args],
@@ -45,7 +47,7 @@ def tk(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.C
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=timeout,
     )
 
 
@@ -264,14 +266,7 @@ class TableBox:
         return proc
 
     def tk(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "timekeeper", *args],
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        return tk(self.env, *args, timeout=60)
 
     def ctl(self, *args: str) -> dict:
         done = self.tk("ctl", *args, "--json", "--control", str(self.sock))

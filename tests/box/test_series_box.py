@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Clock
+from helpers import Clock, sudden_death
 
 from timekeeper.box.runner import Runner
 from timekeeper.box.series import LOCAL, Series, SeriesPlay
@@ -17,14 +17,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine
 
-# two seconds after a one-second pre-start; on a draw, an untimed sudden death (ITHF 4.8)
-GAME = """\
-    title: two seconds + sudden death
-    prestart: 1
-    period: {length: 2, marks: none}
-    overtime:
-      - untimed: true
-"""
+GAME = sudden_death(2, "two seconds + sudden death")
 
 
 @pytest.fixture

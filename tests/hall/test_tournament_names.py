@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers import HALL_WAIT, wait_for
+from helpers import cup_error as error_of
+from helpers import write_cup as write
 
 from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.pairing import Pairing
@@ -22,18 +24,6 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import spec
 
 PLAYERS = "players: [Ann, Bob, Cid, Dan]\n"
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    file = tmp_path / "cup.yaml"
-    file.write_text(text, encoding="utf-8")
-    return file
-
-
-def error_of(file: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        spec.load(file)
-    return str(caught.value)
 
 
 def tk(*args: str) -> subprocess.CompletedProcess:

@@ -29,6 +29,7 @@ import pytest
 from deskhall import Served
 from helpers import HALL_WAIT, QUICK, TESTS, wait_for
 from running import ask
+from running import tk as timekeeper
 
 from timekeeper import cli
 from timekeeper.tournament.ledger import open_tournament
@@ -90,16 +91,8 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         shutil.copy(TESTS / "ithf" / name, tmp_path / name)
     file = tmp_path / "day.yaml"
 
-    def tk(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "timekeeper", *args],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    def tk(*args: str) -> subprocess.CompletedProcess:
+        return timekeeper(env, *args, cwd=tmp_path, timeout=60)
 
     def ok(*args: str) -> str:
         done = tk(*args)

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, dollar_steps
 
 from timekeeper import cli
 from timekeeper.tournament import export, spec
@@ -28,14 +28,6 @@ def tk(file: Path, *argv: str) -> int:
 
 def load(file: Path) -> Tournament:
     return open_tournament(file)[0]
-
-
-@pytest.fixture
-def cup(tmp_path: Path) -> Path:
-    file = tmp_path / "cup.yaml"
-    assert cli.main(["tournament", "new", str(file), "--players", "8"]) == 0
-    assert tk(file, "draw", "--seed", "11") == 0
-    return file
 
 
 def test_new_writes_a_file_that_loads_and_never_overwrites(tmp_path: Path, capsys) -> None:
@@ -213,12 +205,7 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch
     import shlex
 
     block = DOCS.read_text(encoding="utf-8").split("```\n", 2)[1]
-    steps: list[tuple[str, list[str]]] = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        elif steps:
-            steps[-1][1].append(line)
+    steps = dollar_steps(block)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "players.txt").write_text(
         "Adam\nBěla\nCyril\nDana\nEmil\nFiona\nGustav\nHana\n", encoding="utf-8"

@@ -42,14 +42,6 @@ def tk(file: Path, *argv: str) -> int:
     return cli.main(["tournament", argv[0], "-f", str(file), *argv[1:]])
 
 
-@pytest.fixture
-def cup(tmp_path: Path) -> Path:
-    file = tmp_path / "cup.yaml"
-    assert cli.main(["tournament", "new", str(file), "--players", "8"]) == 0
-    assert tk(file, "draw", "--seed", "11") == 0
-    return file
-
-
 def test_a_drawn_knockout_score_with_ot_says_what_is_wrong(cup: Path) -> None:
     t = open_tournament(cup)[0]
     for m in t.fixtures():

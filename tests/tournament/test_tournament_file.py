@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from helpers import TESTS
+from helpers import cup_error as error_of
+from helpers import write_cup as write
 
 from timekeeper.rules import profile
 from timekeeper.rules.yamldoc import ConfigError
@@ -19,18 +21,6 @@ from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.rulesets import BUILT_IN
 
 PLAYERS = "players: [Ann, Bob, Cid, Dan, Eve, Fay, Gus, Hal]\n"
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    file = tmp_path / "cup.yaml"
-    file.write_text(text, encoding="utf-8")
-    return file
-
-
-def error_of(file: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        spec.load(file)
-    return str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import ithfranking
 import pytest
-from helpers import ROOT, TESTS
+from helpers import ROOT, TESTS, dollar_steps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,13 +40,7 @@ def doc_steps(block: int) -> list[tuple[str, list[str]]]:
     section = DOCS.read_text(encoding="utf-8").split("## An ITHF tournament", 1)[1]
     section = section.split("\n## ", 1)[0]
     blocks = section.split("```\n")[1::2]
-    steps: list[tuple[str, list[str]]] = []
-    for line in blocks[block].splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        elif steps:
-            steps[-1][1].append(line)
-    return steps
+    return dollar_steps(blocks[block])
 
 
 def run_doc(cwd: Path, block: int) -> None:

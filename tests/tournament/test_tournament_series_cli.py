@@ -1,4 +1,5 @@
-"""docs/tournament.md's play-off in series as typed, each command a process of its own: a
+"""docs/tournament.md's play-off in series as typed (the page's block: each command a
+process of its own; the other cases run by the command line's main in this process): a
 best-of-7 final with a game drawn and decided in overtime and a game corrected, a best-of-5
 bronze won by a walkover; what each prints, the bracket with each game's score, the exports
 by game, and the file's bad `best_of:` as the page quotes it."""
@@ -12,9 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
-
-pytestmark = pytest.mark.slow  # real processes (tests/conftest.py: the fast tier)
+from helpers import ROOT, dollar_steps, in_process
 
 DOCS = ROOT / "docs" / "tournament.md"
 BIN = Path(sys.executable).parent / "timekeeper"  # .venv/bin/timekeeper, as a user types it
@@ -36,18 +35,14 @@ def typed(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # (each command a process of its own, as typed)
 def test_the_series_in_the_docs_run_as_written(tmp_path: Path) -> None:
     page = section()
     yaml = page.split("```yaml\n", 1)[1].split("```", 1)[0]
     (tmp_path / "playoff.yaml").write_text(yaml, encoding="utf-8")
     after = page.split("```yaml\n", 1)[1].split("```\n", 1)[1]
     block = after.split("```\n", 2)[1]
-    steps: list[tuple[str, list[str]]] = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        elif steps:
-            steps[-1][1].append(line)
+    steps = dollar_steps(block)
     assert len(steps) >= 12
     for command, shown in steps:
         done = typed(shlex.split(command)[1:], tmp_path)
@@ -81,7 +76,7 @@ def test_a_bad_best_of_is_refused_as_the_docs_say(tmp_path: Path) -> None:
     page = section()
     yaml = page.split("```yaml\n", 1)[1].split("```", 1)[0]
     (tmp_path / "playoff.yaml").write_text(yaml.replace("F: 7", "F: 4"), encoding="utf-8")
-    done = typed(["tournament", "draw", "-f", "playoff.yaml"], tmp_path)
+    done = in_process("tournament", "draw", "-f", "playoff.yaml", cwd=tmp_path)
     assert done.returncode == 2 and not (tmp_path / "playoff.journal.jsonl").exists()
     said = done.stderr.strip().removeprefix("timekeeper: ")
     assert " ".join(said.split()) in " ".join(page.split()), said
@@ -103,10 +98,10 @@ def test_a_player_who_withdraws_mid_series_walks_it_over_and_no_game_follows(
         ["result", "F", "3:1"],
         ["withdraw", "Svoboda", "--reason", "ill"],
     ):
-        done = typed(["tournament", *argv, "-f", "playoff.yaml"], tmp_path)
+        done = in_process("tournament", *argv, "-f", "playoff.yaml", cwd=tmp_path)
         assert done.returncode == 0, (argv, done.stderr)
-    done = typed(["tournament", "bracket", "-f", "playoff.yaml"], tmp_path)
+    done = in_process("tournament", "bracket", "-f", "playoff.yaml", cwd=tmp_path)
     final = next(line for line in done.stdout.splitlines() if line.startswith("F "))
     assert "W.O." in final, final
-    done = typed(["tournament", "result", "F", "2:1", "-f", "playoff.yaml"], tmp_path)
+    done = in_process("tournament", "result", "F", "2:1", "-f", "playoff.yaml", cwd=tmp_path)
     assert done.returncode == 2 and "decided" in done.stderr, done.stderr
