@@ -77,6 +77,38 @@ class FakeDesk(Desk):
         }
 
 
+def two_tables(sent: float) -> dict[str, dict]:
+    """Tables 1 (running) and 2 (in its pre-start), online and in step, as the bus hands a
+    desk their statuses (sent at `sent`)."""
+    return {
+        table: {
+            "table": table,
+            "online": True,
+            "synced": True,
+            "in_step": True,
+            "sent": sent,
+            "status": status,
+        }
+        for table, status in (("1", RUNNING), ("2", PRESTART))
+    }
+
+
+@contextlib.contextmanager
+def site_thread(site: Site) -> Iterator[Site]:
+    """`site` served from an event loop in a thread of its own; closed at the end."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
+    try:
+        yield site
+    finally:
+        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
 @contextlib.contextmanager
 def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
     """The overview of `desk` served as `hall serve` serves it (behind web/guard.py's
@@ -85,17 +117,8 @@ def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, s
     tokens = TokenStore(folder)
     overview = Overview(desk, tokens, lang)
     site = Site(overview.guard, overview.app(), "127.0.0.1", free_port())
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
-    try:
+    with site_thread(site):
         yield f"http://127.0.0.1:{site.port}", tokens.token
-    finally:
-        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 NAMES = (
@@ -220,17 +243,8 @@ def serving_board(
     add_board(app, overview.guard, director, tokens, lang)
     add_players(app, director, lang)
     site = Site(overview.guard, app, "127.0.0.1", free_port())
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
-    try:
+    with site_thread(site):
         yield f"http://127.0.0.1:{site.port}", tokens.token, director
-    finally:
-        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 STATES = (

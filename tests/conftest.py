@@ -532,28 +532,8 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
 def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
     """The overview served: (url, token, desk); in English, or the language an indirect
     parameter names."""
-    from boardhall import PRESTART, RUNNING, FakeDesk, serving
+    from boardhall import FakeDesk, serving, two_tables
 
-    sent = time.time()
-    desk = FakeDesk(
-        {
-            "1": {
-                "table": "1",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": sent,
-                "status": RUNNING,
-            },
-            "2": {
-                "table": "2",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": sent,
-                "status": PRESTART,
-            },
-        }
-    )
+    desk = FakeDesk(two_tables(time.time()))
     with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
         yield url, token, desk

@@ -181,6 +181,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def connect(port: int, data: bytes, source: str = "127.0.0.1") -> socket.socket:
+    """A raw TCP connection to 127.0.0.1:`port` from `source` (another loopback address
+    stands for another machine of the hall), `data` sent on it."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+    if data:
+        s.sendall(data)
+    return s
+
+
+def answer(s: socket.socket) -> bytes:
+    """All the server sends until it closes (b"": closed without a word)."""
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except ConnectionResetError:
+        pass
+    return got
+
+
 class RecordingOutput(Output):
     """A fake with the real Output interface that remembers what it was given: the cues
     played (`played`), the runner's clock at each (`times`), the profiles prepared.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from helpers import free_port, wait_for
+from helpers import answer, connect, free_port, wait_for
 from webbox import browser, have_browser
 
 from timekeeper.box.runner import Runner
@@ -44,21 +44,7 @@ def box(tmp_path: Path):
 
 
 def raw(server: WebServer, data: bytes, source: str = "127.0.0.1") -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(source, 0))
-    if data:
-        s.sendall(data)
-    return s
-
-
-def answer(s: socket.socket) -> bytes:
-    """All the server sends until it closes (b"": closed without a word)."""
-    got = b""
-    try:
-        while chunk := s.recv(65536):
-            got += chunk
-    except ConnectionResetError:
-        pass
-    return got
+    return connect(server.port, data, source)
 
 
 def status_from(server: WebServer, source: str) -> int:

@@ -6,7 +6,6 @@ style of its own inline, which the CSP would refuse."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -19,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from boardhall import PRESTART, RUNNING, FakeDesk
-from helpers import ROOT, free_port, wait_for
+from boardhall import FakeDesk, site_thread, two_tables
+from helpers import ROOT, answer, connect, free_port, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import overview as hall_overview
@@ -85,35 +84,12 @@ def _box(folder: Path) -> Iterator[App]:
 
 
 def _desk(folder: Path) -> Iterator[App]:
-    desk = FakeDesk(
-        {
-            "1": {
-                "table": "1",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": 0.0,
-                "status": RUNNING,
-            },
-            "2": {
-                "table": "2",
-                "online": True,
-                "synced": True,
-                "in_step": True,
-                "sent": 0.0,
-                "status": PRESTART,
-            },
-        }
-    )
+    desk = FakeDesk(two_tables(0.0))
     overview = Overview(desk, TokenStore(folder))
     overview.guard.handler_options["keepalive_timeout"] = HEAD
     overview.guard.doors.total = 40
     site = guard.Site(overview.guard, overview.app(), "127.0.0.1", free_port())
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
-    try:
+    with site_thread(site):
         yield App(
             "desk",
             site.port,
@@ -131,11 +107,6 @@ def _desk(folder: Path) -> Iterator[App]:
             ),
             hall_overview.COMMAND_BURST,
         )
-    finally:
-        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 @pytest.fixture(params=["box", "desk"])
@@ -144,21 +115,7 @@ def app(request, tmp_path: Path) -> Iterator[App]:
 
 
 def raw(app: App, data: bytes, source: str = "127.0.0.1") -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", app.port), timeout=5, source_address=(source, 0))
-    if data:
-        s.sendall(data)
-    return s
-
-
-def answer(s: socket.socket) -> bytes:
-    """All the server sends until it closes (b"": closed without a word)."""
-    got = b""
-    try:
-        while chunk := s.recv(65536):
-            got += chunk
-    except ConnectionResetError:
-        pass
-    return got
+    return connect(app.port, data, source)
 
 
 def code_from(app: App, source: str) -> int:
