@@ -201,6 +201,24 @@ def answer(s: socket.socket) -> bytes:
     return got
 
 
+def closed(s: socket.socket) -> bool:
+    """Whether the server closed `s` (asked without waiting)."""
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def http_code(port: int, path: str, source: str = "127.0.0.1") -> int:
+    """The status code of a GET of `path` on its own connection from `source`."""
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    with connect(port, request, source) as s:
+        return int(answer(s).split(b" ", 2)[1])
+
+
 class RecordingOutput(Output):
     """A fake with the real Output interface that remembers what it was given: the cues
     played (`played`), the runner's clock at each (`times`), the profiles prepared.

@@ -68,6 +68,19 @@ def start_run(
     return proc
 
 
+def start_match(
+    procs: list[subprocess.Popen], env: dict[str, str], profile: Path, sock: Path, *more: str
+) -> tuple[subprocess.Popen, Path]:
+    """`timekeeper run --start --profile PROFILE --events … --control SOCK MORE` in the
+    profile's folder, in the background: the process and its events file (ev.jsonl)."""
+    events = profile.parent / "ev.jsonl"
+    where = ("--events", str(events), "--control", str(sock))
+    proc = start_run(
+        procs, env, profile.parent, "--start", "--profile", str(profile), *where, *more
+    )
+    return proc, events
+
+
 def wait_until_answers(proc: subprocess.Popen, env: dict[str, str], sock: Path) -> dict:
     """Wait until the runner answers on `sock` (asked in-process: quick), then its status as
     `timekeeper ctl status` prints it."""

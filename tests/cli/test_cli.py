@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
-from running import TIMEOUT, ctl, start_run, tk, wait_for_state, wait_until_answers, write
+from running import (
+    TIMEOUT,
+    ctl,
+    start_match,
+    start_run,
+    tk,
+    wait_for_state,
+    wait_until_answers,
+    write,
+)
 
 from timekeeper import cli
 from timekeeper.box.controls.socket_client import send
@@ -283,19 +292,7 @@ def test_run_a_live_match_controlled_over_the_socket(
     removed); stdout logs every cue and state change; the events file has every cue in order,
     none played before it was due, all on one consistent clock."""
     prof = write(tmp_path / "live.yaml", LIVE)
-    events = tmp_path / "ev.jsonl"
-    proc = start_run(
-        procs,
-        env,
-        tmp_path,
-        "--start",
-        "--profile",
-        str(prof),
-        "--events",
-        str(events),
-        "--control",
-        str(sock),
-    )
+    proc, events = start_match(procs, env, prof, sock)
 
     first = wait_until_answers(proc, env, sock)
     assert {"profile", "state", "period", "periods", "play_time", "remaining", "added"} <= (
@@ -556,19 +553,7 @@ def test_ball_hockey_live_over_ctl_penalties_timeouts_and_correction(
     """`ctl penalty home minor`, `ctl timeout away` (and refused a second time), `ctl set`,
     `ctl status` JSON with the penalties; the penalty_end and timeout_end cues are played."""
     prof = write(tmp_path / "ball.yaml", LIVE_BALL)
-    events = tmp_path / "ev.jsonl"
-    proc = start_run(
-        procs,
-        env,
-        tmp_path,
-        "--start",
-        "--profile",
-        str(prof),
-        "--events",
-        str(events),
-        "--control",
-        str(sock),
-    )
+    proc, events = start_match(procs, env, prof, sock)
     wait_until_answers(proc, env, sock)
     wait_for_state(sock, "running")
     code, _, err = ctl(env, sock, "timeout", "away")

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from running import ctl, start_run, tk, wait_until_answers, write
+from running import ctl, start_match, start_run, tk, wait_until_answers, write
 
 from timekeeper.rules import profile
 from timekeeper.rules.replay import parse_actions, replay
@@ -30,21 +30,7 @@ def test_goals_over_ctl_into_the_status_and_the_events_log(
     tmp_path: Path, env: dict[str, str], sock: Path, procs: list[subprocess.Popen]
 ) -> None:
     prof = write(tmp_path / "slow.yaml", SLOW)
-    events = tmp_path / "ev.jsonl"
-    proc = start_run(
-        procs,
-        env,
-        tmp_path,
-        "--start",
-        "--profile",
-        str(prof),
-        "--events",
-        str(events),
-        "--control",
-        str(sock),
-        "--state-dir",
-        str(tmp_path),
-    )
+    proc, events = start_match(procs, env, prof, sock, "--state-dir", str(tmp_path))
     wait_until_answers(proc, env, sock)
     code, status, _ = ctl(env, sock, "goal", "home", "17")
     assert code == 0 and status["score"] == {"home": 1, "away": 0}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from helpers import answer, connect, free_port, wait_for
+from helpers import connect, free_port, http_code, wait_for
 from webbox import browser, have_browser
 
 from timekeeper.box.runner import Runner
@@ -48,19 +48,7 @@ def raw(server: WebServer, data: bytes, source: str = "127.0.0.1") -> socket.soc
 
 
 def status_from(server: WebServer, source: str) -> int:
-    s = raw(server, b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source)
-    with s:
-        return int(answer(s).split(b" ", 2)[1])
-
-
-def closed(s: socket.socket) -> bool:
-    s.setblocking(False)
-    try:
-        return s.recv(1) == b""
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
+    return http_code(server.port, "/api/status", source)
 
 
 # the caps, the timeouts, bad requests and bodies: tests/web/test_web_guard.py, for the box and

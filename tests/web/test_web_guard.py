@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from boardhall import FakeDesk, site_thread, two_tables
-from helpers import ROOT, answer, connect, free_port, wait_for
+from helpers import ROOT, answer, closed, connect, free_port, http_code, wait_for
 
 from timekeeper.box.runner import Runner
 from timekeeper.hall import overview as hall_overview
@@ -119,21 +119,7 @@ def raw(app: App, data: bytes, source: str = "127.0.0.1") -> socket.socket:
 
 
 def code_from(app: App, source: str) -> int:
-    path = app.pages[-1].encode()
-    with raw(
-        app, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source
-    ) as s:
-        return int(answer(s).split(b" ", 2)[1])
-
-
-def closed(s: socket.socket) -> bool:
-    s.setblocking(False)
-    try:
-        return s.recv(1) == b""
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
+    return http_code(app.port, app.pages[-1], source)
 
 
 def call(
