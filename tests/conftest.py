@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from helpers import HALL_PROFILE, SKEWED, free_port, listening, wait_for
-from running import MATCH, TIMEOUT
+from running import MATCH, TIMEOUT, hall_box
 
 from timekeeper.box.journal import FILE_NAME
 
@@ -447,31 +447,12 @@ def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
             folder = tmp_path / f"box{table}"
             folder.mkdir()
             environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
-            launcher = ["-m", "timekeeper"] if skew is None else [str(SKEWED), str(skew)]
+            launcher = () if skew is None else (str(SKEWED), str(skew))
+            events = ("--events", str(folder / "events.jsonl"))
+            argv = hall_box(prof, folder, broker["url"], table, *events, launcher=launcher)
             with open(folder / "out.log", "w") as out:
                 procs[table] = subprocess.Popen(
-                    [
-                        sys.executable,
-                        *launcher,
-                        "run",
-                        "--sync",
-                        "local",
-                        "--profile",
-                        str(prof),
-                        "--no-gpio",
-                        "--no-keyboard",
-                        "--fresh",
-                        "--state-dir",
-                        str(folder),
-                        "--control",
-                        str(folder / "c.sock"),
-                        "--events",
-                        str(folder / "events.jsonl"),
-                        "--hall",
-                        broker["url"],
-                        "--table",
-                        table,
-                    ],
+                    argv,
                     env=environ,
                     stdout=out,
                     stderr=subprocess.STDOUT,

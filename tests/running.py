@@ -306,3 +306,18 @@ class TableBox:
                 proc.kill()
             proc.wait(10)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def hall_box(
+    profile: Path, folder: Path, url: str, table: str, *more: str, launcher: tuple = ()
+) -> list[str]:
+    """`timekeeper run` as a hall's box is started: `profile`, no GPIO or keyboard, a fresh
+    match, its state and socket (c.sock) in `folder`, on the hall's bus `url` as `table`,
+    its clock the machine's (`--sync local`); `launcher` instead of `-m timekeeper` (a box
+    whose clock is off: tests/skewedbox.py)."""
+    return [
+        *(sys.executable, *(launcher or ("-m", "timekeeper")), "run", "--sync", "local"),
+        *("--profile", str(profile), "--no-gpio", "--no-keyboard", "--fresh"),
+        *("--state-dir", str(folder), "--control", str(folder / "c.sock")),
+        *("--hall", url, "--table", table, *more),
+    ]

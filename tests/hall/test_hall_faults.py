@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers import HALL_PROFILE, HALL_WAIT, ROOT, free_port, listening, wait_for
-from running import hall
+from running import hall, hall_box
 from webbox import browser, have_browser
 
 from timekeeper.box.controls.socket_client import send
@@ -233,27 +233,7 @@ def test_another_boxs_credentials_cannot_take_a_box_off_the_bus(
         wait_for(lambda: listening(port), "broker up", 10)
         with open(folder / "out.log", "w") as out:
             box = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "timekeeper",
-                    "run",
-                    "--profile",
-                    str(prof),
-                    "--no-gpio",
-                    "--no-keyboard",
-                    "--fresh",
-                    "--state-dir",
-                    str(folder),
-                    "--control",
-                    str(folder / "c.sock"),
-                    "--hall",
-                    f"mqtt://1:pw-1@127.0.0.1:{port}",
-                    "--table",
-                    "1",
-                    "--sync",
-                    "local",
-                ],
+                hall_box(prof, folder, f"mqtt://1:pw-1@127.0.0.1:{port}", "1"),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1"),
