@@ -6,12 +6,11 @@ from __future__ import annotations
 import array
 import os
 import shutil
-import subprocess
-import sys
 import wave
 from pathlib import Path
 
 import pytest
+from running import tk
 
 from timekeeper.hall import calls
 
@@ -80,23 +79,16 @@ def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "hall",
-            "announce",
-            "Table 3: the final.",
-            "--broker",
-            broker["url"],
-            "--state-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
+    done = tk(
+        dict(os.environ, SDL_AUDIODRIVER="dummy"),
+        "hall",
+        "announce",
+        "Table 3: the final.",
+        "--broker",
+        broker["url"],
+        "--state-dir",
+        str(tmp_path),
         timeout=60,
-        env=dict(os.environ, SDL_AUDIODRIVER="dummy"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spoken (" in done.stdout and "Table 3: the final." in done.stdout
@@ -119,25 +111,18 @@ def test_hall_announce_speaks_in_the_tournaments_language(
         encoding="utf-8",
     )
     line = "Stůl 3: finále."
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "hall",
-            "announce",
-            line,
-            "--tournament",
-            str(cup),
-            "--broker",
-            broker["url"],
-            "--state-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
+    done = tk(
+        dict(os.environ, SDL_AUDIODRIVER="dummy"),
+        "hall",
+        "announce",
+        line,
+        "--tournament",
+        str(cup),
+        "--broker",
+        broker["url"],
+        "--state-dir",
+        str(tmp_path),
         timeout=60,
-        env=dict(os.environ, SDL_AUDIODRIVER="dummy"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     folder = tmp_path / "hall" / "calls"
