@@ -18,6 +18,15 @@ from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine
 
 GAME = sudden_death(2, "two seconds + sudden death")
+# a best of 7 after game 1, won by the away side
+AWAY_WON_GAME_1 = {
+    "best_of": 7,
+    "game": 2,
+    "home_wins": 0,
+    "away_wins": 1,
+    "winner": None,
+    "match": "",
+}
 
 
 @pytest.fixture
@@ -116,14 +125,7 @@ def test_a_drawn_game_goes_to_sudden_death_and_its_goal_wins_it(box) -> None:
     box["press"](Action.GOAL, team="away")
     s = runner.status()
     assert s.state == "finished" and s.decided == "sudden_death"
-    assert s.match_series == {
-        "best_of": 7,
-        "game": 2,
-        "home_wins": 0,
-        "away_wins": 1,
-        "winner": None,
-        "match": "",
-    }
+    assert s.match_series == AWAY_WON_GAME_1
 
 
 def test_a_goal_entered_after_the_end_takes_the_count_back_until_it_ends_again(box) -> None:
@@ -135,14 +137,7 @@ def test_a_goal_entered_after_the_end_takes_the_count_back_until_it_ends_again(b
     assert s.match_series["home_wins"] == 0  # type: ignore[index]
     box["press"](Action.NEXT)
     box["press"](Action.GOAL, team="away")
-    assert runner.status().match_series == {
-        "best_of": 7,
-        "game": 2,
-        "home_wins": 0,
-        "away_wins": 1,
-        "winner": None,
-        "match": "",
-    }
+    assert runner.status().match_series == AWAY_WON_GAME_1
 
 
 def test_the_series_file_brings_back_the_same_game(box, tmp_path: Path) -> None:

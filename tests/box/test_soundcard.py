@@ -43,6 +43,7 @@ import timekeeper.cli
 print("GO", flush=True)
 sys.exit(timekeeper.cli.main(sys.argv[1:]))
 """
+RUN = (sys.executable, "-m", "timekeeper", "run", "--profile", "short", "--no-gpio")
 
 
 @pytest.fixture
@@ -200,13 +201,7 @@ def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
     config.write_text("audio: {attempts: 2}\n")
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "run",
-            "--profile",
-            "short",
-            "--no-gpio",
+            *RUN,
             "--config",
             str(config),
         ],
@@ -225,13 +220,7 @@ def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
 def test_audio_silent_is_chosen_up_front_and_marks_every_line(cardless) -> None:
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "timekeeper",
-            "run",
-            "--profile",
-            "short",
-            "--no-gpio",
+            *RUN,
             "--no-keyboard",
             "--audio",
             "silent",

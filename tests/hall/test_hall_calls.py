@@ -6,6 +6,7 @@ from __future__ import annotations
 import array
 import os
 import shutil
+import subprocess
 import wave
 from pathlib import Path
 
@@ -77,19 +78,16 @@ def test_a_call_never_covers_a_start_signal(espeak, tmp_path: Path) -> None:
         assert not [t for t in heard if start <= t <= end]
 
 
+def announce(broker: dict, folder: Path, line: str, *more: str) -> subprocess.CompletedProcess:
+    """`timekeeper hall announce LINE MORE` as typed, on `broker`, its calls in `folder`."""
+    env = dict(os.environ, SDL_AUDIODRIVER="dummy")
+    where = ("--broker", broker["url"], "--state-dir", str(folder))
+    return tk(env, "hall", "announce", line, *more, *where, timeout=60)
+
+
 @pytest.mark.slow
 def test_hall_announce_speaks_a_line(espeak, broker, tmp_path: Path) -> None:
-    done = tk(
-        dict(os.environ, SDL_AUDIODRIVER="dummy"),
-        "hall",
-        "announce",
-        "Table 3: the final.",
-        "--broker",
-        broker["url"],
-        "--state-dir",
-        str(tmp_path),
-        timeout=60,
-    )
+    done = announce(broker, tmp_path, "Table 3: the final.")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spoken (" in done.stdout and "Table 3: the final." in done.stdout
     assert list((tmp_path / "hall" / "calls").glob("call-*.wav"))
@@ -111,19 +109,7 @@ def test_hall_announce_speaks_in_the_tournaments_language(
         encoding="utf-8",
     )
     line = "Stůl 3: finále."
-    done = tk(
-        dict(os.environ, SDL_AUDIODRIVER="dummy"),
-        "hall",
-        "announce",
-        line,
-        "--tournament",
-        str(cup),
-        "--broker",
-        broker["url"],
-        "--state-dir",
-        str(tmp_path),
-        timeout=60,
-    )
+    done = announce(broker, tmp_path, line, "--tournament", str(cup))
     assert done.returncode == 0, done.stdout + done.stderr
     folder = tmp_path / "hall" / "calls"
     spoken = calls.Voice("cs").render(line, folder)  # (made already: the same file)

@@ -227,6 +227,19 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         except BaseException as exc:  # (reported by the main thread)
             failures.append((match, exc))
 
+    def at_once(play, tables: list[tuple]) -> None:
+        """Each table's part (`play(match, table, failures, *more)`) in a thread of its own,
+        all at once, as the tables play; none may fail."""
+        failures: list = []
+        threads = [
+            threading.Thread(target=play, args=(m, t, failures, *more)) for m, t, *more in tables
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failures, failures
+
     served, desk_log = None, ""
     try:
         for n in "1234":
@@ -237,15 +250,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         first = [f for f in t.fixtures() if f.slot.round == 1]
         called = tk("hall", "round", "1", "--tournament", str(file), "--broker", broker["url"])
         assert called.returncode == 0 and len(first) == 4, called.stderr
-        failures: list = []
-        threads = [
-            threading.Thread(target=play_one, args=(f.id, f.slot.table, failures)) for f in first
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert not failures, failures
+        at_once(play_one, [(f.id, f.slot.table) for f in first])
         done = open_tournament(file)[0]
         assert [(r.home, r.away) for r in (done.results[f.id] for f in first)] == [
             (1, 0) if better(str(f.home), str(f.away), f.stage) else (0, 1) for f in first
@@ -297,16 +302,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         )
         assert called.returncode == 0 and len(fours) == 4, called.stderr
         want = [(in_a if f.stage == "group A" else in_b)(str(f.home), str(f.away)) for f in fours]
-        failures = []
-        threads = [
-            threading.Thread(target=play_one, args=(f.id, f.slot.table, failures, w))
-            for f, w in zip(fours, want, strict=True)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert not failures, failures
+        at_once(play_one, [(f.id, f.slot.table, w) for f, w in zip(fours, want, strict=True)])
         done = open_tournament(file)[0]
         assert [f"{r.home}:{r.away}" for r in (done.results[f.id] for f in fours)] == want
         play_group(file, "A", in_a)
@@ -341,16 +337,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
                 "hall", "round", number, "--tournament", str(file), "--broker", broker["url"]
             )
             assert called.returncode == 0, called.stderr
-            failures = []
-            threads = [
-                threading.Thread(target=play_series, args=(f.id, f.slot.table, failures))
-                for f in fixtures
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            assert not failures, failures
+            at_once(play_series, [(f.id, f.slot.table) for f in fixtures])
         for match, plays in SERIES.items():
             want = [
                 (1, 0, "regulation")

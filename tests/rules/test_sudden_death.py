@@ -33,6 +33,19 @@ def started(name: str) -> Engine:
     return eng
 
 
+def to_the_end_of_regulation(eng: Engine, t: float) -> float:
+    """Every part of regulation played out from `t` (NEXT through the breaks): the engine
+    waits at regulation's end; the time it got there."""
+    while eng.state is not State.WAITING or eng.m.index + 1 < eng.profile.regulation:
+        if eng.state in (State.WAITING, State.BREAK):
+            eng.handle(cmd("next"), t)
+        next_t = eng.next_deadline()
+        assert next_t is not None
+        t = next_t
+        eng.advance(t)
+    return t
+
+
 def to_overtime(name: str, drawn: bool = True) -> tuple[Engine, float]:
     """A match of `name` played to the end of regulation (1:1 if `drawn`, else no goals
     entered), and its overtime started: the engine and the overtime's start."""
@@ -40,13 +53,7 @@ def to_overtime(name: str, drawn: bool = True) -> tuple[Engine, float]:
     t0 = eng.profile.prestart
     if drawn:
         play(eng, (t0 + 10, "goal home"), (t0 + 20, "goal away"))
-    t = t0
-    while eng.state is not State.WAITING or eng.m.index + 1 < eng.profile.regulation:
-        if eng.state in (State.WAITING, State.BREAK):
-            eng.handle(cmd("next"), t)
-        t = eng.next_deadline()
-        assert t is not None
-        eng.advance(t)
+    t = to_the_end_of_regulation(eng, t0)
     eng.handle(cmd("next"), t)
     assert eng.period is not None and eng.period.overtime
     return eng, t
@@ -182,13 +189,7 @@ def test_after_a_decided_regulation_next_is_refused_and_finish_ends_it(name: str
     eng = started(name)
     t0 = eng.profile.prestart
     play(eng, (t0 + 10, "goal home"), (t0 + 20, "goal away"), (t0 + 30, "goal home"))
-    t = t0
-    while eng.state is not State.WAITING or eng.m.index + 1 < eng.profile.regulation:
-        if eng.state in (State.WAITING, State.BREAK):
-            eng.handle(cmd("next"), t)
-        t = eng.next_deadline()
-        assert t is not None
-        eng.advance(t)
+    t = to_the_end_of_regulation(eng, t0)
     with pytest.raises(Refused, match="the score is 2:1, not a draw: no overtime") as refused:
         eng.handle(cmd("next"), t + 1)
     s = eng.status(t + 1)
