@@ -40,8 +40,15 @@ def tk(
     env: Mapping[str, str], *args: str, cwd: Path | None = None, timeout: float = TIMEOUT
 ) -> subprocess.CompletedProcess:
     """Run `timekeeper ARGS` to completion, stdin not a terminal."""
+    return to_the_end([sys.executable, "-m", "timekeeper", *args], env, cwd, timeout)
+
+
+def to_the_end(
+    argv: list[str], env: Mapping[str, str], cwd: Path | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess:
+    """`argv` run to its end, stdin not a terminal: its exit code and what it printed."""
     return subprocess.run(
-        [sys.executable, "-m", "timekeeper", *args],
+        argv,
         env=env,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
@@ -55,17 +62,33 @@ def start_run(
     procs: list[subprocess.Popen], env: dict[str, str], cwd: Path, *args: str
 ) -> subprocess.Popen:
     """`timekeeper run ARGS` in the background, stdout and stderr to pipes (not a TTY)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "timekeeper", "run", *args],
+    proc = in_background([sys.executable, "-m", "timekeeper", "run", *args], env, cwd)
+    procs.append(proc)
+    return proc
+
+
+def in_background(
+    argv: list[str],
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    stderr: int = subprocess.PIPE,
+    session: bool = False,
+    stdout: int = subprocess.PIPE,
+) -> subprocess.Popen:
+    """`argv` started in the background, stdin not a terminal, its output to pipes (its
+    stderr to `stderr`: a pipe of its own, or STDOUT; DEVNULL where nobody reads it); with
+    `session`, in a session of its own (as a terminal runs a job: Ctrl-C reaches its whole
+    process group)."""
+    return subprocess.Popen(
+        argv,
         env=env,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=stdout,
+        stderr=stderr,
         text=True,
+        start_new_session=session,
     )
-    procs.append(proc)
-    return proc
 
 
 def start_match(

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 from helpers import wait_for
+from running import in_background
 
 from tests.conftest import SHORT
 
@@ -218,20 +219,7 @@ def test_the_service_retries_quietly_and_exits_for_systemd(cardless) -> None:
 
 
 def test_audio_silent_is_chosen_up_front_and_marks_every_line(cardless) -> None:
-    proc = subprocess.Popen(
-        [
-            *RUN,
-            "--no-keyboard",
-            "--audio",
-            "silent",
-            "--start",
-        ],
-        env=cardless,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = in_background([*RUN, "--no-keyboard", "--audio", "silent", "--start"], cardless)
     try:
         lines: list[str] = []
         wait_for(

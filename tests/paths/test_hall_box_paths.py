@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import threading
 
 import paho.mqtt.client as mqtt
@@ -51,6 +52,16 @@ def hall(broker, table_box) -> dict:
         "url": broker["url"],
         "port": broker["port"],
     }
+
+
+def paired(hall: dict, pairing: Pairing) -> subprocess.Popen:
+    """The box started and `pairing` sent to it by the desk; once the box has taken it."""
+    proc = hall["run"]()
+    push(hall["port"], pairing)
+    wait_for(
+        lambda: hall["status"](proc)["profile"] == pairing.profile, "the pairing taken", HALL_WAIT
+    )
+    return proc
 
 
 def client(port: int) -> mqtt.Client:
@@ -139,9 +150,7 @@ def test_a_box_killed_mid_match_goes_on_with_its_pairings_profile_after_the_usua
 def test_a_goal_entered_after_the_end_changes_the_result_sent_home_until_it_is_confirmed(
     hall: dict,
 ) -> None:
-    proc = hall["run"]()
-    push(hall["port"], Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "two", 1.0))
-    wait_for(lambda: hall["status"](proc)["profile"] == "two", "the pairing taken", HALL_WAIT)
+    proc = paired(hall, Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "two", 1.0))
     hall["ctl"]("start")
     hall["ctl"]("goal", "home")
     wait_for(lambda: hall["status"](proc)["state"] == "finished", "the end")
@@ -219,9 +228,7 @@ def test_a_knockout_match_decided_in_regulation_ends_by_itself_and_hall_finish_e
 def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_next(
     hall: dict,
 ) -> None:
-    proc = hall["run"]()
-    push(hall["port"], Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0))
-    wait_for(lambda: hall["status"](proc)["profile"] == "quick", "the pairing taken", HALL_WAIT)
+    proc = paired(hall, Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0))
     hall["ctl"]("start")
     hall["ctl"]("goal", "home")
     hall["ctl"]("goal", "home")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, free_port, wait_for
+from running import in_background, to_the_end
 
 from timekeeper import cli, practice_cli
 
@@ -99,15 +100,7 @@ def shell_env(**extra: str) -> dict[str, str]:
 def sh(
     step: str, cwd: Path, env: dict[str, str], timeout: float = 60
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["bash", "-c", step],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return to_the_end(["bash", "-c", step], env, cwd, timeout)
 
 
 def typed(step: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> str:
@@ -130,15 +123,8 @@ class Hall:
     its children, and Ctrl-C (SIGINT to its process group, as a terminal sends it)."""
 
     def __init__(self, step: str, cwd: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            ["bash", "-c", f"exec {step}"],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,  # (a terminal's job: its own process group)
+        self.proc = in_background(  # (a terminal's job: its own process group)
+            ["bash", "-c", f"exec {step}"], env, cwd, subprocess.STDOUT, session=True
         )
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -523,15 +509,9 @@ def test_a_new_practice_starts_fresh_and_a_box_restarts_with_the_command_it_prin
             30,
         ).split("(then it is yours to stop): ", 1)[1]
         assert restart.startswith("TIMEKEEPER_PROFILES_PATH="), restart
-        again = subprocess.Popen(  # (typed as printed: the variable before the command)
-            ["bash", "-c", restart],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        # typed as printed (the variable before the command), in a terminal of its own
+        quiet = subprocess.DEVNULL
+        again = in_background(["bash", "-c", restart], env, tmp_path, quiet, True, quiet)
         try:
             wait_for(
                 lambda: (
