@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from helpers import free_port
+from helpers import free_port, write_tournament
 
 from timekeeper.hall.board import add_board
 from timekeeper.hall.desk import Desk
@@ -160,14 +160,10 @@ def cup(
     title: str = "Club cup",
 ) -> Path:
     """A drawn tournament file (radegast: groups of `size`, a knock-out) in `folder`."""
-    file = folder / "cup.yaml"
-    names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
-    file.write_text(
-        f"title: {json.dumps(title)}\nrules: radegast\ntables: {tables}\nstart: '17:00'\n"
-        f"players:\n{names}\nstages:\n  groups:\n    size: {size}\n    advance: 2\n"
-        f"  knockout:\n    tree: seeded\n    third_place: true\n{public}",
-        encoding="utf-8",
-    )
+    head = f"title: {json.dumps(title)}\nrules: radegast\ntables: {tables}\nstart: '17:00'\n"
+    stages = f"stages:\n  groups:\n    size: {size}\n    advance: 2\n"
+    knockout = "  knockout:\n    tree: seeded\n    third_place: true\n"
+    file = write_tournament(folder / "cup.yaml", head, players, stages + knockout + public)
     t, ledger = open_tournament(file)
     ledger.record(t, clerk.draw(t, 7))
     return file

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from helpers import HALL_WAIT, free_port, hall_serve, wait_for
+from helpers import HALL_WAIT, free_port, hall_serve, wait_for, write_tournament
 
 from timekeeper.hall.link import Broker, make_client
 from timekeeper.hall.pairing import Pairing, pairing_topic, parse_pairing
@@ -24,12 +24,8 @@ PLAYERS = ("Adam", "Běla", "Cyril", "Dana", "Emil", "Fiona", "Gustav", "Hana")
 
 
 def drawn_cup(folder: Path, players=PLAYERS, tables: int = 4, extra: str = "") -> Path:
-    file = folder / "cup.yaml"
-    names = "\n".join(f"  - {n}" for n in players)
-    file.write_text(
-        f"title: Desk cup\nrules: radegast\ntables: {tables}\nplayers:\n{names}\n{extra}",
-        encoding="utf-8",
-    )
+    head = f"title: Desk cup\nrules: radegast\ntables: {tables}\n"
+    file = write_tournament(folder / "cup.yaml", head, players, extra)
     done = tk("tournament", "draw", "-f", str(file), "--seed", "2026")
     assert done.returncode == 0, done.stderr
     return file

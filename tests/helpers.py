@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -129,6 +130,14 @@ def dollar_steps(block: str) -> list[tuple[str, list[str]]]:
         elif steps:
             steps[-1][1].append(line)
     return steps
+
+
+def write_tournament(file: Path, head: str, players: Sequence[str], tail: str = "") -> Path:
+    """A tournament file: `head` (its fields, each line ending in a newline), its players
+    one a line (quoted, whatever their names), then `tail` (its stages …); its path."""
+    names = "".join(f"  - {json.dumps(p, ensure_ascii=False)}\n" for p in players)
+    file.write_text(f"{head}players:\n{names}{tail}", encoding="utf-8")
+    return file
 
 
 def write_cup(folder: Path, text: str) -> Path:

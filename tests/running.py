@@ -46,16 +46,16 @@ def tk(
 def to_the_end(
     argv: list[str], env: Mapping[str, str], cwd: Path | None = None, timeout: float = TIMEOUT
 ) -> subprocess.CompletedProcess:
-    """`argv` run to its end, stdin not a terminal: its exit code and what it printed."""
-    return subprocess.run(
-        argv,
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    """`argv` run to its end, stdin not a terminal: its exit code and what it printed
+    (killed after `timeout`, as subprocess.run does)."""
+    proc = in_background(argv, env, cwd)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def start_run(
@@ -318,6 +318,27 @@ class TableBox:
         return wait_for(
             lambda: (s := self.status())["state"] == wanted and s, f"the state {wanted}", timeout
         )
+
+    def begin(self) -> None:
+        """START at the table: the game's pre-start, then its clock runs."""
+        assert self.ctl("start")["state"] == "prestart"
+        self.state("running")
+
+    def play_out(self, winner: str, sudden: bool) -> dict:
+        """The running game won by `winner` at the table: in regulation (a goal, the clock
+        set to its end: the box ends the decided game itself), or drawn and won in the
+        sudden death (NEXT, then the goal). The finished status."""
+        self.ctl("pause")
+        if not sudden:
+            self.ctl("goal", winner)
+        self.ctl("set", "0:00")
+        self.ctl("resume")
+        if sudden:
+            waiting = self.state("waiting")
+            assert waiting["waiting_for"] == "next: overtime"  # a draw is not over: ITHF 4.8
+            self.ctl("next")
+            self.ctl("goal", winner)
+        return self.state("finished")
 
     def log(self) -> str:
         path = self.folder / "out.log"

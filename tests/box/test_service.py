@@ -123,6 +123,21 @@ def test_a_clean_shutdown_keeps_the_exact_time(service_box) -> None:
     assert status(service_box, again)["play_time"] == stopped["play_time"]
 
 
+def one_of_many(service_box: dict, name: str) -> subprocess.Popen:
+    """A fresh box started as systemd starts it (not waited for), its socket NAME.sock and
+    its state folder NAME of its own: one of many at once."""
+    folder = service_box["dir"]
+    where = ("--control", str(folder / f"{name}.sock"), "--state-dir", str(folder / name))
+    return start(service_box, "--fresh", *where, ready=False)
+
+
+def terminated(proc: subprocess.Popen) -> int | None:
+    """SIGTERM, then its exit code."""
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=TIMEOUT)
+    return proc.returncode
+
+
 @pytest.mark.slow
 def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     """`systemctl stop` at any moment: SIGTERM's handler submits QUIT on the runner's own
@@ -131,22 +146,12 @@ def test_sigterm_right_after_ready_always_stops_it(service_box) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     def stop_when_ready(n: int) -> int | None:  # eight boxes at once, each with its own folders
-        proc = start(
-            service_box,
-            "--fresh",
-            "--control",
-            str(service_box["dir"] / f"{n}.sock"),
-            "--state-dir",
-            str(service_box["dir"] / f"state{n}"),
-            ready=False,
-        )
+        proc = one_of_many(service_box, f"ready{n}")
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready" in line:
                 break
-        proc.send_signal(signal.SIGTERM)  # at once, from a thread of its own
-        proc.communicate(timeout=TIMEOUT)
-        return proc.returncode
+        return terminated(proc)  # at once, from a thread of its own
 
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(stop_when_ready, range(8))) == [0] * 8
@@ -161,19 +166,9 @@ def test_sigterm_as_soon_as_the_socket_answers_is_a_clean_stop(service_box) -> N
 
     def stop_when_listening(n: int) -> int | None:
         sock = service_box["dir"] / f"early{n}.sock"
-        proc = start(
-            service_box,
-            "--fresh",
-            "--control",
-            str(sock),
-            "--state-dir",
-            str(service_box["dir"] / f"early{n}"),
-            ready=False,
-        )
+        proc = one_of_many(service_box, f"early{n}")
         wait_for(lambda: sock.exists() or proc.poll() is not None, "the socket", TIMEOUT)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=TIMEOUT)
-        return proc.returncode
+        return terminated(proc)
 
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(stop_when_listening, range(4))) == [0] * 4

@@ -54,14 +54,27 @@ def hall(broker, table_box) -> dict:
     }
 
 
-def paired(hall: dict, pairing: Pairing) -> subprocess.Popen:
-    """The box started and `pairing` sent to it by the desk; once the box has taken it."""
+def paired(hall: dict, pairing: Pairing, *goals: str) -> subprocess.Popen:
+    """The box started and `pairing` sent to it by the desk; once the box has taken it,
+    START and the `goals` (home, away) entered at the table."""
     proc = hall["run"]()
     push(hall["port"], pairing)
     wait_for(
         lambda: hall["status"](proc)["profile"] == pairing.profile, "the pairing taken", HALL_WAIT
     )
+    hall["ctl"]("start")
+    for side in goals:
+        hall["ctl"]("goal", side)
     return proc
+
+
+def shows(hall: dict, proc: subprocess.Popen, what: str, **fields: object) -> dict:
+    """The box's status once it shows `fields` (state="idle", names={…}, …)."""
+    return wait_for(
+        lambda: (s := hall["status"](proc)) and all(s[k] == v for k, v in fields.items()) and s,
+        what,
+        HALL_WAIT,
+    )
 
 
 def client(port: int) -> mqtt.Client:
@@ -150,9 +163,8 @@ def test_a_box_killed_mid_match_goes_on_with_its_pairings_profile_after_the_usua
 def test_a_goal_entered_after_the_end_changes_the_result_sent_home_until_it_is_confirmed(
     hall: dict,
 ) -> None:
-    proc = paired(hall, Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "two", 1.0))
-    hall["ctl"]("start")
-    hall["ctl"]("goal", "home")
+    pairing = Pairing("A.2.1.g9", 1, "A.2", "group A", "Novák", "Veselý", "two", 1.0)
+    proc = paired(hall, pairing, "home")
     wait_for(lambda: hall["status"](proc)["state"] == "finished", "the end")
     wait_for(lambda: retained_result(hall["port"])["score"] == [1, 0], "1:0 home", HALL_WAIT)
     # docs/commands.md: a goal entered after the end counts
@@ -228,10 +240,8 @@ def test_a_knockout_match_decided_in_regulation_ends_by_itself_and_hall_finish_e
 def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_next(
     hall: dict,
 ) -> None:
-    proc = paired(hall, Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0))
-    hall["ctl"]("start")
-    hall["ctl"]("goal", "home")
-    hall["ctl"]("goal", "home")
+    pairing = Pairing("A.1.1.n1", 1, "A.1", "group A", "Novák", "Veselý", "quick", 1.0)
+    proc = paired(hall, pairing, "home", "home")
     wait_for(lambda: hall["status"](proc)["state"] == "waiting", "the end of regulation")
     hall["ctl"]("finish")
     # the next round is called: its pairing comes while Novák's 2:0 is on the table
@@ -246,14 +256,8 @@ def test_a_finished_match_keeps_its_names_and_the_next_pairing_waits_shown_as_ne
     assert "next match A.3 Petr – Svoboda" in person.stdout, person.stdout
     assert hall["ctl"]("result")["score"] == [2, 0]
     hall["ctl"]("result", "confirm")  # confirmed: the table made ready for the next match
-    ready = wait_for(
-        lambda: (
-            (s := hall["status"](proc))["state"] == "idle"
-            and s["names"] == {"home": "Petr", "away": "Svoboda"}
-            and s
-        ),
-        "the next pairing taken",
-    )
+    names = {"home": "Petr", "away": "Svoboda"}
+    ready = shows(hall, proc, "the next pairing taken", state="idle", names=names)
     assert ready["next_pairing"] is None
 
 
@@ -283,15 +287,8 @@ def test_a_pairing_held_during_a_halls_match_is_taken_by_the_reset_after_it(
     else:
         done = hall["tk"]("hall", "reset", "--table", "1", "--broker", hall["url"])
         assert done.returncode == 0 and "table 1: ok" in done.stdout, (done.stdout, done.stderr)
-    ready = wait_for(
-        lambda: (
-            (s := hall["status"](proc))["profile"] == "quick"
-            and s["names"] == {"home": "Adam", "away": "Cyril"}
-            and s
-        ),
-        "the held pairing taken (its profile, its names)",
-        HALL_WAIT,
-    )
+    names = {"home": "Adam", "away": "Cyril"}
+    ready = shows(hall, proc, "the held pairing taken", profile="quick", names=names)
     assert ready["state"] == "idle" and ready["next_pairing"] is None, ready
     # the hall's next start plays the pairing's match, named
     begun = hall["tk"]("hall", "start", "--profile", "quick", "--broker", hall["url"])

@@ -84,18 +84,8 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
         assert first["match_series"]["game"] == 1
         home = first["names"]["home"]
         for number, (winner, sudden) in enumerate((("home", False), ("away", True)), 1):
-            assert ctl("start")["state"] == "prestart"
-            state("running")
-            ctl("pause")
-            if not sudden:
-                ctl("goal", winner)
-            ctl("set", "0:00")
-            ctl("resume")
-            if sudden:
-                state("waiting")
-                ctl("next")
-                ctl("goal", winner)
-            state("finished")
+            table.begin()
+            table.play_out(winner, sudden)
             wait_for(lambda n=number: len(ledger_games()) == n, f"game {number} in the ledger")
         assert ledger_games() == [(1, 0, "regulation"), (0, 1, "sudden_death")]
         wait_for(lambda: ctl("status")["match_series"]["game"] == 3, "game 3 on the box", HALL_WAIT)

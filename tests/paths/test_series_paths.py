@@ -32,6 +32,8 @@ def box(table_box) -> dict:
         "ctl": table.ctl,
         "tk": table.tk,
         "state": table.state,
+        "begin": table.begin,
+        "play_out": table.play_out,
         "log": table.log,
         "folder": table.folder,
         "sock": table.sock,
@@ -40,25 +42,13 @@ def box(table_box) -> dict:
 
 def begin(box: dict) -> None:
     """START: the game's pre-start, then its clock runs."""
-    assert box["ctl"]("start")["state"] == "prestart"
-    box["state"]("running")
+    box["begin"]()
 
 
 def end(box: dict, winner: str, sudden: bool) -> dict:
-    """The running game won by `winner`: in regulation (a goal, the clock set to its end:
-    the box ends the decided game itself), or drawn and won in the sudden death."""
-    ctl = box["ctl"]
-    ctl("pause")
-    if not sudden:
-        ctl("goal", winner)
-    ctl("set", "0:00")
-    ctl("resume")
-    if sudden:
-        waiting = box["state"]("waiting")
-        assert waiting["waiting_for"] == "next: overtime"  # a draw is not over: ITHF 4.8
-        ctl("next")
-        ctl("goal", winner)
-    return box["state"]("finished")
+    """The running game won by `winner`: in regulation, or drawn and won in the sudden
+    death (running.TableBox.play_out)."""
+    return box["play_out"](winner, sudden)
 
 
 def series(game: int, home: int, away: int, winner: str | None = None, match: str = "") -> dict:

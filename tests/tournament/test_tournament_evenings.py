@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import write_tournament
 
 from timekeeper import cli
 from timekeeper.tournament.events import ResultEvent
@@ -147,15 +148,11 @@ NAMES = [
 
 
 def radegast_file(tmp_path: Path) -> Path:
-    file = tmp_path / "radegast.yaml"
-    players = "\n".join(f"  - {n}" for n in NAMES)
-    file.write_text(
-        f"title: Radegast Cup, U Zeleného stromu\ndate: 2010-03-12\n"
-        f"place: Frýdek-Místek\ncountry: CZE\nrules: radegast\ntables: 4\n"
-        f"players:\n{players}\n",
-        encoding="utf-8",
+    head = (
+        "title: Radegast Cup, U Zeleného stromu\ndate: 2010-03-12\n"
+        "place: Frýdek-Místek\ncountry: CZE\nrules: radegast\ntables: 4\n"
     )
-    return file
+    return write_tournament(tmp_path / "radegast.yaml", head, NAMES)
 
 
 def test_a_radegast_evening_32_players_8_groups_4_tables(tmp_path: Path) -> None:
@@ -265,24 +262,7 @@ B_MATCHES = [
 
 
 def test_a_ball_hockey_tournament_8_teams_vht6_three_points(tmp_path: Path) -> None:
-    file = tmp_path / "vht.yaml"
-    assert (
-        cli.main(
-            [
-                "tournament",
-                "new",
-                str(file),
-                "--rules",
-                "hokejbal-3pt",
-                "--tables",
-                "1",
-                "--names",
-                str(_names(tmp_path)),
-            ]
-        )
-        == 0
-    )
-    run(file, "draw", "--seed", "6")
+    file = vht_drawn(tmp_path, "6", "--tables", "1")
     t = load(file)
     a, b = t.groups["A"], t.groups["B"]
     for who, matches in ((a, A_MATCHES), (b, B_MATCHES)):
@@ -317,26 +297,20 @@ def _names(tmp_path: Path) -> Path:
     return names
 
 
+def vht_drawn(tmp_path: Path, seed: str, *more: str) -> Path:
+    """`tournament new vht.yaml --rules hokejbal-3pt --names teams.txt MORE`, drawn."""
+    file = tmp_path / "vht.yaml"
+    argv = ["new", str(file), "--rules", "hokejbal-3pt", "--names", str(_names(tmp_path))]
+    assert cli.main(["tournament", *argv, *more]) == 0
+    run(file, "draw", "--seed", seed)
+    return file
+
+
 @pytest.mark.parametrize("flag", ["", "--ot"])
 def test_a_group_draw_is_refused_where_the_rule_set_has_none(
     tmp_path: Path, flag: str, capsys
 ) -> None:
-    file = tmp_path / "vht.yaml"
-    assert (
-        cli.main(
-            [
-                "tournament",
-                "new",
-                str(file),
-                "--rules",
-                "hokejbal-3pt",
-                "--names",
-                str(_names(tmp_path)),
-            ]
-        )
-        == 0
-    )
-    run(file, "draw", "--seed", "1")
+    file = vht_drawn(tmp_path, "1")
     code = cli.main(
         ["tournament", "result", "1", "1", "2:2", "-f", str(file), *([flag] if flag else [])]
     )
