@@ -12,7 +12,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,6 +65,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         import compileall
 
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "timekeeper", quiet=1)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): four workers for the suite, whose tests mostly wait on
+    real boxes, brokers and browsers; for the fast tier, which only computes, one a core
+    (two more would each collect the suite again for nothing)."""
+    if "not slow" in (config.getoption("markexpr") or ""):
+        return len(os.sched_getaffinity(0))
+    return 4
 
 
 # tests that wait on real time far longer than any other (a whole evening, a whole ITHF day):
@@ -129,6 +138,26 @@ def own_state_dir(tmp_path_factory, monkeypatch) -> Path:
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder / "timekeeper"
+
+
+@pytest.fixture(autouse=True)
+def one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cli.main`'s parser built once per environment in a test, not once per command: its
+    hundred options cost more than most of the tournament's commands (a test types hundreds).
+    It reads nothing but the environment (its defaults), so a parser built for the same
+    environment is the same parser."""
+    from timekeeper import cli
+
+    build: Callable = cli.parser
+    built: dict[tuple, object] = {}
+
+    def parser() -> object:
+        key = tuple(sorted(os.environ.items()))
+        if key not in built:
+            built[key] = build()
+        return built[key]
+
+    monkeypatch.setattr(cli, "parser", parser)
 
 
 @pytest.fixture

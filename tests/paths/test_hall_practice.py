@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, free_port, wait_for
-from running import in_background, to_the_end
+from running import ask, in_background, to_the_end
 
 from timekeeper import cli, practice_cli
 
@@ -110,12 +110,19 @@ def typed(step: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> str
     return done.stdout
 
 
-def until_done(step: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> str:
-    """A step a director types again until it is taken (a goal before the match runs is
-    refused, and not applied: typing it again is safe). Its output."""
-    return wait_for(
-        lambda: (d := sh(step, cwd, env)).returncode == 0 and (d.stdout or "ok"), step, timeout
-    )
+def once_running(step: str, cwd: Path, env: dict[str, str]) -> str:
+    """A step typed at a table once its match runs, as the doc says (`ctl goal` after the
+    pre-start): the box's status asked on its socket (in-process) until then, then the step
+    typed once; it must succeed. Its output."""
+    found = re.search(r"--control (\S+)", step)
+    assert found, step
+    running("the match running", cwd / found.group(1))
+    return typed(step, cwd, env)
+
+
+def running(what: str, sock: Path) -> dict:
+    """The box's status once its match runs, asked on its socket (in-process)."""
+    return wait_for(lambda: (s := ask(sock, "status"))["state"] == "running" and s, what, 30)
 
 
 class Hall:
@@ -388,7 +395,7 @@ def test_a_round_played_through_the_practice_hall(tmp_path: Path) -> None:
         called = typed(round_1, tmp_path, env)
         assert "table 1: A.1" in called and "table 2: A.2" in called, called
         typed(f"timekeeper hall start --in 3s --broker {url}", tmp_path, env)
-        until_done(f"timekeeper ctl --control {sock} goal home", tmp_path, env, 30)
+        once_running(f"timekeeper ctl --control {sock} goal home", tmp_path, env)
 
         def home() -> list:  # each table's result at the desk: counted, or waiting for it
             b = board(base)
@@ -443,7 +450,7 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
         called = typed(round1, tmp_path, env)
         assert "round 1 of Practice cup" in called, called
         assert typed(start1, tmp_path, env).count(": ok") == 2
-        until_done(goal, tmp_path, env, 30)
+        once_running(goal, tmp_path, env)
 
         def home() -> dict | None:  # both results counted, or one waiting for the director
             b = board(base)
@@ -486,13 +493,7 @@ def test_a_new_practice_starts_fresh_and_a_box_restarts_with_the_command_it_prin
     try:
         hall.ready()
         typed(f"timekeeper hall start --profile ithf --in 3s --broker {url}", tmp_path, env)
-        wait_for(
-            lambda: (
-                "RUNNING" in sh(f"timekeeper ctl status --control {sock}", tmp_path, env).stdout
-            ),
-            "the ITHF match running",
-            30,
-        )
+        running("the ITHF match running", tmp_path / sock)
         hall.ctrl_c()
     finally:
         hall.kill()
@@ -514,9 +515,7 @@ def test_a_new_practice_starts_fresh_and_a_box_restarts_with_the_command_it_prin
         again = in_background(["bash", "-c", restart], env, tmp_path, quiet, True, quiet)
         try:
             wait_for(
-                lambda: (
-                    "quick" in sh(f"timekeeper ctl status --control {sock}", tmp_path, env).stdout
-                ),
+                lambda: ask(tmp_path / sock, "status")["profile"] == "quick",
                 "the box again, on the tournament's profile",
                 30,
             )

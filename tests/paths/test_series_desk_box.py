@@ -72,14 +72,14 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
     served = None
     try:
         assert tk("tournament", "draw", "-f", str(file), "--seed", "1").returncode == 0
-        wait_for(lambda: box.poll() is None and ctl("status"), "the box to answer", 30)
+        wait_for(lambda: table.status(box), "the box to answer", 30)
         served = Served(broker["url"], file, tmp_path / "desk")
         sub = served.proc  # (its environment: this process's, the profiles path set)
         assert sub.poll() is None
         called = tk("hall", "round", "1", "--tournament", str(file), "--broker", broker["url"])
         assert called.returncode == 0, called.stderr
         first = wait_for(
-            lambda: (s := ctl("status")).get("match_series") and s, "the series on the box"
+            lambda: (s := table.status()).get("match_series") and s, "the series on the box"
         )
         assert first["match_series"]["game"] == 1
         home = first["names"]["home"]
@@ -88,7 +88,9 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
             table.play_out(winner, sudden)
             wait_for(lambda n=number: len(ledger_games()) == n, f"game {number} in the ledger")
         assert ledger_games() == [(1, 0, "regulation"), (0, 1, "sudden_death")]
-        wait_for(lambda: ctl("status")["match_series"]["game"] == 3, "game 3 on the box", HALL_WAIT)
+        wait_for(
+            lambda: table.status()["match_series"]["game"] == 3, "game 3 on the box", HALL_WAIT
+        )
         assert ctl("start")["state"] == "prestart"
         state("running")
         ctl("pause")

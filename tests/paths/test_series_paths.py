@@ -32,6 +32,7 @@ def box(table_box) -> dict:
         "ctl": table.ctl,
         "tk": table.tk,
         "state": table.state,
+        "status": table.status,
         "begin": table.begin,
         "play_out": table.play_out,
         "log": table.log,
@@ -177,7 +178,7 @@ def test_a_desks_series_pairing_is_played_on_the_box_and_each_games_result_goes_
         game_1 = Pairing(**{**call.__dict__, "knockout": True, "best_of": 7, "game": 1})
         push(broker["port"], game_1)
         wait_for(
-            lambda: box["ctl"]("status")["match_series"] == series(1, 0, 0, match="QF2"),
+            lambda: box["status"]()["match_series"] == series(1, 0, 0, match="QF2"),
             "the series on the box",
             HALL_WAIT,
         )
