@@ -120,7 +120,7 @@ def main() -> None:
             time.sleep(0.05)
         director = Director(desk, tournament(root, n))
         applied: dict[str, float] = {}
-        real_apply = director._apply
+        real_apply = director.intake.apply
 
         def timed_apply(r):
             done = real_apply(r)
@@ -128,7 +128,7 @@ def main() -> None:
                 applied[r.pairing.match] = time.monotonic()
             return done
 
-        director._apply = timed_apply
+        director.intake.apply = timed_apply
         # 1. a round pushed to every table
         pushes = []
         for number in (1, 2):

@@ -1,9 +1,9 @@
-"""Faults, floods and hostile input against a live box (issue 10): what the match did, the play
+"""Faults, floods and hostile input against a live box: what the match did, the play
 time lost, and how many commands were answered.
 
     python bench/faults.py            # the probe's figures: 20 kill -9s, a 20-s flood, 100 MB lines
     python bench/faults.py --quick    # a smoke run (CI, about two minutes)
-    python bench/faults_desk.py       # the desk's rows alone (issue 31)
+    python bench/faults_desk.py       # the desk's rows alone
 
 Each scenario starts a real `timekeeper run` (SDL's dummy audio, mock GPIO) in a folder of its
 own. The full disk mounts a 64 KiB tmpfs (root only; skipped otherwise). The frozen sound
@@ -487,10 +487,10 @@ def main() -> None:
     rows.append(bad_journals())
     rows.append(quit_over_socket())
     rows += frozen_server(5.0 if args.quick else 20.0)
-    from faults_attack import attack_rows  # (the web server and the hall's bus: issue 18)
+    from faults_attack import attack_rows  # (the web server and the hall's bus)
 
     rows += attack_rows(args.quick)
-    from faults_desk import desk_rows  # (the desk's results path: issue 31)
+    from faults_desk import desk_rows  # (the desk's results path)
 
     for r in desk_rows(args.quick):
         rows.append(

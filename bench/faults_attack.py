@@ -1,4 +1,4 @@
-"""bench/faults.py's rows for the web server and the hall's bus under attack (issue 18):
+"""bench/faults.py's rows for the web server and the hall's bus under attack:
 slowloris at the unit's descriptor limit, a WebSocket ping flood, a flood of bad requests
 (bytes logged a minute), a scheduled hall start called off by a reset, a poisoned retained
 status. Each row: the match clock (play time against the monotonic clock across the attack),

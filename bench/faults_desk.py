@@ -1,4 +1,4 @@
-"""bench/faults.py's rows for the desk (issue 31): `hall serve --tournament` as a director
+"""bench/faults.py's rows for the desk: `hall serve --tournament` as a director
 starts it, on a real Mosquitto with the shipped config and ACL and a broker user per table
 (as `install-pi.sh --hall-user` writes them), while three real tables send their results home:
 

@@ -1,4 +1,4 @@
-"""Rewrite bench (issue 21, the next step for the box's CPU): can the sound be written far
+"""Rewrite bench (the next step for the box's CPU): can the sound be written far
 ahead in long periods — few wake-ups — and a press still be heard within tens of ms, by
 rewriting the stream's buffered future?
 

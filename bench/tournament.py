@@ -39,9 +39,10 @@ from timekeeper.tournament import clerk, results, schedule
 from timekeeper.tournament.draw import random_draw
 from timekeeper.tournament.evening import evening, round_lengths, series_worst
 from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.plan import Bracket, Groups, Place, RoundRobin
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import BUILT_IN
-from timekeeper.tournament.spec import GroupStage, Knockout, LaterGroup, Player, Playoff, Spec
+from timekeeper.tournament.spec import Player, Spec
 from timekeeper.tournament.state import Tournament, make_draw
 
 
@@ -65,8 +66,8 @@ def field(players: int, tables: int, rules: str) -> Spec:
         tuple(Player(f"P{i}") for i in range(1, players + 1)),
         tuple(str(i) for i in range(1, tables + 1)),
         120.0,
-        GroupStage(4, 3 if tree == "vht6" else 2, r.group_profile or ""),
-        Knockout(tree, r.third_place, r.knockout_profile, r.final_profile),
+        Groups(4, 3 if tree == "vht6" else 2, r.group_profile or ""),
+        Bracket(tree, r.third_place, r.knockout_profile, r.final_profile),
     )
 
 
@@ -84,7 +85,7 @@ def playoff(players: int, tables: int, best_of: dict[str, int]) -> Tournament:
         tuple(str(i) for i in range(1, tables + 1)),
         60.0,
         None,
-        Knockout("seeded", True, "ithf-playoff", "ithf-playoff", (), best_of),
+        Bracket("seeded", True, "ithf-playoff", "ithf-playoff", (), best_of),
     )
     t = Tournament(spec)
     t.apply(make_draw(spec, seed=1))
@@ -132,11 +133,20 @@ def world(players: int = 120, size: int = 15, tables: int = 30) -> Spec:
     r = BUILT_IN["ithf"]
     basic = [str(n) for n in range(1, -(-players // size) + 1)]
     later = tuple(
-        LaterGroup(name, tuple((g, p) for p in places for g in basic), name == "A", "ithf")
+        RoundRobin(name, tuple(Place(g, p) for p in places for g in basic), name == "A", "ithf")
         for name, places in (("A", (1, 2)), ("B", (3, 4)), ("C", (5, 6)), ("D", (7, 8)))
     )
     playoffs = tuple(
-        Playoff(g, top, True, "ithf-playoff", "ithf-playoff", "" if g == "A" else f"{g}.")
+        Bracket(
+            "seeded",
+            True,
+            "ithf-playoff",
+            "ithf-playoff",
+            name=g,
+            groups=(g,),
+            top=top,
+            prefix="" if g == "A" else f"{g}.",
+        )
         for g, top in (("A", 16), ("B", 8), ("C", 8), ("D", 8))
     )
     return Spec(
@@ -149,7 +159,7 @@ def world(players: int = 120, size: int = 15, tables: int = 30) -> Spec:
         tuple(Player(f"P{i:03d}") for i in range(1, players + 1)),
         tuple(str(i) for i in range(1, tables + 1)),
         60.0,
-        GroupStage(size, 2, "ithf", "snake"),
+        Groups(size, 2, "ithf", "snake"),
         None,
         later=later,
         playoffs=playoffs,
@@ -217,9 +227,19 @@ def main_world(best_of: int, best_of_b: int) -> None:
     r0 = t.results[last.id]
     samples = []
     for i in range(20):
+        standing = t.results[last.id]
         fresh = Result(r0.home + 1 + i % 2, r0.away, "regulation")
         started = time.perf_counter()
-        t.apply(ResultEvent(last.id, last.slot.round, last.slot.table, fresh))
+        t.apply(
+            ResultEvent(
+                last.id,
+                last.slot.round,
+                last.slot.table,
+                fresh,
+                reason="misread",
+                corrects=standing,
+            )
+        )
         for g in t.groups:
             t.standings(g)
         t.placings()

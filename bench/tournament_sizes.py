@@ -1,6 +1,6 @@
 """The tournament at the file's limits: how long `draw` takes and how long its ledger line
 is, against the ledger's line limit, for the largest fields the file takes (and the sizes
-issue 31 found broken, which the file now refuses at load).
+that once broke it, which the file now refuses at load).
 
     .venv/bin/python bench/tournament_sizes.py [--timeout 120]
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from timekeeper.tournament import ledger, spec
 
 CASES = [  # (players, group size, tables, what)
-    (256, 256, 64, "one group of 256 (issue 31)"),
-    (256, 128, 64, "two groups of 128 (issue 31)"),
+    (256, 256, 64, "one group of 256 (refused)"),
+    (256, 128, 64, "two groups of 128 (refused)"),
     (256, 4, 64, "256 in groups of 4"),
     (256, 8, 64, "256 in groups of 8"),
     (256, 9, 64, "256 in groups of 9 (refused)"),

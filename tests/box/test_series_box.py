@@ -12,10 +12,11 @@ import pytest
 from helpers import Clock, sudden_death
 
 from timekeeper.box.runner import Runner
-from timekeeper.box.series import LOCAL, Series, SeriesPlay
+from timekeeper.box.series import LOCAL, SeriesPlay
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command, Refused
 from timekeeper.rules.engine import Engine
+from timekeeper.rules.series import Series
 
 GAME = sudden_death(2, "two seconds + sudden death")
 # a best of 7 after game 1, won by the away side
@@ -145,7 +146,9 @@ def test_the_series_file_brings_back_the_same_game(box, tmp_path: Path) -> None:
     game(box, "away")
     box["press"](Action.START)  # game 3 under way when the box is killed
     again = SeriesPlay(tmp_path, box["runner"].submit)
-    assert again.id == LOCAL and again.series == Series(7, 3, 1, 1)
+    assert again.id == LOCAL and again.series == box["play"].series
+    assert again.series is not None and again.series.games[1].winner == "away"
+    assert again.shown()["game"] == 3 and again.text() == "game 3, 1:1"  # type: ignore[index]
     assert again.game_played() == 3
 
 
@@ -177,7 +180,7 @@ def test_a_box_out_of_its_hall_leaves_the_halls_series_and_run_best_of_resumes_i
     folder = tmp_path / "next"
     folder.mkdir()
     hall = SeriesPlay(folder, runner.submit)
-    hall.begin(Series(7, 3, 2, 0), "QF2-c1", "QF2")  # (yesterday's hall series)
+    hall.begin(Series.called(7, 3, 2, 0), "QF2-c1", "QF2")  # (yesterday's hall series)
     cfg = argparse.Namespace(hall=None)
     args = argparse.Namespace(best_of=None, hall=None, fresh=False)
     alone = _series(args, cfg, runner, runner.engine.profile, folder)
@@ -185,9 +188,22 @@ def test_a_box_out_of_its_hall_leaves_the_halls_series_and_run_best_of_resumes_i
     args.best_of = 5
     local = _series(args, cfg, runner, runner.engine.profile, folder)
     assert local.series == Series(5)
-    local.series = Series(5, 3, 1, 1)
+    local.series = Series.called(5, 3, 1, 1)
     local._save()
     again = _series(args, cfg, runner, runner.engine.profile, folder)  # the same command
-    assert again.series == Series(5, 3, 1, 1)
+    assert again.series == Series.called(5, 3, 1, 1)
     args.fresh = True
     assert _series(args, cfg, runner, runner.engine.profile, folder).series == Series(5)
+
+
+def test_the_desks_older_word_on_a_game_the_box_counted_is_passed(box) -> None:
+    from timekeeper.hall.pairing import Pairing
+
+    play = box["play"]
+    call = Pairing("F-c1", 2, "F", "final", "Novák", "Svoboda", "game", 1.0, True, 3, 3, 1, 1)
+    assert play.take(call) and play.shown()["game"] == 3  # type: ignore[index]
+    game(box, "home")  # the deciding game, counted
+    won = {"best_of": 3, "game": 3, "home_wins": 2, "away_wins": 1, "winner": "home"}
+    assert play.shown() == {**won, "match": "F"}
+    assert not play.take(call)  # (its retained call of game 3, delivered again)
+    assert play.shown() == {**won, "match": "F"}

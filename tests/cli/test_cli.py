@@ -393,9 +393,10 @@ def test_ctl_with_nobody_running(tmp_path: Path, env: dict[str, str], sock: Path
 def test_ctl_offers_every_action_the_socket_takes_and_stays_light() -> None:
     """ctl's words are the socket's: a new action is offered without a second list (the
     button's `go` and `quit` aside), and the command line imports no numpy or pygame."""
+    from timekeeper.cli.box import CTL_COMMANDS
     from timekeeper.rules.commands import Action
 
-    offered = set(cli.CTL_COMMANDS)
+    offered = set(CTL_COMMANDS)
     assert offered == {a.value for a in Action} - {"go", "quit"} | {"status", "link", "result"}
     code = "import sys, timekeeper.cli; print(sorted({'numpy', 'pygame'} & set(sys.modules)))"
     done = subprocess.run(

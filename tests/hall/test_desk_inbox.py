@@ -1,13 +1,18 @@
-"""The desk's results inbox (hall/inbox.py) in one process: the log told once a
-minute per kind, a table's rate, the results held per table. Clocks injected."""
+"""The desk's results inbox (hall/inbox.py) in one process: the log told once a minute per
+kind, a table's rate, the results held per table, a held result applied when the mended
+ledger changes. Clocks injected."""
 
 from __future__ import annotations
 
 import logging
+import time
+from pathlib import Path
 
+from boardhall import BoardDesk, call, cup
 from helpers import Clock
 
-from timekeeper.hall.inbox import Gate, Held, Notes
+from timekeeper.hall.director import Director
+from timekeeper.hall.inbox import RETRY, Gate, Held, Notes
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.result import MatchResult
 
@@ -67,3 +72,32 @@ def test_held_results_keep_the_latest_per_id_and_a_flood_drops_only_its_own() ->
     for r in held.all():
         assert held.drop(r)
     assert held.said() is None and len(held) == 0
+
+
+def test_a_held_result_goes_in_when_the_mended_ledger_changes_not_at_the_retry(
+    tmp_path: Path,
+) -> None:
+    """A result comes home while the journal is broken by hand: held. The journal mended,
+    the watch's next look (the files changed) applies it, long before the RETRY-s retry."""
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    clock = Clock(100.0)
+    director = Director(BoardDesk(), file, clock=clock)
+    journal = file.with_name("cup.journal.jsonl")
+    good = journal.read_bytes()
+    with open(journal, "ab") as out:
+        out.write(b'{"type": "result", "round": 1, "tab\n')
+    r = MatchResult(first, "1", (2, 1), "regulation", (), (), time.time())
+    director.handle("timekeeper/hall/1/result", r.to_json())
+    director.watcher.look()  # (the broken journal: said, the result still held)
+    assert len(director.held) == 1 and director.unreadable
+    clock.now += 1.0
+    director.watcher.look()  # (nothing changed, no retry due: still held)
+    assert len(director.held) == 1
+    journal.write_bytes(good)
+    clock.now += 1.0  # (well before RETRY s since the last try)
+    assert clock.now - 100.0 < RETRY
+    director.watcher.look()
+    assert len(director.held) == 0 and not director.unreadable
+    m = director.t.fixture(first.match)
+    assert m.result is not None and m.result.text() == "2:1"

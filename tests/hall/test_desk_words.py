@@ -17,10 +17,43 @@ from timekeeper.tournament.ledger import open_tournament
 def test_hall_serves_help_names_the_state_folder_the_code_uses() -> None:
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
-        cli.main(["hall", "--help"])
+        cli.main(["hall", "serve", "--help"])
     text = " ".join(shown.getvalue().split())
     assert "journal's folder" not in text
     assert "~/.local/state/timekeeper" in text and "--access-log" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "foreign"),
+    [
+        (["hall", "start", "--listen", "9000"], "--listen 9000"),
+        (["hall", "status", "--say"], "--say"),
+        (["hall", "serve", "--at", "12:00:00"], "--at 12:00:00"),
+        (["hall", "round", "1", "--profile", "ithf"], "--profile ithf"),
+        (["hall", "practice", "--broker", "mqtt://127.0.0.1"], "--broker mqtt://127.0.0.1"),
+    ],
+)
+def test_each_hall_command_takes_only_its_own_options(
+    argv: list[str], foreign: str, capsys
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    assert f"unrecognized arguments: {foreign}" in capsys.readouterr().err
+
+
+def test_hall_lists_its_commands_and_each_help_is_its_own() -> None:
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        cli.main(["hall", "--help"])
+    listed = shown.getvalue()
+    for action in ("start", "stop", "add", "status", "serve", "round", "announce", "practice"):
+        assert f"\n    {action} " in listed, action
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        cli.main(["hall", "round", "--help"])
+    text = " ".join(shown.getvalue().split())
+    assert "--say" in text and "--at" not in text and "serve:" not in text and "round:" not in text
 
 
 def test_export_marks_a_lot_pending_only_once_the_group_is_complete(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from timekeeper.hall.result import parse_result
 from timekeeper.hall.tablematch import MatchLink
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.decision import Decisions
 from timekeeper.rules.engine import Engine, Status
 from timekeeper.tournament import results
 from timekeeper.tournament.rulesets import RADEGAST
@@ -107,7 +108,11 @@ def test_each_way_a_match_is_decided_comes_home_as_what_it_was(
     assert home.decided == kind and home.score == score
     # and the desk's result check takes it for a knock-out match (clerk.result's)
     made = results.make(
-        RADEGAST, True, home.score_text, home.decided, sudden_overtime=kind == "sudden_death"
+        RADEGAST,
+        True,
+        home.score_text,
+        home.decided,
+        decisions=Decisions.of(profile.load(str(file))),
     )
     assert (made.home, made.away, made.decided) == (*score, kind)
     assert json.loads(sent[-1])["decided"] == kind

@@ -71,7 +71,7 @@ def test_the_desk_calls_each_game_of_a_series_until_it_is_decided(broker, tmp_pa
         tables.waits_for("2", 1, (0, 0))
         tables.game("2", 0, 1)
         tables.waits_for("2", 2, (0, 1))
-        tables.game("2", 3, 2, "overtime")  # (a drawn game decided in its overtime)
+        tables.game("2", 3, 2, "sudden_death")  # (a drawn game: ITHF 4.8's sudden death)
         tables.waits_for("2", 3, (1, 1))
         tables.game("1", 3, 0)  # SF1: Černý wins 2:0
         tables.game("2", 1, 2)  # SF2: Svoboda wins 2:1
@@ -84,7 +84,7 @@ def test_the_desk_calls_each_game_of_a_series_until_it_is_decided(broker, tmp_pa
         t, _ = open_tournament(file, drawn=True)
         assert [(g.home, g.away, g.decided) for g in t.series["SF2"].games] == [
             (0, 1, "regulation"),
-            (3, 2, "overtime"),
+            (3, 2, "sudden_death"),
             (1, 2, "regulation"),
         ]
         sources = [e.source for e in t.history("SF2") if getattr(e, "source", None)]

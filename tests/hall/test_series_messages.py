@@ -70,3 +70,10 @@ def test_a_series_game_result_names_its_game_and_a_single_match_result_does_not(
             parse_result(json.dumps({**body, "game": wrong}).encode())
     with pytest.raises(BadMessage, match="only for a series"):
         parse_result(json.dumps({**json.loads(single.to_json()), "game": 1}).encode())
+
+
+def test_a_series_pairing_calls_the_game_after_the_games_won() -> None:
+    with pytest.raises(BadMessage, match="game 2 is"):
+        parse_pairing(pairing(**{**GAME3, "game": 3, "home_wins": 1}))  # (game 3 at 1:0)
+    with pytest.raises(BadMessage, match="game 1 is"):
+        parse_pairing(pairing(**{**GAME3, "game": 3, "home_wins": 0}))  # (game 3 at 0:0)

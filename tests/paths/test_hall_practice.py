@@ -23,7 +23,8 @@ import pytest
 from helpers import ROOT, free_port, wait_for
 from running import ask, in_background, to_the_end
 
-from timekeeper import cli, practice_cli
+from timekeeper import cli
+from timekeeper.cli import practice
 
 DOC = ROOT / "docs" / "hall.md"
 PRACTICE = "## A practice hall on one machine (first)"
@@ -236,7 +237,7 @@ def board(url: str) -> dict:
 
 
 def test_without_mosquitto_it_says_how_to_install_it(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(practice_cli, "mosquitto", lambda: None)
+    monkeypatch.setattr(practice, "mosquitto", lambda: None)
     assert cli.main(["hall", "practice", "--tables", "2"]) == 2
     err = capsys.readouterr().err
     assert "sudo apt-get install mosquitto" in err and "Traceback" not in err
@@ -282,7 +283,7 @@ def test_a_box_started_as_the_doc_writes_it_makes_its_folders(tmp_path: Path) ->
     conf = tmp_path / "mosquitto.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
     broker = subprocess.Popen(
-        [practice_cli.mosquitto() or "mosquitto", "-c", str(conf)],
+        [practice.mosquitto() or "mosquitto", "-c", str(conf)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -15,8 +15,9 @@ from helpers import ROOT, dollar_steps
 
 from timekeeper import cli
 from timekeeper.tournament import export, spec
-from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.events import EntryError, ResultEvent
 from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.state import Tournament
 
 DOCS = ROOT / "docs" / "tournament.md"
@@ -43,6 +44,24 @@ def test_new_writes_a_file_that_loads_and_never_overwrites(tmp_path: Path, capsy
     assert cli.main(["tournament", "new", str(file)]) == 2
     assert "never overwritten" in capsys.readouterr().err
     assert file.read_text(encoding="utf-8") == before
+
+
+def test_an_ithf_file_from_new_plays_its_a_play_off_best_of_seven_and_the_bronze_of_five(
+    tmp_path: Path, capsys
+) -> None:
+    file = tmp_path / "day.yaml"
+    argv = ["tournament", "new", str(file), "--rules", "ithf", "--players", "32", "--tables", "4"]
+    assert cli.main(argv) == 0
+    assert tk(file, "draw", "--seed", "1") == 0
+    t = load(file)
+    assert {n.id: n.best_of for n in t.nodes.values()} == {
+        **{m: 7 for m in ("QF1", "QF2", "QF3", "QF4", "SF1", "SF2", "F")},
+        "3P": 5,
+    }
+    capsys.readouterr()
+    assert tk(file, "bracket") == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0].endswith("A1 – A8  best of 7") and shown[-1].endswith("best of 5"), shown
 
 
 def test_the_draw_prints_its_seed_and_happens_once(cup: Path, capsys) -> None:
@@ -290,3 +309,64 @@ def test_every_new_file_can_be_drawn(tmp_path: Path, rules: str, players: int) -
     finals = [s for s in t.slots if s.match == "F"]
     assert finals and finals[0].round == max(s.round for s in t.slots)
     assert finals[0].table == t.spec.tables[0]
+
+
+def _playoff(tmp_path: Path, profile: str) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    file = tmp_path / "playoff.yaml"
+    file.write_text(
+        "rules: radegast\ntables: 2\nplayers: [Novák, Dvořák, Svoboda, Černý]\nstages:\n"
+        f"  knockout: {{tree: seeded, third_place: true, profile: {profile}, "
+        f"final_profile: {profile}}}\n",
+        encoding="utf-8",
+    )
+    assert tk(file, "draw", "--seed", "1") == 0
+    return file
+
+
+def test_a_sudden_death_overtime_is_typed_sd_and_ends_on_one_goal(tmp_path: Path, capsys) -> None:
+    """ITHF 4.8: a drawn play-off match goes to an overtime one goal ends; `--ot` (an
+    overtime played in full) is refused with what to type, a `--sd` two goals apart too, and
+    the profile's missing shoot-out; the box reports such a game as sudden death."""
+    file = _playoff(tmp_path, "ithf-playoff")
+    capsys.readouterr()
+    for typed, said in (
+        (("2:4", "--ot"), "ithf-playoff's overtime is sudden death (one goal ends it): type --sd"),
+        (("2:3", "--ot"), "type --sd, not --ot"),
+        (("2:4", "--sd"), "a sudden death ends on one goal"),
+        (("3:2", "--so"), "ithf-playoff has no shoot-out: overtime (--sd)"),
+        (("2:2",), "a knock-out match has a winner: 2:2 needs overtime (--sd) with"),
+    ):
+        assert tk(file, "result", "SF2", *typed) == 2, typed
+        assert said in capsys.readouterr().err, typed
+    assert load(file).fixture("SF2").result is None
+    assert tk(file, "result", "SF2", "2:3", "--sd") == 0
+    assert load(file).fixture("SF2").result == Result(2, 3, "sudden_death")
+
+
+def test_an_overtime_played_in_full_is_typed_ot_and_a_later_sudden_death_sd(
+    tmp_path: Path, capsys
+) -> None:
+    """Radegast's play-off: 3 minutes played in full (any margin, `--ot`), then sudden
+    death (`--sd`); hokejbal's 5 minutes are sudden death: `--ot` refused there."""
+    file = _playoff(tmp_path, "radegast-playoff")
+    assert tk(file, "result", "SF1", "5:2", "--ot") == 0
+    assert tk(file, "result", "SF2", "2:3", "--sd") == 0
+    assert tk(file, "result", "F", "3:2", "--so") == 2
+    assert "radegast-playoff has no shoot-out: overtime (--ot, --sd)" in capsys.readouterr().err
+    other = _playoff(tmp_path / "hokejbal", "hokejbal-playoff")
+    assert tk(other, "result", "SF1", "3:2", "--ot") == 2
+    assert "type --sd, not --ot" in capsys.readouterr().err
+    assert tk(other, "result", "SF1", "3:2", "--sd") == 0
+    assert tk(other, "result", "SF2", "3:2", "--so") == 0
+
+
+def test_a_ledger_with_an_overtime_typed_ot_for_a_sudden_death_still_loads(tmp_path: Path) -> None:
+    """A result the ledger holds already is read as it was taken: its score's rule (one goal
+    for a sudden death), not the option the profile would take today."""
+    file = _playoff(tmp_path, "ithf-playoff")
+    t = load(file)
+    sf1, sf2 = t.fixture("SF1").slot, t.fixture("SF2").slot
+    t.apply(ResultEvent("SF2", sf2.round, sf2.table, Result(2, 3, "overtime")))
+    with pytest.raises(EntryError, match="a sudden death ends on one goal"):
+        t.apply(ResultEvent("SF1", sf1.round, sf1.table, Result(1, 3, "sudden_death")))

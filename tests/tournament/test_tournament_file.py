@@ -17,6 +17,7 @@ from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import bracket, draw, results, spec
 from timekeeper.tournament.events import LotEvent
 from timekeeper.tournament.ledger import Ledger
+from timekeeper.tournament.plan import Seed, Winner
 from timekeeper.tournament.results import ResultError
 from timekeeper.tournament.rulesets import BUILT_IN
 
@@ -166,9 +167,11 @@ def test_an_overtime_that_is_sudden_death_ends_on_one_goal(tmp_path: Path) -> No
         assert first.slot is not None
         where = (first.slot.round, first.slot.table)
         if rules == "hokejbal":  # rule 1: the play-off's 5 minutes are "decided by a goal"
-            with pytest.raises(TournamentError, match="sudden death here"):
-                clerk.result(t, *where, knockout_score, "overtime")
-            assert clerk.result(t, *where, "3:2", "overtime").result.home == 3
+            with pytest.raises(TournamentError, match=r"sudden death .* type --sd, not --ot"):
+                clerk.result(t, *where, "3:2", "overtime")
+            with pytest.raises(TournamentError, match="ends on one goal"):
+                clerk.result(t, *where, knockout_score, "sudden_death")
+            assert clerk.result(t, *where, "3:2", "sudden_death").result.home == 3
         else:  # Radegast's 3 minutes are played in full: any margin
             assert clerk.result(t, *where, knockout_score, "overtime").result.home == 5
 
@@ -203,11 +206,11 @@ def test_a_ranking_list_one_player_a_line(tmp_path: Path) -> None:
 
 
 def test_a_knockout_drawn_alone_gives_the_best_seeds_the_byes() -> None:
-    nodes = bracket.seeded([f"S{i}" for i in range(1, 7)], third_place=True)
+    nodes = bracket.seeded([Seed(i) for i in range(1, 7)], third_place=True)
     first = [(n.home, n.away) for n in nodes if n.level == 0]
-    assert first == [("S4", "S5"), ("S3", "S6")]
+    assert first == [(Seed(4), Seed(5)), (Seed(3), Seed(6))]
     semis = [(n.home, n.away) for n in nodes if n.id.startswith("SF")]
-    assert semis == [("S1", "W:QF2"), ("S2", "W:QF4")]
+    assert semis == [(Seed(1), Winner("QF2")), (Seed(2), Winner("QF4"))]
     assert [n.id for n in nodes][-2:] == ["3P", "F"]
     assert bracket.bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
 

@@ -3,9 +3,9 @@
 placement group B (the next two, everything played anew), the A play-off of 8 with the
 bronze match; standings checked against values computed by hand (the carried results, the
 head-to-head mini-table re-applied to those still level), every player placed once, and
-the ITHF list. `new`, `draw`, `standings`, `bracket`, `export` and the play-off results
-run as separate processes, as typed; the group results are typed through the same command
-line in this process (140 of them: a process each would take minutes)."""
+the ITHF list. `new`, `draw`, `standings`, `bracket`, `export` and the play-off's games in
+sudden death run as separate processes, as typed; the other results are typed through the
+same command line in this process (170 of them: a process each would take minutes)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from timekeeper import cli
-from timekeeper.tournament import ranking, spec, stages
+from timekeeper.tournament import ranking, spec
 from timekeeper.tournament.ledger import open_tournament
+from timekeeper.tournament.plan import Place
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import ITHF
 from timekeeper.tournament.standings import standings
@@ -190,22 +191,29 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
     assert "group A (final group, 4 results carried from the basic groups)" in shown
     assert f"3. {a[3]}" in shown and "(ahead on goals for)" in shown
 
-    # the A play-off: A1–A8, A4–A5, A2–A7, A3–A6; the home side wins but A5 (sudden death)
+    # the A play-off as the file from `new` has it: every match best of seven, the bronze
+    # best of five; A1–A8, A4–A5, A2–A7, A3–A6; the home side wins but A5 and, in the
+    # final, A2, each with a game in sudden death (typed as a separate process)
     seeds = [r.player for r in rows]
+    won = ("2:1",) * 4
     plays = {
-        "QF1": ("2:1",),
-        "QF2": ("2:3", "--sd"),
-        "QF3": ("2:1",),
-        "QF4": ("2:1",),
-        "SF1": ("2:1",),
-        "SF2": ("3:1",),
-        "3P": ("2:1",),
-        "F": ("1:2", "--sd"),
+        "QF1": won,
+        "QF2": ("1:0", "2:3 --sd", "0:1", "1:2", "0:2"),
+        "QF3": won,
+        "QF4": won,
+        "SF1": won,
+        "SF2": ("3:1",) * 4,
+        "3P": ("2:1",) * 3,
+        "F": ("1:2 --sd", "0:1", "1:0", "0:1", "0:1"),
     }
-    for match, how in plays.items():
+    for match, games in plays.items():
         m = load(day).fixture(match)
         assert m.home and m.away, match
-        run(folder, "result", str(m.slot.round), m.slot.table, *how, "-f", "day.yaml")
+        for game in games:
+            if "--sd" in game:
+                run(folder, "result", match, *game.split(), "-f", "day.yaml")
+            else:
+                typed(day, m.slot.round, m.slot.table, game)
     t = load(day)
     assert t.fixture("SF1").home == seeds[0] and t.fixture("SF1").away == seeds[4]
     places = t.placings()
@@ -290,9 +298,10 @@ def test_a_carried_result_counts_once_in_a_final_group_never_in_a_placement_grou
     basic group; the placement group's is its own matches alone; and every player has
     exactly one final place, 1 … N."""
     t = _carried_day(seed, tmp_path)
-    for name, (seats, carry) in t.later.items():
+    for name, later in t.later.items():
+        seats, carry = later.seats, later.carry
         players = t.groups[name]
-        basic_of = {p: stages.parse_seat(s)[0] for s, p in zip(seats, players, strict=True)}  # type: ignore[index]
+        basic_of = {p: s.group for s, p in zip(seats, players, strict=True)}
         own = [
             (t.fixture(m.id).home, t.fixture(m.id).away, t.results[m.id])
             for m in t.group_matches.values()
@@ -439,8 +448,10 @@ def test_two_final_groups_interleaved_feed_their_play_offs(tmp_path: Path) -> No
     )
     t = Tournament(spec.load(file))
     t.apply(clerk.draw(t, 4, names))
-    assert [n.home for n in t.nodes.values() if n.id == "SF1"] == ["A11"]
-    assert t.nodes["A2.F"].home == "A21"
+    assert t.draw is not None
+    written = {k["id"]: k for k in t.draw.to_dict()["knockout"]}  # (the ledger's text)
+    assert written["SF1"]["home"] == "A11" and written["A2.F"]["home"] == "A21"
+    assert t.nodes["SF1"].home == Place("A1", 1) and t.nodes["A2.F"].home == Place("A2", 1)
     rng = random.Random(4)
     while todo := [m for m in t.fixtures() if m.result is None and m.home and m.away]:
         m = todo[0]

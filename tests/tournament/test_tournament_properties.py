@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from timekeeper.tournament import clerk, schedule
 from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.plan import Bracket, Groups
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import BUILT_IN, RuleSet
-from timekeeper.tournament.spec import GroupStage, Knockout, Player, Spec
+from timekeeper.tournament.spec import Player, Spec
 from timekeeper.tournament.standings import standings
 from timekeeper.tournament.state import Tournament
 
@@ -36,8 +37,8 @@ def make_spec(
         tuple(Player(f"P{i:02d}") for i in range(1, players + 1)),
         tuple(str(i) for i in range(1, tables + 1)),
         120.0,
-        GroupStage(size, min(2, players // -(-players // size)), r.group_profile or ""),
-        Knockout("seeded", True, r.knockout_profile, r.final_profile) if knockout else None,
+        Groups(size, min(2, players // -(-players // size)), r.group_profile or ""),
+        Bracket("seeded", True, r.knockout_profile, r.final_profile) if knockout else None,
     )
 
 

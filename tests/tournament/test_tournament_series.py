@@ -90,7 +90,7 @@ def test_the_tournament_schedules_no_game_after_a_series_is_decided(
         args: dict = {}
         decided = "regulation"
         if kind == "ot":
-            score, decided = ("4:3" if side == "home" else "3:4"), "overtime"
+            score, decided = ("4:3" if side == "home" else "3:4"), "sudden_death"
         if kind == "wo":
             score, decided, args = (
                 None,
@@ -271,7 +271,7 @@ def test_the_desk_calls_the_next_game_of_a_series_until_it_is_decided(tmp_path: 
     assert topic == "timekeeper/hall/1/pairing" and retain
     assert (second.id, second.game, second.home_wins, second.away_wins) == (first.id, 2, 0, 1)
     assert _series_line(second) == "SF1 · game 2 · Dvořák leads 1:0"
-    assert director.receive(home(second, (3, 4), "overtime")) == "applied"
+    assert director.receive(home(second, (3, 4), "sudden_death")) == "applied"
     assert len(desk.client.sent) == 3  # decided: no pairing for a game 3
     m = director.t.named("SF1")
     assert m.result is not None and m.series is not None and m.series.winner == "away"

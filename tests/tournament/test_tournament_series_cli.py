@@ -1,8 +1,8 @@
 """docs/tournament.md's play-off in series as typed (the page's block: each command a
 process of its own; the other cases run by the command line's main in this process): a
-best-of-7 final with a game drawn and decided in overtime and a game corrected, a best-of-5
-bronze won by a walkover; what each prints, the bracket with each game's score, the exports
-by game, and the file's bad `best_of:` as the page quotes it."""
+best-of-7 final with a game drawn and decided in sudden-death overtime and a game corrected,
+a best-of-5 bronze won by a walkover; what each prints, the bracket with each game's score,
+the exports by game, and the file's bad `best_of:` as the page quotes it."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_the_series_in_the_docs_run_as_written(tmp_path: Path) -> None:
     assert [(r["game"], r["home_goals"], r["away_goals"], r["decided"]) for r in final] == [
         ("", "4", "2", "series"),
         ("1", "3", "1", "regulation"),
-        ("2", "3", "4", "overtime"),
+        ("2", "3", "4", "sudden_death"),
         ("3", "1", "2", "regulation"),
         ("4", "4", "2", "regulation"),
         ("5", "5", "1", "regulation"),
@@ -69,7 +69,7 @@ def test_the_series_in_the_docs_run_as_written(tmp_path: Path) -> None:
     bronze = [(r["game"], r["decided"], r["at_fault"]) for r in rows if r["match"] == "3P"]
     assert bronze == [("", "series", "home"), ("1", "regulation", ""), ("2", "walkover", "home")]
     sheet = (tmp_path / "playoff-export" / "bracket.html").read_text(encoding="utf-8")
-    assert "best of 7 · 1: 3:1 · 2: 3:4 (OT) · 3: 1:2 · 4: 4:2 · 5: 5:1 · 6: 2:1" in sheet
+    assert "best of 7 · 1: 3:1 · 2: 3:4 (SD) · 3: 1:2 · 4: 4:2 · 5: 5:1 · 6: 2:1" in sheet
 
 
 def test_a_bad_best_of_is_refused_as_the_docs_say(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_a_player_who_withdraws_mid_series_walks_it_over_and_no_game_follows(
     for argv in (
         ["draw", "--seed", "1"],
         ["result", "SF1", "2:1"],
-        ["result", "SF2", "2:3", "--ot"],
+        ["result", "SF2", "2:3", "--sd"],
         ["result", "F", "3:1"],
         ["withdraw", "Svoboda", "--reason", "ill"],
     ):

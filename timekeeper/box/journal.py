@@ -309,6 +309,30 @@ def match_in_progress(folder: Path) -> Snapshot | None:
     return snap if snap.state in IN_PROGRESS and snap.index >= 0 else None
 
 
+def keep_aside(path: Path) -> Path | None:
+    """Keep a file that is not taken beside it, under a name of its own that is never
+    overwritten (match.json.2026-11-30T10-53-01.bad), the file itself gone: nothing writes
+    over the evidence. The kept path, or None (it could not be renamed)."""
+    stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
+    for n in range(1, 100):
+        bad = path.with_name(f"{path.name}.{stamp}{'' if n == 1 else f'-{n}'}.bad")
+        try:
+            os.link(path, bad)  # never over an existing file
+        except FileExistsError:
+            continue
+        except OSError:  # (no hard links here, e.g. FAT): a rename, checked first
+            if bad.exists():
+                continue
+            try:
+                os.rename(path, bad)
+            except OSError:
+                return None
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            os.unlink(path)
+        return bad
+    return None
+
+
 class Journal(RunnerListener):
     """Keeps `folder/match.json` in step with the engine: saved on every change (a runner
     listener) and, while a clock runs, at the runner's timer."""
@@ -393,28 +417,9 @@ class Journal(RunnerListener):
         return snap
 
     def set_aside(self, why: str | None) -> Path | None:
-        """Keep a journal that is not resumed beside it, under a name of its own that is never
-        overwritten (match.json.2026-11-30T10-53-01.bad), and say why (`why`: None when the
-        caller says it). The kept path, or None."""
-        stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
-        kept: Path | None = None
-        for n in range(1, 100):
-            bad = self.path.with_name(f"{self.path.name}.{stamp}{'' if n == 1 else f'-{n}'}.bad")
-            try:
-                os.link(self.path, bad)  # never over an existing file
-            except FileExistsError:
-                continue
-            except OSError:  # (no hard links here, e.g. FAT): a rename, checked first
-                if bad.exists():
-                    continue
-                try:
-                    os.rename(self.path, bad)
-                except OSError:
-                    break
-            with contextlib.suppress(FileNotFoundError, PermissionError):
-                os.unlink(self.path)
-            kept = bad
-            break
+        """Keep a journal that is not resumed beside it (`keep_aside`), and say why (`why`:
+        None when the caller says it). The kept path, or None."""
+        kept = keep_aside(self.path)
         if why is not None:
             where = f"; kept as {kept}" if kept else ""
             log.warning("journal %s not resumed: %s; starting a new match%s", self.path, why, where)

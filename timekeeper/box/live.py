@@ -333,9 +333,12 @@ def _link_handler(web):
 
 def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Profile, folder):
     """The series the box plays (box/series.py), a listener of the runner: the desk's pairings
-    name theirs; `--best-of N` with no desk plays a local one, resumed from its file by the
-    same command (a new one with --fresh or another N)."""
-    from timekeeper.box.series import LOCAL, Series, SeriesPlay
+    name theirs; `--best-of N` with no desk plays a local one. A local series under way goes
+    on by the same command, or by one that names no --best-of (said so); one that names
+    another --best-of is refused, naming the command that begins a new one: a new series only
+    with --fresh."""
+    from timekeeper.box.series import LOCAL, SeriesPlay
+    from timekeeper.rules.series import Series
 
     play = SeriesPlay(folder, runner.submit)
     play.on = runner.engine.state.value not in ("idle", "finished")  # (a journaled game)
@@ -343,9 +346,25 @@ def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Pr
     runner.series_shown, runner.series_refusal = play.shown, play.refusal
     best_of = args.best_of
     in_hall = bool(args.hall or cfg.hall)
+    s = play.series
+    local = s is not None and play.id == LOCAL
+    if args.fresh and s is not None:
+        log.info("--fresh: the series in %s (%s) is not resumed", play.file, play.text())
+        play.begin(None, "")
+        s, local = None, False
     if best_of is None:
-        if play.id and (play.id == LOCAL or not in_hall):  # (now single matches; a hall's
-            play.begin(None, "")  # series goes on only in the hall, with its pairing)
+        if local and not in_hall and s is not None and not s.decided:
+            play.local = True
+            log.info(
+                "series goes on as journaled: best of %d, %s (`timekeeper run --best-of %d "
+                "--fresh` begins a new series)",
+                s.best_of,
+                play.text(),
+                s.best_of,
+            )
+        elif play.id and (local or not in_hall):  # (now single matches; a hall's series
+            log.info("the series in %s (%s) is left: single matches", play.file, play.text())
+            play.begin(None, "")  # goes on only in the hall, with its pairing)
         return play
     if in_hall:
         raise ConfigError(
@@ -360,9 +379,15 @@ def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Pr
             field="--best-of",
         )
     play.local = True
-    s = play.series
-    if play.id == LOCAL and s is not None and s.best_of == best_of and not args.fresh:
+    if local and s is not None and s.best_of == best_of:
         log.info("series resumed: best of %d, %s", best_of, play.text())
+    elif local and s is not None and not s.decided:
+        raise ConfigError(
+            f"{play.file} holds a best-of-{s.best_of} series under way ({play.text()}): "
+            f"`timekeeper run --best-of {s.best_of}` goes on with it, "
+            f"`timekeeper run --best-of {best_of} --fresh` begins a new one",
+            field="--best-of",
+        )
     else:
         play.begin(Series(best_of), LOCAL)
     return play
@@ -425,7 +450,7 @@ def _hall(
         link.match.series_taken, link.match.series_played = series.take, series.played
         taken = link.match.pairing
         if taken is not None and taken.id != series.id:  # (its file lost, or older)
-            series.take(taken, False)
+            series.take(taken)
     runner.hall_result = link.match.result_shown  # (box facts of the status)
     runner.hall_next = link.match.next_shown
     return link

@@ -1,11 +1,14 @@
-"""A series played on one table (best of N, first to N // 2 + 1 wins): the games counted as
-they end, the box ready for the next with the same players (START begins it, with its
-pre-start), and no game taken once the series is won. Its state is the box's, kept in
-`series.json` in the state folder, so that a box restarted mid-series (kill -9, the same
-command) comes back in the same game of the same series.
+"""A series played on one table (rules/series.py: best of N, first to ⌈N/2⌉ wins): the games
+counted as they end, the box ready for the next with the same players (START begins it, with
+its pre-start), and no game taken once the series is won. Its state is the box's, journaled
+in `series.json` in the state folder like the match beside it, so that a box restarted
+mid-series (kill -9, the same command) comes back in the same game of the same series: read
+once at start into the typed series, and a file that is not one set aside as `.bad`, named,
+never written over.
 
 One listener for both ways a box plays a series: the desk's pairing names it (its id, the
-game, the wins: hall/tablematch.py hands them over, and the desk's later word corrects them),
+game, the wins: hall/tablematch.py hands them over, and the desk's later word corrects them;
+a word for a game this box has counted already is older than its own journal, and passed),
 or `timekeeper run --best-of N` with no desk (a club's play-off night). Each game needs a
 winner: a game decided at the end of regulation is over (the knock-out's FINISH, done by the
 box, as the hall's knock-out pairing does), a drawn one goes on to the profile's overtime
@@ -15,65 +18,38 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
+import stat
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from timekeeper.box.journal import write_atomic
+from timekeeper.box.journal import keep_aside, write_atomic
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.tablematch import decided_at_the_end
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Status
+from timekeeper.rules.series import DECIDED, Game, Series, SeriesError
 from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
 FILE = "series.json"
-MAX_BEST_OF = 9
-MAX_FILE = 4096  # bytes: the file is about 150
+FORMAT = 1
+MAX_FILE = 4096  # bytes: the file is at most about 900
 LOCAL = "local"  # the id of a series `run --best-of` plays (the desk's is its pairing's)
 UNDER_WAY = ("prestart", "running")  # a game begun (START from idle or finished)
+_ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/pairing.py), LOCAL or none
+_MATCH = re.compile(r"[A-Za-z0-9._-]{0,16}")
+_KEYS = {"format", "id", "match", "series", "open"}
+_SERIES_KEYS = {"best_of", "earlier", "games"}
+_GAME_KEYS = {"number", "home", "away", "decided"}
 
 
-@dataclass(frozen=True)
-class Series:
-    """The series' state: the game on the table (played now, or next), the wins before it."""
-
-    best_of: int
-    game: int = 1
-    home_wins: int = 0
-    away_wins: int = 0
-
-    def __post_init__(self) -> None:
-        needed = self.best_of // 2 + 1
-        if self.best_of % 2 == 0 or not 3 <= self.best_of <= MAX_BEST_OF:
-            raise ValueError(f"best of an odd number of games, 3-{MAX_BEST_OF}")
-        wins = (self.home_wins, self.away_wins)
-        if (
-            not 1 <= self.game <= self.best_of
-            or min(wins) < 0
-            or max(wins) > needed
-            or sum(wins) > self.game
-        ):
-            raise ValueError(f"not a state of a best-of-{self.best_of} series: {self}")
-
-    @property
-    def needed(self) -> int:
-        return self.best_of // 2 + 1
-
-    @property
-    def winner(self) -> str | None:
-        """ "home" or "away" once one side has won enough games; None while it is played."""
-        if self.home_wins >= self.needed:
-            return "home"
-        return "away" if self.away_wins >= self.needed else None
-
-    def after(self, won: str) -> Series:
-        """Game `game` won by `won`: the next game, or the won series (its last game's)."""
-        home, away = self.home_wins + (won == "home"), self.away_wins + (won == "away")
-        done = max(home, away) >= self.needed
-        return replace(self, game=self.game + (not done), home_wins=home, away_wins=away)
+class SeriesFileError(ValueError):
+    """A series file that is not one (the message says which field, and why)."""
 
 
 def game_winner(status: Status) -> str | None:
@@ -99,55 +75,79 @@ class SeriesPlay(RunnerListener):
         self.submit = submit
         self.id, self.match = "", ""  # the desk's pairing id (LOCAL: run --best-of), its match
         self.series: Series | None = None
-        # the state before the game just counted: a goal entered after its end takes it back
-        self.before: Series | None = None
+        # the game just counted may be taken back: a goal entered after its end
+        self.open = False
         self.finishing = (self.id, 0)  # the game this box ended by itself (once)
         self.local = False  # run --best-of: the box ends a game decided in regulation
         self.on = False  # a game of it is under way (its end is counted)
         self._load()
 
+    @property
+    def before(self) -> Series | None:
+        """The series before the game just counted, while that game may be taken back."""
+        return self.series.without_last() if self.open and self.series else None
+
     # ---------------------------------------------------------------- the series' state
 
     def begin(self, series: Series | None, id: str, match: str = "") -> None:
         """Play `series` (the desk's pairing or --best-of), or no series (None)."""
-        self.id, self.match, self.series, self.before, self.on = id, match, series, None, False
+        self.id, self.match, self.series, self.open, self.on = id, match, series, False, False
         self._save()
         if series is not None:
             log.info("series %s: best of %d, %s", match or id, series.best_of, self.text())
 
-    def take(self, pairing: Pairing, again: bool) -> bool:
-        """The desk's pairing taken (`again`: its word on the series on the table): a series'
-        game, or a single match (no series). False: a word the box has passed, not taken."""
+    def take(self, pairing: Pairing) -> bool:
+        """The desk's pairing taken: a series' game, or a single match (no series); the same
+        call as the series on the table's is the desk's word on it (`correct`), however it
+        comes (re-published, retained, or from the table's file at a restart). False: a word
+        the box has passed, not taken."""
         if not pairing.series:
             if self.series is not None or self.id:
                 self.begin(None, "")
             return True
         try:
-            series = Series(pairing.best_of, pairing.game, pairing.home_wins, pairing.away_wins)
-        except ValueError as exc:  # (parse_pairing checked it: never, but said if so)
+            series = pairing.called()
+        except SeriesError as exc:  # (parse_pairing checked it: never, but said if so)
             log.warning("hall: %s's series refused: %s", pairing.match, exc)
             return False
-        if again and pairing.id == self.id:
+        if pairing.id == self.id and self.series is not None:
             return self.correct(series)
         self.begin(series, pairing.id, pairing.match)
         return True
 
-    def correct(self, series: Series) -> bool:
+    def correct(self, called: Series) -> bool:
         """The desk's word on the series (a re-published pairing, with the same id), between
         games: it stands from the game on the table on (the desk has the last word on a
-        corrected result); an older game's is passed (False)."""
-        if self.series is None or series.game < self.series.game:
+        corrected result). A word for a game this box has counted already is older than the
+        box's own journal: passed (False)."""
+        s = self.series
+        if s is None:
             return False
-        if series == self.series:
+        if called.played < s.played:
+            log.info(
+                "series %s: the desk's word for game %d (%d:%d) is older than this box's "
+                "count (%s): passed",
+                self.match,
+                called.on_table,
+                called.home_wins,
+                called.away_wins,
+                self.text(),
+            )
+            return False
+        if (called.played, called.home_wins, called.away_wins) == (
+            s.played,
+            s.home_wins,
+            s.away_wins,
+        ):
             return True
         log.info(
             "series %s: the desk says game %d, %d:%d",
             self.match,
-            series.game,
-            series.home_wins,
-            series.away_wins,
+            called.on_table,
+            called.home_wins,
+            called.away_wins,
         )
-        self.series, self.before = series, None
+        self.series, self.open = called, False
         self._save()
         return True
 
@@ -158,14 +158,17 @@ class SeriesPlay(RunnerListener):
         if s is None or not pairing.series or pairing.id != self.id or s.winner:
             return pairing
         return replace(
-            pairing, best_of=s.best_of, game=s.game, home_wins=s.home_wins, away_wins=s.away_wins
+            pairing,
+            best_of=s.best_of,
+            game=s.on_table,
+            home_wins=s.home_wins,
+            away_wins=s.away_wins,
         )
 
     def game_played(self) -> int:
         """The game whose result the table holds or plays (the result's `game`); 0: none."""
-        if self.series is None:
-            return 0
-        return (self.before or self.series).game
+        s = self.before or self.series
+        return 0 if s is None else s.on_table
 
     def shown(self) -> dict | None:
         """The status's `match_series` ({best_of, game, home_wins, away_wins, winner, match}):
@@ -173,7 +176,14 @@ class SeriesPlay(RunnerListener):
         s = self.series
         if s is None:
             return None
-        return {**asdict(s), "winner": s.winner, "match": self.match}
+        return {
+            "best_of": s.best_of,
+            "game": s.on_table,
+            "home_wins": s.home_wins,
+            "away_wins": s.away_wins,
+            "winner": s.winner,
+            "match": self.match,
+        }
 
     def refusal(self, command: Command, state: str, names: dict | None = None) -> str:
         """Why the box takes no further game now ("": it may): the series is won (by
@@ -200,7 +210,7 @@ class SeriesPlay(RunnerListener):
             return (
                 f"won by {s.winner} {max(s.home_wins, s.away_wins)}:{min(s.home_wins, s.away_wins)}"
             )
-        return f"game {s.game}, {s.home_wins}:{s.away_wins}"
+        return f"game {s.on_table}, {s.home_wins}:{s.away_wins}"
 
     # ---------------------------------------------------------------- the runner's side
 
@@ -216,65 +226,153 @@ class SeriesPlay(RunnerListener):
         elif status.state == "finished" and self.on and s.winner is None:
             self.on = False
             self._count(s, status)
-        elif status.state in UNDER_WAY and self.before is not None:
-            self.before = None  # the next game is begun: the one before stands
+        elif status.state in UNDER_WAY and self.open:
+            self.open = False  # the next game is begun: the one before stands
             self._save()
-        elif self.before is not None and status.state not in ("idle", "finished"):
+        elif self.open and status.state not in ("idle", "finished"):
             # a goal entered after the end (or the deciding one taken back): not over yet
-            log.info("series %s: game %d goes on; not counted yet", self.match, self.before.game)
-            self.series, self.before = self.before, None
+            log.info("series %s: game %d goes on; not counted yet", self.match, s.played)
+            self.series, self.open = s.without_last(), False
             self._save()
         elif (
             self.local
             and decided_at_the_end(status)
-            and self.finishing != (self.id, s.game)  # (once: the status comes again)
+            and self.finishing != (self.id, s.on_table)  # (once: the status comes again)
         ):
-            self.finishing = (self.id, s.game)
-            log.info("series: game %d is decided at the end of regulation: over", s.game)
+            self.finishing = (self.id, s.on_table)
+            log.info("series: game %d is decided at the end of regulation: over", s.on_table)
             self.submit(Command(Action.FINISH))
 
     def _count(self, s: Series, status: Status) -> None:
         won = game_winner(status)
+        number = s.played + 1
         if won is None:
             log.warning(
                 "series %s: game %d ended drawn, which a series game cannot: not counted, "
                 "it is played again (a profile with an overtime decides it)",
                 self.match,
-                s.game,
+                number,
             )
             return
-        self.before, self.series = s, s.after(won)
+        home, away = status.score.get("home", 0), status.score.get("away", 0)
+        if home == away:  # (a shoot-out's: its winner one goal up, as the result has it)
+            home, away = home + (won == "home"), away + (won == "away")
+        decided = status.decided if status.decided in DECIDED else "regulation"
+        self.series, self.open = s.add(Game(number, home, away, decided)), True
         self._save()
-        log.info("series %s: game %d won by %s; %s", self.match, s.game, won, self.text())
+        log.info("series %s: game %d won by %s; %s", self.match, number, won, self.text())
 
     # ---------------------------------------------------------------- its file
 
     def _save(self) -> None:
         if self.file is None:
             return
-        body = {
-            "id": self.id,
-            "match": self.match,
-            "series": None if self.series is None else asdict(self.series),
-            "before": None if self.before is None else asdict(self.before),
-        }
         try:
-            write_atomic(self.file, json.dumps(body, ensure_ascii=False) + "\n")
+            write_atomic(self.file, dumps(self.id, self.match, self.series, self.open))
         except OSError as exc:  # the games go on; a restart would not know the series
             log.warning("series: %s could not be written (%s)", self.file, exc)
 
     def _load(self) -> None:
-        if self.file is None or not self.file.exists():
+        """The journaled series; a file that is not one is set aside (never written over)
+        and named, and the box begins with none."""
+        if self.file is None:
             return
         try:
-            raw = self.file.read_bytes()
-            if len(raw) > MAX_FILE:
-                raise ValueError(f"larger than {MAX_FILE} bytes")
-            data = json.loads(raw)
-            series = None if data["series"] is None else Series(**data["series"])
-            before = None if data["before"] is None else Series(**data["before"])
-            ident, match = str(data["id"])[:64], str(data["match"])[:16]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("series: %s could not be read (%s); no series resumed", self.file, exc)
+            if not stat.S_ISREG(os.stat(self.file).st_mode):
+                raise SeriesFileError("not a regular file")
+            with open(self.file, "rb") as f:
+                raw = f.read(MAX_FILE + 1)
+            self.id, self.match, self.series, self.open = loads(raw)
+        except FileNotFoundError:
             return
-        self.id, self.match, self.series, self.before = ident, match, series, before
+        except (OSError, SeriesFileError) as exc:
+            kept = keep_aside(self.file)
+            where = (
+                f"kept as {kept}"
+                if kept
+                else "it could not be set aside; the next change writes over it"
+            )
+            log.warning("series %s not resumed: %s; %s", self.file, exc, where)
+
+
+def dumps(id: str, match: str, series: Series | None, open: bool) -> str:
+    body = {
+        "format": FORMAT,
+        "id": id,
+        "match": match,
+        "series": None
+        if series is None
+        else {
+            "best_of": series.best_of,
+            "earlier": list(series.earlier),
+            "games": [
+                {"number": g.number, "home": g.home, "away": g.away, "decided": g.decided}
+                for g in series.games
+            ],
+        },
+        "open": open,
+    }
+    return json.dumps(body, ensure_ascii=False) + "\n"
+
+
+def loads(raw: bytes) -> tuple[str, str, Series | None, bool]:
+    """A series file checked whole into (id, match, series, open): SeriesFileError says
+    what is wrong with it, whatever it is."""
+    if len(raw) > MAX_FILE:
+        raise SeriesFileError(f"larger than {MAX_FILE} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SeriesFileError(f"not JSON (corrupt or truncated: {exc})") from None
+    if not isinstance(data, dict) or set(data) != _KEYS or data["format"] != FORMAT:
+        raise SeriesFileError(f"not a series file of format {FORMAT} ({', '.join(sorted(_KEYS))})")
+    ident, match, body, open = data["id"], data["match"], data["series"], data["open"]
+    if not isinstance(ident, str) or not _ID.fullmatch(ident):
+        raise SeriesFileError(f"field 'id' is not a pairing's id ({ident!r:.40})")
+    if not isinstance(match, str) or not _MATCH.fullmatch(match):
+        raise SeriesFileError(f"field 'match' is not a match's id ({match!r:.40})")
+    if not isinstance(open, bool):
+        raise SeriesFileError(f"field 'open' is true or false ({open!r:.40})")
+    if body is None:
+        if open:
+            raise SeriesFileError("field 'open': no series, no game to take back")
+        return ident, match, None, False
+    series = _series(body)
+    if open and not series.games:
+        raise SeriesFileError("field 'open': no game counted here to take back")
+    return ident, match, series, open
+
+
+def _series(body: object) -> Series:
+    if not isinstance(body, dict) or set(body) != _SERIES_KEYS:
+        raise SeriesFileError(f"field 'series' has {', '.join(sorted(_SERIES_KEYS))}")
+    best_of, earlier, games = body["best_of"], body["earlier"], body["games"]
+    _whole("series.best_of", best_of)
+    if not isinstance(earlier, list) or len(earlier) != 2:
+        raise SeriesFileError(f"field 'series.earlier' is [HOME, AWAY] ({earlier!r:.40})")
+    for side, wins in zip(("home", "away"), earlier, strict=True):
+        _whole(f"series.earlier.{side}", wins)
+    if not isinstance(games, list) or len(games) > max(best_of, 0):
+        raise SeriesFileError(f"field 'series.games' is a list of at most {best_of} games")
+    typed = []
+    for i, g in enumerate(games):
+        where = f"series.games[{i}]"
+        if not isinstance(g, dict) or set(g) != _GAME_KEYS:
+            raise SeriesFileError(f"field '{where}' has {', '.join(sorted(_GAME_KEYS))}")
+        for key in ("number", "home", "away"):
+            _whole(f"{where}.{key}", g[key])
+        if g["decided"] not in DECIDED[:-1]:  # (a box decides no forfeit)
+            raise SeriesFileError(f"field '{where}.decided' is one of {', '.join(DECIDED[:-1])}")
+        try:
+            typed.append(Game(g["number"], g["home"], g["away"], g["decided"]))
+        except SeriesError as exc:
+            raise SeriesFileError(f"field '{where}': {exc}") from None
+    try:
+        return Series(best_of, tuple(typed), (earlier[0], earlier[1]))
+    except SeriesError as exc:
+        raise SeriesFileError(f"field 'series': {exc}") from None
+
+
+def _whole(where: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 99:
+        raise SeriesFileError(f"field {where!r} is a whole number 0-99 ({value!r:.40})")

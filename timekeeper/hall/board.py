@@ -18,6 +18,7 @@ from pathlib import Path
 from aiohttp import web
 
 from timekeeper.hall import players
+from timekeeper.rules.decision import DECISIONS
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
 from timekeeper.tournament import sheets
@@ -117,8 +118,8 @@ def _result_args(body: dict) -> tuple[int, str, str, str, str] | str:
         return "table must be a table's name"
     if not isinstance(score, str) or not re.fullmatch(r"\d{1,2}:\d{1,2}", score):
         return "score must be HOME:AWAY, e.g. 3:1"
-    if decided not in ("regulation", "overtime", "sudden_death", "shootout"):
-        return "decided is regulation, overtime, sudden_death or shootout"
+    if decided not in DECISIONS:
+        return f"decided is one of {', '.join(DECISIONS)}"
     if not isinstance(reason, str) or len(reason) > 200:
         return "reason must be a line of text"
     return number, table, score, decided, reason

@@ -1,6 +1,6 @@
 """What a desk command (`timekeeper hall …`) runs with — the broker and its account, the
 hall's name, the language — from the command line over the config, merged here once, as
-`box/config.audio_for_run` does it for `run`; hall_cli.py only wires.
+`box/config.audio_for_run` does it for `run`; cli/hall.py only wires.
 
 The config is the box wing's (`box/config.py`, a wing above this one): the caller loads it,
 and only the fields named in `DeskConfig` are read here."""

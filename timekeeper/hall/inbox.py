@@ -1,11 +1,11 @@
-"""The results' way in at the desk (issue 31): what keeps one box's flood that box's cost,
+"""The results' way in at the desk: what keeps one box's flood that box's cost,
 a result the desk could not apply kept until it can be, and the log told once, not per
 message.
 
 - `Gate`: at most RATE results a second per table (BURST at once), counted on the table's
   own topic before anything is parsed; the rest are refused unread (a table's real result
   among them is still retained on the broker, and the desk looks at the retained results
-  again while a called match has none: director.Director.watch).
+  again while a called match has none: deskfiles.Watch).
 - `Held`: results that came home but could not be applied (a file unreadable, the journal
   broken by hand, any fault): kept, the latest message per result id, at most PER_TABLE a
   table, and tried again when the tournament's files change or every RETRY seconds. They

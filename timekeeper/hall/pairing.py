@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.rules.commands import MAX_NAME, check_name
+from timekeeper.rules.series import BEST_OF, MAX_GAMES, Series, SeriesError, needed
 
 MAX_PAIRING = 1024  # bytes: a pairing is about 250
 MAX_TEXT = 48  # characters of a stage (or of a goal's or a penalty's text in a result)
@@ -29,7 +30,6 @@ OPTIONAL = ("knockout",)  # sent only when true: a group pairing is as it always
 # sent only for a game of a series (best_of > 1; docs/hall.md): how many games it is played
 # over, the game this pairing starts, and the games each side has won before it
 SERIES = ("best_of", "game", "home_wins", "away_wins")
-MAX_BEST_OF = 9
 
 
 def pairing_topic(hall: str, table: str) -> str:
@@ -47,7 +47,7 @@ class Pairing:
     profile: str  # the match profile the table plays it with
     sent: float  # the desk's wall clock when called
     knockout: bool = False  # the match needs a winner: decided in regulation, it is over
-    best_of: int = 1  # a series of this many games (first to best_of // 2 + 1); 1: one match
+    best_of: int = 1  # a series of this many games (rules/series.py); 1: one match
     game: int = 1  # the series' game this pairing starts (1..best_of)
     home_wins: int = 0  # games the home side won before it
     away_wins: int = 0
@@ -69,6 +69,10 @@ class Pairing:
     def series(self) -> bool:
         """A game of a series (best of 3 … 9), not a single match."""
         return self.best_of > 1
+
+    def called(self) -> Series:
+        """The series as this pairing calls it: its game next, the wins before it."""
+        return Series.called(self.best_of, self.game, self.home_wins, self.away_wins)
 
 
 def parse_pairing(payload: bytes) -> Pairing:
@@ -143,13 +147,17 @@ def _series(data: dict) -> tuple[int, int, int, int]:
     if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
         raise BadMessage(f"{', '.join(SERIES)} must be whole numbers")
     best_of, game, home, away = values
-    if best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF:
-        raise BadMessage(f"best_of must be odd, 3-{MAX_BEST_OF}")
+    if best_of not in BEST_OF or best_of == 1:
+        raise BadMessage(f"best_of must be odd, 3-{MAX_GAMES}")
     if not 1 <= game <= best_of:
         raise BadMessage(f"game must be 1-{best_of} (best_of)")
-    needed = best_of // 2 + 1
-    if not (0 <= home < needed and 0 <= away < needed):
+    if not (0 <= home < needed(best_of) and 0 <= away < needed(best_of)):
         raise BadMessage(
-            f"home_wins and away_wins must be under {needed} each (the series is not yet won)"
+            f"home_wins and away_wins must be under {needed(best_of)} each "
+            "(the series is not yet won)"
         )
+    try:
+        Series.called(best_of, game, home, away)
+    except SeriesError as exc:
+        raise BadMessage(f"game: {exc}") from None
     return (best_of, game, home, away)

@@ -15,12 +15,13 @@ from dataclasses import asdict, dataclass
 
 from timekeeper.hall.messages import BadMessage, topic
 from timekeeper.hall.pairing import MAX_TEXT, Pairing, parse_pairing
+from timekeeper.rules.decision import DECISIONS
 
 MAX_RESULT = 4000  # bytes: under the broker's 4 KB packet limit; 40 goals are about 3 KB
 MAX_DEPTH = 3  # {"goals": [{"team": …}]}: nothing deeper is ever sent
 MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
-DECIDED = ("regulation", "overtime", "sudden_death", "shootout")
+DECIDED = DECISIONS  # the engine's own word for it (rules/decision.py)
 FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished", "confirmed")
 OPTIONAL = ("game",)  # sent only for a game of a series: which game of it this result is
 

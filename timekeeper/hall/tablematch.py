@@ -69,9 +69,9 @@ class MatchLink(RunnerListener):
         self.note = ""
         self._finishing = ""  # the knock-out pairing (and game) this box has ended by itself
         # the box's series (box/series.py; a box without one plays the pairing's single match):
-        # told every pairing taken (and the desk's later word on it: True; it says whether it
-        # took that word), asked the pairing of the game on the table (its game, its wins)
-        self.series_taken: Callable[[Pairing, bool], bool] = lambda pairing, again: False
+        # told every pairing taken and the desk's later word on it (it says whether it took
+        # that word), asked the pairing of the game on the table (its game, its wins)
+        self.series_taken: Callable[[Pairing], bool] = lambda pairing: False
         self.series_played: Callable[[Pairing], Pairing] = lambda pairing: pairing
         self._series_held: Pairing | None = None  # the desk's word during a game: after it
         self._lock = threading.Lock()
@@ -175,7 +175,7 @@ class MatchLink(RunnerListener):
             self._series_held = pairing
             return
         self._series_held = None
-        if self.series_taken(pairing, True):
+        if self.series_taken(pairing):
             self.pairing = pairing
             self._save()
 
@@ -190,7 +190,7 @@ class MatchLink(RunnerListener):
         self.pairing, self.played, self.result, self.waiting = pairing, False, None, None
         self._series_held = None
         self._save()
-        self.series_taken(pairing, False)
+        self.series_taken(pairing)
         self._switch_to(pairing)  # (first: the names go to the next match's engine)
         names = Command(Action.NAMES, names=(pairing.home, pairing.away))
         given = self.box.submit(names, at=at)

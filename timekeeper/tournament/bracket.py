@@ -1,24 +1,26 @@
 """The play-off tree: which group places (or drawn seeds) meet, and where each winner and
 loser goes next, up to the final and the 3rd-place match.
 
-A tree is a list of Nodes whose sides are sources — `A1` (group A's winner), `#3` (the
-third seed of a knock-out drawn alone), `W:QF1` / `L:SF2` (the winner or loser of a match) —
-so it is fixed at the draw and filled in as results come, never rebuilt."""
+A tree is a list of Nodes whose sides are seats (plan.py) — a group's place, a seed of a
+knock-out drawn alone, the winner or loser of a match — so it is fixed at the draw and filled
+in as results come, never rebuilt."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-Entry = tuple[str, str] | str  # a first-round match, or a source that has a bye
+from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner, group_of
+
+Entry = tuple[Seat, Seat] | Seat  # a first-round match, or a seat that has a bye
 
 
 @dataclass(frozen=True)
 class Node:
     id: str  # "QF1", "SF2", "F", "3P", "P7", "R16-3"
     name: str  # "quarter-final 1"
-    home: str  # a source: "A1", "#3", "W:QF1", "L:SF1"
-    away: str
+    home: Seat
+    away: Seat
     level: int  # 0 for the first round
     places: tuple[int, int] | None = None  # (winner's, loser's) final place, if it decides them
     final: bool = False  # played with the final's profile
@@ -27,7 +29,7 @@ class Node:
     @property
     def needs(self) -> list[str]:
         """The matches this one waits for."""
-        return [s[2:] for s in (self.home, self.away) if s[:2] in ("W:", "L:")]
+        return [s.match for s in (self.home, self.away) if isinstance(s, Winner | Loser)]
 
 
 def level_name(matches: int) -> tuple[str, str]:
@@ -47,9 +49,9 @@ def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
     level = 0
     while True:
         prefix, name = level_name(len(current))
-        winners: list[str] = []
+        winners: list[Seat] = []
         for i, entry in enumerate(current):
-            if isinstance(entry, str):
+            if not isinstance(entry, tuple):
                 winners.append(entry)
                 continue
             alone = len(current) == 1
@@ -65,7 +67,7 @@ def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
                     final=alone,
                 )
             )
-            winners.append(f"W:{node_id}")
+            winners.append(Winner(node_id))
         if len(current) == 1:
             break
         current = [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
@@ -73,7 +75,7 @@ def tree(entries: Sequence[Entry], third_place: bool) -> list[Node]:
     semis = [n for n in nodes if n.id in ("SF1", "SF2")]
     if third_place and len(semis) == 2:
         final = nodes.pop()
-        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", final.level, (3, 4)))
+        nodes.append(Node("3P", "3rd place", Loser("SF1"), Loser("SF2"), final.level, (3, 4)))
         nodes.append(final)
     return nodes
 
@@ -84,13 +86,30 @@ def cross(groups: Sequence[str], advance: int, third_place: bool) -> list[Node]:
     final."""
     if advance == 1:
         return tree(
-            [(groups[i] + "1", groups[i + 1] + "1") for i in range(0, len(groups), 2)], third_place
+            [(Place(groups[i], 1), Place(groups[i + 1], 1)) for i in range(0, len(groups), 2)],
+            third_place,
         )
     if len(groups) == 1:
-        return tree([(groups[0] + "1", groups[0] + "2")], third_place)
-    top = [(groups[i] + "1", groups[i + 1] + "2") for i in range(0, len(groups), 2)]
-    bottom = [(groups[i + 1] + "1", groups[i] + "2") for i in range(0, len(groups), 2)]
+        return tree([(Place(groups[0], 1), Place(groups[0], 2))], third_place)
+    top = [(Place(groups[i], 1), Place(groups[i + 1], 2)) for i in range(0, len(groups), 2)]
+    bottom = [(Place(groups[i + 1], 1), Place(groups[i], 2)) for i in range(0, len(groups), 2)]
     return tree(top + bottom, third_place)
+
+
+def crossed(x: str, y: str, top: int, third_place: bool) -> list[Node]:
+    """A play-off drawn across two groups, each one's best `top`: with 4, X1–Y4, Y2–X3 in the
+    top half, Y1–X4, X2–Y3 in the bottom (the better place at home), so the two winners meet
+    only in the final and two of one group not before the semi-finals."""
+    if top == 1:
+        return tree([(Place(x, 1), Place(y, 1))], third_place)
+    half = [(p, top + 1 - p) for p in bracket_order(top // 2)]  # (1, 4), (2, 3) for 4
+
+    def pair(a: str, b: str, p: int, q: int) -> tuple[Seat, Seat]:
+        return (Place(a, p), Place(b, q)) if p % 2 else (Place(b, p), Place(a, q))
+
+    upper = [pair(x, y, p, q) for p, q in half]
+    lower = [pair(y, x, p, q) for p, q in half]
+    return tree(upper + lower, third_place)
 
 
 def bracket_order(size: int) -> list[int]:
@@ -103,7 +122,7 @@ def bracket_order(size: int) -> list[int]:
     return order
 
 
-def seeded(sources: Sequence[str], third_place: bool) -> list[Node]:
+def seeded(sources: Sequence[Seat], third_place: bool) -> list[Node]:
     """A tree for any number: sources in seed order, the bracket the next power of two, the
     best seeds getting the byes."""
     size = 1
@@ -121,29 +140,25 @@ def seeded(sources: Sequence[str], third_place: bool) -> list[Node]:
     return tree(_apart(entries), third_place)
 
 
-def _group(source: str) -> str | None:
-    """The group of a group place (`C2` -> `C`); None for a seed or a match."""
-    group = source.rstrip("0123456789")
-    return group if group and group != source and group.isalpha() else None
-
-
 def _clashes(entries: Sequence[Entry]) -> int:
     """Pairs of one group meeting in the first match of either: a first-round match, or a
     bye's holder and the match beside it (its first opponent comes from there)."""
     count = 0
     for i, entry in enumerate(entries):
         if isinstance(entry, tuple):
-            count += _group(entry[0]) is not None and _group(entry[0]) == _group(entry[1])
+            count += group_of(entry[0]) is not None and group_of(entry[0]) == group_of(entry[1])
         elif (i ^ 1) < len(entries):  # (a lone entry: a knock-out of one has no match)
             beside = entries[i ^ 1]
             sides = beside if isinstance(beside, tuple) else (beside,)
-            count += sum(_group(entry) is not None and _group(entry) == _group(s) for s in sides)
+            count += sum(
+                group_of(entry) is not None and group_of(entry) == group_of(s) for s in sides
+            )
     return count
 
 
 def _apart(entries: list[Entry]) -> list[Entry]:
-    """The seeded bracket with no two of one group meeting at once (issue 31: three groups
-    gave C1–C2, and A1's first opponent could be A2): sides of the first round (a bye's
+    """The seeded bracket with no two of one group meeting at once (three groups
+    could give C1–C2, and A1's first opponent A2): sides of the first round (a bye's
     holder too) are swapped with others of the same place (a runner-up for a runner-up),
     the nearest in the bracket first, while a swap lowers those meetings. A group winner
     keeps the bye its seed gave it."""
@@ -152,18 +167,18 @@ def _apart(entries: list[Entry]) -> list[Entry]:
         (i, k)
         for i, e in enumerate(out)
         for k in ((0, 1) if isinstance(e, tuple) else (-1,))
-        if _group(_side(out, (i, k))) is not None
+        if group_of(_side(out, (i, k))) is not None
     ]
 
-    def place(at: list[Entry], spot: tuple[int, int]) -> str:
+    def place(at: list[Entry], spot: tuple[int, int]) -> int:
         side = _side(at, spot)
-        return side[len(_group(side) or "") :]
+        return side.place if isinstance(side, Place) else 0
 
     while (now := _clashes(out)) > 0:
         best: tuple[int, int, list[Entry]] | None = None
         for n, p in enumerate(spots):
             for q in spots[n + 1 :]:
-                if p[0] == q[0] or place(out, p) != place(out, q) or place(out, p) == "1":
+                if p[0] == q[0] or place(out, p) != place(out, q) or place(out, p) == 1:
                     continue
                 trial = list(out)
                 first, second = _side(out, p), _side(out, q)
@@ -178,20 +193,20 @@ def _apart(entries: list[Entry]) -> list[Entry]:
     return out
 
 
-def _side(entries: Sequence[Entry], spot: tuple[int, int]) -> str:
+def _side(entries: Sequence[Entry], spot: tuple[int, int]) -> Seat:
     entry = entries[spot[0]]
-    return entry if isinstance(entry, str) else entry[spot[1]]
+    return entry[spot[1]] if isinstance(entry, tuple) else entry
 
 
-def _put(entry: Entry, k: int, side: str) -> Entry:
-    if isinstance(entry, str):
+def _put(entry: Entry, k: int, side: Seat) -> Entry:
+    if not isinstance(entry, tuple):
         return side
     return (side, entry[1]) if k == 0 else (entry[0], side)
 
 
-def group_seeds(groups: Sequence[str], advance: int) -> list[str]:
+def group_seeds(groups: Sequence[str], advance: int) -> list[Seat]:
     """The qualifiers in seed order: every group winner, then every runner-up …"""
-    return [g + str(place) for place in range(1, advance + 1) for g in groups]
+    return [Place(g, place) for place in range(1, advance + 1) for g in groups]
 
 
 def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
@@ -201,22 +216,22 @@ def vht6(sizes: dict[str, int], third_place: bool) -> list[Node]:
     a, b = sorted(sizes)
     total = sizes[a] + sizes[b]
     nodes = [
-        Node("QF1", "quarter-final 1", f"{a}2", f"{b}3", 0),
-        Node("QF2", "quarter-final 2", f"{b}2", f"{a}3", 0),
+        Node("QF1", "quarter-final 1", Place(a, 2), Place(b, 3), 0),
+        Node("QF2", "quarter-final 2", Place(b, 2), Place(a, 3), 0),
         Node(
             f"P{total - 1}",
             f"{total - 1}th place",
-            f"{a}{sizes[a]}",
-            f"{b}{sizes[b]}",
+            Place(a, sizes[a]),
+            Place(b, sizes[b]),
             0,
             (total - 1, total),
         ),
-        Node("SF1", "semi-final 1", f"{a}1", "W:QF2", 1),
-        Node("SF2", "semi-final 2", f"{b}1", "W:QF1", 1),
+        Node("SF1", "semi-final 1", Place(a, 1), Winner("QF2"), 1),
+        Node("SF2", "semi-final 2", Place(b, 1), Winner("QF1"), 1),
     ]
     if third_place:
-        nodes.append(Node("3P", "3rd place", "L:SF1", "L:SF2", 2, (3, 4)))
-    nodes.append(Node("F", "final", "W:SF1", "W:SF2", 2, (1, 2), final=True))
+        nodes.append(Node("3P", "3rd place", Loser("SF1"), Loser("SF2"), 2, (3, 4)))
+    nodes.append(Node("F", "final", Winner("SF1"), Winner("SF2"), 2, (1, 2), final=True))
     return nodes
 
 
@@ -226,7 +241,7 @@ def build(
     advance: int,
     third_place: bool,
     players: int,
-    pairs: Sequence[tuple[str, str]] = (),
+    pairs: Sequence[tuple[Seat, Seat]] = (),
 ) -> list[Node]:
     """The tree a tournament file asks for (`groups`: each group's size; none for a
     knock-out drawn alone, whose sides are the seeds #1 … #n)."""
@@ -234,7 +249,7 @@ def build(
     if pairs:
         return tree(list(pairs), third_place)
     if not groups:
-        return seeded([f"#{i}" for i in range(1, players + 1)], third_place)
+        return seeded([Seed(i) for i in range(1, players + 1)], third_place)
     if tree_kind == "vht6":
         return vht6(groups, third_place)
     if tree_kind == "cross":
@@ -269,14 +284,3 @@ def placings(
     result = [(place, name) for name, place in fixed.items()]
     result += [(next(free), name) for name in others]
     return sorted(result)
-
-
-def source_text(source: str) -> str:
-    """A side not known yet, as the sheets write it: A1, winner QF1, loser SF2, seed 3."""
-    if source.startswith("W:"):
-        return f"winner {source[2:]}"
-    if source.startswith("L:"):
-        return f"loser {source[2:]}"
-    if source.startswith("#"):
-        return f"seed {source[1:]}"
-    return source

@@ -70,9 +70,7 @@ def result(
     if game is not None:
         raise TournamentError(f"{m.id} is a single match, not a series: no --game")
     try:
-        new = results.make(
-            t.spec.rules, m.knockout, score, decided, at_fault, t.sudden_overtime(m.id)
-        )
+        new = results.make(t.spec.rules, m.knockout, score, decided, at_fault, t.decisions(m.id))
     except ResultError as exc:
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
     if m.result is not None:
@@ -122,7 +120,7 @@ def _game(
     if one_game and at_fault is None:
         raise TournamentError("--one-game goes with --forfeit SIDE (a game forfeited)")
     try:
-        new = results.make(t.spec.rules, True, score, decided, at_fault, t.sudden_overtime(m.id))
+        new = results.make(t.spec.rules, True, score, decided, at_fault, t.decisions(m.id))
     except ResultError as exc:
         raise TournamentError(f"{m.id} game {number} ({m.sides}): {exc}") from None
     walkover = new.decided == "forfeit" and not one_game

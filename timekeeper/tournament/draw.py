@@ -15,7 +15,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Draw:
     seed: int
-    method: str  # "random", "pots" or "snake" (by a ranking, ITHF)
+    method: str  # "random", "pots", "snake" (by a ranking, ITHF) or "hand" (set by hand)
     groups: dict[str, tuple[str, ...]]  # empty for a knock-out alone
     order: tuple[str, ...]  # the seed order: pots' ranking, or the random order
 
@@ -34,7 +34,31 @@ def random_draw(names: Sequence[str], groups: int, seed: int) -> Draw:
     return Draw(seed, "random", _deal(order, groups) if groups else {}, tuple(order))
 
 
-def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: int) -> Draw:
+def hand_draw(groups: Sequence[Sequence[str]], seed: int) -> Draw:
+    """The organiser's own groups, as the file sets them (A, B … in its order); the order is
+    theirs dealt back: every group's first, then every second …"""
+    letters = group_names(len(groups))
+    longest = max(map(len, groups))
+    order = [g[i] for i in range(longest) for g in groups if i < len(g)]
+    return Draw(
+        seed, "hand", {x: tuple(g) for x, g in zip(letters, groups, strict=True)}, tuple(order)
+    )
+
+
+def _unranked(rest: list[str], given: Sequence[str]) -> list[str]:
+    """The unranked in the order the file gives (`unranked:`), those it does not name after
+    them in the order drawn."""
+    at = {name: i for i, name in enumerate(given)}
+    return sorted(rest, key=lambda n: at.get(n, len(at)))
+
+
+def pots_draw(
+    names: Sequence[str],
+    ranking: Sequence[str],
+    groups: int,
+    seed: int,
+    unranked: Sequence[str] = (),
+) -> Draw:
     """Seeded pots: the best `groups` ranked players are pot 1, one in each group, the next
     `groups` pot 2, and so on; within a pot the group is drawn. Players not on the ranking
     list come last, in drawn order. A knock-out alone takes the ranking as the seed order."""
@@ -42,7 +66,7 @@ def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: i
     ranked = [n for n in ranking if n in names]
     rest = [n for n in names if n not in ranked]
     rng.shuffle(rest)
-    order = ranked + rest
+    order = ranked + _unranked(rest, unranked)
     if not groups:
         return Draw(seed, "pots", {}, tuple(order))
     letters = group_names(groups)
@@ -57,14 +81,20 @@ def pots_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: i
     return Draw(seed, "pots", {g: tuple(p) for g, p in out.items()}, tuple(order))
 
 
-def snake_draw(names: Sequence[str], ranking: Sequence[str], groups: int, seed: int) -> Draw:
+def snake_draw(
+    names: Sequence[str],
+    ranking: Sequence[str],
+    groups: int,
+    seed: int,
+    unranked: Sequence[str] = (),
+) -> Draw:
     """The ITHF's meander: the ranked players, best first, dealt into the groups forth and
     back (3 groups: 1, 6, 7, 12 … / 2, 5, 8, 11 … / 3, 4, 9, 10 …); the unranked after them,
     in an order drawn with `seed`. A knock-out alone takes this order as its seeds."""
     ranked = [n for n in ranking if n in names]
     rest = [n for n in names if n not in ranked]
     random.Random(seed).shuffle(rest)
-    order = ranked + rest
+    order = ranked + _unranked(rest, unranked)
     if not groups:
         return Draw(seed, "snake", {}, tuple(order))
     letters = group_names(groups)

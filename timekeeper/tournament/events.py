@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from timekeeper.tournament import plan
 from timekeeper.tournament.bracket import Node
+from timekeeper.tournament.plan import Place
 from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.tournament.schedule import GroupMatch, Slot
@@ -78,8 +80,9 @@ class DrawEvent:
     rules: Mapping[str, Any] | None = None  # the scoring drawn under (None: not kept yet then)
     time: str | None = None
     n: int = 0  # the ledger's number for it (0: not written yet)
-    # a staged day's final and placement groups: name -> {"seats": ["2/1", …], "carry": bool}
-    later: Mapping[str, Mapping[str, Any]] | None = None
+    # a staged day's final and placement groups: name -> (seats, carry); on disk
+    # name -> {"seats": ["2/1", …], "carry": bool}
+    later: Mapping[str, Later] | None = None
     # the ranking list's line of each ranked player: name -> {rank, id, name, club, nation}
     ranking: Mapping[str, Mapping[str, Any]] | None = None
 
@@ -100,7 +103,10 @@ class DrawEvent:
         if self.time is not None:
             out["time"] = self.time
         if self.later:
-            out["later"] = {g: dict(v) for g, v in self.later.items()}
+            out["later"] = {
+                g: {"seats": [plan.text(s) for s in v.seats], "carry": v.carry}
+                for g, v in self.later.items()
+            }
         if self.ranking:
             out["ranking"] = {p: dict(v) for p, v in self.ranking.items()}
         return out
@@ -111,6 +117,8 @@ class DrawEvent:
         groups = f.mapping("groups")
         matches = [Fields(m, f"matches[{i}]", MATCH_KEYS) for i, m in enumerate(f.items("matches"))]
         nodes = [Fields(k, f"knockout[{i}]", NODE_KEYS) for i, k in enumerate(f.items("knockout"))]
+        later = _later(f)
+        names = [*groups, *(later or {})]
         slots = []
         for i, slot in enumerate(f.items("slots")):
             if not isinstance(slot, list) or len(slot) != 3:
@@ -119,7 +127,7 @@ class DrawEvent:
             slots.append(Slot(at.whole("round", 1), at.text("table"), at.text("match")))
         return cls(
             f.whole("seed", None),
-            f.choice("method", ("random", "pots", "snake")),
+            f.choice("method", ("random", "pots", "snake", "hand")),
             {Fields.key("groups", g): Fields(groups, "groups").texts(g) for g in groups},
             f.texts("order"),
             tuple(
@@ -136,8 +144,8 @@ class DrawEvent:
                 Node(
                     k.text("id"),
                     k.text("name"),
-                    k.text("home"),
-                    k.text("away"),
+                    _seat(k, "home", names),
+                    _seat(k, "away", names),
                     k.whole("level", 0),
                     k.pair("places", 1, MAX_ITEMS),
                     k.flag("final"),
@@ -149,7 +157,7 @@ class DrawEvent:
             f.optional_mapping("rules"),
             f.optional_text("time"),
             f.whole("n", 0),
-            _mappings(f, "later"),
+            later,
             _mappings(f, "ranking"),
         )
 
@@ -366,7 +374,12 @@ def from_dict(data: JSON) -> Event:
 
 def _node(k: Node) -> JSON:
     """A node's line; `best_of` only for a series (a draw without one reads as before)."""
-    out = {**asdict(k), "places": list(k.places) if k.places else None}
+    out = {
+        **asdict(k),
+        "home": plan.text(k.home),
+        "away": plan.text(k.away),
+        "places": list(k.places) if k.places else None,
+    }
     if k.best_of == 1:
         del out["best_of"]
     return out
@@ -380,6 +393,46 @@ def _best_of(k: Fields) -> int:
     if n not in (1, *BEST_OF):
         raise EntryError(k.field("best_of"), f"1, 3, 5, 7 or 9, not {n}")
     return n
+
+
+@dataclass(frozen=True)
+class Later:
+    """A final or placement group as the draw keeps it: its seats, whether it carries."""
+
+    seats: tuple[Place, ...]
+    carry: bool
+
+
+def _later(f: Fields) -> dict[str, Later] | None:
+    """The draw's final and placement groups, their seats read into places once."""
+    value = _mappings(f, "later")
+    if value is None:
+        return None
+    out: dict[str, Later] = {}
+    for name in value:
+        g = Fields(value[name], f"later.{name}", ("seats", "carry"))
+        seats: list[Place] = []
+        for i, text in enumerate(g.texts("seats")):
+            seat = _read_seat(text, f"later.{name}.seats[{i}]", ())
+            if not isinstance(seat, Place) or not seat.group.isdigit():
+                raise EntryError(
+                    f"later.{name}.seats[{i}]", f"{shown(text)} is no basic group's place"
+                )
+            seats.append(seat)
+        out[name] = Later(tuple(seats), g.flag("carry"))
+    return out
+
+
+def _seat(k: Fields, key: str, groups: list[str]) -> plan.Seat:
+    return _read_seat(k.text(key), k.field(key), groups)
+
+
+def _read_seat(text: str, field: str, groups: list[str] | tuple[()]) -> plan.Seat:
+    """A seat's text as the ledger writes it, read once (plan.read)."""
+    try:
+        return plan.read(text, groups)
+    except ValueError:
+        raise EntryError(field, f"{shown(text)} names no side there is") from None
 
 
 def _mappings(f: Fields, key: str) -> dict[str, Any] | None:

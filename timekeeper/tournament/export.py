@@ -216,8 +216,8 @@ def ithf_text(t: Tournament) -> str:
 def carried_ids(t: Tournament) -> dict[str, list[str]]:
     """Each filled final group's carried results, as the basic groups' match ids."""
     out: dict[str, list[str]] = {}
-    for g, (_, carry) in t.later.items():
-        if carry and g in t.groups:
+    for g, later in t.later.items():
+        if later.carry and g in t.groups:
             pairs = {(h, a) for h, a, _ in t.carried(g)}
             out[g] = [
                 m.id

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from timekeeper.rules.decision import ANY, EXTRA, OPTION, DecisionError, Decisions
 from timekeeper.tournament.rulesets import DECIDED, RuleSet
 
 _SCORE = re.compile(r"^\s*(\d{1,2})\s*[:\-]\s*(\d{1,2})\s*$")
-EXTRA = ("overtime", "sudden_death", "shootout")
 
 
 class ResultError(ValueError):
@@ -81,14 +81,15 @@ def make(
     score: str | None,
     decided: str = "regulation",
     at_fault: str | None = None,
-    sudden_overtime: bool = False,
+    decisions: Decisions = ANY,
+    written: bool = False,
 ) -> Result:
     """A Result the rule set accepts for a group (`knockout` False) or a knock-out match.
     A forfeit takes the score at that moment, if the match had started (Radegast adds it to
     the 0:5 when the side not at fault led or drew); the others take the final score, a
     shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO).
-    `sudden_overtime`: the match's overtime is sudden death (hokejbal, pl-ko), so an
-    overtime result, too, ends on one goal."""
+    `decisions`: how the match's profile can be decided past regulation (rules/decision.py,
+    the one check of it); `written`: a result read again from the ledger."""
     if decided not in DECIDED:
         raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
     if decided == "forfeit" or at_fault is not None:
@@ -102,7 +103,8 @@ def make(
     home, away = parse_score(score)
     if home == away:
         if knockout and decided in EXTRA:
-            option = {"overtime": "--ot", "sudden_death": "--sd", "shootout": "--so"}[decided]
+            _check(decisions, decided, home + 1, away, written)  # an option it has, first
+            option = OPTION[decided]
             raise ResultError(
                 f"{home}:{away} {option} has no winner: a knock-out match decided in "
                 f"{decided.replace('_', ' ')} is typed with the score at its end, the "
@@ -110,33 +112,27 @@ def make(
             )
         if knockout:
             raise ResultError(
-                f"a knock-out match has a winner: {home}:{away} needs overtime "
-                "(--ot, --sd) or the shoot-out (--so) with the deciding goal"
+                f"a knock-out match has a winner: {home}:{away} needs "
+                f"{decisions.past_regulation()} with the deciding goal"
             )
         if decided != "regulation":
             raise ResultError(f"{home}:{away} is a draw; overtime or a shoot-out has a winner")
         if not rules.group_draws:
             raise ResultError(
                 f"a group match has no draw in {rules.key}: a {home}:{away} goes "
-                "to overtime and the shoot-out (--ot, --so)"
+                f"to {decisions.past_regulation().replace(' or ', ' and ')}"
             )
-    if decided in EXTRA:
-        if not knockout and rules.group_draws:
-            raise ResultError(
-                f"group matches in {rules.key} are not extended (a draw stands):"
-                " type the score after regulation time"
-            )
-        ends_on_goal = decided in ("sudden_death", "shootout") or (
-            decided == "overtime" and sudden_overtime
+    if decided in EXTRA and not knockout and rules.group_draws:
+        raise ResultError(
+            f"group matches in {rules.key} are not extended (a draw stands):"
+            " type the score after regulation time"
         )
-        if ends_on_goal and abs(home - away) != 1:
-            what = (
-                "overtime (sudden death here)"
-                if decided == "overtime"
-                else decided.replace("_", " ")
-            )
-            raise ResultError(
-                f"{what} ends on one goal: the winner has "
-                f"exactly one more ({home}:{away} cannot be)"
-            )
+    _check(decisions, decided, home, away, written)
     return Result(home, away, decided)
+
+
+def _check(decisions: Decisions, decided: str, home: int, away: int, written: bool) -> None:
+    try:
+        decisions.check(decided, home, away, written)
+    except DecisionError as exc:
+        raise ResultError(str(exc)) from None

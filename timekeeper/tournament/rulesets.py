@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from timekeeper.rules.decision import DECISIONS, EXTRA
+
 # the tie-breakers a rule set may list; `lot` is always last (added if missing)
 CRITERIA = (
     "points",
@@ -24,7 +26,7 @@ CRITERIA = (
 # the criteria counted on the matches among the tied players alone (a mini-table); where one
 # of them splits a tie, those still level start again at the first of them (standings.py)
 HEAD_TO_HEAD = ("head_to_head", "head_to_head_goal_difference", "head_to_head_goals_for")
-DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
+DECIDED = (*DECISIONS, "forfeit")
 TREES = ("cross", "vht6", "seeded")
 
 
@@ -41,7 +43,7 @@ class Points:
     def for_result(self, mine: int, theirs: int, decided: str) -> int:
         if mine == theirs:
             return self.draw
-        extra = decided in ("overtime", "sudden_death", "shootout")
+        extra = decided in EXTRA
         if mine > theirs:
             return self.ot_win if extra else self.win
         return self.ot_loss if extra else self.loss

@@ -7,8 +7,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from timekeeper.tournament.bracket import source_text
 from timekeeper.tournament.evening import clock, round_starts
+from timekeeper.tournament.plan import describe
 from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.state import Tournament
 
@@ -115,8 +115,8 @@ def bracket_sheet(t: Tournament, link: str = "") -> str:
     levels: dict[int, list[str]] = {}
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
         m = t.fixture(node.id)
-        home = escape(m.home or source_text(node.home))
-        away = escape(m.away or source_text(node.away))
+        home = escape(m.home or describe(node.home))
+        away = escape(m.away or describe(node.away))
         score = f"<span class=score>{escape(m.result.text())}</span>" if m.result else ""
         games = ""
         if m.series is not None:  # a series: best of N, and each game's score

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from timekeeper.tournament.results import EXTRA, Result
+from timekeeper.rules.decision import EXTRA
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import HEAD_TO_HEAD, RuleSet
 
 Played = tuple[str, str, Result]  # home, away, result

@@ -7,25 +7,27 @@ is the caller's (ledger.py): `Tournament` folds events, it never reads or writes
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.rules import profile
+from timekeeper.rules.decision import ANY, Decisions
 from timekeeper.rules.yamldoc import ConfigError
-from timekeeper.tournament import bracket, results, schedule, series, stages
+from timekeeper.tournament import drawing, placings, plan, results, stages
 from timekeeper.tournament.bracket import Node
-from timekeeper.tournament.draw import Draw, pots_draw, random_draw, snake_draw
+from timekeeper.tournament.drawing import make_draw as make_draw
 from timekeeper.tournament.events import (
     DrawEvent,
     EntryError,
     Event,
+    Later,
     LotEvent,
     ReplayEvent,
     ResultEvent,
     WithdrawEvent,
 )
+from timekeeper.tournament.plan import Loser, Place, Seat, Seed, Winner
 from timekeeper.tournament.results import Result, ResultError
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import Game, Series, SeriesError
@@ -49,8 +51,8 @@ class Fixture:
     stage: str  # "group A", "quarter-final 1" …
     home: str | None
     away: str | None
-    home_source: str  # the group place or match a knock-out side comes from ("" in groups)
-    away_source: str
+    home_source: Seat | None  # the seat a side comes from (None in the basic groups)
+    away_source: Seat | None
     slot: Slot
     result: Result | None
     replay: bool  # a replay was ordered and not yet played
@@ -59,94 +61,7 @@ class Fixture:
 
     @property
     def sides(self) -> str:
-        return (
-            f"{self.home or stages.seat_text(bracket.source_text(self.home_source))} – "
-            f"{self.away or stages.seat_text(bracket.source_text(self.away_source))}"
-        )
-
-
-def make_draw(
-    spec: Spec,
-    seed: int,
-    ranking: Sequence[str] | None = None,
-    time: str | None = None,
-    entries: Mapping[str, Mapping[str, Any]] | None = None,
-) -> DrawEvent:
-    """The draw event: groups (or the knock-out's seed order), every group match, the tree,
-    and every match's round and table — all fixed now, so that the rounds never change
-    under the players even if a later version lays them out differently. `entries`: the
-    ranking list's line of each ranked player (kept for the ITHF form)."""
-    groups = spec.groups.count(len(spec.players)) if spec.groups else 0
-    seeding = spec.groups.seeding if spec.groups else "pots"
-    drawn: Draw = (
-        random_draw(spec.names, groups, seed)
-        if ranking is None
-        else snake_draw(spec.names, ranking, groups, seed)
-        if seeding == "snake"
-        else pots_draw(spec.names, ranking, groups, seed)
-    )
-    if spec.later and spec.groups:  # a staged day: basic groups 1, 2, 3 …, later A, B …
-        named = spec.groups.names(len(spec.players))
-        drawn = replace(drawn, groups=dict(zip(named, drawn.groups.values(), strict=True)))
-    matches = schedule.group_matches(drawn.groups)
-    rounds = schedule.lay_out(matches, len(spec.tables))
-    slots = schedule.slots(rounds, spec.tables)
-    nodes: list[Node] = []
-    if spec.later:
-        later = [m for g in spec.later for m in stages.later_matches(g)]
-        later_rounds = schedule.lay_out(later, len(spec.tables))
-        slots += schedule.slots(later_rounds, spec.tables, len(rounds) + 1)
-        matches += later
-        nodes = [n for p in spec.playoffs for n in stages.playoff_nodes(p)]
-        if nodes:
-            slots += _knockout_slots(nodes, spec.tables, len(rounds) + len(later_rounds) + 1)
-    if spec.knockout:
-        k = spec.knockout
-        nodes = bracket.build(
-            k.tree,
-            {g: len(p) for g, p in drawn.groups.items()},
-            spec.groups.advance if spec.groups else 0,
-            k.third_place,
-            len(spec.players),
-            k.pairs,
-        )
-        nodes = [dataclasses.replace(n, best_of=series.best_of_for(n.id, k.best_of)) for n in nodes]
-        slots += _knockout_slots(nodes, spec.tables, len(rounds) + 1)
-    return DrawEvent(
-        seed,
-        drawn.method,
-        {g: tuple(p) for g, p in drawn.groups.items()},
-        tuple(drawn.order),
-        tuple(matches),
-        tuple(nodes),
-        tuple(slots),
-        spec.rules.scoring(),
-        time,
-        later={
-            g.name: {"seats": [stages.seat(*s) for s in g.seats], "carry": g.carry}
-            for g in spec.later
-        }
-        or None,
-        ranking={name: dict(e) for name, e in (entries or {}).items()} or None,
-    )
-
-
-def _knockout_slots(nodes: list[Node], tables: tuple[str, ...], first: int) -> list[Slot]:
-    """The tree round by round; placement matches (VHT's second-to-last place) fill a free
-    table where they delay nothing, the 3rd place comes before the final, which is played
-    last and at the first table."""
-
-    def kind(n: Node) -> int:
-        last = n.id.rpartition(".")[2]  # B.F: a placement play-off's final
-        return 3 if last == "F" else 2 if last == "3P" else 1 if n.places else 0
-
-    order = sorted(nodes, key=lambda n: (kind(n), n.level))
-    placed = schedule.place_after([(n.id, n.needs) for n in order], tables, first)
-    out: list[Slot] = []
-    for r in sorted({s.round for s in placed}):
-        here = sorted((s for s in placed if s.round == r), key=lambda s: s.match != "F")
-        out += [Slot(r, tables[i], s.match) for i, s in enumerate(here)]
-    return out
+        return f"{self.home or _seat(self.home_source)} – {self.away or _seat(self.away_source)}"
 
 
 class Tournament:
@@ -155,7 +70,8 @@ class Tournament:
         self.events: list[Event] = []
         self.draw: DrawEvent | None = None
         self.basic: dict[str, tuple[str, ...]] = {}  # the groups drawn
-        self.later: dict[str, tuple[tuple[str, ...], bool]] = {}  # seats, carry
+        self.later: dict[str, Later] = {}  # final and placement groups: seats, carry
+        self._seat_of: dict[str, dict[str, Place]] = {}  # … a seat by its matches' text
         self.order: tuple[str, ...] = ()
         self.group_matches: dict[str, GroupMatch] = {}
         self.nodes: dict[str, Node] = {}
@@ -172,7 +88,7 @@ class Tournament:
         self.recorded: dict[str, Result] = {}  # the ledger's results (the rest: _settle)
         self.withdrawn: dict[str, int] = {}  # a player who withdrew -> in which order
         self.walkovers: set[str] = set()  # matches forfeited by a withdrawal, not typed
-        self._sudden: dict[str, bool] = {}
+        self._decisions: dict[str, Decisions] = {}
         self._walked: dict[str, Series] = {}  # a series walked over by a withdrawal
         for event in events:
             self.apply(event)
@@ -193,7 +109,7 @@ class Tournament:
                         f"a second draw (drawn in entry {self.draw.n}, seed {self.draw.seed}); "
                         "a tournament is drawn once",
                     )
-                check_draw(event)
+                drawing.check_draw(event)
                 self._apply_draw(event)
             case _ if self.draw is None:
                 raise EntryError("event", f"a {event.kind} before the draw")
@@ -310,7 +226,8 @@ class Tournament:
                 typed,
                 r.decided,
                 r.at_fault,
-                self.sudden_overtime(m.id),
+                self.decisions(m.id),
+                written=True,
             )
         except ResultError as exc:
             raise EntryError("result", f"{r.text()} for {m.id}: {exc}") from None
@@ -333,22 +250,22 @@ class Tournament:
                 f"({'; '.join(', '.join(t) for t in ties) or 'none'})",
             )
 
-    def sudden_overtime(self, match_id: str) -> bool:
-        """Whether the match's profile has only sudden-death overtime (hokejbal's, pl-ko's):
-        then no overtime result can be won by more than one goal. Radegast's 3 minutes are
-        played in full. A profile that no longer loads checks nothing (the box refuses it,
-        not the desk). Each profile is read once."""
+    def decisions(self, match_id: str) -> Decisions:
+        """How the match's profile can be decided past regulation (rules/decision.py): an
+        overtime played in full (Radegast's 3 minutes), one a goal ends (ITHF's, hokejbal's),
+        a shoot-out. A profile that no longer loads checks nothing (the box refuses it, not
+        the desk). Each profile is read once."""
         name = self.profile_of(match_id)
         if not name:
-            return False
-        if name not in self._sudden:
+            return ANY
+        if name not in self._decisions:
             try:
-                periods = profile.load(str(find_profile(name, self.spec.file))).periods
+                self._decisions[name] = Decisions.of(
+                    profile.load(str(find_profile(name, self.spec.file)))
+                )
             except ConfigError:
-                periods = ()
-            timed = [p for p in periods if p.overtime and p.length is not None]
-            self._sudden[name] = bool(timed) and all(p.sudden_death for p in timed)
-        return self._sudden[name]
+                self._decisions[name] = ANY
+        return self._decisions[name]
 
     def best_of(self, match_id: str) -> int:
         """How many games the match is the best of (1: a single match)."""
@@ -400,42 +317,13 @@ class Tournament:
         )
 
     def _apply_draw(self, event: DrawEvent) -> None:
-        if set(event.order) != set(self.spec.names):
-            raise TournamentError(
-                "the file's players are not those of the draw in the "
-                "ledger; a drawn tournament keeps its players (rename "
-                "back, or start a new tournament file)"
-            )
-        missing = {s.table for s in event.slots} - set(self.spec.tables)
-        if missing:
-            raise TournamentError(
-                f"the draw in the ledger plays at tables "
-                f"{', '.join(sorted(missing))}, which the file no longer "
-                "names; a drawn tournament keeps its tables"
-            )
-        drawn_under = event.rules  # (ledgers from before it was kept: not checked)
-        changed = (
-            []
-            if drawn_under is None
-            else [
-                k
-                for k, v in self.spec.rules.scoring().items()
-                if k != "key" and drawn_under.get(k) != v
-            ]
-        )
-        if drawn_under is not None and changed:
-            raise TournamentError(
-                f"{self.spec.file}: rules: {self.spec.rules.key} does not score as the "
-                f"{drawn_under.get('key')} rules the draw was made under ({', '.join(changed)} "
-                "differ); a drawn tournament keeps its rules, so that no result already "
-                "played is counted anew (put the rules back, or start a new tournament file)"
-            )
+        refused = drawing.differs(self.spec, event)
+        if refused:
+            raise TournamentError(refused)
         self.draw = event
         self.basic = dict(event.groups)
-        self.later = {
-            g: (tuple(map(str, v["seats"])), bool(v["carry"]))
-            for g, v in (event.later or {}).items()
-        }
+        self.later = dict(event.later or {})
+        self._seat_of = {g: {plan.text(s): s for s in v.seats} for g, v in self.later.items()}
         self.order = event.order
         self.group_matches = {m.id: m for m in event.matches}
         self.nodes = {n.id: n for n in event.knockout}
@@ -464,24 +352,27 @@ class Tournament:
         (every basic group it takes from complete, no lot pending)."""
         if "groups" not in self._known:
             out = dict(self.basic)
-            for name, (seats, _) in self.later.items():
-                players = [self._seated(s) for s in seats]
+            for name, lg in self.later.items():
+                players = [self._in(s) for s in lg.seats]
                 if all(players):
                     out[name] = tuple(p for p in players if p)
             self._known["groups"] = out
         groups: dict[str, tuple[str, ...]] = self._known["groups"]
         return groups
 
-    def _seated(self, text: str) -> str | None:
-        """The player in a later group's seat (`2/1`), once known; a name stays itself."""
-        seat = stages.parse_seat(text)
-        if seat is None:
-            return text
-        group, place = seat
-        if group not in self.basic or not self.complete(group):
+    def _seated(self, group: str, text: str) -> str | None:
+        """Who plays a group match's side: a basic group's player by name, a later group's
+        seat (named by its text) once its place is known."""
+        seat = self._seat_of.get(group, {}).get(text)
+        return text if seat is None else self._in(seat)
+
+    def _in(self, seat: Place) -> str | None:
+        """The player in a group's place, once the group is complete and no lot pending."""
+        filled = seat.group in self.basic or seat.group in self.groups  # (a later one: filled)
+        if not filled or not self.complete(seat.group):
             return None
-        rows = self.standings(group)
-        row = rows[place - 1] if place <= len(rows) else None
+        rows = self.standings(seat.group)
+        row = rows[seat.place - 1] if seat.place <= len(rows) else None
         return None if row is None or row.lot == "pending" else row.player
 
     def group_played(self, group: str) -> list[tuple[str, str, Result]]:
@@ -490,15 +381,15 @@ class Tournament:
         out = []
         for p in self._of_group.get(group, ()):
             if p.id in self.results:
-                home, away = self._seated(p.home), self._seated(p.away)
+                home, away = self._seated(group, p.home), self._seated(group, p.away)
                 if home and away:
                     out.append((home, away, self.results[p.id]))
-        seats, carry = self.later.get(group, ((), False))
-        if carry and group in self.groups:
+        lg = self.later.get(group)
+        if lg is not None and lg.carry and group in self.groups:
             players = self.groups[group]
             by_basic: dict[str, str] = {}
-            for s, name in zip(seats, players, strict=False):
-                by_basic[name] = s.split("/")[0]
+            for s, name in zip(lg.seats, players, strict=False):
+                by_basic[name] = s.group
             for home, away, result in self._played_basic():
                 if home in by_basic and by_basic.get(away) == by_basic[home]:
                     out.append((home, away, result))
@@ -516,7 +407,7 @@ class Tournament:
         """The results a final group takes from the basic groups (none for a placement group
         or a basic group)."""
         own = {
-            (self._seated(p.home), self._seated(p.away))
+            (self._seated(group, p.home), self._seated(group, p.away))
             for p in self.group_matches.values()
             if p.group == group
         }
@@ -545,31 +436,17 @@ class Tournament:
         """Ties only a lot can break, once the group has played all its matches."""
         return pending_lots(self.standings(group)) if self.complete(group) else []
 
-    def side(self, source: str) -> str | None:
+    def side(self, source: Seat) -> str | None:
         """Who a knock-out side is, once it is known (a group finished, its lot drawn)."""
-        if source.startswith(("W:", "L:")):
-            outcome = self.outcome(source[2:])
-            return None if outcome is None else outcome[0 if source[0] == "W" else 1]
-        if source.startswith("#"):
-            number = int(source[1:])
-            return self.order[number - 1] if number <= len(self.order) else None
-        group, place = self._split(source)
-        if group not in self.groups or not place or not self.complete(group):
-            return None
-        rows = self.standings(group)
-        if int(place) > len(rows):
-            return None
-        row = rows[int(place) - 1]
-        return None if row.lot == "pending" else row.player
-
-    def _split(self, source: str) -> tuple[str, str]:
-        """`A1` → ("A", "1"); a later group's name may end in a digit (`A11`: A1's winner),
-        so the longest group name it begins with is taken."""
-        for name in sorted(self.later, key=len, reverse=True):
-            if source.startswith(name) and source[len(name) :].isdigit():
-                return name, source[len(name) :]
-        group = source.rstrip("0123456789")
-        return group, source[len(group) :]
+        match source:
+            case Winner(match) | Loser(match):
+                outcome = self.outcome(match)
+                return None if outcome is None else outcome[isinstance(source, Loser)]
+            case Seed(number):
+                return self.order[number - 1] if number <= len(self.order) else None
+            case Place():
+                return self._in(source)
+        return None
 
     def outcome(self, match: str) -> tuple[str, str] | None:
         """(winner, loser) of a decided knock-out match."""
@@ -587,14 +464,14 @@ class Tournament:
         result, replay = self.results.get(match_id), match_id in self.replays
         if match_id in self.group_matches:
             p = self.group_matches[match_id]
-            later = p.group in self.later
+            seats = self._seat_of.get(p.group, {})
             return Fixture(
                 p.id,
                 f"group {p.group}",
-                self._seated(p.home),
-                self._seated(p.away),
-                p.home if later else "",
-                p.away if later else "",
+                self._seated(p.group, p.home),
+                self._seated(p.group, p.away),
+                seats.get(p.home),
+                seats.get(p.away),
                 slot,
                 result,
                 replay,
@@ -674,7 +551,7 @@ class Tournament:
     def _holdup(self, m: Fixture) -> str:
         if m.home is None or m.away is None:
             return "waiting for " + " and ".join(
-                stages.seat_text(s)
+                _seat(s)
                 for s, who in ((m.home_source, m.home), (m.away_source, m.away))
                 if who is None
             )
@@ -689,59 +566,8 @@ class Tournament:
         return "ready"
 
     def placings(self) -> list[tuple[int, str]]:
-        """The final standings for the sheets and the ITHF form (see bracket.placings)."""
-        outcomes = {n: o for n in self.nodes if (o := self.outcome(n)) is not None}
-        if self.later:
-            return self._staged_placings(outcomes)
-        return [
-            (p, n)
-            for p, n in bracket.placings(
-                list(self.nodes.values()), outcomes, self._by_group_place()
-            )
-        ]
-
-    def _by_group_place(self) -> list[str]:
-        """Everyone, by basic-group place, then points, goal difference, goals scored, then
-        the draw order (the order of those no later stage ranks)."""
-        rest: list[str] = []
-        if self.basic:
-            rows = [r for g in self.basic for r in self.standings(g)]
-            rows.sort(
-                key=lambda r: (
-                    r.place,
-                    -r.points,
-                    -r.goal_difference,
-                    -r.goals_for,
-                    self.order.index(r.player),
-                )
-            )
-            rest = [r.player for r in rows]
-        else:
-            rest = list(self.order)
-        return rest
-
-    def _staged_placings(self, outcomes: dict[str, tuple[str, str]]) -> list[tuple[int, str]]:
-        """A staged day: the final groups, then the placement groups in the file's order, each
-        by its play-off (those out earlier below, by the group's order) and then its own
-        standings; those in no later group (or in one not filled yet) after them, by
-        basic-group place."""
-        placed: list[str] = []
-        groups = self.groups
-        for name in self.later:
-            if name not in groups:
-                continue
-            order = [r.player for r in self.standings(name)]
-            playoff = next((p for p in self.spec.playoffs if p.group == name), None)
-            if playoff is not None:
-                nodes = [
-                    n
-                    for n in self.nodes.values()
-                    if stages.playoff_of(n.id, self.spec.playoffs) == playoff
-                ]
-                order = [n for _, n in bracket.placings(nodes, outcomes, order)]
-            placed += [n for n in order if n not in placed]
-        placed += [n for n in self._by_group_place() if n not in placed]
-        return [(i, n) for i, n in enumerate(placed, 1)]
+        """The final standings for the sheets and the ITHF form (placings.py)."""
+        return placings.final(self)
 
     def history(self, match_id: str | None = None) -> list[Event]:
         """The events so far, or one match's (its results, corrections and replays)."""
@@ -751,6 +577,10 @@ class Tournament:
             if match_id is None
             or (isinstance(e, ResultEvent | ReplayEvent) and e.match == match_id)
         ]
+
+
+def _seat(seat: Seat | None) -> str:
+    return "" if seat is None else plan.describe(seat)
 
 
 def _not_standing(m: Fixture, named: Result | None) -> str:
@@ -763,82 +593,3 @@ def _not_standing(m: Fixture, named: Result | None) -> str:
             "(with the result it replaces and a reason)"
         )
     return f"{named.text()} is not the result {m.id} has ({m.result.text()})"
-
-
-def _seats(event: DrawEvent, group: str) -> tuple[str, ...]:
-    """A final or placement group's seats as the draw keeps them ("2/1": 1st of group 2)."""
-    seats = (event.later or {}).get(group, {}).get("seats", ())
-    return tuple(str(s) for s in seats) if isinstance(seats, list | tuple) else ()
-
-
-def check_draw(event: DrawEvent) -> None:
-    """A draw's parts agree with each other: every player in one group at most, every
-    match between two players of its group, every knock-out side a place, seed or match
-    there is, every match at one round and table and no two at the same. A draw made here
-    always does; one edited by hand is refused, naming the part."""
-    order = set(event.order)
-    seen: set[str] = set()
-    for g, players in event.groups.items():
-        for p in players:
-            if p not in order or p in seen:
-                raise EntryError(f"groups.{g}", f"{p!r} is not in the order, or in two groups")
-            seen.add(p)
-    if event.groups and seen != order:
-        raise EntryError("groups", "every player of the order is in a group")
-    ids: set[str] = set()
-    for i, m in enumerate(event.matches):
-        members = event.groups.get(m.group) or _seats(event, m.group)  # (a later group's seats)
-        if m.id in ids or m.home not in members or m.away not in members or m.home == m.away:
-            raise EntryError(
-                f"matches[{i}]",
-                f"{m.id}: a match of its own id between two players of group {m.group}",
-            )
-        ids.add(m.id)
-    nodes = {n.id: n for n in event.knockout}
-    for i, n in enumerate(event.knockout):
-        if n.id in ids:
-            raise EntryError(f"knockout[{i}].id", f"{n.id} is named twice")
-        ids.add(n.id)
-        for side, source in (("home", n.home), ("away", n.away)):
-            if not _source_ok(source, n, nodes, event):
-                raise EntryError(f"knockout[{i}].{side}", f"{source!r} names no side there is")
-    for i, n in enumerate(event.knockout):  # (each play-off of a staged day: its own places)
-        prefix = n.id[: n.id.index(".") + 1] if "." in n.id else ""
-        places = [
-            p
-            for k in event.knockout
-            if k.places and (k.id[: k.id.index(".") + 1] if "." in k.id else "") == prefix
-            for p in k.places
-        ]
-        if n.final != (n.places == (1, 2)) or len(set(places)) != len(places):
-            raise EntryError(
-                f"knockout[{i}].places",
-                "each final place decided by one match; the final (and only it) decides 1 and 2",
-            )
-    where: set[tuple[int, str]] = set()
-    placed: set[str] = set()
-    for i, s in enumerate(event.slots):
-        if (s.round, s.table) in where or s.match not in ids or s.match in placed:
-            raise EntryError(
-                f"slots[{i}]",
-                f"round {s.round} table {s.table} {s.match}: one match of the draw a slot, "
-                "one slot a match",
-            )
-        where.add((s.round, s.table))
-        placed.add(s.match)
-    if placed != ids:
-        raise EntryError("slots", f"{sorted(ids - placed)[0]} has no round and table")
-
-
-def _source_ok(source: str, node: Node, nodes: dict[str, Node], event: DrawEvent) -> bool:
-    if source[:2] in ("W:", "L:"):
-        before = nodes.get(source[2:])
-        return before is not None and before.level < node.level
-    if source.startswith("#"):
-        return source[1:].isdigit() and 1 <= int(source[1:]) <= len(event.order)
-    for cut in range(1, len(source)):  # (group A1's 1st is "A11": every split is tried)
-        group, place = source[:cut], source[cut:]
-        size = len(event.groups[group]) if group in event.groups else len(_seats(event, group))
-        if place.isdigit() and 1 <= int(place) <= size:
-            return True
-    return False

@@ -23,8 +23,9 @@ STAGES = {
     "(`draw --ranking ranking.txt`: a snake by the ITHF ranking)\n  final:\n"
     "    A: {{places: [1, 2]}}   # the top two of every basic group; results between two of "
     "the same basic group carry over\n  placement:\n    B: {{places: [3, 4]}}   # the next "
-    "two of every group: everyone plays everyone anew\n  playoffs:\n    A: {{top: {top}}}"
-    "            # A's best: a bracket by seed, bronze and final\n",
+    "two of every group: everyone plays everyone anew\n  playoffs:\n    A:\n      top: {top}"
+    "           # A's best: a bracket by seed, bronze and final\n      best_of: {{default: 7, "
+    "3P: 5}}   # every A play-off match best of seven, the bronze best of five\n",
     "pl-ko": "stages:\n  knockout:\n    tree: seeded     # drawn (or seeded by --ranking), "
     "byes to the best seeds\n    third_place: false\n",
 }

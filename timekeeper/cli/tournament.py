@@ -2,8 +2,8 @@
 
 Parsing and printing only: the tournament wing decides, its ledger remembers. This is the
 top of the house, so it is where the wall clock is read (the time stamp a result gets in the
-ledger) and where a draw's seed is picked when none is given. Like cli.py, it imports the
-wing only when a tournament command runs, so `timekeeper run` starts no slower for it."""
+ledger) and where a draw's seed is picked when none is given. Like the other cli modules, it
+imports the wing only when a tournament command runs, so `timekeeper run` starts no slower."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 DEFAULT_FILE = "tournament.yaml"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     t = sub.add_parser(
         "tournament",
         help="the evening: draw, rounds, results, standings, play-off, sheets (docs/tournament.md)",
@@ -226,14 +226,18 @@ def cmd_draw(args: argparse.Namespace) -> int:
                 f"{' …' if len(unknown) > 10 else ''})"
             )
         if found.unranked:
+            given = t.spec.groups.unranked if t.spec.groups else ()
+            order = "in the file's unranked: order" if given else "drawn by lot"
             print(
-                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: drawn by lot "
+                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: {order} "
                 f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
             )
     ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
     seeding = t.spec.groups.seeding if t.spec.groups else "pots"
     how = (
-        "random"
+        "the groups the file sets"
+        if t.spec.groups and t.spec.groups.by_hand
+        else "random"
         if ranking is None
         else "snake from the ranking"
         if seeding == "snake"
@@ -333,26 +337,24 @@ def series_line(m: Fixture) -> str:
 
 
 def cmd_result(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper.cli import desk_client
+    from timekeeper.tournament.events import ResultEvent
 
     t, ledger = _open(args)
     round_, table, score = _match_at(t, args.at, score=True)
     decided = "forfeit" if args.forfeit else args.decided
-    written = ledger.record(
-        t,
-        clerk.result(
-            t,
-            round_,
-            table,
-            score,
-            decided,
-            args.forfeit,
-            args.reason,
-            _now(),
-            begun=_under_way(t),
-            game=args.game,
-            one_game=args.one_game,
-        ),
+    fields = {
+        "round": round_,
+        "table": table,
+        "score": score,
+        "decided": decided,
+        "forfeit": args.forfeit,
+        "reason": args.reason,
+        "game": args.game,
+        "one_game": args.one_game,
+    }
+    t, written = desk_client.record(
+        args.file, t, ledger, ResultEvent, "result", fields, _now(), _under_way(t)
     )
     m = t.fixture(written.match)
     what = "corrected" if written.corrects else "result"
@@ -380,12 +382,14 @@ def cmd_result(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper.cli import desk_client
+    from timekeeper.tournament.events import ReplayEvent
 
     t, ledger = _open(args)
     round_, table, _ = _match_at(t, args.at, score=False)
-    event = ledger.record(
-        t, clerk.replay(t, round_, table, args.reason, _now(), begun=_under_way(t))
+    fields = {"round": round_, "table": table, "reason": args.reason}
+    t, event = desk_client.record(
+        args.file, t, ledger, ReplayEvent, "replay", fields, _now(), _under_way(t)
     )
     m = t.fixture(event.match)
     print(
@@ -396,10 +400,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper.cli import desk_client
+    from timekeeper.tournament.events import WithdrawEvent
 
     t, ledger = _open(args)
-    event = ledger.record(t, clerk.withdraw(t, args.player, args.reason, _now()))
+    fields = {"player": args.player, "reason": args.reason}
+    t, event = desk_client.record(args.file, t, ledger, WithdrawEvent, "withdraw", fields, _now())
     for m in t.fixtures():
         if m.id in t.walkovers and event.player in (m.home, m.away):
             print(
@@ -414,17 +420,19 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_lot(args: argparse.Namespace) -> int:
-    from timekeeper.tournament import clerk
+    from timekeeper.cli import desk_client
+    from timekeeper.tournament.events import LotEvent
 
     t, ledger = _open(args)
     order = [n for n in args.order.split(",") if n.strip()] if args.order else None
-    event = ledger.record(t, clerk.lot(t, args.group, order, args.seed, _now()))
+    fields = {"group": args.group, "order": order, "seed": args.seed}
+    t, event = desk_client.record(args.file, t, ledger, LotEvent, "lot", fields, _now())
     print(f"lot for group {event.group} ({event.how}): {' > '.join(event.order)}")
     return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from timekeeper.tournament.stages import seat_text
+    from timekeeper.tournament.plan import describe
     from timekeeper.tournament.state import TournamentError
 
     t, _ = _open(args, drawn=True)
@@ -438,7 +446,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     )
     for group in wanted:
         if group in t.later and group not in t.groups:
-            seats = ", ".join(seat_text(s) for s in t.later[group][0])
+            seats = ", ".join(describe(s) for s in t.later[group].seats)
             print(f"group {group}: not filled yet ({seats})")
             continue
         if group not in t.groups:
@@ -456,7 +464,7 @@ def standings_text(t: Tournament, group: str) -> list[str]:
         carried = len(t.carried(group))
         kind = (
             f" (final group, {carried} results carried from the basic groups)"
-            if t.later[group][1]
+            if t.later[group].carry
             else " (placement group)"
         )
     out = [
@@ -485,7 +493,7 @@ def standings_text(t: Tournament, group: str) -> list[str]:
 
 
 def cmd_bracket(args: argparse.Namespace) -> int:
-    from timekeeper.tournament.bracket import source_text
+    from timekeeper.tournament.plan import describe
 
     t, _ = _open(args, drawn=True)
     if not t.nodes:
@@ -493,8 +501,8 @@ def cmd_bracket(args: argparse.Namespace) -> int:
         return 0
     for node in sorted(t.nodes.values(), key=lambda n: (n.level, n.id == "3P")):
         m = t.fixture(node.id)
-        home = f"{m.home} ({source_text(node.home)})" if m.home else source_text(node.home)
-        away = f"{m.away} ({source_text(node.away)})" if m.away else source_text(node.away)
+        home = f"{m.home} ({describe(node.home)})" if m.home else describe(node.home)
+        away = f"{m.away} ({describe(node.away)})" if m.away else describe(node.away)
         score = result_text(m)
         if node.best_of > 1:
             score = f"best of {node.best_of}" + (f": {score}" if score else "")

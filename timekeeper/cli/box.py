@@ -1,0 +1,325 @@
+"""`timekeeper run`, `ctl` and `audio`: the box's commands — a match played live, the
+running box controlled, its sound set up. Argument wiring only: the box wing does the work,
+imported when a command runs (so `timekeeper --help` loads none of it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from timekeeper.box.controls.socket import NOT_ON_SOCKET
+from timekeeper.cli.profiles import default_profile
+from timekeeper.rules.commands import Action
+from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
+
+# what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
+# result, `result confirm`) and every action the socket
+# takes, but GO, the START/NEXT button's (at a prompt one says start or next)
+CTL_COMMANDS = (
+    "status",
+    *(action.value for action in Action if action not in (*NOT_ON_SOCKET, Action.GO)),
+    "link",
+    "result",
+)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    _add_run(sub)
+    _add_ctl(sub)
+    _add_audio(sub)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    chosen = default_profile()
+    run = sub.add_parser("run", help="run matches live with sound")
+    # `-v` after the command too (`timekeeper run -v`); SUPPRESS keeps an earlier `-v`
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log more (audio settings, holds)",
+    )
+    run.add_argument("--profile", help=f"name or path (default: the config's, else {chosen})")
+    run.add_argument(
+        "--sounds", help="sound pack folder or name (default: the config's, else the built-in pack)"
+    )
+    run.add_argument(
+        "--config",
+        type=Path,
+        help="box config: profile, pack, buttons, lamp, "
+        "horn (default: /etc/timekeeper/config.yaml "
+        "if it exists)",
+    )
+    run.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where the match journal is kept "
+        "(default: $STATE_DIRECTORY, else "
+        "~/.local/state/timekeeper)",
+    )
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--resume-at",
+        metavar="PERIOD:MM:SS",
+        help="continue a match stopped at this play time, e.g. 2:01:30",
+    )
+    resume.add_argument(
+        "--resume-from",
+        type=Path,
+        metavar="JOURNAL",
+        help="continue the match in a journal file copied from another box",
+    )
+    resume.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start a new match (and series) even if the journals hold one",
+    )
+    run.add_argument(
+        "--replay",
+        action="store_true",
+        help="play the journaled (or --resume-from) match again from the start, "
+        "keeping its goals (ITHF 4.5: a match a timer failure interrupted); "
+        "START begins it",
+    )
+    run.add_argument("--no-gpio", action="store_true", help="no buttons, lamp or relays")
+    run.add_argument("--start", action="store_true", help="begin the countdown at once")
+    run.add_argument("--events", type=Path, help="append one JSON line per cue played")
+    run.add_argument("--control", type=Path, help="ctl socket path")
+    run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
+    run.add_argument(
+        "--audio",
+        choices=AUDIO_KINDS,
+        help="stream: cues placed at their exact sample (default, or the "
+        "config's audio.kind); mixer: plain Sound.play() at the deadline "
+        "(fallback); silent: no sound card, every cue only logged",
+    )
+    run.add_argument(
+        "--audio-chunk",
+        type=int,
+        metavar="FRAMES",
+        help="audio buffer in frames (stream 2048, mixer 512); larger costs "
+        "less CPU, and with --audio stream only adds look-ahead",
+    )
+    run.add_argument(
+        "--audio-output",
+        choices=OUTPUTS,
+        help="the stream's back end: pulse (PulseAudio's or PipeWire's pulse "
+        "stream, timed by the server), alsa (an ALSA device, timed by its status), "
+        "sdl, or auto (default, or the config's audio.output): pulse when a "
+        "server answers, else alsa when the default device opens, else sdl",
+    )
+    run.add_argument(
+        "--audio-latency",
+        type=float,
+        metavar="MS",
+        help="stream only: output latency to compensate (default: 0.75 "
+        "chunk, as measured on PulseAudio; calibrate with bench/timing.py)",
+    )
+    run.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="serve the display (/) and operator (/control) pages; a bare port "
+        "is this machine only, 0.0.0.0:PORT the LAN (default: the config's "
+        "web.listen, else off)",
+    )
+    run.add_argument(
+        "--hall",
+        metavar="URL",
+        help="join a hall: the desk's broker, mqtt://HOST[:PORT] (docs/hall.md)",
+    )
+    run.add_argument(
+        "--hall-name", metavar="NAME", help="the hall's name (default: the config's, else hall)"
+    )
+    run.add_argument("--table", metavar="T", help="this box's table in the hall")
+    run.add_argument(
+        "--sync",
+        choices=("chrony", "local"),
+        help="how this box's clock agrees with the hall's: chrony (default), or "
+        "local for a practice hall on one machine (a loopback broker only)",
+    )
+    run.add_argument(
+        "--best-of",
+        type=int,
+        choices=(3, 5, 7, 9),
+        metavar="N",
+        help="play a series with no desk: best of N games (3, 5, 7 or 9), first to ⌈N/2⌉ "
+        "wins; each game needs a winner (a profile with an overtime: ithf-playoff); a series "
+        "under way goes on, another N needs --fresh",
+    )
+    run.set_defaults(func=cmd_run, default_profile=chosen)
+
+
+def _add_ctl(sub: argparse._SubParsersAction) -> None:
+    ctl = sub.add_parser(
+        "ctl",
+        help="control a running timekeeper",
+        epilog='every profile: names HOME AWAY (quoted if with spaces, "" '
+        "for none), goal TEAM [PLAYER], undo-goal TEAM, replay "
+        "(from the start, goals kept), set M:SS, attempt TEAM goal|miss "
+        "(shoot-out); ball hockey: penalty TEAM KIND[+KIND…] [PLAYER] "
+        "(minor, major, personal, game, match), release TEAM, remove "
+        "TEAM [ID], timeout TEAM, penalty-shot TEAM, no-show [M:SS]",
+    )
+    ctl.add_argument("command", choices=CTL_COMMANDS)
+    ctl.add_argument(
+        "args",
+        nargs="*",
+        metavar="ARG",
+        help="add: seconds, the profile's step if none; - or a negative number takes time "
+        "back; goal: home|away and the "
+        "player; penalty: home|away and the penalty; set: the time left, "
+        "e.g. 4:32; names: the home and the away side's name",
+    )
+    ctl.add_argument("--control", type=Path, help="ctl socket path")
+    ctl.add_argument(
+        "--new",
+        action="store_true",
+        help="link: make a new operator token; every old link stops working",
+    )
+    ctl.add_argument(
+        "--json",
+        action="store_true",
+        help="print the status after the command as one JSON object (the same "
+        "as /api/status and the hall's), not as lines for a person",
+    )
+    ctl.set_defaults(func=cmd_ctl)
+
+
+def _add_audio(sub: argparse._SubParsersAction) -> None:
+    audio = sub.add_parser("audio", help="set up the sound: list devices, play a test cue")
+    audio_sub = audio.add_subparsers(required=True, metavar="ACTION")
+    devices = audio_sub.add_parser("devices", help="list what audio.device may name")
+    devices.add_argument("--config", type=Path, help="box config (its audio.driver)")
+    devices.add_argument(
+        "--driver",
+        help="SDL audio driver to ask (default: the config's "
+        "audio.driver, else SDL's choice), e.g. alsa",
+    )
+    devices.set_defaults(func=cmd_audio_devices)
+    test = audio_sub.add_parser("test", help="play one cue through the configured output")
+    test.add_argument(
+        "cue",
+        nargs="?",
+        default="start",
+        metavar="CUE",
+        help="cue to play (default start), e.g. end, minute, last30",
+    )
+    test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
+    test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
+    test.add_argument(
+        "--audio",
+        choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
+        help="as for run (a test plays a sound)",
+    )
+    test.add_argument("--driver", help="SDL audio driver (default: the config's)")
+    test.add_argument("--device", help="SDL device name (default: the config's)")
+    test.add_argument(
+        "--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: the config's)"
+    )
+    test.set_defaults(func=cmd_audio_test)
+
+
+def cmd_ctl(args: argparse.Namespace) -> int:
+    """Exit 0: applied (or status); 1: refused, or no timekeeper to talk to; 2: a command
+    that cannot mean anything; 3: not applied (dropped after its deadline: send it again);
+    4: no answer, so whether it was applied is unknown (`ctl status` tells)."""
+    import uuid
+
+    from timekeeper.box.controls.socket_client import NoAnswer, send
+    from timekeeper.box.controls.socket_path import client_path
+    from timekeeper.rules.commands import Command, command_line
+
+    if args.command == "link":
+        return _link(args)
+    if args.new:
+        print("timekeeper: --new is for `ctl link` only", file=sys.stderr)
+        return 2
+    line = command_line([args.command, *args.args])  # (names: each one word, quoted)
+    try:  # refused here, before the socket, if it cannot mean anything
+        if args.command == "status" and args.args:
+            raise ValueError("status takes no argument")
+        if args.command not in ("status", "result"):
+            Command.parse(line)
+    except ValueError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 2
+    request_id = None if args.command == "status" else uuid.uuid4().hex
+    try:  # an id: a retry after a lost answer is never applied twice
+        answer = send(args.control or client_path(), line, request_id=request_id, attempts=3)
+    except NoAnswer as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 4
+    except ConnectionError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    if not answer.get("ok"):
+        result = answer.get("result", "refused")
+        what = "not applied" if result in ("dropped", "busy") else result
+        print(f"timekeeper: {args.command} {what}: {answer.get('error')}", file=sys.stderr)
+        return 3 if result in ("dropped", "busy") else 4 if result == "unknown" else 1
+    if args.command != "result" and not args.json:
+        from timekeeper.show.status import status_block
+
+        print(status_block(answer["status"]))
+        return 0
+    print(
+        json.dumps(
+            answer["match_result"] if args.command == "result" else answer["status"],
+            ensure_ascii=False,
+        )
+    )  # (a name as written, not \u escapes)
+    return 0
+
+
+def _link(args: argparse.Namespace) -> int:
+    """The operator page's link, with its token, as text and as a QR code for a phone."""
+    from timekeeper.box.controls.socket_client import send
+    from timekeeper.box.controls.socket_path import client_path
+
+    if args.args:
+        print("timekeeper: link takes no argument (a new token: --new)", file=sys.stderr)
+        return 2
+    try:
+        answer = send(args.control or client_path(), "link new" if args.new else "link")
+    except ConnectionError as exc:
+        print(f"timekeeper: {exc}", file=sys.stderr)
+        return 1
+    if not answer.get("ok"):
+        print(f"timekeeper: link: {answer.get('error')}", file=sys.stderr)
+        return 1
+    import segno
+
+    segno.make(answer["url"], error="m").terminal(compact=True)
+    print(f"operator page: {answer['url']}")
+    print(f"display page:  {answer['display']}")
+    if "//127.0.0.1:" in answer["url"] or "//[::1]:" in answer["url"]:
+        print(
+            "(this machine only: for a phone, run the box with --web 0.0.0.0:PORT, or "
+            "web.listen in the config; see docs/web.md)"
+        )
+    print(
+        "anyone with this link may run the match; `timekeeper ctl link --new` ends it"
+        + (" (done: old links no longer work)" if args.new else "")
+    )
+    return 0
+
+
+def cmd_audio_devices(args: argparse.Namespace) -> int:
+    from timekeeper.box.audiotools import devices_command
+
+    return devices_command(args.config, args.driver)
+
+
+def cmd_audio_test(args: argparse.Namespace) -> int:
+    from timekeeper.box.audiotools import test_command
+
+    return test_command(args)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from timekeeper.box.live import run_live
+
+    return run_live(args)
