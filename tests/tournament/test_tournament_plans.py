@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, TESTS
 
 from timekeeper import cli
 from timekeeper.rules.yamldoc import ConfigError
@@ -27,8 +28,7 @@ from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.plan import Place
 from timekeeper.tournament.state import Tournament
 
-HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "tournament.md"
+DOCS = ROOT / "docs" / "tournament.md"
 
 DAY_STAGES = """\
 stages:
@@ -96,7 +96,7 @@ def printed(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
 
 def play_the_day(folder: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     for name in ("players.txt", "ranking.txt"):
-        shutil.copy(HERE / "ithf" / name, folder / name)
+        shutil.copy(TESTS / "ithf" / name, folder / name)
     file = folder / "day.yaml"
     tk("new", str(file), "--rules", "ithf", "--names", str(folder / "players.txt"), "--tables", "4")
     text = file.read_text(encoding="utf-8")

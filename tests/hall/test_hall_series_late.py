@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from deskhall import Served, tk
 from helpers import free_port, wait_for
-from test_hall_desks import Served, tk
 from test_hall_forged import SECRETS, Table, acl_broker, desk_log, result, until, waiting
 
 from timekeeper.hall.callbook import CallBook

@@ -8,9 +8,9 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 DOC = ROOT / "docs" / "how-it-works.md"
 PACKAGE = ROOT / "timekeeper"
 

@@ -16,9 +16,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
-from test_hall_desks import FakeTables, Served, drawn_cup, round_of, tk
+from deskhall import FakeTables, Served, drawn_cup, round_of, tk
+from helpers import HALL_WAIT, wait_for
 
 from timekeeper.cli import desk_client
 from timekeeper.hall import desksocket

@@ -7,7 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 BENCH = ROOT / "bench"
 
 # benches whose rows another bench prints, run by CI inside it: {bench: the one that runs it}

@@ -18,9 +18,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
-from test_hall import HALL_WAIT, broker  # noqa: F401  (a real Mosquitto)
-from test_hall_desks import Served
+from deskhall import Served
+from helpers import HALL_WAIT, wait_for
 from test_series_paths import QUICK, begin, box, end  # noqa: F401  (the box's fixture)
 
 from timekeeper.tournament.ledger import open_tournament
