@@ -9,12 +9,12 @@ this test is skipped."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 
 import pytest
+from cups import SERIES_NIGHT as CUP
 from deskhall import Served
 from helpers import HALL_WAIT, QUICK, wait_for
 
@@ -22,22 +22,9 @@ from timekeeper.tournament.ledger import open_tournament
 
 pytestmark = pytest.mark.slow
 
-CUP = """\
-title: Series night
-rules: {extends: radegast}
-tables: 1
-players: [Novák, Dvořák]
-stages:
-  knockout:
-    tree: seeded
-    profile: quick
-    final_profile: quick
-    best_of: 3
-"""
-
 
 def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
-    broker, tmp_path, table_box
+    broker, tmp_path, table_box, monkeypatch
 ):
     table = table_box({"quick": QUICK}, "tk-sd-")
     folder, env, sock, tk, ctl, state = (
@@ -55,8 +42,7 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
 
     file = tmp_path / "cup.yaml"
     file.write_text(CUP, encoding="utf-8")
-    old = os.environ.get("TIMEKEEPER_PROFILES_PATH")
-    os.environ["TIMEKEEPER_PROFILES_PATH"] = str(folder / "profiles")  # (this test's loads)
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(folder / "profiles"))  # (this test's loads)
     out = open(folder / "box.log", "a")  # noqa: SIM115  (closed below)
     box = subprocess.Popen(
         [
@@ -103,10 +89,6 @@ def test_a_series_is_played_on_a_real_box_game_by_game_through_the_desk(
         assert t.named("F").result is not None and t.placings()[0] == (1, home)
         assert served.board()["pending"] == []
     finally:
-        if old is None:
-            os.environ.pop("TIMEKEEPER_PROFILES_PATH", None)
-        else:
-            os.environ["TIMEKEEPER_PROFILES_PATH"] = old
         if served is not None:
             served.stop()
         box.kill()

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from cups import SERIES_NIGHT as CUP
 from deskhall import Served
 from helpers import HALL_WAIT, wait_for
 from test_series_paths import QUICK, begin, box, end  # noqa: F401  (the box's fixture)
@@ -115,22 +116,9 @@ def test_a_restart_without_best_of_goes_on_with_the_series_and_another_best_of_r
 
 # ------------------------------------------------------------- the desk's series, a box killed
 
-CUP = """\
-title: Series night
-rules: {extends: radegast}
-tables: 1
-players: [Novák, Dvořák]
-stages:
-  knockout:
-    tree: seeded
-    profile: quick
-    final_profile: quick
-    best_of: 3
-"""
-
 
 def test_a_box_killed_in_the_deciding_game_keeps_the_game_it_counted_over_the_desks_pairing(
-    broker, tmp_path: Path
+    broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = Path(tempfile.mkdtemp(prefix="tk-sk-", dir="/tmp"))  # (short: AF_UNIX path)
     (folder / "profiles").mkdir()
@@ -187,8 +175,7 @@ def test_a_box_killed_in_the_deciding_game_keeps_the_game_it_counted_over_the_de
 
     file = tmp_path / "cup.yaml"
     file.write_text(CUP, encoding="utf-8")
-    old = os.environ.get("TIMEKEEPER_PROFILES_PATH")
-    os.environ["TIMEKEEPER_PROFILES_PATH"] = str(folder / "profiles")  # (this test's loads)
+    monkeypatch.setenv("TIMEKEEPER_PROFILES_PATH", str(folder / "profiles"))  # (this test's loads)
     served = None
     try:
         assert tk("tournament", "draw", "-f", str(file), "--seed", "1").returncode == 0
@@ -239,10 +226,6 @@ def test_a_box_killed_in_the_deciding_game_keeps_the_game_it_counted_over_the_de
         refused = tk("ctl", "start", "--control", str(sock))
         assert refused.returncode != 0 and "the series is over" in refused.stderr + refused.stdout
     finally:
-        if old is None:
-            os.environ.pop("TIMEKEEPER_PROFILES_PATH", None)
-        else:
-            os.environ["TIMEKEEPER_PROFILES_PATH"] = old
         if served is not None:
             served.stop()
         for proc in boxes:

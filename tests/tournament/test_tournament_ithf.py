@@ -19,6 +19,7 @@ from pathlib import Path
 
 import ithfranking
 import pytest
+from cups import ithf_final_group, ithf_placement_group
 from helpers import ROOT, TESTS, dollar_steps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -124,40 +125,11 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
     assert t.groups["A"] == (*a, *b)  # interleaved: every winner, then every runner-up
     assert len(t.carried("A")) == 4 and t.carried("B") == []
 
-    # final group A: draws 1:1 but for these (home's goals first, from the named side)
-    special = {
-        (a[0], b[1]): (2, 0),
-        (a[1], a[2]): (1, 0),
-        (a[1], a[3]): (3, 0),
-        (a[2], a[3]): (2, 2),
-        (a[1], b[0]): (0, 1),
-        (a[1], b[2]): (0, 1),
-        (a[2], b[3]): (1, 0),
-        (a[3], b[0]): (3, 0),
-    }
-
-    def in_a(home: str, away: str) -> str:
-        if (home, away) in special:
-            x, y = special[home, away]
-        elif (away, home) in special:
-            y, x = special[away, home]
-        else:
-            x, y = 1, 1
-        return f"{x}:{y}"
-
+    # final group A and placement group B scored by hand (tests/cups.py)
+    in_a = ithf_final_group(a, b)
     play_group(day, "A", in_a)
 
-    # placement group B: the 3rd beat the 4th 2:0, but d_i beats c_i (from the same basic
-    # group, played again) 1:0; among the 3rd and among the 4th the better group wins 1:0
-    def in_b(home: str, away: str) -> str:
-        rank = {p: (0 if p in c else 1, (c if p in c else d).index(p)) for p in (*c, *d)}
-        (hk, hi), (ak, ai) = rank[home], rank[away]
-        if hk == ak:
-            return "1:0" if hi < ai else "0:1"
-        if hi == ai:
-            return "0:1" if hk == 0 else "1:0"
-        return "2:0" if hk == 0 else "0:2"
-
+    in_b = ithf_placement_group(c, d)
     play_group(day, "B", in_b)
     t = load(day)
     rows = t.standings("A")

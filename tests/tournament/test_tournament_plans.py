@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, TESTS
+from helpers import ROOT, TESTS, dollar_steps
 
 from timekeeper import cli
 from timekeeper.rules.yamldoc import ConfigError
@@ -366,12 +366,7 @@ def test_a_plan_that_cannot_be_played_is_refused_at_load(
 def test_the_masters_commands_in_the_docs_run_as_written(tmp_path: Path) -> None:
     masters(tmp_path)
     block = section().split("```yaml\n", 1)[1].split("```\n", 1)[1].split("```\n", 2)[1]
-    steps: list[tuple[str, list[str]]] = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        elif steps:
-            steps[-1][1].append(line)
+    steps = dollar_steps(block)
     assert len(steps) == 3
     for command, shown in steps:
         done = subprocess.run(
