@@ -55,7 +55,7 @@ LANES = (
     Lane("box", "a box at table T", ("MatchLink", "HallLink")),
     Lane("broker", "Mosquitto", ("mosquitto-hall.acl",)),
     Lane("director", "the desk's face", ("Director", "Desk"), desk=True),
-    Lane("inbox", "results inbox", ("Intake", "Gate"), desk=True),
+    Lane("inbox", "results inbox", ("Intake", "Gate", "Records"), desk=True),
     Lane("rounds", "calling rounds", ("Rounds", "CallBook"), desk=True),
     Lane("ledger", "files, ledger", ("DeskFiles", "clerk.py", "Ledger", "Tournament"), desk=True),
     Lane("view", "the board's view", ("BoardView", "Board"), desk=True),
@@ -92,7 +92,12 @@ FLOWS = (
                 "or it waits for the director: the board's pending (accept, refuse)",
                 "else",
             ),
-            Step("inbox", "inbox", "a file unreadable: held, tried again when it changes", "else"),
+            Step(
+                "inbox",
+                "inbox",
+                "a file unreadable: held (one record a result), tried again when it changes",
+                "else",
+            ),
         ),
     ),
     Flow(

@@ -4,15 +4,17 @@ ledger changes. Clocks injected."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
 
 from boardhall import BoardDesk, call, cup
+from boardhall import result as typed
 from helpers import Clock
 
 from timekeeper.hall.director import Director
-from timekeeper.hall.inbox import RETRY, Gate, Held, Notes
+from timekeeper.hall.inbox import RETRY, Gate, Notes, Records
 from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.result import MatchResult
 
@@ -51,27 +53,28 @@ def test_a_table_over_its_rate_is_refused_alone_and_named() -> None:
 def test_a_forgery_with_a_held_results_id_never_takes_its_place() -> None:
     """Table 2 sends table 1's pairing id while the journal is broken: both are held, the
     real one is still there to apply (the newcomer's run: the board named the wrong table)."""
-    held = Held()
+    records = Records()
     real, forged = result("1", "a"), result("2", "a")
-    held.keep(real, "journal line 2 unreadable")
-    held.keep(forged, "journal line 2 unreadable")
-    assert held.all() == [real, forged]
-    assert held.drop(forged) and held.all() == [real]
+    records.hold(real, "journal line 2 unreadable")
+    records.hold(forged, "journal line 2 unreadable")
+    assert records.held() == [real, forged]
+    records.applied(forged)
+    assert records.held() == [real]
 
 
 def test_held_results_keep_the_latest_per_id_and_a_flood_drops_only_its_own() -> None:
-    held = Held(per_table=2)
-    held.keep(result("1", "a"), "journal line 2 unreadable")
+    records = Records(per_table=2)
+    records.hold(result("1", "a"), "journal line 2 unreadable")
     for n in range(50):
-        held.keep(result("4", f"x{n}"), "journal line 2 unreadable")
-    held.keep(result("1", "a"), "journal line 3 unreadable")  # (the same result again)
-    assert [(r.table, r.id) for r in held.all()] == [("4", "x48"), ("4", "x49"), ("1", "a")]
-    assert held.said() == (
+        records.hold(result("4", f"x{n}"), "journal line 2 unreadable")
+    records.hold(result("1", "a"), "journal line 3 unreadable")  # (the same result again)
+    assert [(r.table, r.id) for r in records.held()] == [("4", "x48"), ("4", "x49"), ("1", "a")]
+    assert records.said() == (
         "3 results not applied yet (tables 1, 4): journal line 3 unreadable; kept and tried again"
     )
-    for r in held.all():
-        assert held.drop(r)
-    assert held.said() is None and len(held) == 0
+    for r in records.held():
+        records.applied(r)
+    assert records.said() is None and not records.held()
 
 
 def test_a_held_result_goes_in_when_the_mended_ledger_changes_not_at_the_retry(
@@ -101,3 +104,52 @@ def test_a_held_result_goes_in_when_the_mended_ledger_changes_not_at_the_retry(
     assert len(director.held) == 0 and not director.unreadable
     m = director.t.fixture(first.match)
     assert m.result is not None and m.result.text() == "2:1"
+
+
+def test_a_result_is_in_one_place_held_or_waiting_never_both(tmp_path: Path) -> None:
+    """A result for a match this desk did not call waits for the director; sent again while
+    the journal is broken it is held instead (the board names it once, not as held and as
+    waiting); the journal mended, it waits again, and the director's refusal is final."""
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    clock = Clock(100.0)
+    director = Director(BoardDesk(), file, clock=clock)
+    stray = dataclasses.replace(first, id="made.up.1")
+    r = MatchResult(stray, "1", (2, 1), "regulation", (), (), time.time())
+    topic = "timekeeper/hall/1/result"
+    director.handle(topic, r.to_json())
+    assert list(director.pending) == ["made.up.1"] and not director.held
+    journal = file.with_name("cup.journal.jsonl")
+    good = journal.read_bytes()
+    with open(journal, "ab") as out:
+        out.write(b'{"type": "result", "round": 1, "tab\n')
+    director.handle(topic, r.to_json())
+    assert director.held == [r] and not director.pending
+    board = director.snapshot()
+    assert not board["pending"] and any("1 result not applied yet" in s for s in board["trouble"])
+    journal.write_bytes(good)
+    clock.now += 1.0
+    director.watcher.look()
+    assert list(director.pending) == ["made.up.1"] and not director.held
+    director.refuse("made.up.1")
+    director.handle(topic, r.to_json())
+    assert director.refused == {"made.up.1"} and not director.pending and not director.held
+
+
+def test_a_result_typed_at_the_desk_meanwhile_is_known_if_the_same_else_it_waits(
+    tmp_path: Path,
+) -> None:
+    """The table's result after the same one was typed at the desk is known (nothing
+    written twice); a different one waits for the director, named as a correction."""
+    file = cup(tmp_path)
+    first = call(file, 1, time.time())[0]
+    typed(file, 1, "1", "2:1", time.time())
+    director = Director(BoardDesk(), file)
+    entries = len(director.t.events)
+    same = MatchResult(first, "1", (2, 1), "regulation", (), (), time.time())
+    assert director.receive(same) == "known"
+    other = dataclasses.replace(same, score=(3, 0))
+    said = director.receive(other)
+    assert said.startswith(f"pending: {first.match} (") and "already 2:1" in said, said
+    assert len(director.t.events) == entries and not director.held
+    assert [r.score for r, _ in director.pending.values()] == [(3, 0)]

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,10 @@ from helpers import HALL_WAIT, wait_for
 
 from timekeeper.cli import desk_client
 from timekeeper.hall import desksocket
-from timekeeper.hall.desksocket import BadRequest, Bucket, parse, socket_path
+from timekeeper.hall.desksocket import BadRequest, parse, socket_path
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.state import TournamentError
+from timekeeper.web.ratelimit import Bucket
 
 RESULT = {
     "round": 1,
@@ -130,7 +132,7 @@ class RefusingDirector:
         raise TournamentError("round 1 table 1 is 3:1 already: a correction needs --reason")
 
 
-def test_the_desks_socket_answers_refuses_and_limits_in_process(tmp_path) -> None:
+def test_the_desks_socket_answers_refuses_and_limits_in_process(tmp_path, monkeypatch) -> None:
     """Over a real socket, in-process: the socket is 0600; an entry the desk refuses comes
     back with its words; a request for another tournament and one out of range change
     nothing; past the burst the desk answers busy without asking the director."""
@@ -157,6 +159,12 @@ def test_the_desks_socket_answers_refuses_and_limits_in_process(tmp_path) -> Non
         answers = [raw(line("round", {"number": 1}, file=str(tmp_path / "x"))) for _ in range(20)]
         assert answers[-1]["result"] == "busy" and "a second" in answers[-1]["error"]
         assert director.asked == 1
+        # a command told "busy" (nothing changed) asks again after a pause, not an error:
+        # a script typing a round's results is slowed to the desk's rate, never refused
+        monkeypatch.setattr(time, "sleep", lambda s: now.__setitem__(0, now[0] + s))
+        with pytest.raises(TournamentError, match="the desk refused it: round 1 table 1"):
+            desk_client.ask(file, "result", RESULT)
+        assert director.asked == 2 and now[0] > 0
     finally:
         served.close()
     assert not served.path.exists()

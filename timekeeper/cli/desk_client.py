@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,9 +29,29 @@ from timekeeper.tournament.events import Event
 E = TypeVar("E", bound=Event)
 
 
+BUSY_PATIENCE = 10.0  # s: a desk that says "busy" (nothing changed) is asked again till then
+BUSY_PAUSE = 0.2  # s between the asks: the desk's rate is 10 a second
+
+
 def ask(file: Path, op: str, fields: Mapping[str, Any]) -> dict | None:
     """The serving desk's answer to one request, or None where no desk serves `file` (a
-    stale socket said on stderr). A refusal is a TournamentError with the desk's words."""
+    stale socket said on stderr). A refusal is a TournamentError with the desk's words; a
+    desk busy with other commands (a script typing a round's results) is asked again."""
+    give_up = time.monotonic() + BUSY_PATIENCE
+    while True:
+        answer = _ask_once(file, op, fields)
+        if answer is None or answer["ok"] or answer.get("result") != "busy":
+            break
+        if time.monotonic() > give_up:
+            break
+        time.sleep(BUSY_PAUSE)
+    if answer is not None and not answer["ok"]:
+        raise TournamentError(f"the desk refused it: {answer.get('error')}")
+    return answer
+
+
+def _ask_once(file: Path, op: str, fields: Mapping[str, Any]) -> dict | None:
+    """One request and the desk's answer as it came (None: no desk serves `file`)."""
     path = desksocket.socket_path(file)
     if not desksocket.ours(path):
         return None
@@ -68,8 +89,6 @@ def ask(file: Path, op: str, fields: Mapping[str, Any]) -> dict | None:
             f"the desk at {path} closed without an answer: it may or may not have taken "
             "it; `timekeeper tournament history` shows"
         )
-    if not answer["ok"]:
-        raise TournamentError(f"the desk refused it: {answer.get('error')}")
     return answer
 
 

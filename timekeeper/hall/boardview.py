@@ -53,7 +53,7 @@ class BoardView:
     def troubles(self) -> list[str]:
         """What keeps results from the standings now, for the board and its log."""
         with self.lock:
-            said = [self.intake.held.said(), *self.intake.gate.flooding()]
+            said = [self.intake.records.said(), *self.intake.gate.flooding()]
             if self.files.unreadable:
                 said.insert(
                     0,

@@ -3,9 +3,9 @@
 looks at them every second, so that what another terminal typed acts at once.
 
 Where the files cannot be read (a journal broken by hand) the state as last read stands,
-`unreadable` says why, and the error is raised to whoever asked: a result is then held (the
-inbox's `Held`), never applied on the old state. The watch tries the held results again as
-soon as the files change (the journal mended) and every RETRY s."""
+`unreadable` says why, and the error is raised to whoever asked: a result is then held
+(its record in the inbox's `Records`), never applied on the old state. The watch tries the
+held results again as soon as the files change (the journal mended) and every RETRY s."""
 
 from __future__ import annotations
 

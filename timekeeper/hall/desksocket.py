@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import Event
+from timekeeper.tournament.rulesets import DECIDED
+from timekeeper.web.ratelimit import Bucket
 
 if TYPE_CHECKING:
     from timekeeper.hall.director import Director
@@ -57,7 +59,6 @@ MAX_NAMES = 512  # names in a lot's order
 MAX_NUMBER = 10_000  # a round, a game
 MAX_SEED = 2**63
 MAX_PATH = 100  # bytes of a socket path (the kernel takes 107)
-DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
 
 
 class BadRequest(ValueError):
@@ -232,23 +233,6 @@ def entry(
     if op == "lot":
         return clerk.lot(t, f["group"], f["order"], f["seed"], time)
     raise ValueError(f"{op} makes no ledger entry")
-
-
-class Bucket:
-    """At most `rate` a second, `burst` at once (the clock is told)."""
-
-    def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
-        self.rate, self.burst, self.clock = rate, burst, clock
-        self.tokens, self.at = float(burst), clock()
-
-    def take(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 # ---------------------------------------------------------------------- the server

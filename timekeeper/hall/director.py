@@ -6,7 +6,8 @@ and goes into the tournament's ledger once, however often it arrives.
 its jobs:
 - hall/deskfiles.py: the files, read again when they change, and the watch that looks at them;
 - hall/rounds.py: calling rounds (a series' next game, a match called again after a correction);
-- hall/intake.py: the results inbox, one record per result that waits for the director;
+- hall/intake.py: the results inbox, one record per result (held, waiting for the
+  director, refused, applied: hall/inbox.py's `Records`);
 - hall/boardview.py: the board's view (`/api/board`) and the desk's log.
 
 What the desk called is kept beside the tournament's ledger (`cup.calls.jsonl`, one pairing
@@ -26,7 +27,7 @@ from timekeeper.hall.boardview import BoardView, DeskLog
 from timekeeper.hall.callbook import CallBook, calls_path
 from timekeeper.hall.desk import DeskReader
 from timekeeper.hall.deskfiles import DeskFiles, Watch
-from timekeeper.hall.inbox import Gate, Held, Notes
+from timekeeper.hall.inbox import Gate, Notes
 from timekeeper.hall.intake import Intake, iso
 from timekeeper.hall.intake import source as _source
 from timekeeper.hall.pairing import Pairing
@@ -119,20 +120,25 @@ class Director(DeskReader):
 
     @property
     def pending(self) -> dict[str, tuple[MatchResult, str]]:
-        """key -> (result, why it waits for the director)."""
-        return self.intake.records.waiting()
+        """The results inbox's view: name -> (result, why it waits for the director)."""
+        with self._lock:
+            return self.intake.records.waiting()
 
     @property
     def refused(self) -> set[str]:
-        return self.intake.records.refused()
+        """The results inbox's view: the names of the results the director refused."""
+        with self._lock:
+            return self.intake.records.refused()
 
     @property
     def latest(self) -> dict[str, MatchResult]:
         return self.intake.latest
 
     @property
-    def held(self) -> Held:
-        return self.intake.held
+    def held(self) -> list[MatchResult]:
+        """The results inbox's view: the results held (not applied yet), oldest first."""
+        with self._lock:
+            return self.intake.records.held()
 
     @property
     def gate(self) -> Gate:

@@ -1,6 +1,7 @@
 """The results inbox at the desk: a table's result comes home by itself and goes into the
-tournament's ledger once, however often it arrives; what cannot go in waits for the director,
-one record per result (`Records`: why it waits, or that the director refused it).
+tournament's ledger once, however often it arrives; what cannot go in waits for the director.
+One record per result (hall/inbox.py's `Records`): held (the desk could not apply it yet),
+waiting for the director (and why), refused by the director, or applied.
 
 The ledger holds every result applied with the id of the result message it came from
 (`source`), so that a result delivered again (the broker's retained copy, a box that sends it
@@ -18,76 +19,20 @@ for the real result, which counts when it comes."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.hall.deskfiles import DeskFiles
-from timekeeper.hall.inbox import Gate, Held, Notes
+from timekeeper.hall.inbox import Gate, Notes, Records, as_called
 from timekeeper.hall.messages import BadMessage, topic
-from timekeeper.hall.pairing import Pairing
 from timekeeper.hall.result import MatchResult, parse_result, result_topic
 from timekeeper.hall.rounds import Rounds
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
 from timekeeper.tournament.state import Fixture, TournamentError
-
-MAX_PENDING = 200  # results waiting for the director: more is a flood, the oldest go
-
-
-@dataclass
-class Record:
-    """A result the director has to look at: why it waits, or that it was refused."""
-
-    result: MatchResult
-    why: str
-    refused: bool = False
-
-
-class Records:
-    """The results that wait for the director or were refused, one record per key (`key`)."""
-
-    def __init__(self) -> None:
-        self.by_key: dict[str, Record] = {}
-
-    def waiting(self) -> dict[str, tuple[MatchResult, str]]:
-        """key -> (result, why it waits), oldest first."""
-        return {k: (x.result, x.why) for k, x in self.by_key.items() if not x.refused}
-
-    def refused(self) -> set[str]:
-        return {k for k, x in self.by_key.items() if x.refused}
-
-    def waits(self, key: str) -> bool:
-        return key in self.by_key and not self.by_key[key].refused
-
-    def is_refused(self, key: str) -> bool:
-        return key in self.by_key and self.by_key[key].refused
-
-    def wait(self, key: str, r: MatchResult, why: str) -> None:
-        """Kept (the latest message under its key); past MAX_PENDING the oldest of the table
-        that sent most goes."""
-        self.by_key[key] = Record(r, why)
-        waiting = [(k, x) for k, x in self.by_key.items() if not x.refused]
-        while len(waiting) > MAX_PENDING:
-            most = Counter(x.result.table for _, x in waiting).most_common(1)[0][0]
-            oldest = next(k for k, x in waiting if x.result.table == most)
-            del self.by_key[oldest]
-            waiting = [(k, x) for k, x in waiting if k != oldest]
-
-    def applied(self, key: str) -> None:
-        """It went in: it waits no more."""
-        if self.waits(key):
-            del self.by_key[key]
-
-    def refuse(self, key: str) -> None:
-        if not self.waits(key):
-            raise TournamentError(f"no result {key} waits")
-        self.by_key[key].refused = True
 
 
 class Intake:
@@ -108,8 +53,7 @@ class Intake:
         self.wall, self.say, self.notes = wall, say, notes
         self.hall: str = desk.hall
         self.gate = Gate(notes)
-        self.held = Held()
-        self.records = Records()
+        self.records = Records()  # one record per result: held, waiting, refused, applied
         self.latest: dict[str, MatchResult] = {}  # table -> its latest result message
 
     # ---------------------------------------------------------------- from the bus
@@ -136,33 +80,36 @@ class Intake:
     def take(self, r: MatchResult) -> None:
         """Apply `r`, or hold it where it could not be (tried again by the watch): a result
         that came home is never dropped for a fault of the desk's."""
+        with self.lock:
+            was_held = self.records.is_held(r)
         try:
             outcome = self.receive(r)
         except Exception as exc:  # (never kill paho's thread)
             expected = isinstance(exc, ConfigError | OSError)
             why = str(exc) if expected else f"{type(exc).__name__}: {exc}"
             with self.lock:
-                if self._refused(r):  # (the director said no: it is not held again)
+                if self.records.is_refused(r):  # (the director said no: it is not held again)
                     return
-                self.held.keep(r, why)
+                self.records.hold(r, why)
+                n = len(self.records.held())
             self.notes.say(
                 "held",
                 f"table {r.table}: result {r.score_text} for {r.pairing.match} not applied "
-                f"yet: {why}; {len(self.held)} held, tried again",
+                f"yet: {why}; {n} held, tried again",
                 exc_info=None if expected else exc,
             )
         else:
-            with self.lock:
-                if self.held.drop(r) and outcome in ("applied", "corrected"):
-                    self.say(f"table {r.table}: its held result is in")
+            if was_held and outcome in ("applied", "corrected"):
+                self.say(f"table {r.table}: its held result is in")
 
     def holding(self) -> bool:
-        return bool(self.held)
+        with self.lock:  # (the watch's thread asks while paho's may take a result)
+            return bool(self.records.held())
 
     def retry(self) -> None:
         """The held results tried again (never raises)."""
         with self.lock:
-            again = self.held.all()
+            again = self.records.held()
         for r in again:
             self.take(r)
 
@@ -174,7 +121,7 @@ class Intake:
             waiting = [
                 p
                 for p in f.called.values()
-                if p.match not in f.t.results and not self.held.holds(p.id)
+                if p.match not in f.t.results and not self.records.holds(p.id)
             ]
         if waiting and self.desk.on_bus:
             self.desk.client.subscribe([(result_topic(self.hall, "+"), 1)])
@@ -182,65 +129,67 @@ class Intake:
     def receive(self, r: MatchResult) -> str:
         """Apply a result once: 'applied', 'known' (applied before, the same), 'corrected'
         (applied before, changed at its table since), or 'pending: why'. `r.table` is the
-        table of the topic it came on (`handle` holds them equal)."""
+        table of the topic it came on (`handle` holds them equal). Each thing is checked
+        once: the call (`_call`), whether it is in already (its source in the ledger),
+        the rest by the clerk, on the score as the message was checked into (`r.score`)."""
         with self.lock:
-            self.latest[r.table] = r
-            self.rounds.refresh()
-            if self.records.is_refused(self._key(r)):
-                return "known"
-            misplaced = self._misplaced(r)
-            if misplaced:
-                return self._wait(r, misplaced)
-            if source(r) in self.files.applied():
-                done = self._changed(r)
-                if done == "known" and r.confirmed:
-                    self._confirmed_at_table(r)
-                return done
-            if r.pairing.id not in self.files.book.issued:
-                return self._wait(r, "a match this desk did not call")
-            return self.apply(r)
+            outcome = self._receive(r)
+            if outcome in ("applied", "corrected", "known") and not self.records.is_refused(r):
+                # (a change waiting for the director is not settled by the old one sent again)
+                self.records.applied(r, waiting_too=outcome != "known")
+            return outcome
 
-    def _misplaced(self, r: MatchResult) -> str:
-        """Why a result is not its table's answer to a call made there ('': it is): another
-        table's pairing id, or its own with other names, match or round than were called."""
+    def _receive(self, r: MatchResult) -> str:
+        self.latest[r.table] = r
+        self.rounds.refresh()
+        if self.records.is_refused(r):
+            return "known"
+        called, misplaced = self._call(r)
+        if misplaced:
+            return self._wait(r, misplaced, _apart(r))
+        if source(r) in self.files.applied():
+            done = self._changed(r)
+            if done == "known" and r.confirmed:
+                self._confirmed_at_table(r)
+            return done
+        if not called:
+            return self._wait(r, "a match this desk did not call")
+        return self.apply(r)
+
+    def _call(self, r: MatchResult) -> tuple[bool, str]:
+        """Whether this desk called the pairing a result answers, and why the result is not
+        its table's answer to a call made there ('': it is): another table's pairing id, or
+        its own with other names, match or round than were called."""
         called = self.files.book.issued.get(r.id)
         if called is None:  # (not called: it waits as such, unless its match is elsewhere)
             at = self.files.table_of(r.pairing)
             if at is None or at == r.table:
-                return ""
-            return (
+                return False, ""
+            return False, (
                 f"it came from table {r.table}, for {r.pairing.match} {r.pairing.sides}, a "
                 f"match of table {at} this desk did not call: not applied (if it is genuine, "
                 "type it: timekeeper tournament result)"
             )
         at = self.files.table_of(called)
         if at != r.table:
-            return (
+            return True, (
                 f"it came from table {r.table}, but {called.match} {called.sides} was called at "
                 f"table {at}: not applied (if it is genuine, type it: timekeeper tournament "
                 "result)"
             )
-        if _as_called(r.pairing) != _as_called(called):
-            return (
+        if as_called(r.pairing) != as_called(called):
+            return True, (
                 f"it says {r.pairing.match} {r.pairing.sides} (round {r.pairing.round}), but "
                 f"table {at} was called for {called.match} {called.sides} (round "
                 f"{called.round}): not applied (if it is genuine, type it: timekeeper "
                 "tournament result)"
             )
-        return ""
-
-    def _refused(self, r: MatchResult) -> bool:
-        """Whether the director refused `r` already (as its table's, or as misplaced), told
-        without the tournament's files (they may be what failed)."""
-        return self.records.is_refused(source(r)) or self.records.is_refused(_apart(r))
-
-    def _key(self, r: MatchResult) -> str:
-        """The key a result waits under: its id (a series' game: with the game); a misplaced
-        one's with its table, so that it and its refusal stay apart from the real result."""
-        return _apart(r) if self._misplaced(r) else source(r)
+        return True, ""
 
     def apply(self, r: MatchResult) -> str:
-        """A result this desk called, into the ledger (or waiting, where it cannot go)."""
+        """A result this desk called, into the ledger (or waiting, where it cannot go): the
+        match must still have the players it was called with; the rest (the game due, the
+        score and how it was decided, a result in already) is the clerk's to check, once."""
         t = self.files.t
         try:
             m = t.fixture(r.pairing.match)
@@ -248,35 +197,23 @@ class Intake:
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
             return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
-        number = _game(r)
-        if m.series is not None and number is not None:
-            done = t.game_result(m.id, number)
-            if done is not None:  # (typed at the desk meanwhile)
-                if (done.home, done.away) == r.score:
-                    return "known"
-                return self._wait(r, f"{m.id} game {number} is {done.text()} already")
-            if number != m.series.next_game:
-                state = m.series.state_text(str(m.home), str(m.away))
-                return self._wait(r, f"{m.id} ({state}) plays no game {number} next")
-        elif m.result is not None:
-            if (m.result.home, m.result.away) == r.score:
-                return "known"
-            return self._wait(r, f"{m.id} is {m.result.text()} already")
+        number = _game(r) if m.series is not None else None
         try:
             event = clerk.result(
                 t,
                 m.slot.round,
                 m.slot.table,
-                r.score_text,
+                r.score,
                 r.decided,
                 time=iso(self.wall()),
                 source=source(r),
-                game=number if m.series is not None else None,
+                game=number,
             )
+        except clerk.AlreadyIn:  # (typed at the desk meanwhile, the same)
+            return "known"
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.files.record(event)
-        self.records.applied(source(r))
         if r.confirmed:
             self._confirmed_at_table(r)
         game = f" game {number}" if number is not None else ""
@@ -307,7 +244,7 @@ class Intake:
                 t,
                 last.round,
                 last.table,
-                r.score_text,
+                r.score,
                 r.decided,
                 reason="changed at its table before it was confirmed there",
                 time=iso(self.wall()),
@@ -318,7 +255,6 @@ class Intake:
         except TournamentError as exc:
             return self._wait(r, str(exc))
         self.files.record(event)
-        self.records.applied(source(r))
         self.say(
             f"table {r.table}: {last.match} changed at its table: {last.result.text()} -> "
             f"{event.result.text()}"
@@ -329,14 +265,13 @@ class Intake:
             self._confirmed_at_table(r)
         return "corrected"
 
-    def _wait(self, r: MatchResult, why: str) -> str:
-        key = self._key(r)
-        if not self.records.waits(key):
+    def _wait(self, r: MatchResult, why: str, name: str = "") -> str:
+        """`r` waits for the director under `name` (its source; a misplaced one: `_apart`)."""
+        if not self.records.wait(r, name or source(r), why):
             self.say(
                 f"table {r.table}: result {r.score_text} for {r.pairing.match} waits "
                 f"for the director: {why}"
             )
-        self.records.wait(key, r, why)
         return f"pending: {why}"
 
     def _confirmed_at_table(self, r: MatchResult) -> None:
@@ -356,11 +291,9 @@ class Intake:
         misplaced one is typed instead (`timekeeper tournament result`, the board's form):
         its table and match are the director's to say, not the message's."""
         with self.lock:
-            if not self.records.waits(result_id):
-                raise TournamentError(f"no result {result_id} waits")
-            r = self.records.by_key[result_id].result
+            r = self.records.named(result_id).result
             self.rounds.refresh()
-            if self._misplaced(r):
+            if self._call(r)[1]:
                 raise TournamentError(
                     f"result {result_id} is not its table's (table {r.table} sent "
                     f"{r.pairing.match}): if it is genuine, type it with its round and "
@@ -369,8 +302,8 @@ class Intake:
                 )
             self.files.book.issued.setdefault(r.pairing.id, r.pairing)
             done = self.apply(r)
-            if done == "known":
-                self.records.applied(result_id)
+            if done in ("applied", "known"):
+                self.records.applied(r)
             return done
 
     def correct(
@@ -447,13 +380,6 @@ def _apart(r: MatchResult) -> str:
     """A misplaced result's key: its id and the table that sent it (at most 64 characters)."""
     ident = source(r)
     return f"{ident[: 63 - len(r.table)]}:{r.table}"
-
-
-def _as_called(p: Pairing) -> Pairing:
-    """A call without what changes from game to game of a series (the game, the wins, when it
-    was sent): a box that began its next game before the desk's call of it arrived answers
-    the same call."""
-    return dataclasses.replace(p, sent=0.0, game=1, home_wins=0, away_wins=0)
 
 
 def source(r: MatchResult) -> str:

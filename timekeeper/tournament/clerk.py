@@ -27,6 +27,11 @@ from timekeeper.tournament.series import Game, SeriesError
 from timekeeper.tournament.state import Fixture, Tournament, TournamentError, make_draw
 
 
+class AlreadyIn(TournamentError):
+    """The very result is in the ledger already: nothing to write (a result delivered again
+    is told apart from one that differs, which needs a correction's reason)."""
+
+
 def draw(
     t: Tournament,
     seed: int,
@@ -45,7 +50,7 @@ def result(
     t: Tournament,
     round_: int,
     table: str,
-    score: str | None,
+    score: str | tuple[int, int] | None,
     decided: str = "regulation",
     at_fault: str | None = None,
     reason: str = "",
@@ -75,7 +80,7 @@ def result(
         raise TournamentError(f"round {round_} table {table} ({m.sides}): {exc}") from None
     if m.result is not None:
         if m.result == new:
-            raise TournamentError(f"{m.id} is already {m.result.text()}")
+            raise AlreadyIn(f"{m.id} is already {m.result.text()}")
         if not reason.strip():
             raise TournamentError(
                 f"{m.id} ({m.sides}) is already {m.result.text()}; a "
@@ -89,7 +94,7 @@ def result(
 def _game(
     t: Tournament,
     m: Fixture,
-    score: str | None,
+    score: str | tuple[int, int] | None,
     decided: str,
     at_fault: str | None,
     reason: str,
@@ -129,7 +134,7 @@ def _game(
     if old is not None:
         corrects = t.game_result(m.id, number)
         if corrects == new and old.walkover == walkover:
-            raise TournamentError(f"{m.id} game {number} is already {old.text()}")
+            raise AlreadyIn(f"{m.id} game {number} is already {old.text()}")
         if not reason.strip():
             raise TournamentError(
                 f"{m.id} game {number} ({m.sides}) is already {old.text()}; a correction "

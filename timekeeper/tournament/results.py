@@ -75,10 +75,14 @@ def parse_score(text: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+def _pair(score: str | tuple[int, int]) -> tuple[int, int]:
+    return parse_score(score) if isinstance(score, str) else score
+
+
 def make(
     rules: RuleSet,
     knockout: bool,
-    score: str | None,
+    score: str | tuple[int, int] | None,
     decided: str = "regulation",
     at_fault: str | None = None,
     decisions: Decisions = ANY,
@@ -89,18 +93,19 @@ def make(
     the 0:5 when the side not at fault led or drew); the others take the final score, a
     shoot-out's winner with one goal more (as ice hockey writes it: 3:2 SO).
     `decisions`: how the match's profile can be decided past regulation (rules/decision.py,
-    the one check of it); `written`: a result read again from the ledger."""
+    the one check of it); `written`: a result read again from the ledger. `score`: typed text,
+    or a pair a reader checked already (a result message from a table): never parsed twice."""
     if decided not in DECIDED:
         raise ResultError(f"decided is one of {', '.join(DECIDED)}, not {decided!r}")
     if decided == "forfeit" or at_fault is not None:
         if at_fault not in ("home", "away"):
             raise ResultError("a forfeit names the side at fault: --forfeit home|away")
-        moment = parse_score(score) if score else None
+        moment = _pair(score) if score else None
         home, away = rules.forfeit_score(at_fault, *(moment or (None, None)))
         return Result(home, away, "forfeit", at_fault, moment)
     if score is None:
         raise ResultError("the score, please (e.g. 3:1)")
-    home, away = parse_score(score)
+    home, away = _pair(score)
     if home == away:
         if knockout and decided in EXTRA:
             _check(decisions, decided, home + 1, away, written)  # an option it has, first
