@@ -70,7 +70,7 @@ as_root() {
 
 # The tests' pulse server, from what this machine has: "pulseaudio" or "pipewire", then the
 # packages still missing for it. Facts come from `have CMD`, `installed PKG` and `running
-# NAME` (tests/test_packaging.py gives it made-up ones).
+# NAME` (tests/project/test_packaging.py gives it made-up ones).
 pulse_server_plan() {
     if have pulseaudio; then
         echo pulseaudio

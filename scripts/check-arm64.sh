@@ -8,7 +8,7 @@
 #   sudo scripts/check-arm64.sh                 build the chroot (the first time: 5-20 min) or reuse it
 #   sudo scripts/check-arm64.sh --fresh         also a cold pip cache: every wheel downloaded
 #   sudo scripts/check-arm64.sh --root DIR      the chroot's folder (default /var/tmp/tk-arm64-root)
-#   sudo scripts/check-arm64.sh --tests "tests/test_engine.py -k period"   other tests (pytest args)
+#   sudo scripts/check-arm64.sh --tests "tests/rules/test_engine.py -k period"   other tests (pytest args)
 #
 # On the host it installs debootstrap, qemu-user-static and binfmt-support (they touch no sound)
 # and enables the kernel's qemu-aarch64 handler; in the chroot, no service is started (a
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 SRC=$(pwd)
 R=/var/tmp/tk-arm64-root
 fresh=0
-tests="tests/test_engine.py tests/test_profile.py"
+tests="tests/rules/test_engine.py tests/rules/test_profile.py"
 mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null \
     | awk '$2 == "bookworm" { print $1; exit }')
 mirror=${mirror:-http://deb.debian.org/debian/}

@@ -1,6 +1,6 @@
 """Draw docs/img/desk.svg: the desk at work, as a sequence picture (a result from the bus to
 the board, a round called, a correction), from the table of lanes and steps below, so that
-the picture is redrawn, never edited; tests/test_docs_desk.py fails when it is stale.
+the picture is redrawn, never edited; tests/project/test_docs_desk.py fails when it is stale.
 
 Each lane names the modules it is made of by what they define (a class, or a file's name),
 looked up in the package's source where they are now: a module moved to another folder

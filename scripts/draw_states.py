@@ -1,6 +1,6 @@
 """Draw the engine's state diagram from its table (rules/engine.py, `TRANSITIONS`) into the
 engine's docstring and docs/how-it-works.md, between their markers, so that neither can
-disagree with the table; tests/test_state_diagram.py fails when they do.
+disagree with the table; tests/rules/test_state_diagram.py fails when they do.
 
     .venv/bin/python scripts/draw_states.py           # rewrite both in place
     .venv/bin/python scripts/draw_states.py --check   # exit 1 if either differs

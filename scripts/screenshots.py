@@ -23,9 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from boardhall import scene, serving_board  # the board over a desk without a broker
+from boardhall import FakeDesk, scene, serving, serving_board
 from helpers import wait_for  # tests/helpers.py: the tests' one wait
-from test_hall_overview import FakeDesk, serving  # the overview over a desk without a broker
 from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,18 +17,109 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from helpers import free_port
-from test_hall_overview import FakeDesk
+from helpers import free_port, write_tournament
 
+from timekeeper.hall.bus.messages import HallCommand
 from timekeeper.hall.bus.pairing import Pairing
 from timekeeper.hall.desk.board import add_board
 from timekeeper.hall.desk.director import Director, calls_path
+from timekeeper.hall.desk.link import Desk
 from timekeeper.hall.desk.overview import Overview
 from timekeeper.hall.desk.players import add_players
+from timekeeper.hall.table.deskprompts import desk_prompt
 from timekeeper.tournament import clerk
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.web.guard import Site
 from timekeeper.web.token import TokenStore
+
+RUNNING = {
+    "state": "running",
+    "part": "period",
+    "remaining": 200.0,
+    "countdown": None,
+    "score": {"home": 1, "away": 0},
+    "period": 1,
+    "periods": 1,
+    "waiting_for": "",
+}
+PRESTART = {
+    "state": "prestart",
+    "part": "",
+    "remaining": None,
+    "countdown": 58.4,
+    "score": {"home": 0, "away": 0},
+    "period": 0,
+    "periods": 1,
+    "waiting_for": "",
+}
+
+
+class FakeDesk(Desk):
+    """The real Desk's tables and answers without a broker: `statuses` as the bus would have
+    them; `send` records the command and answers as a running table refuses a resume."""
+
+    def __init__(self, statuses: dict[str, dict]) -> None:  # (no broker to connect to)
+        self.hall = "hall"
+        self.statuses = statuses
+        self._lock = threading.Lock()
+        self.sent: list[HallCommand] = []
+
+    def send(
+        self, command: HallCommand, table: str | None = None, wait: float = 2.0
+    ) -> dict[str, dict]:
+        self.sent.append(command)
+        return {
+            "1": {
+                "table": "1",
+                "ok": False,
+                "error": "the match is under way" + desk_prompt(RUNNING),
+            }
+        }
+
+
+def two_tables(sent: float) -> dict[str, dict]:
+    """Tables 1 (running) and 2 (in its pre-start), online and in step, as the bus hands a
+    desk their statuses (sent at `sent`)."""
+    return {
+        table: {
+            "table": table,
+            "online": True,
+            "synced": True,
+            "in_step": True,
+            "sent": sent,
+            "status": status,
+        }
+        for table, status in (("1", RUNNING), ("2", PRESTART))
+    }
+
+
+@contextlib.contextmanager
+def site_thread(site: Site) -> Iterator[Site]:
+    """`site` served from an event loop in a thread of its own; closed at the end."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
+    try:
+        yield site
+    finally:
+        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@contextlib.contextmanager
+def serving(desk: Desk, folder: Path, lang: str = "en") -> Iterator[tuple[str, str]]:
+    """The overview of `desk` served as `hall serve` serves it (behind web/guard.py's
+    doors) on a free port, its own thread and loop, in `lang`: (url, the desk's token).
+    Also used by scripts/screenshots.py."""
+    tokens = TokenStore(folder)
+    overview = Overview(desk, tokens, lang)
+    site = Site(overview.guard, overview.app(), "127.0.0.1", free_port())
+    with site_thread(site):
+        yield f"http://127.0.0.1:{site.port}", tokens.token
+
 
 NAMES = (
     "Petr Svoboda",
@@ -69,14 +160,10 @@ def cup(
     title: str = "Club cup",
 ) -> Path:
     """A drawn tournament file (radegast: groups of `size`, a knock-out) in `folder`."""
-    file = folder / "cup.yaml"
-    names = "\n".join(f"  - {json.dumps(p, ensure_ascii=False)}" for p in players)
-    file.write_text(
-        f"title: {json.dumps(title)}\nrules: radegast\ntables: {tables}\nstart: '17:00'\n"
-        f"players:\n{names}\nstages:\n  groups:\n    size: {size}\n    advance: 2\n"
-        f"  knockout:\n    tree: seeded\n    third_place: true\n{public}",
-        encoding="utf-8",
-    )
+    head = f"title: {json.dumps(title)}\nrules: radegast\ntables: {tables}\nstart: '17:00'\n"
+    stages = f"stages:\n  groups:\n    size: {size}\n    advance: 2\n"
+    knockout = "  knockout:\n    tree: seeded\n    third_place: true\n"
+    file = write_tournament(folder / "cup.yaml", head, players, stages + knockout + public)
     t, ledger = open_tournament(file)
     ledger.record(t, clerk.draw(t, 7))
     return file
@@ -152,17 +239,8 @@ def serving_board(
     add_board(app, overview.guard, director, tokens, lang)
     add_players(app, director, lang)
     site = Site(overview.guard, app, "127.0.0.1", free_port())
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(site.start(), loop).result(10)
-    try:
+    with site_thread(site):
         yield f"http://127.0.0.1:{site.port}", tokens.token, director
-    finally:
-        asyncio.run_coroutine_threadsafe(site.close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 STATES = (

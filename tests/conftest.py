@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -10,14 +11,19 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from helpers import wait_for
-from running import MATCH, TIMEOUT
+from helpers import HALL_PROFILE, SKEWED, wait_for
+from running import MATCH, TIMEOUT, hall_box
 
 from timekeeper.box.journal import FILE_NAME
+
+if TYPE_CHECKING:
+    from boardhall import FakeDesk
 
 # The tests' rewritten bytecode is cached even where the machine sets PYTHONDONTWRITEBYTECODE
 # (this one does): else every xdist worker rewrites every test module's asserts again, 4 s of
@@ -61,9 +67,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "timekeeper", quiet=1)
 
 
-# tests that wait on real time far longer than any other (a whole evening of real matches):
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): four workers for the suite, whose tests mostly wait on
+    real boxes, brokers and browsers; for the fast tier, which only computes, one a core
+    (two more would each collect the suite again for nothing)."""
+    if "not slow" in (config.getoption("markexpr") or ""):
+        return len(os.sched_getaffinity(0))
+    return 4
+
+
+# tests that wait on real time far longer than any other (a whole evening, a whole ITHF day):
 # first, so that a worker starts them at once instead of finishing the run with them alone
-FIRST = ("test_hall_whole_evening.py",)
+FIRST = ("test_hall_whole_evening.py", "test_ithf_day_boxes.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -123,6 +138,26 @@ def own_state_dir(tmp_path_factory, monkeypatch) -> Path:
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder / "timekeeper"
+
+
+@pytest.fixture(autouse=True)
+def one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cli.main`'s parser built once per environment in a test, not once per command: its
+    hundred options cost more than most of the tournament's commands (a test types hundreds).
+    It reads nothing but the environment (its defaults), so a parser built for the same
+    environment is the same parser."""
+    from timekeeper import cli
+
+    build: Callable = cli.parser
+    built: dict[tuple, object] = {}
+
+    def parser() -> object:
+        key = tuple(sorted(os.environ.items()))
+        if key not in built:
+            built[key] = build()
+        return built[key]
+
+    monkeypatch.setattr(cli, "parser", parser)
 
 
 @pytest.fixture
@@ -385,3 +420,112 @@ def service_box() -> Iterator[dict]:
             proc.kill()
             proc.communicate(timeout=TIMEOUT)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- a real broker, real boxes
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[dict]:
+    """A private anonymous Mosquitto, the practice hall's (`down` kills it, `up` starts it
+    again on the same port)."""
+    from timekeeper.hall.practice import Mosquitto
+
+    with Mosquitto(tmp_path / "broker") as mosquitto:
+        yield {
+            "port": mosquitto.port,
+            "url": mosquitto.url,
+            "up": mosquitto.start,
+            "down": mosquitto.stop,
+        }
+
+
+@pytest.fixture
+def boxes(tmp_path: Path, broker, write_profile) -> Iterator[dict]:
+    """Boxes joining the hall on `broker`, and an in-process desk that sees their statuses
+    as they are published (`tables()`): a test waits for a status, never for a second."""
+    from timekeeper.hall.bus.broker import Broker
+    from timekeeper.hall.desk.link import Desk
+
+    prof = write_profile("hall", HALL_PROFILE)
+    procs: dict[str, subprocess.Popen] = {}
+
+    def start(*tables: str, skew: float | None = None, **env: str) -> None:
+        """Start the boxes of `tables` together (on this machine: `--sync local`; with `skew`,
+        a box whose clock is that far off, tests/skewedbox.py), and wait until each one's
+        socket is up."""
+        for table in tables:
+            folder = tmp_path / f"box{table}"
+            folder.mkdir()
+            environ = dict(os.environ, SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1") | env
+            launcher = () if skew is None else (str(SKEWED), str(skew))
+            events = ("--events", str(folder / "events.jsonl"))
+            argv = hall_box(prof, folder, broker["url"], table, *events, launcher=launcher)
+            with open(folder / "out.log", "w") as out:
+                procs[table] = subprocess.Popen(
+                    argv,
+                    env=environ,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+        for table in tables:
+            folder, proc = tmp_path / f"box{table}", procs[table]
+            wait_for(
+                lambda f=folder, p=proc: (f / "c.sock").exists() or p.poll() is not None,
+                f"box {table} to start",
+                30,
+            )
+            assert proc.poll() is None, output(table)
+
+    def output(table: str) -> str:
+        """What the box has printed so far (stdout and stderr)."""
+        return (tmp_path / f"box{table}" / "out.log").read_text()
+
+    def events(table: str) -> list[dict]:
+        path = tmp_path / f"box{table}" / "events.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def log(table: str) -> str:
+        """Stop the box (SIGTERM) and return all it printed."""
+        proc = procs[table]
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        return output(table)
+
+    desk: list[Desk] = []
+
+    def tables() -> dict[str, dict]:
+        """Every table's latest status as the desk sees it ({} while the broker is down)."""
+        if not desk:
+            desk.append(Desk(Broker.parse(broker["url"]), "hall"))
+        return desk[0].tables()
+
+    try:
+        yield {
+            "start": start,
+            "events": events,
+            "log": log,
+            "output": output,
+            "broker": broker,
+            "tables": tables,
+        }
+    finally:
+        for d in desk:
+            d.close()
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture
+def overview(tmp_path: Path, request) -> Iterator[tuple[str, str, FakeDesk]]:
+    """The overview served: (url, token, desk); in English, or the language an indirect
+    parameter names."""
+    from boardhall import FakeDesk, serving, two_tables
+
+    desk = FakeDesk(two_tables(time.time()))
+    with serving(desk, tmp_path / "desk", getattr(request, "param", "en")) as (url, token):
+        yield url, token, desk
