@@ -70,6 +70,12 @@ class Pairing:
         """A game of a series (best of 3 … 9), not a single match."""
         return self.best_of > 1
 
+    @property
+    def series_game(self) -> int | None:
+        """The game a result of this pairing names: its game; None for a single match (a
+        series of one, whose result and ledger entry name no game)."""
+        return self.game if self.series else None
+
     def called(self) -> Series:
         """The series as this pairing calls it: its game next, the wins before it."""
         return Series.called(self.best_of, self.game, self.home_wins, self.away_wins)

@@ -47,6 +47,12 @@ class MatchResult:
         return self.pairing.id
 
     @property
+    def series_game(self) -> int | None:
+        """The series' game it ends (its own `game`, else its pairing's); None: one match
+        (only a series' result names a game: `parse_result`, `from_status`)."""
+        return self.game or self.pairing.series_game
+
+    @property
     def score_text(self) -> str:
         return f"{self.score[0]}:{self.score[1]}"
 
@@ -61,7 +67,7 @@ class MatchResult:
 
 def from_status(pairing: Pairing, table: str, status: dict, finished: float) -> MatchResult:
     """The result of a finished match (a series' game: the pairing's), from the box's status."""
-    game = pairing.game if pairing.series else None
+    game = pairing.series_game
     score = status.get("score") or {}
     home, away = int(score.get("home", 0)), int(score.get("away", 0))
     attempts = status.get("shootout_attempts") or []

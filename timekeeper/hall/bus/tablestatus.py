@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from timekeeper.rules.series import Series, SeriesError
 from timekeeper.web import safejson
 
 MAX_MESSAGE = 16 * 1024  # bytes (the shipped broker allows 4 KiB)
@@ -91,18 +92,7 @@ def check_match(status: object) -> None:
     ):
         raise BadStatus("status.scheduled: not a list of {command, in}")
     series = status.get("match_series")
-    if series is not None and not (
-        isinstance(series, dict)
-        and all(
-            isinstance(series.get(k), int)
-            and not isinstance(series.get(k), bool)
-            and 0 <= series[k] <= 99
-            for k in ("best_of", "game", "home_wins", "away_wins")
-        )
-        and series.get("winner") in (None, "home", "away")
-        and isinstance(series.get("match", ""), str)
-        and len(series.get("match", "")) <= MAX_TEXT
-    ):
+    if series is not None and not _series_shown(series):
         raise BadStatus("status.match_series: not {best_of, game, home_wins, away_wins, winner}")
     names = status.get("names")
     if names is not None and not (
@@ -110,6 +100,24 @@ def check_match(status: object) -> None:
         and all(isinstance(v, str) and len(v) <= MAX_TEXT for v in names.values())
     ):
         raise BadStatus("status.names: not text")
+
+
+def _series_shown(value: object) -> bool:
+    """A box's series (box/series.py `shown`) as one that can be (rules/series.py): the wins
+    so far, the game on the table and the winner as the model has them at those wins."""
+    if not isinstance(value, dict):
+        return False
+    keys = ("best_of", "game", "home_wins", "away_wins")
+    numbers = [n for n in map(value.get, keys) if isinstance(n, int) and not isinstance(n, bool)]
+    match = value.get("match", "")
+    if not (isinstance(match, str) and len(match) <= MAX_TEXT) or len(numbers) != len(keys):
+        return False
+    best_of, game, home, away = numbers
+    try:
+        s = Series(best_of, earlier=(home, away))
+    except SeriesError:
+        return False
+    return game == s.on_table and value.get("winner") == s.winner
 
 
 def _kind(body: dict, name: str, kind: type, required: bool = False) -> None:

@@ -248,8 +248,7 @@ def record_key(r: MatchResult) -> Key:
     """A result's record: its id, its game (a series'), the table that sent it, and the call
     it says it answers (`as_called`): a message with a call's id but another match's names is
     another result, kept apart from the real one and its refusal."""
-    game = None if r.pairing.best_of <= 1 else r.game or r.pairing.game
-    return (r.id, game, r.table, as_called(r.pairing))
+    return (r.id, r.series_game, r.table, as_called(r.pairing))
 
 
 def as_called(p: Pairing) -> Pairing:

@@ -197,7 +197,7 @@ class Intake:
             return self._wait(r, f"no match {r.pairing.match} in this tournament")
         if (m.home, m.away) != (r.pairing.home, r.pairing.away):
             return self._wait(r, f"{m.id} is {m.sides} now, the table played {r.pairing.sides}")
-        number = _game(r) if m.series is not None else None
+        number = r.series_game if m.series is not None else None
         try:
             event = clerk.result(
                 t,
@@ -350,13 +350,6 @@ class Intake:
             self.say(f"result {result_id} confirmed by the director")
 
 
-def _game(r: MatchResult) -> int | None:
-    """The series' game a result ends (its `game`, else its pairing's); None: one match."""
-    if r.pairing.best_of <= 1:
-        return None
-    return r.game or r.pairing.game
-
-
 def _settled(m: Fixture, game: int | None, score: str) -> str:
     """Why game `game` of a series may no longer change from its table ('': it may): the
     series is decided, or a later game of it was played. Only the director changes it then."""
@@ -385,7 +378,7 @@ def _apart(r: MatchResult) -> str:
 def source(r: MatchResult) -> str:
     """A result's id in the ledger (`source`), applied once: its pairing's, and for a
     series' game the game's too (`….g3`), since every game shares the series' pairing id."""
-    number = _game(r)
+    number = r.series_game
     return r.id if number is None else f"{r.id}.g{number}"
 
 

@@ -56,8 +56,7 @@ class Rounds:
         players a correction changed before its table began it, called again."""
         f = self.files
         for p in list(f.called.values()):
-            if p.best_of > 1:
-                self.next_game(p.match)
+            self.next_game(p.match)  # (a single match: nothing)
         stale = []
         for table, p in f.called.items():
             m = f.t.fixture(p.match)
@@ -214,9 +213,7 @@ class Rounds:
 
 def series_line(p: Pairing) -> str:
     """`QF2 · game 3 · Novák leads 2:0` (the box's words are its own: box/series.py)."""
-    h, a = p.home_wins, p.away_wins
-    lead = f"{h}:{a}" if h == a else f"{p.home if h > a else p.away} leads {max(h, a)}:{min(h, a)}"
-    return f"{p.match} · game {p.game} · {lead}"
+    return f"{p.match} · game {p.game} · {p.called().state_text(p.home, p.away)}"
 
 
 def series_fields(m: Fixture) -> tuple[int, ...]:

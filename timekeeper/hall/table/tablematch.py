@@ -378,7 +378,7 @@ class MatchLink(RunnerListener):
     def _game(self) -> int | None:
         """The series' game on the table (a result's `game`), None: a single match."""
         played = self.series_played(self.pairing) if self.pairing else None
-        return played.game if played is not None and played.series else None
+        return played.series_game if played is not None else None
 
 
 def _same(a: MatchResult, b: MatchResult) -> bool:
