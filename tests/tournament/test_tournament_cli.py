@@ -64,6 +64,15 @@ def test_an_ithf_file_from_new_plays_its_a_play_off_best_of_seven_and_the_bronze
     assert shown[0].endswith("A1 – A8  best of 7") and shown[-1].endswith("best of 5"), shown
 
 
+def test_the_docs_show_the_stages_new_writes_for_an_ithf_day(tmp_path: Path) -> None:
+    """docs/tournament.md shows the `stages:` of `new --rules ithf --players 32` as written."""
+    file = tmp_path / "day.yaml"
+    assert cli.main(["tournament", "new", str(file), "--rules", "ithf", "--players", "32"]) == 0
+    written = file.read_text(encoding="utf-8")
+    stages = written[written.index("stages:\n") :]
+    assert "```yaml\n" + stages + "```" in (ROOT / "docs" / "tournament.md").read_text("utf-8")
+
+
 def test_the_draw_prints_its_seed_and_happens_once(cup: Path, capsys) -> None:
     assert tk(cup, "draw") == 2
     assert "already drawn (seed 11)" in capsys.readouterr().err
@@ -370,3 +379,11 @@ def test_a_ledger_with_an_overtime_typed_ot_for_a_sudden_death_still_loads(tmp_p
     t.apply(ResultEvent("SF2", sf2.round, sf2.table, Result(2, 3, "overtime")))
     with pytest.raises(EntryError, match="a sudden death ends on one goal"):
         t.apply(ResultEvent("SF1", sf1.round, sf1.table, Result(1, 3, "sudden_death")))
+
+
+def test_an_entrys_time_has_one_format_whoever_writes_it() -> None:
+    """The desk (from its wall clock) and the terminal's commands write `time` alike."""
+    from timekeeper.tournament.ledger import stamp
+
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", stamp(1_780_000_000.0))
+    assert stamp(1_780_000_000.0) == stamp(1_780_000_000.4)

@@ -8,9 +8,9 @@ imports the wing only when a tournament command runs, so `timekeeper run` starts
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,7 +146,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _now() -> str:
-    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    from timekeeper.tournament.ledger import stamp
+
+    return stamp(time.time())
 
 
 def _open(args: argparse.Namespace, drawn: bool = False) -> tuple[Tournament, Ledger]:

@@ -12,6 +12,7 @@ reported when read, and cut away before the next line is appended."""
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import fcntl
 import json
 import os
@@ -26,6 +27,12 @@ from timekeeper.tournament.state import Tournament, TournamentError
 
 MAX_LINE = 1_000_000  # a draw of 256 players is about 60 KB
 E = TypeVar("E", bound=Event)
+
+
+def stamp(wall: float) -> str:
+    """An entry's `time`, the moment (seconds since the epoch) a caller read off its wall
+    clock, in local time with its offset: one format whoever writes the ledger."""
+    return datetime.datetime.fromtimestamp(wall).astimezone().isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,12 @@ from timekeeper.hall.desk.boardview import BoardView, DeskLog
 from timekeeper.hall.desk.callbook import CallBook, calls_path
 from timekeeper.hall.desk.deskfiles import DeskFiles, Watch
 from timekeeper.hall.desk.inbox import Gate, Notes
-from timekeeper.hall.desk.intake import Intake, iso
+from timekeeper.hall.desk.intake import Intake
 from timekeeper.hall.desk.intake import source as _source
 from timekeeper.hall.desk.link import DeskReader
 from timekeeper.hall.desk.rounds import Rounds
 from timekeeper.hall.desk.rounds import series_line as _series_line
-from timekeeper.tournament.ledger import E, Ledger
+from timekeeper.tournament.ledger import E, Ledger, stamp
 from timekeeper.tournament.state import Tournament
 
 __all__ = ["Director", "_series_line", "_source", "calls_path"]
@@ -211,7 +211,7 @@ class Director(DeskReader):
         desk (while it serves, the ledger's one writer), then acted on as the board's are."""
         with self._lock:
             self.rounds.refresh()
-            event = make(self.t, self.book.under_way(), iso(self.wall()))
+            event = make(self.t, self.book.under_way(), stamp(self.wall()))
             written = self.files.record(event)
             self.log.say(f"typed at a terminal: {written.text()}")
             self.rounds.recall()

@@ -20,7 +20,6 @@ for the real result, which counts when it comes."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +31,7 @@ from timekeeper.hall.desk.rounds import Rounds
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import ResultEvent
+from timekeeper.tournament.ledger import stamp
 from timekeeper.tournament.state import Fixture, TournamentError
 
 
@@ -205,7 +205,7 @@ class Intake:
                 m.slot.table,
                 r.score,
                 r.decided,
-                time=iso(self.wall()),
+                time=stamp(self.wall()),
                 source=source(r),
                 game=number,
             )
@@ -247,7 +247,7 @@ class Intake:
                 r.score,
                 r.decided,
                 reason="changed at its table before it was confirmed there",
-                time=iso(self.wall()),
+                time=stamp(self.wall()),
                 source=source(r),
                 begun=self.files.book.under_way(),
                 game=last.game,
@@ -322,7 +322,7 @@ class Intake:
                 score,
                 decided,
                 reason=reason,
-                time=iso(self.wall()),
+                time=stamp(self.wall()),
                 begun=self.files.book.under_way(),
             )
             written = self.files.record(event)
@@ -380,7 +380,3 @@ def source(r: MatchResult) -> str:
     series' game the game's too (`….g3`), since every game shares the series' pairing id."""
     number = r.series_game
     return r.id if number is None else f"{r.id}.g{number}"
-
-
-def iso(wall: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall))
