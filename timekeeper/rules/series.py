@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timekeeper.rules.decision import DECISIONS
+
 BEST_OF = (1, 3, 5, 7, 9)  # 1: a single match
 MAX_GAMES = max(BEST_OF)
 SIDES = ("home", "away")
-# how a game was decided: the names of the engine's `decided` (rules/reporting.py), of the
-# table's result and of the ledger, with the desk's forfeit
-DECIDED = ("regulation", "overtime", "sudden_death", "shootout", "forfeit")
+# how a game was decided: the engine's decisions (rules/decision.py), with the desk's forfeit
+DECIDED = (*DECISIONS, "forfeit")
 
 
 class SeriesError(ValueError):

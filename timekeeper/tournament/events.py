@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from timekeeper.rules.series import DECIDED
 from timekeeper.tournament import plan
 from timekeeper.tournament.bracket import Node
 from timekeeper.tournament.plan import Place
 from timekeeper.tournament.results import Result
-from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.tournament.schedule import GroupMatch, Slot
 from timekeeper.tournament.series import BEST_OF, MAX_GAMES
 

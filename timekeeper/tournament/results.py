@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from timekeeper.rules.decision import ANY, EXTRA, OPTION, DecisionError, Decisions
-from timekeeper.tournament.rulesets import DECIDED, RuleSet
+from timekeeper.rules.series import DECIDED
+from timekeeper.tournament.rulesets import RuleSet
 
 _SCORE = re.compile(r"^\s*(\d{1,2})\s*[:\-]\s*(\d{1,2})\s*$")
 

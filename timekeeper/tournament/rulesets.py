@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from timekeeper.rules.decision import DECISIONS, EXTRA
+from timekeeper.rules.decision import EXTRA
 
 # the tie-breakers a rule set may list; `lot` is always last (added if missing)
 CRITERIA = (
@@ -26,7 +26,6 @@ CRITERIA = (
 # the criteria counted on the matches among the tied players alone (a mini-table); where one
 # of them splits a tie, those still level start again at the first of them (standings.py)
 HEAD_TO_HEAD = ("head_to_head", "head_to_head_goal_difference", "head_to_head_goals_for")
-DECIDED = (*DECISIONS, "forfeit")
 TREES = ("cross", "vht6", "seeded")
 
 

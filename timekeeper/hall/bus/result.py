@@ -21,7 +21,6 @@ MAX_RESULT = 4000  # bytes: under the broker's 4 KB packet limit; 40 goals are a
 MAX_DEPTH = 3  # {"goals": [{"team": …}]}: nothing deeper is ever sent
 MAX_GOALS = 198  # 99 a side (the engine's own limit)
 MAX_PENALTIES = 60
-DECIDED = DECISIONS  # the engine's own word for it (rules/decision.py)
 FIELDS = ("pairing", "table", "score", "decided", "goals", "penalties", "finished", "confirmed")
 OPTIONAL = ("game",)  # sent only for a game of a series: which game of it this result is
 
@@ -35,7 +34,7 @@ class MatchResult:
     pairing: Pairing  # the match it answers (its id is the result's id)
     table: str
     score: tuple[int, int]  # home, away; a shoot-out's winner with one goal more
-    decided: str  # one of DECIDED
+    decided: str  # one of DECISIONS (rules/decision.py: the engine's own words)
     goals: tuple[dict, ...]  # {"team", "period", "play_time", "player"}
     penalties: tuple[dict, ...]  # {"team", "kinds", "player"}
     finished: float  # the box's wall clock when it was made
@@ -149,8 +148,8 @@ def parse_result(payload: bytes) -> MatchResult:
         or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 99 for n in score)
     ):
         raise BadMessage("score must be [home, away], each 0-99")
-    if data["decided"] not in DECIDED:
-        raise BadMessage(f"decided is one of {', '.join(DECIDED)}")
+    if data["decided"] not in DECISIONS:
+        raise BadMessage(f"decided is one of {', '.join(DECISIONS)}")
     goals, penalties = data["goals"], data["penalties"]
     if not isinstance(goals, list) or len(goals) > MAX_GOALS or not all(_goal(g) for g in goals):
         raise BadMessage(f"goals: at most {MAX_GOALS} of {{team, period, play_time, player}}")

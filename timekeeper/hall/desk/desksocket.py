@@ -35,10 +35,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from timekeeper.rules.series import DECIDED
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import Event
-from timekeeper.tournament.rulesets import DECIDED
 from timekeeper.web.ratelimit import Bucket
 
 if TYPE_CHECKING:
