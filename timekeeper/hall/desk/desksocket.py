@@ -39,6 +39,7 @@ from timekeeper.rules.series import DECIDED
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament import clerk
 from timekeeper.tournament.events import Event
+from timekeeper.web import safejson
 from timekeeper.web.ratelimit import Bucket
 
 if TYPE_CHECKING:
@@ -185,9 +186,9 @@ def parse(raw: bytes) -> Request:
     if len(raw) > MAX_REQUEST:
         raise BadRequest(f"a request of more than {MAX_REQUEST} bytes")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BadRequest("not a JSON request") from None
+        data = safejson.loads(raw, MAX_REQUEST)  # (bounded in depth too, NaN refused)
+    except safejson.BadJSON as exc:
+        raise BadRequest(f"not a JSON request: {exc}") from None
     if not isinstance(data, dict) or set(data) != {"file", "op", "fields"}:
         raise BadRequest('a request is {"file": ..., "op": ..., "fields": {...}}')
     op, fields, file = data["op"], data["fields"], data["file"]
