@@ -173,17 +173,7 @@ class SeriesPlay(RunnerListener):
     def shown(self) -> dict | None:
         """The status's `match_series` ({best_of, game, home_wins, away_wins, winner, match}):
         the game on the table (once one ends, the next), or None."""
-        s = self.series
-        if s is None:
-            return None
-        return {
-            "best_of": s.best_of,
-            "game": s.on_table,
-            "home_wins": s.home_wins,
-            "away_wins": s.away_wins,
-            "winner": s.winner,
-            "match": self.match,
-        }
+        return None if self.series is None else self.series.shown(self.match)
 
     def refusal(self, command: Command, state: str, names: dict | None = None) -> str:
         """Why the box takes no further game now ("": it may): the series is won (by

@@ -177,6 +177,18 @@ class Series:
         """The game a table shows: the next one, or the last one played once decided."""
         return self.played if self.decided else self.played + 1
 
+    def shown(self, match: str) -> dict[str, object]:
+        """A table's status's `match_series` (hall/bus/tablestatus.py reads it back): the game
+        on the table, the wins and the winner, for the match `match`."""
+        return {
+            "best_of": self.best_of,
+            "game": self.on_table,
+            "home_wins": self.home_wins,
+            "away_wins": self.away_wins,
+            "winner": self.winner,
+            "match": match,
+        }
+
     def add(self, game: Game) -> Series:
         """The series with one more game (the next one), or with game k replaced (a
         correction); refused where a game would come after the series was decided."""
