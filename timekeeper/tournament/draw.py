@@ -52,6 +52,17 @@ def _unranked(rest: list[str], given: Sequence[str]) -> list[str]:
     return sorted(rest, key=lambda n: at.get(n, len(at)))
 
 
+def _seed_order(
+    names: Sequence[str], ranking: Sequence[str], rng: random.Random, unranked: Sequence[str]
+) -> list[str]:
+    """The ranked players in the ranking's order, then the others in the order `unranked`
+    gives, the rest of them drawn with `rng` (which a pots draw goes on drawing with)."""
+    ranked = [n for n in ranking if n in names]
+    rest = [n for n in names if n not in ranked]
+    rng.shuffle(rest)
+    return ranked + _unranked(rest, unranked)
+
+
 def pots_draw(
     names: Sequence[str],
     ranking: Sequence[str],
@@ -63,10 +74,7 @@ def pots_draw(
     `groups` pot 2, and so on; within a pot the group is drawn. Players not on the ranking
     list come last, in drawn order. A knock-out alone takes the ranking as the seed order."""
     rng = random.Random(seed)
-    ranked = [n for n in ranking if n in names]
-    rest = [n for n in names if n not in ranked]
-    rng.shuffle(rest)
-    order = ranked + _unranked(rest, unranked)
+    order = _seed_order(names, ranking, rng, unranked)
     if not groups:
         return Draw(seed, "pots", {}, tuple(order))
     letters = group_names(groups)
@@ -91,10 +99,7 @@ def snake_draw(
     """The ITHF's meander: the ranked players, best first, dealt into the groups forth and
     back (3 groups: 1, 6, 7, 12 … / 2, 5, 8, 11 … / 3, 4, 9, 10 …); the unranked after them,
     in an order drawn with `seed`. A knock-out alone takes this order as its seeds."""
-    ranked = [n for n in ranking if n in names]
-    rest = [n for n in names if n not in ranked]
-    random.Random(seed).shuffle(rest)
-    order = ranked + _unranked(rest, unranked)
+    order = _seed_order(names, ranking, random.Random(seed), unranked)
     if not groups:
         return Draw(seed, "snake", {}, tuple(order))
     letters = group_names(groups)
