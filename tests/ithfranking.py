@@ -76,7 +76,7 @@ def plain(name: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
 
 
-def line(rank: int, ident: int, name: str, club: str, nation: str, points: int) -> str:
+def line(rank: int | str, ident: int, name: str, club: str, nation: str, points: int) -> str:
     """One player's line: 7 tab-separated fields."""
     return f"{rank}\t{ident}\t{name}\t{club}\t{nation}\t{points}\t{points * 3 // 2}"
 

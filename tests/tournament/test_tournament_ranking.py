@@ -238,8 +238,12 @@ def test_what_is_not_a_regular_file_is_refused_unread(
             "ranking.txt:4: id: 20000 is 'Petr Dvorak' here and 'Jan Novak' on line 3",
         ),
         (
-            [(1, "Jan Novak\u2028", "THC", "CZE"), (2, "Petr Dvorak\x1e\x85", "THC", "CZE")]
-            + [(3, "Erik Aberg", "THC", "SWE"), (0, "Mia Berg", "THC", "SWE")],
+            [
+                (1, "Jan Novak\u2028", "THC", "CZE"),
+                (2, "Petr Dvorak\x1e\x85", "THC", "CZE"),
+                (3, "Erik Aberg", "THC", "SWE"),
+                (0, "Mia Berg", "THC", "SWE"),
+            ],
             "ranking.txt:6: rank: a rank 1 to 50000, not '0'",
         ),
     ],
@@ -250,7 +254,7 @@ def test_a_line_that_is_not_a_ranking_line_is_refused_where_it_is(
     file = new_day(tmp_path, ["Jan Novák", "Petr Dvořák", "Erik Åberg", "Mia Berg"], "radegast")
     lines = [
         ithfranking.line(r, 20000 + 37 * i, n, c, x, 100) for i, (r, n, c, x) in enumerate(rows)
-    ]  # type: ignore[arg-type]
+    ]
     if "id:" in error:
         lines[1] = lines[1].replace("20037", "20000")
     assert draw(file, ithfranking.text(lines)) == 2
