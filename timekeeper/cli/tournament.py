@@ -52,8 +52,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--ranking",
         type=Path,
-        help="seed from a ranking: the ITHF world ranking's ranking.txt (tab-separated: rank, "
-        "id, name, club, nation) or a list, one player a line, best first",
+        help="seed from a ranking: the ITHF world ranking's ranking.txt as published (title, "
+        "header, tab-separated: rank, id, name, club, nation, points, value) or a list, one "
+        "player a line, best first",
     )
     d.add_argument(
         "--unranked-ok",
