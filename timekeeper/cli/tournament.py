@@ -230,7 +230,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
         listed = ranking_list.read(args.ranking)
         found = ranking_list.match(listed, t.spec.names)
         count, on = len(t.spec.names), args.ranking.name
-        hints = [ranking_list.hint(listed, n) for n in found.unranked[:12]]
+        few = 2 * len(found.ranked) < count
+        hints = ranking_list.hints(listed, found.unranked[:12]) if few else []
         if not found.ranked and not args.unranked_ok:
             raise TournamentError(
                 f"{args.ranking}: names none of the {count} players (is it the ranking?): "
@@ -249,7 +250,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
                     f"(not in this tournament: {', '.join(unknown[:10])}"
                     f"{' …' if len(unknown) > 10 else ''})"
                 )
-        if found.ranked and 2 * len(found.ranked) < count:
+        if found.ranked and few:
             print(
                 f"WARNING: only {len(found.ranked)} of the {count} players are on {on}; "
                 "the others are drawn by lot after them. Not on it:",

@@ -12,11 +12,12 @@ line, tab-separated:
 A title with the ranking's date (d.m.yyyy, kept with the draw), a header, then 7 fields a
 line; ranks are shared on ties; names are written without diacritics, first name first, some
 with a nickname in quotes and `ml.`/`st.` (junior, senior: two people); an unknown club is
-`???`, an unknown nation empty (a few lines carry a NUL byte there). Tools that read the
-ITHF's files (a Python package gathering players' data from the ranking's site, the
-Norwegian federation's pages) split each line on tabs and take the player by id, or by a
-name compared without case; none of them guards against a line that is not what it claims,
-so every line is checked here once: a bad one is refused with file:line: field.
+`???`, an unknown nation empty (a few lines carry a NUL byte there). The tools found that
+read the ranking site's files (a Python package gathering players' points and ranks) split
+lines with `splitlines()` and fields on tabs, cut a trailing `\r` by hand, and take a player
+by id or by a name found in the line without case, so "Jiri Chylik" finds father and son
+alike and a line that is not what it claims passes unseen. Here every line is checked once:
+a bad one is refused with file:line: field, and lines end at `\n` only.
 
 The tournament's names are matched without diacritics, in either order and without the
 nickname, because a desk types "Jan Novák" where the ranking says "Novak Jan"; `ml.` and
@@ -357,20 +358,20 @@ def _one_line_each(found: dict[str, Entry], file: Path | None) -> None:
         by_line[key] = name
 
 
-def closest(ranking: Ranking, name: str, count: int = 2) -> list[Entry]:
-    """The list's names nearest to `name` (its words without diacritics, in either order):
-    for "Jan Novak — did you mean Novák Jan (rank 12)?"."""
+def hints(ranking: Ranking, names: Sequence[str]) -> list[str]:
+    """Each unmatched name with the list's nearest (its words without diacritics, in either
+    order): "Jan Novak — did you mean Novák Jan (rank 12)?"."""
     index: dict[str, Entry] = {}
     for e in ranking.entries:
         index.setdefault(" ".join(keys(e.name)[1]), e)
-    near = difflib.get_close_matches(" ".join(keys(name)[1]), list(index), count, 0.6)
-    return [index[k] for k in near]
-
-
-def hint(ranking: Ranking, name: str) -> str:
-    """An unmatched name with the list's nearest: "Jan Novak — did you mean Novák Jan
-    (rank 12)?"."""
-    near = closest(ranking, name)
-    if not near:
-        return f"{name} — nothing close on {ranking.file.name}"
-    return f"{name} — did you mean " + " or ".join(f"{e.name} (rank {e.rank})" for e in near) + "?"
+    out = []
+    for name in names:
+        near = difflib.get_close_matches(" ".join(keys(name)[1]), list(index), 2, 0.6)
+        out.append(
+            f"{name} — did you mean "
+            + " or ".join(f"{index[k].name} (rank {index[k].rank})" for k in near)
+            + "?"
+            if near
+            else f"{name} — nothing close on {ranking.file.name}"
+        )
+    return out
