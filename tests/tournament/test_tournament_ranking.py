@@ -315,6 +315,8 @@ def test_a_plain_list_with_a_name_twice_says_so_and_moves_no_one_up(
     assert "1 line naming a player again (first on line 2): the first counts" in out
     assert "(first ranking.txt:4)" in out
     assert "  seeds: 1. Bob, 2. Ann, 3. Cid, 4. Dan" in out
+    event = json.loads(file.with_suffix(".journal.jsonl").read_text("utf-8").splitlines()[0])
+    assert {n: e["rank"] for n, e in event["ranking"].items()} == {"Bob": 1, "Ann": 2, "Cid": 4}
 
 
 def test_control_characters_in_a_name_or_club_are_stripped_and_named(

@@ -14,10 +14,10 @@ line; ranks are shared on ties; names are written without diacritics, first name
 with a nickname in quotes and `ml.`/`st.` (junior, senior: two people); an unknown club is
 `???`, an unknown nation empty (a few lines carry a NUL byte there). The tools found that
 read the ranking site's files (a Python package gathering players' points and ranks) split
-lines with `splitlines()` and fields on tabs, cut a trailing `\r` by hand, and take a player
+lines with `splitlines()` and fields on tabs, cut a trailing `\\r` by hand, and take a player
 by id or by a name found in the line without case, so "Jiri Chylik" finds father and son
 alike and a line that is not what it claims passes unseen. Here every line is checked once:
-a bad one is refused with file:line: field, and lines end at `\n` only.
+a bad one is refused with file:line: field, and lines end at `\\n` only.
 
 The tournament's names are matched without diacritics, in either order and without the
 nickname, because a desk types "Jan Novák" where the ranking says "Novak Jan"; `ml.` and
@@ -280,11 +280,13 @@ def _plain(file: Path, lines: Sequence[str], notes: _Notes) -> list[Entry]:
     said and skipped, keeping its place (so no later player moves up)."""
     out: list[Entry] = []
     seen: dict[tuple[str, ...], Entry] = {}
+    place = 0
     for number, line in enumerate(lines, 1):
         name = _clean(_PLAIN_RANK.sub("", line.split("#", 1)[0]), number, "name", notes)
         if not name:
             continue
-        entry = Entry(number, name[:MAX_FIELD], line=number)
+        place += 1
+        entry = Entry(place, name[:MAX_FIELD], line=number)
         key = keys(name)[1]
         if key in seen:
             notes.add(
