@@ -110,11 +110,6 @@ def keys(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return exact, tuple(sorted(fold(bare).split()))
 
 
-def shown(day: date) -> str:
-    """A date as the ITHF writes it: d.m.yyyy."""
-    return f"{day.day}.{day.month}.{day.year}"
-
-
 def read(file: Path) -> Ranking:
     """The list, best first. A tab in the first line after the title and `#` comments makes
     it the ITHF file; otherwise one name a line (a leading `1.` allowed, `#` a comment).
@@ -133,7 +128,7 @@ def read(file: Path) -> Ranking:
     if day is not None or "\t" in first:
         entries = _ithf(file, lines, start, notes)
     else:
-        entries = _plain(file, lines, notes)
+        entries = _plain(lines, notes)
     return Ranking(file, tuple(entries), day, notes.said())
 
 
@@ -275,7 +270,7 @@ def _header(cells: Sequence[str], where: str) -> int:
     return len(cells)
 
 
-def _plain(file: Path, lines: Sequence[str], notes: _Notes) -> list[Entry]:
+def _plain(lines: Sequence[str], notes: _Notes) -> list[Entry]:
     """One name a line; a name written twice: its first line counts and the later one is
     said and skipped, keeping its place (so no later player moves up)."""
     out: list[Entry] = []

@@ -60,7 +60,7 @@ def seeded(t: Tournament) -> str:
     return (
         f"seeded from the ITHF ranking of {ithf_date(d.ranking_date)}"
         if d.ranking_date
-        else ("seeded from a ranking list")
+        else "seeded from a ranking list"
     )
 
 
