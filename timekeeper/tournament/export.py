@@ -140,6 +140,7 @@ def about(t: Tournament) -> dict[str, Any]:
         "tables": list(s.tables),
         "seed": t.draw.seed if t.draw else None,
         "draw": t.draw.method if t.draw else None,
+        "ranking_date": ithf_date(t.draw.ranking_date) if t.draw and t.draw.ranking_date else None,
     }
 
 

@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 
 from timekeeper.tournament.evening import clock, round_starts
+from timekeeper.tournament.export import ithf_date
 from timekeeper.tournament.plan import describe
 from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.state import Tournament
@@ -39,7 +40,7 @@ table.cross td, table.cross th { padding: 0.5mm 1mm; font-size: 9pt; }
 def _page(t: Tournament, heading: str, body: str, link: str = "") -> str:
     """`link`: the players' pages on the desk (…/player), printed as a QR code with its text."""
     s = t.spec
-    about = " · ".join(escape(x) for x in (s.date, s.place, s.rules.title) if x)
+    about = " · ".join(escape(x) for x in (s.date, s.place, s.rules.title, seeded(t)) if x)
     if link:
         body = f"<div class=qr>{qr_svg(link)}{escape(link)}</div>\n{body}"
     return (
@@ -47,6 +48,19 @@ def _page(t: Tournament, heading: str, body: str, link: str = "") -> str:
         f"<title>{escape(s.title)} — {escape(heading)}</title><style>{CSS}</style>"
         f"</head><body><h1>{escape(s.title)} — {escape(heading)}</h1>"
         f'<p class="about">{about}</p>\n{body}</body></html>\n'
+    )
+
+
+def seeded(t: Tournament) -> str:
+    """What the draw was seeded from: "seeded from the ITHF ranking of 12.5.2026" (the date
+    its title gives), "seeded from a ranking list", or nothing for a draw by lot or hand."""
+    d = t.draw
+    if d is None or d.method not in ("pots", "snake"):
+        return ""
+    return (
+        f"seeded from the ITHF ranking of {ithf_date(d.ranking_date)}"
+        if d.ranking_date
+        else "seeded from a ranking list"
     )
 
 
