@@ -215,3 +215,25 @@ def test_a_nickname_and_a_suffix_go_to_the_form_as_the_ranking_writes_them(
         "City: empty, and the form needs it",
         "the final is not played yet: these are the standings so far",
     ]
+
+
+def test_a_cup_without_a_ranking_shares_the_places_no_match_decided(cup: Path) -> None:
+    """Groups of four, semi-finals, bronze and final, the better seed winning every match:
+    places 1–4 decided by matches; the two groups' 3rds level on place and record, and the
+    4ths, so one name a line in the draw's order, and said so."""
+    for _ in range(50):
+        t = open_tournament(cup)[0]
+        todo = [m for m in t.fixtures() if m.result is None and m.home and m.away]
+        if not todo:
+            break
+        m = todo[0]
+        score = "1:0" if t.order.index(m.home) < t.order.index(m.away) else "0:1"
+        tk("result", str(m.slot.round), m.slot.table, score, "-f", str(cup))
+    form = export.form(open_tournament(cup)[0])
+    assert form.finished and form.shared == ((5, 6), (7, 8))
+    assert form.notes()[3:] == [
+        "shared places 5–6, 7–8: one name a line, in the draw's order",
+        "the draw used no ranking list: every name is written as typed",
+    ]
+    assert form.standings == tuple(n for _, n in open_tournament(cup)[0].placings())
+    assert "\nAdditional info:\n" in form.text()
