@@ -9,6 +9,7 @@ same command line in this process (170 of them: a process each would take minute
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 import shlex
@@ -207,13 +208,21 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
 
     run_doc(folder, 1)  # docs/tournament.md: the end of the day, as the page shows it
     out = folder / "day-export"
-    lines = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
-    body = lines[-32:]
+    with open(out / "final.csv", encoding="utf-8") as stream:
+        final = list(csv.DictReader(stream))
     winner = ranking.match(ranking.read(folder / "ranking.txt"), [seeds[1]]).entries[seeds[1]]
-    assert body[0] == f"1\t{winner.id}\t{winner.name}\t{winner.club}\t{winner.nation}"
-    assert [line.split("\t")[0] for line in body] == [str(n) for n in range(1, 33)]
-    unranked = [line for line in body if line.split("\t")[1] == ""]
-    assert sorted(line.split("\t")[2] for line in unranked) == sorted(t.order[28:])
+    assert [final[0][k] for k in ("place", "ithf_id", "ithf_name", "club", "nation")] == [
+        "1",
+        winner.id,
+        winner.name,
+        winner.club,
+        winner.nation,
+    ]
+    assert [r["place"] for r in final] == [str(n) for n in range(1, 33)]
+    unranked = [r["player"] for r in final if not r["ithf_id"]]
+    assert sorted(unranked) == sorted(t.order[28:])
+    form = (out / "ithf-form.txt").read_text(encoding="utf-8").split("\nStandings:\n")[1]
+    assert form.split("\n\n")[0].splitlines() == [r["ithf_name"] or r["player"] for r in final]
     saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert len(saved["carried"]["A"]) == 4 and "B" not in saved["carried"]
     assert [r["player"] for r in saved["groups"]["A"]] == seeds

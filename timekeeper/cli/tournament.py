@@ -143,8 +143,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     h = actions.add_parser("history", parents=[where], help="the ledger, readable")
     h.set_defaults(func=cmd_history)
 
-    e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF list")
+    e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF form")
     e.add_argument("--out", type=Path, help="folder (default: FILE's name + -export)")
+    e.add_argument(
+        "--form", action="store_true", help="show the ITHF ranking's result form filled in"
+    )
+    e.add_argument(
+        "--surname",
+        choices=("last", "first"),
+        default="last",
+        help="the form's switch: where the surname stands in the names (default: last, as "
+        "the ITHF ranking writes them)",
+    )
     e.set_defaults(func=cmd_export)
 
 
@@ -562,8 +572,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from timekeeper.tournament import export, sheets
 
     t, _ = _open(args, drawn=True)
+    if args.form:  # a view: the fields as the director copies them, the notes below
+        form = export.form(t, args.surname)
+        print(form.text(), end="")
+        print("".join(f"\nnote: {note}" for note in form.notes()))
+        return 0
     out = args.out or args.file.with_name(args.file.stem + "-export")
     out.mkdir(parents=True, exist_ok=True)
-    written = export.write_all(t, out) + sheets.write_all(t, out)
+    written = export.write_all(t, out, args.surname) + sheets.write_all(t, out)
     print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}")
     return 0

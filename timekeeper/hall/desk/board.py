@@ -22,7 +22,7 @@ from timekeeper.hall.desk import players
 from timekeeper.rules.decision import DECISIONS
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
-from timekeeper.tournament import sheets
+from timekeeper.tournament import export, sheets
 from timekeeper.web import guard
 from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
@@ -65,9 +65,11 @@ class Board:
         return web.json_response(state)
 
     async def _sheet(self, request: web.Request) -> web.Response:
+        if request.match_info["name"] == "ithf-form.txt":  # the ranking's form, to copy
+            return web.Response(text=export.form(self.director.t).text())
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
-            return error(404, f"sheets: {', '.join(SHEETS)}")
+            return error(404, f"sheets: {', '.join(SHEETS)}, ithf-form.txt")
         base = players.base_url(request, self.director.t.spec.public.url)
         return web.Response(
             text=make(self.director.t, players.player_link(base)),
