@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from boardhall import NAMES, BoardDesk, cup, result
+from boardhall import NAMES, BoardDesk, cup, result, scene, serving_board
 from deskhall import Served, tk
 from helpers import HALL_WAIT, wait_for
+from webbox import browser, have_browser
 
 from timekeeper.hall.bus.broker import Broker, make_client
 from timekeeper.hall.bus.messages import topic
@@ -164,3 +165,30 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
         client.loop_stop()
         client.disconnect()
         served.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
+def test_the_tv_shows_the_public_board_and_the_directors_link_all_of_it(tmp_path: Path) -> None:
+    """In Chromium: `/board` asks for the public's board (no points while they are hidden);
+    `/board#token=…`, the director's link opened on the same TV, for the whole of it."""
+    desk, file = scene(tmp_path, public="public:\n  points: hidden\n")
+    with (
+        serving_board(desk, file, tmp_path / "desk") as (url, token, _),
+        browser(1920, 1080) as page,
+    ):
+        points = "return window.tkBoard.last().groups.A.map((r) => r.points)"
+        for link, hidden in ((f"{url}/board", True), (f"{url}/board#token={token}", False)):
+            page.get("about:blank")
+            page.get(link)
+            wait_for(
+                lambda: page.execute_script("return window.tkBoard.last() !== null"),
+                "the board",
+                10,
+            )
+            shown = page.execute_script(points)
+            assert (set(shown) == {None}) is hidden, (link, shown)
+            cells = page.execute_script(
+                "return [...document.querySelectorAll('td.points')].map((n) => n.textContent)"
+            )
+            assert ("null" not in cells) and (any(cells) is not hidden), cells

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from timekeeper.tournament.evening import clock, round_starts
+from timekeeper.tournament.fixture import Fixture
 from timekeeper.tournament.plan import describe
 from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.publicview import FULL, View, view
+from timekeeper.tournament.results import Result
 from timekeeper.tournament.rulesets import SAID, RuleSet
 from timekeeper.tournament.state import Tournament
 
@@ -94,6 +96,11 @@ def cross_table(t: Tournament, group: str, seen: View | None = None) -> str:
     return f"<table class=cross><tr><th></th><th></th>{head}</tr>{rows}</table>{note}"
 
 
+def _result(m: Fixture, shown: Result | None) -> str:
+    """A match's result as a sheet writes it: "played" where the view keeps its score back."""
+    return shown.text() if shown else "played" if m.result else ""
+
+
 HEADS = ("W", "D", "L", "goals", "+/-", "pts")
 
 
@@ -141,7 +148,7 @@ def groups_sheet(t: Tournament, link: str = "", seen: View | None = None) -> str
         )
         matches = "".join(
             f"<tr><td class=n>{m.slot.round}</td><td>{escape(m.slot.table)}</td>"
-            f"<td>{escape(m.sides)}</td><td>{escape(r.text()) if r else ''}</td></tr>"
+            f"<td>{escape(m.sides)}</td><td>{escape(_result(m, r))}</td></tr>"
             for m in t.fixtures()
             if m.stage == f"group {group}"
             for r in (seen.shown(m),)
@@ -221,7 +228,7 @@ def rounds_sheet(t: Tournament, link: str = "", seen: View | None = None) -> str
     by_round: dict[int, list[str]] = {}
     for m in t.fixtures():
         result = seen.shown(m)
-        done = m.series.text() if m.series and m.series.games else result.text() if result else ""
+        done = m.series.text() if m.series and m.series.games else _result(m, result)
         stage = f"{m.stage} (best of {m.series.best_of})" if m.series else m.stage
         sides = seen.sides(m) if m.knockout else m.sides
         by_round.setdefault(m.slot.round, []).append(
