@@ -45,8 +45,8 @@ function tableCard(t, current) {
   }
   // the result once it is in (its suffix: OT, SO …), else the box's live score
   const done = t.result && /^(\d+):(\d+)\s*(.*)$/.exec(t.result);
-  const goals = done ? [done[1], done[2]] : status ? [status.score.home, status.score.away]
-    : ["", ""];
+  const goals = done ? [done[1], done[2]] : status && status.score
+    ? [status.score.home, status.score.away] : ["", ""];  // (none: a result kept back)
   card.appendChild(el("div", "side", p.home));
   card.appendChild(el("div", "goals", String(goals[0])));
   card.appendChild(el("div", "side", p.away));
@@ -82,7 +82,7 @@ function standings(name, rows) {
   for (const r of rows) {
     const tr = el("tr");
     [`${r.place}. ${r.player}`, r.played, r.goals, r.points]
-      .forEach((v, i) => tr.appendChild(el("td", CLASSES[i], String(v))));
+      .forEach((v, i) => tr.appendChild(el("td", CLASSES[i], String(v ?? ""))));  // (null: hidden)
     tr.appendChild(el("td", "by", decidedBy(r)));
     table.appendChild(tr);
   }
@@ -294,7 +294,9 @@ $("correct").onsubmit = (event) => {
 let last = null;
 async function refresh() {
   try {
-    const answer = await fetch("/api/board", { cache: "no-store" });
+    // the director's board (#token=…) is the whole board; without the token, the public's
+    const answer = await fetch("/api/board", { cache: "no-store",
+      headers: token ? { "Authorization": `Bearer ${token}` } : {} });
     if (!answer.ok) throw new Error(answer.status);
     last = await answer.json();
     show(last);
