@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from timekeeper.hall.desk.seriesview import side_text, standing_for
 from timekeeper.show import language
 from timekeeper.tournament import evening
 from timekeeper.tournament.public import qr_svg
@@ -79,9 +80,10 @@ def player_data(
             "table": m.slot.table,
             "match": m.id,
             "stage": m.stage,
-            "opponent": m.away if home else m.home,
+            "opponent": side_text(t, m, "away" if home else "home"),
             "called": any(p["match"] == m.id for p in calls),
             "about": about(t, called, m.slot.round, now, lengths),
+            "series": standing_for(m, name),
         }
     results = []
     for m in mine:
@@ -106,6 +108,7 @@ def player_data(
                 else "lost"
                 if mine_goals < theirs
                 else "drawn",
+                "series": standing_for(m, name) if shown else None,
             }
         )
     group = next((g for g, players in t.groups.items() if name in players), None)
