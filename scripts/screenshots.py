@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from boardhall import FakeDesk, scene, serving, serving_board
 from helpers import wait_for  # tests/helpers.py: the tests' one wait
 from seriesscreens import take_box, take_night
-from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
+from webbox import WebBox, browser, drawn  # tests/webbox.py: the tests' own helper
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,17 +205,6 @@ def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
         drawn(driver, "window.tkDisplay.online()")
         driver.save_screenshot(str(shot))
     return shot
-
-
-def drawn(driver, condition: str) -> None:
-    """Wait until the page has its status (`condition`, in JavaScript) and its fonts."""
-    wait_for(
-        lambda: driver.execute_script(
-            f"return document.fonts.status === 'loaded' && ({condition})"
-        ),
-        condition,
-        10,
-    )
 
 
 def main() -> int:

@@ -1,8 +1,10 @@
 """A play-off night in best-of-5 series as the screens show it, at each moment of a series'
 life: game 1 running, a drawn game in sudden death, 2:1 in games, decided. The board and the
 players' pages over the real Director (tests/boardhall.py), the box's display page over a
-real `timekeeper run --best-of 5` (tests/webbox.py). For tests/web/test_series_screens.py
-and scripts/screenshots.py (docs/img/series-*.png). Imported, never collected."""
+real `timekeeper run --best-of 5` (tests/webbox.py); what each must show then, checked
+(`take_night`, `take_box`), and photographed. For tests/web/test_series_screens.py and
+scripts/screenshots.py (docs/img/series-*.png: the pictures pass the same checks).
+Imported, never collected."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from boardhall import BoardDesk, serving_board, status
 from helpers import QUICK, wait_for
-from webbox import WebBox, browser
+from webbox import WebBox, browser, drawn
 
 from timekeeper.hall.bus.pairing import Pairing
 from timekeeper.hall.desk.director import calls_path
@@ -134,15 +136,6 @@ def served_night(folder: Path) -> Iterator[tuple[str, Path, NightDesk]]:
     desk = NightDesk(boxes("game1"))
     with serving_board(desk, file, folder / "desk") as (url, _, _):
         yield url, file, desk
-
-
-def drawn(page, condition: str) -> None:
-    """Wait until the page has its data (`condition`, in JavaScript) and its fonts."""
-    wait_for(
-        lambda: page.execute_script(f"return document.fonts.status === 'loaded' && ({condition})"),
-        condition,
-        10,
-    )
 
 
 # whose phone is looked at, at each moment: a side of SF1 while it runs, SF2's winner at
@@ -382,6 +375,16 @@ def check_phone(moment: str, page) -> None:
     assert "null" not in body and "undefined" not in body
     assert page.execute_script("return document.documentElement.scrollWidth <= innerWidth")
     assert page.execute_script("return window.tkMissing") == []
+    if moment == "decided":  # (the opponent to come, in the hall's language too)
+        page.get(page.current_url + "?lang=cs")
+        wait_for(
+            lambda: (
+                "proti: vítěz SF1 (Novák – Svoboda)" in page.find_element("tag name", "body").text
+            ),
+            "the opponent to come, in Czech",
+            10,
+        )
+        assert page.execute_script("return window.tkMissing") == []
 
 
 CHECKS = {"board": check_board, "bracket": check_bracket, "phone": check_phone}
@@ -391,10 +394,10 @@ def take_night(folder: Path, out: Path) -> list[Path]:
     """The night's pages checked at each moment, and photographed into `out` (PICTURES)."""
     shots = []
     for moment, what, page in night_pages(folder):
-        CHECKS[what](moment, page)
-        if (moment, what) in PICTURES:
+        if (moment, what) in PICTURES:  # (taken first: a check may load the page again)
             shots.append(out / f"series-{PICTURES[moment, what]}.png")
             page.save_screenshot(str(shots[-1]))
+        CHECKS[what](moment, page)
     assert len(shots) == len(PICTURES)
     return shots
 

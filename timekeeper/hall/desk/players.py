@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from timekeeper.hall.desk.seriesview import side_text, standing_for
+from timekeeper.hall.desk.seriesview import side_from, side_text, standing_for
 from timekeeper.show import language
 from timekeeper.tournament import evening
 from timekeeper.tournament.public import qr_svg
@@ -81,6 +81,7 @@ def player_data(
             "match": m.id,
             "stage": m.stage,
             "opponent": side_text(t, m, "away" if home else "home"),
+            "opponent_from": side_from(t, m, "away" if home else "home"),
             "called": any(p["match"] == m.id for p in calls),
             "about": about(t, called, m.slot.round, now, lengths),
             "series": standing_for(m, name),

@@ -13,18 +13,31 @@ from timekeeper.tournament.plan import Loser, Seat, Winner
 from timekeeper.tournament.state import Tournament
 
 
+def side_from(t: Tournament, m: Fixture, side: str) -> dict[str, str] | None:
+    """Where a side not known yet comes from, for a page to say in its language: `{"what":
+    "winner", "match": "SF1", "sides": "Novák – Svoboda"}` (`sides` "" while that match's
+    players are not known either); None for a side known, or one from a group's place."""
+    name = m.home if side == "home" else m.away
+    seat: Seat | None = m.home_source if side == "home" else m.away_source
+    if name or not isinstance(seat, Winner | Loser):
+        return None
+    before = t.fixture(seat.match)
+    sides = before.sides if before.home and before.away else ""
+    return {"what": "winner" if isinstance(seat, Winner) else "loser", "match": seat.match,
+            "sides": sides}  # fmt: skip
+
+
 def side_text(t: Tournament, m: Fixture, side: str) -> str:
-    """A side's name, or where it comes from with the match that decides it: `winner of SF1
-    (Novák – Svoboda)`, `loser of SF2 (…)`, `A1` (a group's place)."""
+    """A side's name, or where it comes from: `winner of SF1 (Novák – Svoboda)` (that
+    match's players once known, else `winner of SF1`), `A1` (a group's place)."""
     name = m.home if side == "home" else m.away
     if name:
         return name
-    seat: Seat | None = m.home_source if side == "home" else m.away_source
-    if isinstance(seat, Winner | Loser):
-        before = t.fixture(seat.match)
-        what = "winner" if isinstance(seat, Winner) else "loser"
-        return f"{what} of {seat.match} ({before.sides})"
-    return seat_text(seat)
+    came = side_from(t, m, side)
+    if came is None:
+        return seat_text(m.home_source if side == "home" else m.away_source)
+    known = f" ({came['sides']})" if came["sides"] else ""
+    return f"{came['what']} of {came['match']}{known}"
 
 
 def series_view(m: Fixture) -> dict[str, Any] | None:
@@ -45,12 +58,15 @@ def series_view(m: Fixture) -> dict[str, Any] | None:
 
 
 def match_view(t: Tournament, m: Fixture) -> dict[str, Any]:
-    """A play-off match's sides (a side not known yet: where it comes from), its winner
-    ("home", "away" or None) and its series, for the bracket's blocks."""
+    """A play-off match's sides (a side not known yet: where it comes from, in words and for
+    the page to say), its winner ("home", "away" or None) and its series, for the bracket's
+    blocks."""
     winner = m.series.winner if m.series is not None else m.result.winner if m.result else None
     return {
         "home": side_text(t, m, "home"),
         "away": side_text(t, m, "away"),
+        "home_from": side_from(t, m, "home"),
+        "away_from": side_from(t, m, "away"),
         "winner": winner,
         "series": series_view(m),
     }

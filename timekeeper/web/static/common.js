@@ -94,6 +94,16 @@ const TK = (() => {
     return out.join(" · ");
   }
 
+  // A play-off side not known yet, in the page's words (the desk's pages: their `hall`
+  // words): "winner of SF1 (Novák – Svoboda)"; `from` as the desk sends it
+  // (hall/desk/seriesview.py's side_from), `text` (its English) where there is none.
+  function sideText(text, from) {
+    if (!from) return text;
+    const said = say(from.what === "loser" ? "boardLoserOf" : "boardWinnerOf",
+      { match: from.match });
+    return from.sides ? `${said} (${from.sides})` : said;
+  }
+
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -101,5 +111,6 @@ const TK = (() => {
     return node;
   }
 
-  return { clockText, clockTenths, elapsedText, say, partName, teamName, seriesText, fill, el };
+  return { clockText, clockTenths, elapsedText, say, partName, teamName, seriesText, sideText, fill,
+    el };
 })();

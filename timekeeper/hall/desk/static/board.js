@@ -179,7 +179,8 @@ function bracketBox(m) {
   for (const [i, side] of ["home", "away"].entries()) {
     const won = m.winner === side;
     const row = el("div", "pair" + (won ? " won" : ""));
-    row.appendChild(el("span", "name", (won ? "✓ " : "") + m[side]));
+    row.appendChild(el("span", "name", (won ? "✓ " : "") + TK.sideText(m[side],
+      m[`${side}_from`])));
     const figure = sr ? (played ? sr[`${side}_wins`] : "") : goals ? goals[i + 1] : "";
     row.appendChild(el("span", "figure", String(figure)));
     box.appendChild(row);

@@ -17,9 +17,10 @@ function nextBox(n, now) {
   const box = el("div", "next" + (n.called ? " called" : ""));
   box.appendChild(el("div", "where", `${word("boardRound", { n: n.round })} · ` +
     word("table", { name: n.table })));
-  box.appendChild(el("div", "who", word("playerVs", { name: n.opponent })));
+  const opponent = TK.sideText(n.opponent, n.opponent_from);
+  box.appendChild(el("div", "who", word("playerVs", { name: opponent })));
   box.appendChild(el("div", "small", n.stage));
-  if (n.series) box.appendChild(seriesBox(n.series, n.opponent));
+  if (n.series) box.appendChild(seriesBox(n.series, opponent));
   let when = "";
   if (n.called) when = word("playerCalled", { table: n.table });
   else if (n.about) {
