@@ -94,13 +94,12 @@ const TK = (() => {
     return out.join(" · ");
   }
 
-  // A play-off side not known yet, in the page's words (the desk's pages: their `hall`
-  // words): "winner of SF1 (Novák – Svoboda)"; `from` as the desk sends it
-  // (hall/desk/seriesview.py's side_from), `text` (its English) where there is none.
-  function sideText(text, from) {
+  // A play-off side not known yet, in the page's words: "winner of SF1 (Novák – Svoboda)";
+  // `from` as the desk sends it (hall/desk/seriesview.py's side_from), `text` (its English)
+  // where there is none; `winnerOf`, `loserOf`: the page's words, "{match}" in them.
+  function sideText(text, from, winnerOf, loserOf) {
     if (!from) return text;
-    const said = say(from.what === "loser" ? "boardLoserOf" : "boardWinnerOf",
-      { match: from.match });
+    const said = (from.what === "loser" ? loserOf : winnerOf).replace("{match}", from.match);
     return from.sides ? `${said} (${from.sides})` : said;
   }
 

@@ -180,7 +180,7 @@ function bracketBox(m) {
     const won = m.winner === side;
     const row = el("div", "pair" + (won ? " won" : ""));
     row.appendChild(el("span", "name", (won ? "✓ " : "") + TK.sideText(m[side],
-      m[`${side}_from`])));
+      m[`${side}_from`], word("boardWinnerOf"), word("boardLoserOf"))));
     const figure = sr ? (played ? sr[`${side}_wins`] : "") : goals ? goals[i + 1] : "";
     row.appendChild(el("span", "figure", String(figure)));
     box.appendChild(row);

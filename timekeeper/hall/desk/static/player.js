@@ -17,7 +17,8 @@ function nextBox(n, now) {
   const box = el("div", "next" + (n.called ? " called" : ""));
   box.appendChild(el("div", "where", `${word("boardRound", { n: n.round })} · ` +
     word("table", { name: n.table })));
-  const opponent = TK.sideText(n.opponent, n.opponent_from);
+  const opponent = TK.sideText(n.opponent, n.opponent_from, word("boardWinnerOf"),
+    word("boardLoserOf"));
   box.appendChild(el("div", "who", word("playerVs", { name: opponent })));
   box.appendChild(el("div", "small", n.stage));
   if (n.series) box.appendChild(seriesBox(n.series, opponent));
