@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from timekeeper.hall.desk.seriesview import side_from, side_text, standing_for
 from timekeeper.show import language
 from timekeeper.tournament import evening
+from timekeeper.tournament.fixture import Fixture, seat_text
 from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.publicview import View, seen
 from timekeeper.tournament.state import Tournament
@@ -63,6 +65,16 @@ def about(
     return now + offset
 
 
+def _opponent(t: Tournament, public: View, m: Fixture, home: bool) -> str:
+    """The other side as the public view may name it; a side it holds back (a frozen group's
+    place) is written as its seat ("A1"), a side not known yet as where it comes from."""
+    if shown := public.named(m)[home]:
+        return shown
+    if m.away if home else m.home:
+        return seat_text(m.away_source if home else m.home_source)
+    return side_text(t, m, "away" if home else "home")
+
+
 def player_data(
     t: Tournament, name: str, calls: list[dict], now: float, lengths: dict[int, float]
 ) -> dict[str, Any]:
@@ -82,9 +94,11 @@ def player_data(
             "table": m.slot.table,
             "match": m.id,
             "stage": m.stage,
-            "opponent": public.named(m)[home],
+            "opponent": _opponent(t, public, m, home),
+            "opponent_from": side_from(t, m, "away" if home else "home"),
             "called": any(p["match"] == m.id for p in calls),
             "about": about(t, called, m.slot.round, now, lengths),
+            "series": standing_for(m, name),
         }
     results = []
     for m in mine:
@@ -109,6 +123,7 @@ def player_data(
                 else "lost"
                 if mine_goals < theirs
                 else "drawn",
+                "series": standing_for(m, name) if shown else None,
             }
         )
     group = next((g for g, players in t.groups.items() if name in players), None)
