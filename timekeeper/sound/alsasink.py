@@ -73,6 +73,7 @@ def _library():
             ("snd_pcm_sw_params_set_tstamp_mode", i, [p, p, i]),
             ("snd_pcm_sw_params_set_tstamp_type", i, [p, p, i]),
             ("snd_pcm_sw_params_set_avail_min", i, [p, p, ctypes.c_ulong]),
+            ("snd_pcm_sw_params_set_start_threshold", i, [p, p, ctypes.c_ulong]),
             ("snd_pcm_sw_params", i, [p, p]),
             ("snd_pcm_status_malloc", i, [pp]),
             ("snd_pcm_status_free", None, [p]),
@@ -166,6 +167,12 @@ class AlsaSink(Sink):
             lib.snd_pcm_sw_params_set_tstamp_type(pcm, sw, _TSTAMP_MONOTONIC)
             # woken once a whole block fits, not at every period of the device's own
             lib.snd_pcm_sw_params_set_avail_min(pcm, sw, self.period)
+            # started once the blocks that fit are in: snd_pcm_set_params starts it at a
+            # buffer rounded to the DEVICE's period, which our blocks need not fill (480-frame
+            # periods: 11520 frames, three 4096-frame blocks leave 3328 short, and a device
+            # that never starts never makes room: the stream stalled and was reopened forever)
+            self.start_at = buffer.value // self.period * self.period
+            lib.snd_pcm_sw_params_set_start_threshold(pcm, sw, self.start_at)
             self._check(lib.snd_pcm_sw_params(pcm, sw), "set up")
         finally:
             lib.snd_pcm_sw_params_free(sw)
