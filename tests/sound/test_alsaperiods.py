@@ -237,3 +237,23 @@ def test_the_sink_plays_on_jack_at_480_frame_periods() -> None:
     assert int(words[words.index("blocks") + 1]) * int(words[words.index("period") + 1]) >= (
         3 * RATE
     )
+
+
+def test_an_underrun_is_recovered_and_the_clock_told(monkeypatch) -> None:
+    """A writer held up past the buffer (the device starved): the sink recovers, counts a
+    restart (the clock starts over from the device's next report), and plays on."""
+    device = FakeDevice(480)
+    monkeypatch.setattr(alsasink, "_lib", device)
+    sink = alsasink.AlsaSink("hw:fake")
+    sink._poller = VirtualPoll(device)  # type: ignore[assignment]
+    audio = FramedOutput(load_pack(default_pack_dir()), sink, clock=device.clock, realtime=False)
+    try:
+        wait_for(lambda: device.played() >= RATE, "1 s played", 5)
+        device.now += 0.5  # (the writer held up for half a second)
+        wait_for(lambda: sink.restarts == 1 and device.xruns == 1, "the underrun recovered", 5)
+        played = device.played()
+        wait_for(lambda: device.played() >= played + RATE, "1 s more played", 5)
+        assert audio.stalled(device.now) is None and sink.restarts == 1
+    finally:
+        audio.close()
+        wait_for(lambda: not audio._thread.is_alive(), "the writer to leave the device")

@@ -90,3 +90,12 @@ def test_the_timeline_moved_by_an_underrun_is_followed_within_two_windows(moved:
     for n in range(60, 60 + 60):  # 5 s on the new one
         clock.observe_report(n * BLOCK, 10.0 + moved + n * BLOCK / RATE)
     assert clock.origin == pytest.approx(10.0 + moved)
+
+
+def test_a_device_that_began_again_is_followed_from_its_next_report() -> None:
+    clock = DelayClock()
+    for n in range(60):
+        clock.observe_report(n * BLOCK, 10.0 + n * BLOCK / RATE)
+    clock.restart()  # (the ALSA sink recovered from an underrun: `restarts`)
+    clock.observe_report(60 * BLOCK, 10.5 + 60 * BLOCK / RATE)
+    assert clock.origin == pytest.approx(10.5)

@@ -296,7 +296,10 @@ class AlsaSink(Sink):
             self.write(np.ascontiguousarray(rest))
 
     def _recover(self, error: int) -> None:
+        """An underrun (or a suspend): the device is prepared again, the frames it held are
+        gone and it starts anew, so its timeline does (`restarts`: the clock starts over)."""
         self._check(self._lib.snd_pcm_recover(self._pcm, int(error), 1), "recover")
+        self.restarts += 1
 
     def interrupt(self) -> None:
         """From another thread: the writer leaves at once (its poll is woken)."""

@@ -25,6 +25,8 @@ name in `devices.OUTPUTS` (which `audio.output` is checked against), and one bra
 - `period` (frames per block), `latency` (s from a block taken to its first frame heard,
   as the look-ahead counts it), `margin` (s of slack for the runner's wake-up), `stall` (s
   without a block taken before the stream is a fault);
+- `restarts` (reporting sinks): counts the device's timeline beginning again (ALSA: an
+  underrun recovered), on which the clock starts over from the next report;
 - `fault()` for what only the device knows (SDL: a removed device), `interrupt()` to end a
   blocked call from another thread (a close), `close()`.
 
@@ -83,6 +85,7 @@ class Sink:
     latency = 0.080  # s from a block taken to its first frame heard
     margin = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
     stall = 2.0  # s without a block taken: the device has gone
+    restarts = 0  # (reports) times the device's timeline began again (an underrun recovered)
 
     def start(self, fill: Callable[[np.ndarray], None]) -> None:
         """(pulls) Begin calling `fill(out)` for every block, on the device's thread."""
@@ -178,10 +181,10 @@ class DelayClock:
     by that much, and the median of recent ones passed that sawtooth on (a spread of 4–7 ms
     at 5–21-ms steps). A report is never early by staleness, so the report just after a
     step is the truest: the clock is the LOWER ENVELOPE of the reports, the earliest origin
-    of each WINDOW of them over the last WINDOWS + 1 windows (≈ 5 s, 60 reports at one a
+    of each WINDOW of them over the last WINDOWS + 1 windows (≈ 10 s, 120 reports at one a
     block), as FrameClock takes the earliest callback. Why not a line fitted through them:
     the envelope needs no slope, and its lag behind a crystal that drifts is the drift times
-    its span (0.25 ms at 50 ppm over 5 s), less than the noise a slope fitted through
+    its span (0.5 ms at 50 ppm over 10 s), less than the noise a slope fitted through
     stepped reports adds when extrapolated to now.
 
     What can be early is a wrong report: a position read during a DMA burst, ahead of the
@@ -191,7 +194,8 @@ class DelayClock:
     little of the envelope's closeness (two in 12 reports: a sixth of a step, then the least
     over five windows). The timeline moving later (an underrun, a resync) is followed when a
     window closes whose point is later than the envelope by more than SHIFT and a window's
-    sawtooth, or else as the old windows pass (≤ 5 s)."""
+    sawtooth, or else as the old windows pass (≤ 10 s); and at once where the sink says its
+    device began again (`restarts`: an ALSA underrun recovered)."""
 
     latency = 0.0
 
@@ -251,6 +255,13 @@ class DelayClock:
             self._past.clear()
         self._past.append(point)
         self._ranges.append(self._latest - point)
+
+    def restart(self) -> None:
+        """The device's timeline began again (an underrun recovered): the envelope starts
+        over from the next report, the origin kept until then."""
+        self._past.clear()
+        self._ranges.clear()
+        self._window = None
 
     def frame_at(self, t: float) -> int:
         """The frame that is heard at runner time `t`."""
@@ -418,7 +429,11 @@ class FramedOutput(Output):
         assert isinstance(frames, DelayClock)
         try:
             every = max(1, math.ceil(REPORT_EVERY * RATE / self.period))
+            restarts = sink.restarts
             while not self._closed:
+                if sink.restarts != restarts:
+                    restarts = sink.restarts
+                    frames.restart()
                 if (
                     sink.reports
                     and (self.blocks % every == 0 or not frames.reported)
