@@ -167,11 +167,12 @@ class AlsaSink(Sink):
             lib.snd_pcm_sw_params_set_tstamp_type(pcm, sw, _TSTAMP_MONOTONIC)
             # woken once a whole block fits, not at every period of the device's own
             lib.snd_pcm_sw_params_set_avail_min(pcm, sw, self.period)
-            # started once the blocks that fit are in: snd_pcm_set_params starts it at a
-            # buffer rounded to the DEVICE's period, which our blocks need not fill (480-frame
-            # periods: 11520 frames, three 4096-frame blocks leave 3328 short, and a device
-            # that never starts never makes room: the stream stalled and was reopened forever)
-            self.start_at = buffer.value // self.period * self.period
+            # started by the write after which no block fits: the writer never waits for
+            # room on a device that is not playing. snd_pcm_set_params starts it at a buffer
+            # rounded to the DEVICE's period, which our blocks need not reach (480-frame
+            # periods: 11520 frames, two 4096-frame blocks in and the third does not fit; a
+            # device that never starts never makes room: the stream stalled, reopened forever)
+            self.start_at = buffer.value - self.period + 1
             lib.snd_pcm_sw_params_set_start_threshold(pcm, sw, self.start_at)
             self._check(lib.snd_pcm_sw_params(pcm, sw), "set up")
         finally:
