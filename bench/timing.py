@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -585,6 +586,7 @@ def stack_rows(
                 {
                     "stack": stack,
                     "condition": condition,
+                    "period": stack_period(stack),
                     "sink": run.sink,
                     "worst": max((abs(e) for e in errors), default=float("nan")),
                     "median": med,
@@ -604,30 +606,88 @@ def stack_rows(
     return rows
 
 
-def stack_table(rows: list[dict]) -> list[str]:
-    """One row per stack and condition; the targets: every cue within 2 ms of due, CPU ≤ 0.5 %
-    of a core, peak memory ≤ 45 MB, nothing missing, no dropout."""
-    head = (
-        f"| {'stack':<10} | {'condition':<9} | {'sink':<5} | {'worst ms':>8} | {'median':>7} | "
-        f"{'spread':>6} | {'CPU %':>5} | {'peak MB':>7} | {'ready ms':>8} | {'missing':>7} | "
-        f"{'dropouts':>8} | {'press ms':>8} | met |"
+def stack_period(stack: str) -> int | None:
+    """Frames a step of the stack's position (inside its chroot: bench/stacks/run.sh sets
+    them): JACK's period on the paced ALSA device, the graph's quantum on PipeWire."""
+    if stack == "alsa-paced":
+        return int(os.environ.get("TK_JACK_PERIOD", "256"))
+    if stack == "pipewire":
+        return int(os.environ.get("TK_QUANTUM", "1024"))
+    return None
+
+
+def met(r: dict) -> bool:
+    """A stack row's targets: every cue within 2 ms of due, CPU ≤ 0.5 % of a core, peak
+    memory ≤ 45 MB, nothing missing, no dropout."""
+    return (
+        r["worst"] <= TARGETS["max"]
+        and r["cpu"] <= TARGETS["cpu"]
+        and r["rss"] <= TARGETS["rss"]
+        and not r["missing"]
+        and not r["dropouts"]
     )
-    lines = [head, "|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|"]
-    for r in rows:
-        met = (
-            r["worst"] <= TARGETS["max"]
-            and r["cpu"] <= TARGETS["cpu"]
-            and r["rss"] <= TARGETS["rss"]
-            and not r["missing"]
-            and not r["dropouts"]
+
+
+def _period(r: dict) -> str:
+    p = r.get("period")
+    return "—" if p is None else f"{p} ({p / RATE * 1000:.1f} ms)"
+
+
+# the stack table's columns: (heading, width, the cell of a row); another figure of a row
+# (a key its dict carries) is one more entry here
+STACK_COLUMNS: list[tuple[str, int, Callable[[dict], str]]] = [
+    ("stack", 10, lambda r: r["stack"]),
+    ("condition", 9, lambda r: r["condition"]),
+    ("period (step)", 16, _period),
+    ("sink", 5, lambda r: r["sink"]),
+    ("worst ms", 8, lambda r: f"{r['worst']:.2f}"),
+    ("median", 7, lambda r: f"{r['median']:+.2f}"),
+    ("spread", 6, lambda r: f"{r['spread']:.2f}"),
+    ("CPU %", 5, lambda r: f"{r['cpu']:.2f}"),
+    ("peak MB", 7, lambda r: f"{r['rss']:.1f}"),
+    ("ready ms", 8, lambda r: f"{r['startup']:.0f}"),
+    ("missing", 7, lambda r: str(len(r["missing"]))),
+    ("dropouts", 8, lambda r: str(len(r["dropouts"]))),
+    ("press ms", 8, lambda r: f"{max(r['presses'], default=float('nan')):.0f}"),
+    ("met", 3, lambda r: "yes" if met(r) else "NO"),
+]
+
+
+def stack_table(rows: list[dict]) -> list[str]:
+    """One row per stack, period and condition (STACK_COLUMNS); `median` is the constant
+    offset (on the paced device JACK's own latency, which no report carries), `spread` the
+    cues' largest distance from it."""
+
+    def line(cells: list[str]) -> str:
+        widths = [w for _h, w, _f in STACK_COLUMNS]
+        return (
+            "| "
+            + " | ".join(
+                c.ljust(w) if k < 3 else c.rjust(w)
+                for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+            )
+            + " |"
         )
-        lines.append(
-            f"| {r['stack']:<10} | {r['condition']:<9} | {r['sink']:<5} | {r['worst']:>8.2f} | "
-            f"{r['median']:>+7.2f} | {r['spread']:>6.2f} | {r['cpu']:>5.2f} | {r['rss']:>7.1f} | "
-            f"{r['startup']:>8.0f} | {len(r['missing']):>7} | {len(r['dropouts']):>8} | "
-            f"{max(r['presses'], default=float('nan')):>8.0f} | {'yes' if met else 'NO':<3} |"
-        )
+
+    lines = [line([h for h, _w, _f in STACK_COLUMNS])]
+    lines.append("|" + "|".join("-" * (w + 2) for _h, w, _f in STACK_COLUMNS) + "|")
+    lines += [line([f(r) for _h, _w, f in STACK_COLUMNS]) for r in rows]
     return lines
+
+
+@contextlib.contextmanager
+def jack_period(frames: int | None) -> Iterator[None]:
+    """The paced stack's JACK period for the runs inside (bench/stacks/run.sh reads it)."""
+    old = os.environ.get("TK_JACK_PERIOD")
+    if frames is not None:
+        os.environ["TK_JACK_PERIOD"] = str(frames)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TK_JACK_PERIOD", None)
+        else:
+            os.environ["TK_JACK_PERIOD"] = old
 
 
 def main() -> None:
@@ -668,6 +728,11 @@ def main() -> None:
         "--audio-output",
         help="with --stack: the box's --audio-output (default: auto, as a box runs)",
     )
+    ap.add_argument(
+        "--periods",
+        help="with --stack alsa-paced: JACK periods in frames, a row each (comma list; "
+        "default $TK_JACK_PERIOD if set, else 256,480,1024: 5.3 ms, the Pi's 10 ms, 21.3 ms)",
+    )
     ap.add_argument("--inside", choices=stacklab.STACKS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     paths = [p for p in args.paths.split(",") if p]
@@ -688,6 +753,11 @@ def main() -> None:
         ):
             stacklab.emit(row)
         return
+    periods = [
+        int(p)
+        for p in (args.periods or os.environ.get("TK_JACK_PERIOD") or "256,480,1024").split(",")
+        if p
+    ]
     if stacks:
         rows: list[dict] = []
         for stack in stacks:
@@ -695,11 +765,13 @@ def main() -> None:
                 rows += stack_rows(
                     stack, conditions, profile_file, actions, pack, args.audio_output
                 )
-            else:
-                argv = ["--conditions", ",".join(conditions)]
-                argv += ["--audio-output", args.audio_output] if args.audio_output else []
-                argv += ["--quick"] if args.quick else ["--soak"] if args.soak else []
-                rows += stacklab.run_inside(stack, "timing.py", argv)
+                continue
+            argv = ["--conditions", ",".join(conditions)]
+            argv += ["--audio-output", args.audio_output] if args.audio_output else []
+            argv += ["--quick"] if args.quick else ["--soak"] if args.soak else []
+            for frames in periods if stack == "alsa-paced" else [None]:
+                with jack_period(frames):
+                    rows += stacklab.run_inside(stack, "timing.py", argv)
         print(
             f"timekeeper timing bench, by stack — {profile_file.name}, one box, stream path; "
             f"load at the end: {os.getloadavg()[0]:.2f} (PipeWire's quantum forced to 1024)\n"
@@ -708,8 +780,8 @@ def main() -> None:
             print(line)
         for r in rows:
             print(
-                f"\n{r['stack']} {r['condition']}: timed cues {r['errors']} ms; answers "
-                f"{r['answers']} ms; press → heard {r['presses']} ms; memory at the end: "
+                f"\n{r['stack']} {_period(r)} {r['condition']}: timed cues {r['errors']} ms; "
+                f"answers {r['answers']} ms; press → heard {r['presses']} ms; memory at the end: "
                 f"{r['memory']}"
                 + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
                 + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")

@@ -88,23 +88,6 @@ def test_a_report_of_the_device_sets_the_clock_without_any_delay_of_ours() -> No
     assert clock.time_of(24000) == pytest.approx(10.5)
 
 
-def test_the_clock_takes_the_median_so_one_odd_figure_moves_nothing() -> None:
-    clock = DelayClock(keep=5)
-    for frame in range(0, 5 * 1920, 1920):
-        clock.observe_report(frame, 10.0 + frame / RATE)
-    clock.observe_report(5 * 1920, 10.0 + 5 * 1920 / RATE + 0.030)  # one report 30 ms off
-    assert clock.origin == pytest.approx(10.0)
-
-
-def test_the_clock_follows_a_real_change_within_half_its_figures() -> None:
-    clock = DelayClock(keep=5)
-    for n in range(5):
-        clock.observe_report(n * 1920, 10.0 + n * 1920 / RATE)
-    for n in range(5, 8):  # the device's timeline moved by 20 ms (an underrun)
-        clock.observe_report(n * 1920, 10.020 + n * 1920 / RATE)
-    assert clock.origin == pytest.approx(10.020)
-
-
 def test_a_delay_read_while_the_thread_was_held_up_is_not_trusted() -> None:
     clock = DelayClock(read_gap=0.0005)
     clock.observe(0, 1.0, 1.0002, 0.080)

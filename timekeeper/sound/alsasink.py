@@ -73,6 +73,7 @@ def _library():
             ("snd_pcm_sw_params_set_tstamp_mode", i, [p, p, i]),
             ("snd_pcm_sw_params_set_tstamp_type", i, [p, p, i]),
             ("snd_pcm_sw_params_set_avail_min", i, [p, p, ctypes.c_ulong]),
+            ("snd_pcm_sw_params_set_start_threshold", i, [p, p, ctypes.c_ulong]),
             ("snd_pcm_sw_params", i, [p, p]),
             ("snd_pcm_status_malloc", i, [pp]),
             ("snd_pcm_status_free", None, [p]),
@@ -166,6 +167,13 @@ class AlsaSink(Sink):
             lib.snd_pcm_sw_params_set_tstamp_type(pcm, sw, _TSTAMP_MONOTONIC)
             # woken once a whole block fits, not at every period of the device's own
             lib.snd_pcm_sw_params_set_avail_min(pcm, sw, self.period)
+            # started by the write after which no block fits: the writer never waits for
+            # room on a device that is not playing. snd_pcm_set_params starts it at a buffer
+            # rounded to the DEVICE's period, which our blocks need not reach (480-frame
+            # periods: 11520 frames, two 4096-frame blocks in and the third does not fit; a
+            # device that never starts never makes room: the stream stalled, reopened forever)
+            self.start_at = buffer.value - self.period + 1
+            lib.snd_pcm_sw_params_set_start_threshold(pcm, sw, self.start_at)
             self._check(lib.snd_pcm_sw_params(pcm, sw), "set up")
         finally:
             lib.snd_pcm_sw_params_free(sw)
@@ -289,7 +297,10 @@ class AlsaSink(Sink):
             self.write(np.ascontiguousarray(rest))
 
     def _recover(self, error: int) -> None:
+        """An underrun (or a suspend): the device is prepared again, the frames it held are
+        gone and it starts anew, so its timeline does (`restarts`: the clock starts over)."""
         self._check(self._lib.snd_pcm_recover(self._pcm, int(error), 1), "recover")
+        self.restarts += 1
 
     def interrupt(self) -> None:
         """From another thread: the writer leaves at once (its poll is woken)."""

@@ -25,6 +25,8 @@ name in `devices.OUTPUTS` (which `audio.output` is checked against), and one bra
 - `period` (frames per block), `latency` (s from a block taken to its first frame heard,
   as the look-ahead counts it), `margin` (s of slack for the runner's wake-up), `stall` (s
   without a block taken before the stream is a fault);
+- `restarts` (reporting sinks): counts the device's timeline beginning again (ALSA: an
+  underrun recovered), on which the clock starts over from the next report;
 - `fault()` for what only the device knows (SDL: a removed device), `interrupt()` to end a
   blocked call from another thread (a close), `close()`.
 
@@ -34,6 +36,7 @@ and DelayClock (the device's delay figures and reports)."""
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -57,7 +60,14 @@ REWRITE_AHEAD = 0.030  # s from a press to its sound: the writer's wake-up and t
 REWRITE_LEAD = 0.170  # s a cue is handed over early where it is rewritten
 READ_GAP = 0.0005  # s: a delay figure whose reading took longer than this is not trusted
 KEEP = 9  # delay figures the clock takes the median of (≈ 0.36 s at 40-ms periods)
-REPORT_EVERY = 0.25  # s between readings of the device's timing report (a steady clock)
+# the device's timing report is read once a block (≥ 80 ms apart: 12 a second at the ALSA
+# sink's 85-ms blocks, one snd_pcm_status each, a few µs; never a loop of delay calls, which
+# upset the Pi 4's driver): a lower envelope needs many reports, a position in 21-ms steps
+# about 20 to come within 1 ms of a step
+REPORT_EVERY = 0.08  # s at least between readings of the device's timing report
+WINDOW = 2.0  # s of reports whose earliest is one point of the timeline's lower envelope
+WINDOWS = 4  # past windows the envelope spans besides the one being filled
+SHIFT = 0.010  # s (or a window's sawtooth, if more): a window that much later: it moved
 START_TIMEOUT = 3.0  # s for the first block (an idle PulseAudio null sink: ~2 s)
 CLOSE_WAIT = 1.0  # s a close waits for the writer to leave the device (a frozen one: not)
 
@@ -75,6 +85,7 @@ class Sink:
     latency = 0.080  # s from a block taken to its first frame heard
     margin = 0.050  # s of slack for the runner's wake-up under load (seen 55 ms late)
     stall = 2.0  # s without a block taken: the device has gone
+    restarts = 0  # (reports) times the device's timeline began again (an underrun recovered)
 
     def start(self, fill: Callable[[np.ndarray], None]) -> None:
         """(pulls) Begin calling `fill(out)` for every block, on the device's thread."""
@@ -158,18 +169,50 @@ class FrameClock:
 class DelayClock:
     """A pushed stream's clock: frame k is heard at origin + k/RATE.
 
-    Each write gives one figure: `delay` read between `before` and `after` (runner time)
-    while `frames` frames had been written, so origin ≈ (before + after)/2 + delay −
-    frames/RATE. A reading that took long (the thread was preempted) is dropped; the median
-    of the last KEEP figures is robust to the odd late one, and follows a real change of the
-    device's timeline (an underrun of a device that does not keep it, a resync) within half
-    of them."""
+    Before the device reports, each write gives one figure: `delay` read between `before`
+    and `after` (runner time) while `frames` frames had been written, so origin ≈ (before +
+    after)/2 + delay − frames/RATE; a reading that took long (the thread was preempted) is
+    dropped, and the median of the last KEEP figures is robust to the odd late one.
+
+    The device's own reports set the clock once they come, and they are read as a TIMELINE,
+    not one by one: a device whose position moves in steps (a JACK period; the Pi's
+    headphone jack, whose firmware sends the position every 10 ms; PipeWire's quantum)
+    reports a position that is stale by 0 to one step, so each report puts the origin late
+    by that much, and the median of recent ones passed that sawtooth on (a spread of 4–7 ms
+    at 5–21-ms steps). A report is never early by staleness, so the report just after a
+    step is the truest: the clock is the LOWER ENVELOPE of the reports, the earliest origin
+    of each WINDOW of them over the last WINDOWS + 1 windows (≈ 10 s, 120 reports at one a
+    block), as FrameClock takes the earliest callback. Why not a line fitted through them:
+    the envelope needs no slope, and its lag behind a crystal that drifts is the drift times
+    its span (0.5 ms at 50 ppm over 10 s), less than the noise a slope fitted through
+    stepped reports adds when extrapolated to now.
+
+    What can be early is a wrong report: a position read during a DMA burst, ahead of the
+    sound, later seen to go back (alsa-lib #468; snd_pcm_status, read here, takes the delay
+    and its stamp together, but a driver may still be wrong once). So a window's point is
+    its SECOND earliest report: one wrong report a window is left out, at the cost of a
+    little of the envelope's closeness (two in 12 reports: a sixth of a step, then the least
+    over five windows). The timeline moving later (an underrun, a resync) is followed when a
+    window closes whose point is later than the envelope by more than SHIFT and a window's
+    sawtooth, or else as the old windows pass (≤ 10 s); and at once where the sink says its
+    device began again (`restarts`: an ALSA underrun recovered)."""
 
     latency = 0.0
 
-    def __init__(self, keep: int = KEEP, read_gap: float = READ_GAP) -> None:
-        self.read_gap = read_gap
+    def __init__(
+        self,
+        keep: int = KEEP,
+        read_gap: float = READ_GAP,
+        window: float = WINDOW,
+        windows: int = WINDOWS,
+    ) -> None:
+        self.read_gap, self.window = read_gap, window
         self._figures: deque[float] = deque(maxlen=keep)
+        self._past: deque[float] = deque(maxlen=windows)  # each past window's point
+        self._ranges: deque[float] = deque(maxlen=windows)  # their latest − earliest
+        self._window: list[float] | None = None  # the two earliest of the window being filled
+        self._latest = 0.0  # the latest of the window being filled
+        self._window_end = 0.0
         self.origin: float | None = None
         self.dropped = 0
         self.reported = False  # the device's own reports are in use
@@ -183,12 +226,42 @@ class DelayClock:
 
     def observe_report(self, frame: int, heard: float) -> None:
         """The device reported that `frame` is heard at `heard` (its own reading: no delay
-        of ours in it). The first report replaces the figures read around `delay()`."""
+        of ours in it). The first report replaces the figures read around `delay()`; the
+        windows are timed by `heard` (the report's instant plus a nearly constant delay)."""
+        candidate = heard - frame / RATE
         if not self.reported:
             self.reported = True
             self._figures.clear()
-        self._figures.append(heard - frame / RATE)
-        self.origin = _median(self._figures)
+        if self._window is None or heard >= self._window_end:
+            if self._window is not None:
+                self._close_window()
+            self._window, self._latest = [candidate], candidate
+            self._window_end = heard + self.window
+        else:
+            self._window = sorted([*self._window, candidate])[:2]
+            self._latest = max(self._latest, candidate)
+        points = [*self._past, *self._window[1:]]  # (a window's point: its second report)
+        self.origin = min(points) if points else candidate
+
+    def _close_window(self) -> None:
+        """The window's point is its second earliest report (a lone one ahead of the sound
+        is left out); a point later than the envelope by more than SHIFT and the sawtooth
+        (the least spread of a past window's reports: about a step) says the timeline moved
+        later, and the old windows go."""
+        assert self._window is not None
+        point = self._window[-1]
+        sawtooth = min(self._ranges, default=0.0)
+        if self._past and point > min(self._past) + max(SHIFT, sawtooth):
+            self._past.clear()
+        self._past.append(point)
+        self._ranges.append(self._latest - point)
+
+    def restart(self) -> None:
+        """The device's timeline began again (an underrun recovered): the envelope starts
+        over from the next report, the origin kept until then."""
+        self._past.clear()
+        self._ranges.clear()
+        self._window = None
 
     def frame_at(self, t: float) -> int:
         """The frame that is heard at runner time `t`."""
@@ -355,8 +428,12 @@ class FramedOutput(Output):
         sink, frames = self.sink, self.frames
         assert isinstance(frames, DelayClock)
         try:
-            every = max(1, round(REPORT_EVERY * RATE / self.period))
+            every = max(1, math.ceil(REPORT_EVERY * RATE / self.period))
+            restarts = sink.restarts
             while not self._closed:
+                if sink.restarts != restarts:
+                    restarts = sink.restarts
+                    frames.restart()
                 if (
                     sink.reports
                     and (self.blocks % every == 0 or not frames.reported)
