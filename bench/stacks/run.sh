@@ -14,7 +14,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PROJECT=$(cd "$HERE/../.." && pwd)
 R=$("$HERE/build.sh" "$STACK")
 BASEPY=$("$PROJECT/.venv/bin/python" -c 'import sys; print(sys.base_prefix)')
-export TK_STACK_ROOT=$R TK_PROJECT=$PROJECT TK_BASEPY=$BASEPY TK_STACK=$STACK
+VENV=$(readlink -f "$PROJECT/.venv")   # (a worktree's .venv may be a link to another's)
+export TK_STACK_ROOT=$R TK_PROJECT=$PROJECT TK_BASEPY=$BASEPY TK_STACK=$STACK TK_VENV=$VENV
 exec unshare --mount --propagation private -- bash -c '
 set -euo pipefail
 R=$TK_STACK_ROOT
@@ -25,7 +26,7 @@ mount -t devpts -o newinstance,ptmxmode=0666 devpts "$R/dev/pts"
 mount -t tmpfs -o mode=1777 shm "$R/dev/shm"
 mount -t tmpfs -o mode=1777 tmp "$R/tmp"
 mkdir -p "$R/run/user/0"; mount -t tmpfs -o mode=700 run "$R/run/user/0"
-for d in "$TK_PROJECT" "$TK_BASEPY"; do
+for d in "$TK_PROJECT" "$TK_BASEPY" "$TK_VENV"; do
   [[ $d == /usr ]] && continue
   mkdir -p "$R$d"; mount --bind "$d" "$R$d"
 done

@@ -10,8 +10,8 @@ have been captured that are not read yet, with the instant of the reading): a de
 position moves in steps reports each frame late by 0 to one step, never early, so the
 earliest figure near a click is the truest (taken near each click, not over the whole
 recording: the card's crystal and the system clock drift apart). The input's own converter
-delay (an ADC's filter: well under 1 ms on USB cards) is in the figure; nothing here can
-tell it from the speaker's."""
+delay (an ADC's filter: well under 1 ms on USB cards) is in the figure: the position read is
+the buffer's, and nothing here can tell the input's delay from the speaker's."""
 
 from __future__ import annotations
 
@@ -91,6 +91,8 @@ class Capture:
         alsa.quiet()
         lib.snd_pcm_readi.restype = ctypes.c_long
         lib.snd_pcm_readi.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ulong]
+        lib.snd_pcm_status_get_avail.restype = ctypes.c_ulong
+        lib.snd_pcm_status_get_avail.argtypes = [ctypes.c_void_p]
         self._lib, self.device, self.clock = lib, device, clock
         self._pcm = ctypes.c_void_p()
         self._status = ctypes.c_void_p()
@@ -144,8 +146,9 @@ class Capture:
             at = stamp.sec + stamp.nsec / 1e9
             if at == 0:
                 continue
-            # frame `total + delay` is at the converter at `at` (delay: captured, not read)
-            frame = total + lib.snd_pcm_status_get_delay(status)
+            # frame `total + avail` is being captured at `at` (avail: captured, not read; not
+            # the status's delay: ALSA's plugins give a capture stream's free room there)
+            frame = total + lib.snd_pcm_status_get_avail(status)
             self.reports.append((frame, at + _offset_to(self.clock, at)))
 
     def stop(self) -> np.ndarray:
@@ -185,8 +188,12 @@ def find_click(recording: np.ndarray, around: int, reference: np.ndarray) -> int
     corr = np.fft.irfft(np.fft.rfft(segment, size) * np.conj(np.fft.rfft(reference, size)), size)
     corr = corr[: len(segment) - k + 1]
     energy = np.concatenate(([0.0], np.cumsum(segment**2)))
-    local = np.sqrt(np.maximum(energy[k:] - energy[:-k], 1e-20))
-    score = corr / (local * float(np.linalg.norm(reference)))
+    local = np.sqrt(np.maximum(energy[k:] - energy[:-k], 0.0))
+    # (where the input is all but silent, the correlation is the FFT's rounding: no click)
+    audible = local > max(1e-4, 1e-3 * float(local.max(initial=0.0)))
+    score = np.where(
+        audible, corr / (np.where(audible, local, 1.0) * np.linalg.norm(reference)), 0.0
+    )
     best = int(np.argmax(score))
     return lo + best if score[best] >= FOUND else None
 
