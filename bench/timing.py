@@ -579,6 +579,9 @@ def stack_rows(
                     preexec=preexec,
                     output=output,
                 )
+                calibrated = after_calibrate(
+                    stack, env, profile_file, actions, pack, preexec, output
+                )
             errors = run.errors_ms
             med = statistics.median(errors) if errors else float("nan")
             rows.append(
@@ -599,9 +602,61 @@ def stack_rows(
                     "answers": [round(e, 1) for e in run.answers_ms],
                     "presses": [round(e, 1) for e in run.presses_ms],
                     "memory": run.rss_parts,
+                    **calibrated,
                 }
             )
     return rows
+
+
+def after_calibrate(
+    stack: str, env: dict[str, str], profile_file: Path, actions, pack, preexec, output
+) -> dict:
+    """(the paced stack) `timekeeper calibrate` hearing the box through the stand-in
+    microphone (bench/standin_mic.py), then the same match with the config it wrote: the
+    latency it found and the worst cue after it ({} on other stacks: no stand-in there)."""
+    if stack != "alsa-paced":
+        return {}
+    from timekeeper.box import config as box_config
+
+    with tempfile.TemporaryDirectory(prefix="tk-cal-") as tmp:
+        cfg = Path(tmp) / "config.yaml"
+        cfg.write_text(f"audio:\n  output: {output}\n" if output else "# calibrated\n")
+        mic = subprocess.Popen(
+            [sys.executable, str(HERE / "standin_mic.py")], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert mic.stdout is not None
+            mic.stdout.readline()  # ("standin: ready …")
+            calibrate = ["calibrate", "--config", str(cfg), "--input", "standin"]
+            done = subprocess.run(
+                [sys.executable, "-m", "timekeeper", *calibrate],
+                env=dict(os.environ, **env),
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            mic.terminate()
+            mic.wait(10)
+        print(f"  {stack}: {done.stdout.strip()}{done.stderr.strip()}", file=sys.stderr)
+        if done.returncode != 0:
+            return {"calibrated": float("nan"), "after": float("nan")}
+        latency = box_config.load(cfg).audio_offset
+        run = run_match(
+            "stream",
+            dict(env, TIMEKEEPER_CONFIG=str(cfg)),
+            profile_file,
+            actions,
+            pack,
+            None,
+            stack=stack,
+            preexec=preexec,
+            output=output,
+        )
+    return {
+        "calibrated": latency * 1e3,
+        "after": max((abs(e) for e in run.errors_ms), default=float("nan")),
+        "errors_after": [round(e, 2) for e in run.errors_ms],
+    }
 
 
 def stack_table(rows: list[dict]) -> list[str]:
@@ -610,7 +665,7 @@ def stack_table(rows: list[dict]) -> list[str]:
     head = (
         f"| {'stack':<10} | {'condition':<9} | {'sink':<5} | {'worst ms':>8} | {'median':>7} | "
         f"{'spread':>6} | {'CPU %':>5} | {'peak MB':>7} | {'ready ms':>8} | {'missing':>7} | "
-        f"{'dropouts':>8} | {'press ms':>8} | met |"
+        f"{'dropouts':>8} | {'press ms':>8} | met | {'worst after calibrate':>21} |"
     )
     lines = [head, "|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|"]
     for r in rows:
@@ -625,7 +680,9 @@ def stack_table(rows: list[dict]) -> list[str]:
             f"| {r['stack']:<10} | {r['condition']:<9} | {r['sink']:<5} | {r['worst']:>8.2f} | "
             f"{r['median']:>+7.2f} | {r['spread']:>6.2f} | {r['cpu']:>5.2f} | {r['rss']:>7.1f} | "
             f"{r['startup']:>8.0f} | {len(r['missing']):>7} | {len(r['dropouts']):>8} | "
-            f"{max(r['presses'], default=float('nan')):>8.0f} | {'yes' if met else 'NO':<3} |"
+            f"{max(r['presses'], default=float('nan')):>8.0f} | {'yes' if met else 'NO':<3} | "
+            + (f"{r['after']:>8.2f} (at {r['calibrated']:+.1f})" if "after" in r else f"{'—':>21}")
+            + " |"
         )
     return lines
 
@@ -713,6 +770,7 @@ def main() -> None:
                 f"{r['memory']}"
                 + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
                 + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")
+                + (f"; after calibrate {r['errors_after']} ms" if "errors_after" in r else "")
             )
         return
 

@@ -311,6 +311,8 @@ def write_speaker_latency(file: Path, seconds: float, note: str) -> None:
     `audio:` section appended. The result is checked as a box loads it before it replaces
     the file (ConfigError, and the file left as it was)."""
     value = f"{seconds * 1e3:.1f}"
+    if isinstance(problem := speaker_latency_problem(float(value)), str):
+        raise ConfigError(f"{problem}: not written", file, "audio.latency")
     text = file.read_text(encoding="utf-8") if file.exists() else ""
     lines = text.splitlines(keepends=True)
     doc = Doc.load(file) if text.strip() else None

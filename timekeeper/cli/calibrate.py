@@ -4,12 +4,15 @@ what no driver reports into its config's `audio.latency`, which every output the
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
 
 from timekeeper.box import config as box_config
 from timekeeper.rules.yamldoc import ConfigError
+
+log = logging.getLogger(__name__)
 
 OTHER_MEANS = """\
 Without an input, measure by other means and set audio.latency (ms) in {file} by hand:
@@ -89,6 +92,8 @@ def calibrate(args: argparse.Namespace) -> int:
     finally:
         played.close()
     heard = found.heard
+    for due, error in zip(found.dues, found.errors, strict=True):  # (-v: for a bench to compare)
+        log.debug("click due at %.6f s (monotonic): %s", due, error)
     each = ", ".join("–" if e is None else f"{e * 1e3:.1f}" for e in found.errors)
     if len(heard) < max(3, args.clicks // 2):
         print(

@@ -55,8 +55,9 @@ def click_pack() -> SoundPack:
 
 @dataclass(frozen=True)
 class Measurement:
-    """Each click's onset minus its due time (s), in order; None: not heard."""
+    """Each click's due time (on the clock) and its onset minus that (s); None: not heard."""
 
+    dues: list[float]
     errors: list[float | None]
 
     @property
@@ -230,4 +231,4 @@ def measure(
             continue
         onset = find_click(recording, round((due - origin) * RATE), reference)
         errors.append(None if onset is None else origin + onset / RATE - due)
-    return Measurement(errors)
+    return Measurement(dues, errors)
