@@ -23,6 +23,8 @@ import threading
 
 import numpy as np
 
+PCM = "standin"  # the ALSA capture device it is heard through (bench/stacks/inside.sh)
+
 
 def main(target: str = "system:playback_1") -> None:
     jack = ctypes.CDLL("libjack.so.0")

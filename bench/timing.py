@@ -42,6 +42,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 import stacklab
 from audiolab import RATE, PulseServer, find_onset
+from standin_mic import PCM as STANDIN
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.rules import profile
@@ -627,7 +628,7 @@ def after_calibrate(
         try:
             assert mic.stdout is not None
             mic.stdout.readline()  # ("standin: ready …")
-            calibrate = ["calibrate", "--config", str(cfg), "--input", "standin"]
+            calibrate = ["calibrate", "--config", str(cfg), "--input", STANDIN]
             done = subprocess.run(
                 [sys.executable, "-m", "timekeeper", *calibrate],
                 env=dict(os.environ, **env),
