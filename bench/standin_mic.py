@@ -16,7 +16,9 @@ the latency the bench measures. Prints `standin: ready, delay N frames` once con
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import os
 import signal
 import sys
 import threading
@@ -52,6 +54,10 @@ def main(target: str = "system:playback_1") -> None:
     for name in ("jack_activate", "jack_deactivate", "jack_client_close"):
         getattr(jack, name).argtypes = [p]
     jack.jack_set_process_callback.argtypes = [p, p, p]
+    # ahead of a load, as stacklab's JackRecorder: a thread of ours preempted while holding
+    # the GIL would hold up JACK's cycle, which waits for this client's callback
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
     client = jack.jack_client_open(b"standin", 0x01, None)  # JackNoStartServer
     if not client:
         raise SystemExit("standin: no JACK server")

@@ -95,3 +95,24 @@ def test_every_output_places_a_cue_earlier_by_the_speakers_latency(sink_type) ->
     assert starts[2] - starts[0] == round(0.004 * RATE)  # (heard early: placed later)
     assert leads[1] == pytest.approx(leads[0] + 0.0125)  # handed over that much earlier
     assert leads[2] == leads[0]
+
+
+def test_a_click_is_found_where_it_starts_whatever_its_level_and_nothing_in_noise() -> None:
+    from timekeeper.sound.calibration import click, find_click
+
+    rng = np.random.default_rng(3)
+    recording = rng.normal(0, 0.02, 3 * RATE).astype(np.float32)  # a room's noise
+    recording[60000 : 60000 + len(click())] += 0.1 * click()  # quiet: a microphone far off
+    assert find_click(recording, 60000 - 600, click()) == 60000  # 12.5 ms late
+    assert find_click(recording, 60000 + 4800, click()) == 60000  # (100 ms early)
+    assert find_click(recording, 120000, click()) is None  # only noise there
+    assert find_click(np.zeros(RATE, np.float32), RATE // 2, click()) is None  # silence
+
+
+def test_the_latency_is_the_median_of_the_clicks_that_agree() -> None:
+    from timekeeper.sound.calibration import Measurement
+
+    found = Measurement([1.0, 1.6, 2.2, 2.8, 3.4], [0.0121, 0.0135, None, 0.3805, 0.0124])
+    assert found.heard == [0.0121, 0.0135, 0.0124]  # (an echo 370 ms late left out)
+    assert found.latency == pytest.approx(0.0124)
+    assert found.spread == pytest.approx(0.0011)

@@ -50,7 +50,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from timekeeper.sound.calibration import Capture, click_pack, measure
+    from timekeeper.sound.calibration import APART, Capture, click_pack, measure
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.framed import FramedOutput
     from timekeeper.sound.output import AudioError
@@ -80,7 +80,11 @@ def calibrate(args: argparse.Namespace) -> int:
         )
     except AudioError as exc:
         capture.stop()
-        print(f"timekeeper calibrate: no output to measure ({exc})", file=sys.stderr)
+        print(
+            f"timekeeper calibrate: no output to measure ({exc}); where the box's service "
+            "holds the card: sudo systemctl stop timekeeper, calibrate, then start it again",
+            file=sys.stderr,
+        )
         return 1
     assert isinstance(played, FramedOutput)
     try:
@@ -95,6 +99,9 @@ def calibrate(args: argparse.Namespace) -> int:
     for due, error in zip(found.dues, found.errors, strict=True):  # (-v: for a bench to compare)
         log.debug("click due at %.6f s (monotonic): %s", due, error)
     each = ", ".join("–" if e is None else f"{e * 1e3:.1f}" for e in found.errors)
+    apart = len(found.found) - len(heard)
+    if apart:
+        each += f"; {apart} left out, over {APART * 1e3:g} ms from the others"
     if len(heard) < max(3, args.clicks // 2):
         print(
             f"timekeeper calibrate: heard {len(heard)} of {args.clicks} clicks on "

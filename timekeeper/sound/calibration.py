@@ -32,9 +32,11 @@ from timekeeper.sound.pack import CueSound, SoundPack
 CLICK = "click"
 CLICK_SECONDS = 0.010  # a burst of noise: broadband, one sharp peak when correlated
 EVERY = 0.6  # s between clicks
-SETTLE = 1.0  # s of stream before the first click (a device that starts late, a first fit)
+SETTLE = 1.5  # s of stream before the first click (a device that starts late, a first fit;
+# PulseAudio's monitor as an input: its first second comes in bursts)
 EARLY, LATE = 0.2, 0.45  # s: a click is looked for from EARLY before its due to LATE after
 FOUND = 0.3  # normalised correlation a click must reach to count as heard
+APART = 0.025  # s: a click this far from the others' median is left out (an echo, a burst)
 READ = 480  # frames a read of the input (10 ms)
 
 _CAPTURE = 1  # snd_pcm_stream_t
@@ -61,20 +63,31 @@ class Measurement:
     errors: list[float | None]
 
     @property
-    def heard(self) -> list[float]:
+    def found(self) -> list[float]:
         return [e for e in self.errors if e is not None]
+
+    @property
+    def heard(self) -> list[float]:
+        """The clicks found within APART of the median of all found: a reflection found
+        instead of a click, or an input's first burst, is not the speaker's delay."""
+        middle = _median(self.found)
+        return [e for e in self.found if abs(e - middle) <= APART]
 
     @property
     def latency(self) -> float:
         """The median of the heard clicks' errors: what `audio.latency` is set to."""
-        heard = sorted(self.heard)
-        mid = len(heard) // 2
-        return heard[mid] if len(heard) % 2 else (heard[mid - 1] + heard[mid]) / 2
+        return _median(self.heard)
 
     @property
     def spread(self) -> float:
         """The largest distance of a heard click from the median (s)."""
         return max(abs(e - self.latency) for e in self.heard)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 class Capture:
