@@ -38,6 +38,7 @@ EARLY, LATE = 0.2, 0.45  # s: a click is looked for from EARLY before its due to
 FOUND = 0.3  # normalised correlation a click must reach to count as heard
 APART = 0.025  # s: a click this far from the others' median is left out (an echo, a burst)
 READ = 480  # frames a read of the input (10 ms)
+BUFFER = 500_000  # µs of input buffered: a reader held up that long loses frames (overrun)
 
 _CAPTURE = 1  # snd_pcm_stream_t
 _FLOAT_LE, _RW_INTERLEAVED, _RUNNING = 14, 3, 3
@@ -112,13 +113,14 @@ class Capture:
         self._status = ctypes.c_void_p()
         self.pieces: list[np.ndarray] = []
         self.reports: list[tuple[int, float]] = []
+        self.losses: list[float] = []  # when frames were lost (an overrun): no timeline across
         self.error: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         result = lib.snd_pcm_open(ctypes.byref(self._pcm), device.encode(), _CAPTURE, 0)
         if result >= 0:
             result = lib.snd_pcm_set_params(
-                self._pcm, _FLOAT_LE, _RW_INTERLEAVED, 1, RATE, 1, 100_000
+                self._pcm, _FLOAT_LE, _RW_INTERLEAVED, 1, RATE, 1, BUFFER
             )
         if result < 0:
             text = (lib.snd_strerror(result) or b"error").decode("utf-8", "replace")
@@ -139,13 +141,16 @@ class Capture:
 
     def _run(self) -> None:
         from timekeeper.sound.alsasink import _offset_to, _Timespec
+        from timekeeper.sound.priority import raise_priority
 
+        raise_priority()  # (as the box's writer: its stamps ahead of a busy machine)
         lib, pcm, status = self._lib, self._pcm, self._status
         block = np.zeros(READ, np.float32)
         stamp, total = _Timespec(), 0
         while not self._stop.is_set():
             n = lib.snd_pcm_readi(pcm, block.ctypes.data, READ)
             if n < 0:
+                self.losses.append(self.clock())
                 if lib.snd_pcm_recover(pcm, int(n), 1) < 0:
                     self.error = (lib.snd_strerror(int(n)) or b"error").decode("utf-8", "replace")
                     return
@@ -175,7 +180,10 @@ class Capture:
 
     def origin_near(self, t: float, span: float = 1.0) -> float | None:
         """When frame 0 was captured, on the clock, from the reports within `span` s of `t`:
-        the earliest (a report is late by 0 to one step of the device's position)."""
+        the earliest (a report is late by 0 to one step of the device's position). None
+        where frames were lost near `t` (the recording's timeline has a gap there)."""
+        if any(abs(lost - t) <= span for lost in self.losses):
+            return None
         near = [at - frame / RATE for frame, at in self.reports if abs(at - t) <= span]
         return min(near) if near else None
 
