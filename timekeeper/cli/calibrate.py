@@ -9,7 +9,6 @@ import os
 import sys
 from pathlib import Path
 
-from timekeeper.box import config as box_config
 from timekeeper.rules.yamldoc import ConfigError
 
 log = logging.getLogger(__name__)
@@ -50,6 +49,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def calibrate(args: argparse.Namespace) -> int:
+    # (imported when the command runs: the command line loads no numpy for --help or ctl)
+    from timekeeper.box import config as box_config
     from timekeeper.sound.calibration import APART, Capture, click_pack, measure
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.framed import FramedOutput
