@@ -43,6 +43,7 @@ os.environ["TIMEKEEPER_PROFILES_PATH"] = ""
 
 import stacklab
 from audiolab import RATE, PulseServer, find_onset
+from standin_mic import PCM as STANDIN
 
 from timekeeper.box.controls.socket_client import send
 from timekeeper.rules import profile
@@ -580,6 +581,9 @@ def stack_rows(
                     preexec=preexec,
                     output=output,
                 )
+                calibrated = after_calibrate(
+                    stack, env, profile_file, actions, pack, preexec, output
+                )
             errors = run.errors_ms
             med = statistics.median(errors) if errors else float("nan")
             rows.append(
@@ -601,9 +605,61 @@ def stack_rows(
                     "answers": [round(e, 1) for e in run.answers_ms],
                     "presses": [round(e, 1) for e in run.presses_ms],
                     "memory": run.rss_parts,
+                    **calibrated,
                 }
             )
     return rows
+
+
+def after_calibrate(
+    stack: str, env: dict[str, str], profile_file: Path, actions, pack, preexec, output
+) -> dict:
+    """(the paced stack) `timekeeper calibrate` hearing the box through the stand-in
+    microphone (bench/standin_mic.py), then the same match with the config it wrote: the
+    latency it found and the worst cue after it ({} on other stacks: no stand-in there)."""
+    if stack != "alsa-paced":
+        return {}
+    from timekeeper.box import config as box_config
+
+    with tempfile.TemporaryDirectory(prefix="tk-cal-") as tmp:
+        cfg = Path(tmp) / "config.yaml"
+        cfg.write_text(f"audio:\n  output: {output}\n" if output else "# calibrated\n")
+        mic = subprocess.Popen(
+            [sys.executable, str(HERE / "standin_mic.py")], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert mic.stdout is not None
+            mic.stdout.readline()  # ("standin: ready …")
+            calibrate = ["calibrate", "--config", str(cfg), "--input", STANDIN]
+            done = subprocess.run(
+                [sys.executable, "-m", "timekeeper", *calibrate],
+                env=dict(os.environ, **env),
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            mic.terminate()
+            mic.wait(10)
+        print(f"  {stack}: {done.stdout.strip()}{done.stderr.strip()}", file=sys.stderr)
+        if done.returncode != 0:
+            return {"calibrated": float("nan"), "after": float("nan")}
+        latency = box_config.load(cfg).audio_offset
+        run = run_match(
+            "stream",
+            dict(env, TIMEKEEPER_CONFIG=str(cfg)),
+            profile_file,
+            actions,
+            pack,
+            None,
+            stack=stack,
+            preexec=preexec,
+            output=output,
+        )
+    return {
+        "calibrated": latency * 1e3,
+        "after": max((abs(e) for e in run.errors_ms), default=float("nan")),
+        "errors_after": [round(e, 2) for e in run.errors_ms],
+    }
 
 
 def stack_period(stack: str) -> int | None:
@@ -650,6 +706,11 @@ STACK_COLUMNS: list[tuple[str, int, Callable[[dict], str]]] = [
     ("dropouts", 8, lambda r: str(len(r["dropouts"]))),
     ("press ms", 8, lambda r: f"{max(r['presses'], default=float('nan')):.0f}"),
     ("met", 3, lambda r: "yes" if met(r) else "NO"),
+    (
+        "worst after calibrate",
+        21,
+        lambda r: f"{r['after']:.2f} (at {r['calibrated']:+.1f})" if "after" in r else "—",
+    ),
 ]
 
 
@@ -785,6 +846,7 @@ def main() -> None:
                 f"{r['memory']}"
                 + (f"; NOT FOUND {r['missing']}" if r["missing"] else "")
                 + (f"; DROPOUTS {r['dropouts']}" if r["dropouts"] else "")
+                + (f"; after calibrate {r['errors_after']} ms" if "errors_after" in r else "")
             )
         return
 

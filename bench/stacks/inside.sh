@@ -26,6 +26,12 @@ case $TK_STACK in
     jackd -R -P 70 -d dummy -r 48000 -p "$TK_JACK_PERIOD" -C 2 -P 8 > jackd.log 2>&1 & pids+=($!)
     for _ in $(seq 100); do jack_lsp > /dev/null 2>&1 && break; sleep 0.1; done
     jack_lsp > /dev/null 2>&1 || { echo "inside.sh: jackd did not start" >&2; cat jackd.log >&2; exit 1; }
+    # `standin`: a capture device hearing what the device plays (bench/standin_mic.py, started
+    # by whoever needs it, before the device is opened)
+    export XDG_CONFIG_HOME=$XDG_RUNTIME_DIR/config
+    mkdir -p "$XDG_CONFIG_HOME/alsa"
+    echo 'pcm.standin { type plug; slave.pcm { type jack; capture_ports { 0 standin:out } } }' \
+      > "$XDG_CONFIG_HOME/alsa/asoundrc"
     echo "stack alsa-paced: jackd $(jackd --version 2>/dev/null | grep -o 'version [0-9.]*' | head -1), dummy backend, $TK_JACK_PERIOD frames a period, ALSA's jack PCM as default" >&2
     ;;
 esac

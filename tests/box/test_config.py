@@ -127,7 +127,6 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
             "audio:\n  latency_ms: 20\n  output: pulse\n",
             r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl",
         ),
-        ("audio: {output: pulse, trim_ms: 5}\n", r"config.yaml:1:33: audio.trim_ms: is for"),
         ("audio: {output: alsa, latency_ms: 5}\n", r"config.yaml:1:35: audio.latency_ms: is for"),
     ],
 )
@@ -174,19 +173,19 @@ def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys
 
 
 def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: Path) -> None:
-    trimmed = load(tmp_path, "audio: {trim_ms: 10}\n")
-    # the trim goes on top of the stream's default latency (0.75 of a 2048-frame chunk)
-    kind, chunk, latency, output = config.audio_for_run(trimmed, None, None, None)
-    assert (kind, chunk, output) == ("stream", None, "auto")
-    assert latency == pytest.approx(0.75 * 2048 / 48000 + 0.010)
-    assert config.audio_for_run(trimmed, None, 1024, 20.0) == (
+    measured = load(tmp_path, "audio: {latency: 10}\n")
+    # the speaker's latency is the stream's offset on every output: it chooses no sink and
+    # leaves SDL's own latency alone
+    assert measured.audio_offset == pytest.approx(0.010)
+    assert config.audio_for_run(measured, None, None, None) == ("stream", None, None, "auto")
+    assert config.audio_for_run(measured, None, 1024, 20.0) == (
         "stream",
         1024,
-        pytest.approx(0.030),
+        pytest.approx(0.020),
         "auto",
     )
-    with pytest.raises(ConfigError, match="trim_ms"):
-        config.audio_for_run(trimmed, "mixer", None, None)
+    with pytest.raises(ConfigError, match=r"audio\.latency"):
+        config.audio_for_run(measured, "mixer", None, None)
     plain = config.Config(None)
     assert config.audio_for_run(plain, "mixer", 512, None) == ("mixer", 512, None, "auto")
     with pytest.raises(ConfigError, match="--audio-latency"):

@@ -255,22 +255,22 @@ def test_the_shipped_acls_keep_each_box_to_its_own_topics(tmp_path: Path) -> Non
     assert "1 got timekeeper/h/2/command" not in seen
 
 
-def test_the_config_joins_a_hall_and_trims_the_audio(tmp_path: Path) -> None:
+def test_the_config_joins_a_hall_and_sets_the_speakers_latency(tmp_path: Path) -> None:
     from timekeeper.box import config
     from timekeeper.rules.yamldoc import ConfigError
 
     file = tmp_path / "config.yaml"
     file.write_text(
-        "hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\naudio: {trim_ms: -12.5}\n"
+        "hall: {broker: mqtt://desk:1883, hall: bigcup, table: 7}\naudio: {latency: -12.5}\n"
     )
     cfg = config.load(file)
     assert cfg.hall == config.HallConfig("mqtt://desk:1883", "bigcup", "7")
-    assert cfg.audio_trim == -0.0125
+    assert cfg.audio_offset == -0.0125
     for text, field in (
         ("hall: {broker: 'mqtt://desk/#'}\n", "hall.broker"),
         ("hall: {broker: desk, sync: local}\n", "hall.sync"),
         ("hall: {broker: desk, table: 'a/b'}\n", "hall.table"),
-        ("audio: {trim_ms: 900}\n", "audio.trim_ms"),
+        ("audio: {latency: 900}\n", "audio.latency"),
     ):
         file.write_text(text)
         with pytest.raises(ConfigError, match=field.replace(".", r"\.")):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,7 @@ AUDIO_KEYS = (
     "device",
     "chunk",
     "latency_ms",
-    "trim_ms",
+    "latency",
     "attempts",
     "volume",
 )
@@ -81,7 +82,9 @@ class Config:
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
     audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
-    audio_trim: float = 0.0  # s: this box's own output delay (USB card, HDMI, Bluetooth), added
+    # audio.latency, in s: what this box's speaker path adds after its output's own timing
+    # (a DAC, HDMI, Bluetooth, JACK), measured by `timekeeper calibrate`; every output kind
+    audio_offset: float = 0.0
     audio_attempts: int = 8
     audio_volume: float = 1.0  # gain on the pack's samples (1.0: as recorded), applied at load
     web_listen: tuple[str, int] | None = None  # (host, port); None: no web server
@@ -124,7 +127,7 @@ def build(doc: Doc, file: Path) -> Config:
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
         audio_latency=_latency(r),
-        audio_trim=_trim(r),
+        audio_offset=speaker_latency(r),
         audio_attempts=r.integer(("audio", "attempts"), 8),
         audio_volume=_volume(r),
         web_listen=_web_listen(r),
@@ -221,9 +224,7 @@ def _output(r: Reader) -> str:
     are refused here, at their line."""
     output = r.choice(("audio", "output"), OUTPUTS, "auto")
     if output in ("pulse", "alsa"):  # (alsa takes audio.device: an ALSA PCM's name)
-        for key in (
-            ("device", "latency_ms", "trim_ms") if output == "pulse" else ("latency_ms", "trim_ms")
-        ):
+        for key in ("device", "latency_ms") if output == "pulse" else ("latency_ms",):
             if r.get(("audio", key)) is not None:
                 raise r.doc.error(("audio", key), SDL_ONLY)
     return output
@@ -262,13 +263,36 @@ def _chunk(r: Reader) -> int | None:
     return value
 
 
-def _trim(r: Reader) -> float:
-    """audio.trim_ms: the extra delay of this box's speaker path, measured (docs/hall.md), so
-    that boxes with different cards sound together; -500 … 500 ms."""
-    value = r.get(("audio", "trim_ms"), 0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not -500 <= value <= 500:
-        raise r.doc.error(("audio", "trim_ms"), f"must be -500 to 500 ms, not {value!r}")
-    return value / 1000
+SPEAKER_LATENCY_MS = 500  # audio.latency: -500 … 500 ms
+
+
+def speaker_latency_problem(value: object) -> float | str:
+    """`audio.latency` in seconds, or what is wrong with it: milliseconds, a number or
+    "12.5 ms", from -500 to 500 (a Bluetooth speaker: ~200)."""
+    how = f'must be -{SPEAKER_LATENCY_MS} to {SPEAKER_LATENCY_MS} ms (e.g. 12.5 or "12.5 ms")'
+    ms: object = value
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*([+-]?\d+(?:\.\d*)?)\s*ms\s*", value)
+        ms = float(match.group(1)) if match else None
+    if (
+        isinstance(ms, bool)
+        or not isinstance(ms, int | float)
+        or not -SPEAKER_LATENCY_MS <= ms <= SPEAKER_LATENCY_MS  # (NaN: not in range)
+    ):
+        return f"{how}, not {value!r}"
+    return ms / 1000
+
+
+def speaker_latency(r: Reader) -> float:
+    """audio.latency: the delay of this box's speaker path that no driver reports, so that
+    boxes with different cards sound together; applied on every output (pulse, alsa, sdl)."""
+    value = r.get(("audio", "latency"))
+    if value is None:
+        return 0.0
+    seconds = speaker_latency_problem(value)
+    if isinstance(seconds, str):
+        raise r.doc.error(("audio", "latency"), seconds)
+    return seconds
 
 
 def _latency(r: Reader) -> float | None:
@@ -278,6 +302,69 @@ def _latency(r: Reader) -> float | None:
     if (problem := latency_problem(ms)) is not None:
         raise r.doc.error(("audio", "latency_ms"), problem)
     return ms / 1000
+
+
+def write_speaker_latency(file: Path, seconds: float, note: str) -> None:
+    """Sets `audio.latency` in `file` (made if missing) to `seconds`, every other line and
+    comment kept: the value replaced where it stands (its line, with `note` as its comment,
+    in a block mapping), else added under `audio:` (block or one-line flow), else an
+    `audio:` section appended. The result is checked as a box loads it before it replaces
+    the file (ConfigError, and the file left as it was)."""
+    value = f"{seconds * 1e3:.1f}"
+    if isinstance(problem := speaker_latency_problem(float(value)), str):
+        raise ConfigError(f"{problem}: not written", file, "audio.latency")
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    lines = text.splitlines(keepends=True)
+    doc = Doc.load(file) if text.strip() else None
+    audio = doc.data.get("audio") if doc is not None and isinstance(doc.data, dict) else None
+    if doc is not None and ("audio", "latency") in doc.where:
+        at = doc.where[("audio", "latency")]
+        line = lines[at.line - 1]
+        head, tail = line[: at.column - 1], line[at.column - 1 :]
+        if head.strip() == "latency:":  # a block mapping's line: value and comment replaced
+            end = "\n" if line.endswith("\n") else ""
+            lines[at.line - 1] = f"{head}{value}  # {note}{end}"
+        else:  # inside a flow mapping: the value only
+            match = re.match(r"\"[^\"]*\"|'[^']*'|[^,}#\n]*[^,}#\s]", tail)
+            size = len(match.group(0)) if match else 0
+            lines[at.line - 1] = head + value + tail[size:]
+    elif doc is not None and ("audio",) in doc.keys:
+        at = doc.keys[("audio",)]
+        line = lines[at.line - 1]
+        rest = line[at.column - 1 + len("audio:") :]
+        if isinstance(audio, dict) and audio and rest.lstrip().startswith("{"):
+            brace = line.index("{", at.column - 1)
+            lines[at.line - 1] = (
+                f"{line[: brace + 1]}latency: {value}, {line[brace + 1 :].lstrip()}"
+            )
+        elif isinstance(audio, dict) and audio:  # a block mapping: beside its first key
+            first = doc.keys[("audio", next(iter(audio)))]
+            indent = " " * (first.column - 1)
+            lines.insert(first.line - 1, f"{indent}latency: {value}  # {note}\n")
+        elif rest.strip() and not rest.strip().startswith("#"):  # (`audio: {}`, `audio: ~`)
+            lines[at.line - 1] = f"{line[: at.column - 1]}audio:\n  latency: {value}  # {note}\n"
+        else:
+            lines.insert(at.line, f"  latency: {value}  # {note}\n")
+    else:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.append(f"audio:\n  latency: {value}  # {note}\n")
+    new = file.with_name(f".{file.name}.new")
+    new.write_text("".join(lines), encoding="utf-8")
+    try:
+        if file.exists():
+            shutil.copymode(file, new)
+        try:
+            build(Doc.load(new), new)
+        except ConfigError as exc:  # (the file was valid: a form the writer does not know)
+            raise ConfigError(
+                f"cannot set audio.latency here ({exc}): write `latency: {value}` under "
+                "`audio:` by hand",
+                file,
+            ) from None
+        os.replace(new, file)
+    finally:
+        new.unlink(missing_ok=True)
 
 
 def volume_gain(value: object) -> float | str:
@@ -330,17 +417,17 @@ def audio_for_run(
     """(kind, chunk, latency in s, output) for `run`: its --audio, --audio-chunk,
     --audio-latency and --audio-output (None: not given) over the config, checked together,
     so that settings that cannot work are refused (exit 2) before anything is opened or
-    read. The config's trim is added to the latency the stream compensates."""
+    read. (The config's audio.latency is the stream's offset: `cfg.audio_offset`.)"""
     kind = kind or cfg.audio_kind
     output = output or cfg.audio_output
     if output in ("pulse", "alsa") and latency_ms is not None:
         raise ConfigError(SDL_ONLY, field="--audio-latency")
-    if output == "alsa" and (cfg.audio_latency is not None or cfg.audio_trim):
-        raise ConfigError(SDL_ONLY, field="audio.latency_ms / audio.trim_ms")
+    if output == "alsa" and cfg.audio_latency is not None:
+        raise ConfigError(SDL_ONLY, field="audio.latency_ms")
     if output == "pulse" and (
-        cfg.audio_device or cfg.audio_latency is not None or cfg.audio_trim
+        cfg.audio_device or cfg.audio_latency is not None
     ):  # (--audio-output pulse over the file)
-        raise ConfigError(SDL_ONLY, field="audio.device / audio.latency_ms / audio.trim_ms")
+        raise ConfigError(SDL_ONLY, field="audio.device / audio.latency_ms")
     if chunk is not None and (problem := chunk_problem(chunk)):
         raise ConfigError(problem, field="--audio-chunk")
     if latency_ms is not None and (problem := latency_problem(latency_ms)):
@@ -352,20 +439,10 @@ def audio_for_run(
             "is for --audio stream only (the mixer cannot compensate latency)",
             field="--audio-latency / audio.latency_ms",
         )
-    if cfg.audio_trim:  # this box's own output delay, on top of the measured latency
-        if kind == "mixer":
-            raise ConfigError(
-                "is for audio.kind stream only (the mixer cannot place cues)", field="audio.trim_ms"
-            )
-        from timekeeper.sound.mixing import RATE
-        from timekeeper.sound.sdlsink import DEFAULT_CHUNK, LATENCY_IN_CHUNKS
-
-        base = (
-            latency
-            if latency is not None
-            else (LATENCY_IN_CHUNKS * (chunk or DEFAULT_CHUNK) / RATE)
+    if cfg.audio_offset and kind == "mixer":
+        raise ConfigError(
+            "is for audio.kind stream only (the mixer cannot place cues)", field="audio.latency"
         )
-        latency = max(0.0, base + cfg.audio_trim)
     return kind, chunk, latency, output
 
 
@@ -380,7 +457,6 @@ def audio_text(cfg: Config) -> str:
             ("driver", cfg.audio_driver if cfg.audio_driver != "pulseaudio" else None),
             ("device", cfg.audio_device),
             ("latency_ms", None if cfg.audio_latency is None else f"{cfg.audio_latency * 1e3:g}"),
-            ("trim_ms", f"{cfg.audio_trim * 1e3:g}" if cfg.audio_trim else None),
         )
         if value is not None
     ]
@@ -395,7 +471,8 @@ def audio_text(cfg: Config) -> str:
             "else alsa when the default ALSA device opens, else sdl"
         ),
     }[cfg.audio_output]
-    return f"stream, audio.output {output}"
+    latency = f", audio.latency {cfg.audio_offset * 1e3:g} ms" if cfg.audio_offset else ""
+    return f"stream, audio.output {output}{latency}"
 
 
 def _looks_like_path(text: str) -> bool:

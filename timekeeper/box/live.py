@@ -103,7 +103,15 @@ def _run_live(args: argparse.Namespace) -> int:
 
     def open_audio() -> Output:
         return open_output(
-            pack, chosen, kind, cfg.audio_driver, chunk, latency, cfg.audio_device, output
+            pack,
+            chosen,
+            kind,
+            cfg.audio_driver,
+            chunk,
+            latency,
+            cfg.audio_device,
+            output,
+            offset=cfg.audio_offset,  # (audio.latency: the speaker path, every output)
         )
 
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits

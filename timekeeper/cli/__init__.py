@@ -1,6 +1,6 @@
 """The command line: one `timekeeper` parser to which each wing adds its commands (the box's
-`run`, `ctl`, `audio`; the profiles' `profiles`, `show`, `check`, `render`; the desk's `hall
-…` and `tournament …`); argument parsing and wiring, nothing else."""
+`run`, `ctl`, `audio`, `calibrate`; the profiles' `profiles`, `show`, `check`, `render`; the
+desk's `hall …` and `tournament …`); argument parsing and wiring, nothing else."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 
 from timekeeper import __version__
-from timekeeper.cli import box, hall, profiles, tournament
+from timekeeper.cli import box, calibrate, hall, profiles, tournament
 from timekeeper.rules.yamldoc import ConfigError
 
 
@@ -43,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
     box.add_commands(sub)
+    calibrate.add_command(sub)
     profiles.add_commands(sub)
     hall.add_commands(sub)
     tournament.add_commands(sub)

@@ -35,6 +35,7 @@ def open_output(
     latency: float | None = None,
     device: str | None = None,
     output: str = "auto",
+    offset: float = 0.0,
 ) -> Output:
     """The live audio output for `timekeeper run`, opened, warm and prepared for `profile`
     (None: not prepared).
@@ -43,7 +44,8 @@ def open_output(
     (sound/framed.py), on the sink `output` names (open_sink). `mixer`: plain
     `Sound.play()` through pygame's mixer at the deadline, the fallback
     (sound/pygame_mixer.py). `silent`: no device at all. Raises AudioError when the device
-    cannot be opened."""
+    cannot be opened. `offset`: the stream's cues placed that many seconds early, for what
+    the speaker path adds (FramedOutput; `audio.latency`)."""
     opened: Output
     if kind == "silent":
         return SilentOutput()
@@ -58,7 +60,9 @@ def open_output(
     elif kind == "stream":
         from timekeeper.sound.framed import FramedOutput
 
-        opened = FramedOutput(pack, open_sink(output, driver, chunk, latency, device))
+        opened = FramedOutput(
+            pack, open_sink(output, driver, chunk, latency, device), offset=offset
+        )
     else:
         raise ValueError(f"audio kind {kind!r} is not one of {', '.join(AUDIO_KINDS)}")
     if profile is None:  # (`timekeeper audio test`: one cue, built when it is played)

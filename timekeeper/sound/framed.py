@@ -290,7 +290,9 @@ class FramedOutput(Output):
     clock gives. `clock` must be the runner's clock: the stream reads it to map its frames
     onto the match's time base (the only reading outside the runner, and it never decides
     anything about the match). `realtime`: the writer thread of a pushed sink asks for
-    real-time priority."""
+    real-time priority. `offset`: seconds the speaker path adds after what the sink's timing
+    says (a DAC's FIFO, a TV, a Bluetooth speaker, JACK's own latency; `audio.latency`,
+    measured by `timekeeper calibrate`): every cue is placed that much earlier."""
 
     def __init__(
         self,
@@ -298,10 +300,12 @@ class FramedOutput(Output):
         sink: Sink,
         clock: Callable[[], float] = time.monotonic,
         realtime: bool = True,
+        offset: float = 0.0,
     ) -> None:
         if sink.pulls and (sink.reports or sink.rewrites):
             raise ValueError(f"sink {sink.name}: reports and rewrites are for pushed sinks")
         self.pack, self.sink, self.clock = pack, sink, clock
+        self.offset = offset
         self.period = sink.period
         self.frames: FrameClock | DelayClock = (
             FrameClock(sink.latency) if sink.pulls else DelayClock()
@@ -317,6 +321,7 @@ class FramedOutput(Output):
             # press), and a runner 140 ms late still finds its cue's frames rewritable (at
             # 80 ms, 8 boxes on 2 cores lost a mark now and then)
             self.lead = REWRITE_LEAD
+        self.lead += max(0.0, offset)  # (placed earlier: handed over that much earlier)
         self.last_block: float | None = None  # runner time the device last took a block
         self.blocks = 0
         self.priority = "normal"  # the writer thread's (pushed sinks)
@@ -351,7 +356,7 @@ class FramedOutput(Output):
         if not self.pack.plays(cue):
             return None
         rewrites = self.sink.rewrites
-        frame = self.frames.frame_at(cue.due)
+        frame = self.frames.frame_at(cue.due - self.offset)
         earliest = self.frames.frame_at(now + REWRITE_AHEAD) if rewrites else None
         if cue.stop:
             start = self.voices.stop(cue.name, frame, earliest)
