@@ -8,11 +8,15 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import wait_for
 
@@ -247,3 +251,65 @@ def test_a_busy_device_names_its_holder_and_the_sound_comes_back_once_let_go(
         events.close()
     assert heard(False), "the cues while the card was held: logged, not heard"
     assert min(heard(False)) > min(heard()) and max(heard()) > max(heard(False))
+
+
+# ------------------------------------------------------- HDMI on a Pi 4/5: IEC958 frames only
+
+# Pi OS's own chain for vc4-hdmi, softvol left out (it needs a card's mixer control): plug
+# converts to what the iec958 plugin takes, which makes IEC958 subframes for the card; the
+# card here is a file (on `null`), so that what it is handed can be read back
+HDMI_CHAIN = """\
+</usr/share/alsa/alsa.conf>
+pcm.card {{ type file slave.pcm "null" file "{raw}" format "raw" }}
+pcm.hdmi_iec958 {{
+    type iec958
+    slave {{ pcm "card" format IEC958_SUBFRAME_LE }}
+    status [ 0x04 0x82 0x00 0x02 ]
+}}
+pcm.!default {{ type plug slave.pcm "hdmi_iec958" }}
+"""
+
+PLAY_HALF_SCALE = """\
+import logging
+import numpy as np
+from timekeeper.sound import devices
+from timekeeper.sound.alsasink import AlsaSink
+from timekeeper.sound.output import AudioError
+logging.basicConfig(level=logging.INFO, format="%(message)s")
+try:
+    AlsaSink("hdmi_iec958")
+except AudioError as exc:
+    print("plain:", exc)
+sink = devices.choose(("alsa",))
+for _ in range(4):
+    sink.write(np.full(sink.period, 0.5, np.float32))
+sink.close()
+"""
+
+
+@needs_alsa
+@pytest.mark.slow
+def test_the_alsa_sink_opens_default_and_plays_where_only_iec958_frames_are_taken(
+    tmp_path,
+) -> None:
+    """The sink never asks for a format of its own on the device: it opens `default`, whose
+    plug converts the float samples into the IEC958 subframes the HDMI chain takes (a PCM
+    opened without plug refuses them, as `plughw` fails on a Pi 4's HDMI)."""
+    raw = tmp_path / "card.raw"
+    config = tmp_path / "asound.conf"
+    config.write_text(HDMI_CHAIN.format(raw=raw))
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_HALF_SCALE],
+        env={**os.environ, "ALSA_CONFIG_PATH": str(config)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "plain: cannot set up the ALSA device 'hdmi_iec958' (Invalid argument)" in done.stdout
+    assert "audio: alsa: default opened (PLUG), 48 kHz" in done.stderr
+    words = np.frombuffer(raw.read_bytes(), "<u4")
+    assert len(words) >= 2 * 4096  # stereo subframes, one a channel
+    assert set((words >> 4) & 0xFFFFFF) == {0x400000}  # 0.5 of full scale, 24 bits
+    preambles = words & 0xF
+    assert set(preambles) == {0x2, 0x8} and 0x8 in preambles[:2]  # a block starts
