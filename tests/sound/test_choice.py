@@ -196,6 +196,25 @@ def _holder(proc: Path, pid: int, command: str) -> None:
 BUSY = "'default' (Device or resource busy; held by pid 4242 (aplay, card 0))"
 
 
+def test_the_holder_is_found_as_fuser_finds_it_where_proc_asound_does_not_say(
+    monkeypatch, tmp_path
+) -> None:
+    proc = tmp_path / "proc"
+    (proc / "777" / "fd").mkdir(parents=True)
+    (proc / "777" / "comm").write_text("mpv\n")
+    (proc / "777" / "fd" / "5").symlink_to("/dev/snd/pcmC1D0p")
+    (proc / "778" / "fd").mkdir(parents=True)  # (a capture device: not a holder)
+    (proc / "778" / "fd" / "3").symlink_to("/dev/snd/pcmC1D0c")
+    monkeypatch.setattr(devices, "PROC", proc)
+    assert devices.holders() == ["pid 777 (mpv, card 1)"]
+    monkeypatch.setattr(devices, "PROC", tmp_path / "nothing")
+    busy = AudioError("cannot open the ALSA device 'default' (Device or resource busy); check")
+    assert (
+        "(Device or resource busy; held by another program (`fuser -v /dev/snd/*` names it))"
+        in str(devices._with_holder(busy))
+    )
+
+
 @needs_alsa
 def test_a_busy_device_names_its_holder_and_the_sound_comes_back_once_let_go(
     write_profile, monkeypatch, tmp_path, caplog
