@@ -84,7 +84,11 @@ def with_box(env: dict[str, str], folder: Path, idle: float) -> dict:
     log = folder / "box.log"
     with log.open("w") as err:
         proc = subprocess.Popen(
-            cmd, env=dict(os.environ, **env), stdin=subprocess.DEVNULL, stderr=err
+            cmd,
+            env=dict(os.environ, **env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # (its status lines: only rows go back out)
+            stderr=err,
         )
         deadline = time.monotonic() + 30
         while "ready" not in log.read_text() and time.monotonic() < deadline:
