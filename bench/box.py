@@ -73,7 +73,7 @@ def recovery(repeat: int) -> list[tuple[float, float]]:
                 "-m",
                 "timekeeper",
                 "run",
-                "--audio-output",
+                "--audio",
                 "sdl",
                 "--profile",
                 "radegast",

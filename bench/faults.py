@@ -66,7 +66,7 @@ class Box:
                     "-m",
                     "timekeeper",
                     "run",
-                    "--audio-output",
+                    "--audio",
                     "sdl",
                     "--profile",
                     "hour",

@@ -88,7 +88,6 @@ def start_box(
     root: Path,
     url: str,
     env: dict[str, str],
-    audio: str = "stream",
     fresh: bool = True,
     skew: float | None = None,
     output: str | None = None,
@@ -102,8 +101,8 @@ def start_box(
         url,
         table,
         folder,
-        *("--audio-output", output or ("pulse" if "PULSE_SERVER" in env else "sdl")),
-        *("--profile", str(PROFILE), "--events", str(folder / "events.jsonl"), "--audio", audio),
+        *("--audio", output or ("pulse" if "PULSE_SERVER" in env else "sdl")),
+        *("--profile", str(PROFILE), "--events", str(folder / "events.jsonl")),
         *(["--fresh"] if fresh else []),
         *(["--config", str(config)] if config else []),
         *BOX_ARGS,
@@ -312,7 +311,7 @@ def recorded_hall(
         for i, sink in enumerate(sinks):
             if stack_name == "alsa-paced":  # (its ALSA device named in a config of its own)
                 config = root / f"box{i + 1}.yaml"
-                config.write_text(f"audio:\n  output: alsa\n  device: {sink}\n")
+                config.write_text(f"audio:\n  sink: alsa\n  device: {sink}\n")
                 box = start_box(str(i + 1), root, broker.url, env, output="alsa", config=config)
             elif stack_name == "pipewire":  # (as a box runs: auto, PipeWire's ALSA plugin)
                 to = {"PULSE_SINK": sink, "PIPEWIRE_NODE": sink}

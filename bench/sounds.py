@@ -124,7 +124,7 @@ def run_memory(pack: Path, tree: Path | None, settle: float) -> tuple[float, flo
                 "-m",
                 "timekeeper",
                 "run",
-                "--audio-output",
+                "--audio",
                 "sdl",
                 "--profile",
                 "ithf",

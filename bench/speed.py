@@ -48,7 +48,7 @@ def startup_until_ready(repeat: int) -> list[float]:
                     "-m",
                     "timekeeper",
                     "run",
-                    "--audio-output",
+                    "--audio",
                     "sdl",
                     "--profile",
                     "ithf",

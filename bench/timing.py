@@ -181,7 +181,7 @@ def run_match(
             "--profile",
             str(profile_file),
             "--audio",
-            path,
+            (output or "auto") if path == "stream" else path,
             "--start",
             "--no-keyboard",
             "--control",
@@ -193,8 +193,6 @@ def run_match(
         ]
         if chunk:
             cmd += ["--audio-chunk", str(chunk)]
-        if output:
-            cmd += ["--audio-output", output]
         port = free_port()
         if web_clients:
             cmd += ["--web", str(port)]
@@ -338,7 +336,7 @@ def idle_cpu(path: str, env: dict[str, str], chunk: int, seconds: float) -> floa
                 "--profile",
                 "ithf",
                 "--audio",
-                path,
+                "auto" if path == "stream" else path,
                 "--audio-chunk",
                 str(chunk),
                 "--no-keyboard",
@@ -623,7 +621,7 @@ def after_calibrate(
 
     with tempfile.TemporaryDirectory(prefix="tk-cal-") as tmp:
         cfg = Path(tmp) / "config.yaml"
-        cfg.write_text(f"audio:\n  output: {output}\n" if output else "# calibrated\n")
+        cfg.write_text(f"audio:\n  sink: {output}\n" if output else "# calibrated\n")
         mic = subprocess.Popen(
             [sys.executable, str(HERE / "standin_mic.py")], stdout=subprocess.PIPE, text=True
         )
@@ -786,8 +784,8 @@ def main() -> None:
         help=f"with --stack: {', '.join(stacklab.CONDITIONS)} (comma list, %(default)s)",
     )
     ap.add_argument(
-        "--audio-output",
-        help="with --stack: the box's --audio-output (default: auto, as a box runs)",
+        "--audio",
+        help="with --stack: the box's --audio (default: auto, as a box runs)",
     )
     ap.add_argument(
         "--periods",
@@ -809,9 +807,7 @@ def main() -> None:
     pack = load_pack(default_pack_dir())
     chunks = [] if args.quick else [int(c) for c in args.chunks.split(",") if c]
     if args.inside:  # (in the stack's chroot, from stack mode below)
-        for row in stack_rows(
-            args.inside, conditions, profile_file, actions, pack, args.audio_output
-        ):
+        for row in stack_rows(args.inside, conditions, profile_file, actions, pack, args.audio):
             stacklab.emit(row)
         return
     periods = [
@@ -823,12 +819,10 @@ def main() -> None:
         rows: list[dict] = []
         for stack in stacks:
             if stack == "pulse":
-                rows += stack_rows(
-                    stack, conditions, profile_file, actions, pack, args.audio_output
-                )
+                rows += stack_rows(stack, conditions, profile_file, actions, pack, args.audio)
                 continue
             argv = ["--conditions", ",".join(conditions)]
-            argv += ["--audio-output", args.audio_output] if args.audio_output else []
+            argv += ["--audio", args.audio] if args.audio else []
             argv += ["--quick"] if args.quick else ["--soak"] if args.soak else []
             for frames in periods if stack == "alsa-paced" else [None]:
                 with jack_period(frames):

@@ -135,7 +135,7 @@ def test_volume_is_a_level_or_decibels(tmp_path: Path, value: str, gain: float) 
 @pytest.mark.parametrize(
     ("value", "where"),
     [
-        ("0", r":2:11: audio.volume: .*0 would be silence: for no sound use audio.kind: silent"),
+        ("0", r":2:11: audio.volume: .*0 would be silence: for no sound use audio.sink: silent"),
         ("1.5", r":2:11: audio.volume: .*not 1.5; to play louder turn up the card's mixer"),
         ("+3 dB", r":2:11: audio.volume: .*to play louder turn up the card's mixer"),
         ("-70 dB", r":2:11: audio.volume: must be a level .* from -60 to 0"),
@@ -163,5 +163,5 @@ def test_the_gain_is_applied_to_every_sample_once_at_load() -> None:
     assert np.abs(pack.sounds["start"].samples).max() > 0.3  # the original is untouched
 
 
-def test_silent_is_a_kind_of_the_config(tmp_path: Path) -> None:
-    assert config.load(write_config(tmp_path, "audio: {kind: silent}\n")).audio_kind == "silent"
+def test_silent_is_a_sink_of_the_config(tmp_path: Path) -> None:
+    assert config.load(write_config(tmp_path, "audio: {sink: silent}\n")).audio_sinks == ("silent",)

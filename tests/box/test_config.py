@@ -10,6 +10,7 @@ from helpers import ROOT
 
 from timekeeper.box import config, wiring
 from timekeeper.rules.yamldoc import ConfigError
+from timekeeper.sound import devices
 
 
 def load(tmp_path: Path, text: str) -> config.Config:
@@ -115,57 +116,76 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
     "text, where",
     [
         (
-            "audio:\n  output: jack\n",
-            r"config.yaml:2:11: audio.output: must be one of auto, "
-            r"pulse, alsa, sdl, not 'jack'",
+            "audio:\n  sink: jack\n",
+            r"config.yaml:2:9: audio.sink: 'jack' is not one of auto, silent, pipewire, "
+            r"pulse, alsa, sdl, mixer",
+        ),
+        ("audio:\n  sink: [alsa, silent]\n", r"config.yaml:2:9: audio.sink: silent opens no"),
+        (
+            "audio:\n  sink: pulse\n  device: hw:1\n",
+            r"config.yaml:3:11: audio.device: is for alsa or sdl or mixer, and audio.sink "
+            r"\(--audio\) is pulse",
         ),
         (
-            "audio:\n  output: pulse\n  device: hw:1\n",
-            r"config.yaml:3:11: audio.device: is for audio.output sdl",
+            "audio:\n  latency_ms: 20\n  sink: pulse, alsa\n",
+            r"config.yaml:2:15: audio.latency_ms: is for sdl, and audio.sink \(--audio\) is "
+            r"pulse,alsa",
         ),
-        (
-            "audio:\n  latency_ms: 20\n  output: pulse\n",
-            r"config.yaml:2:15: audio.latency_ms: is for audio.output sdl",
-        ),
-        ("audio: {output: alsa, latency_ms: 5}\n", r"config.yaml:1:35: audio.latency_ms: is for"),
+        ("audio: {sink: alsa, latency_ms: 5}\n", r"config.yaml:1:33: audio.latency_ms: is for"),
+        ("audio: {sink: mixer, latency_ms: 5}\n", r"config.yaml:1:34: audio.latency_ms: is for"),
     ],
 )
-def test_the_audio_output_is_checked_at_its_line(tmp_path: Path, text: str, where: str) -> None:
+def test_the_audio_sink_is_checked_at_its_line(tmp_path: Path, text: str, where: str) -> None:
     with pytest.raises(ConfigError, match=where):
         load(tmp_path, text)
 
 
-def test_the_audio_output_is_a_setting_and_runs_option_goes_over_it(tmp_path: Path) -> None:
-    assert config.Config(None).audio_output == "auto"  # (no file: auto)
-    cfg = load(tmp_path, "audio: {output: sdl, latency_ms: 20}\n")
-    assert cfg.audio_output == "sdl"
-    assert config.audio_for_run(cfg, None, None, None)[3] == "sdl"
-    with pytest.raises(ConfigError, match=r"--audio-latency: is for audio\.output sdl"):
-        config.audio_for_run(cfg, None, None, 30.0, "pulse")
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("audio:\n  kind: mixer\n", r"config.yaml:2:9: audio.kind: is no setting: the output "),
+        ("audio:\n  volume: 0.5\n  output: alsa\n", r"config.yaml:3:11: audio.output: is no"),
+    ],
+)
+def test_the_old_audio_keys_are_refused_naming_the_one_that_chooses(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    with pytest.raises(ConfigError, match=where + r".*audio\.sink \(run --audio\).*\[pulse, alsa"):
+        load(tmp_path, text)
+
+
+def test_the_audio_sink_is_a_setting_and_runs_option_goes_over_it(tmp_path: Path) -> None:
+    assert config.Config(None).audio_sinks == ("pipewire", "pulse", "alsa", "sdl")  # auto
+    cfg = load(tmp_path, "audio: {sink: sdl, latency_ms: 20}\n")
+    assert cfg.audio_sinks == ("sdl",)
+    assert config.audio_for_run(cfg, None, None, None)[0] == ("sdl",)
+    with pytest.raises(ConfigError, match=r"--audio-latency: is for sdl, and audio\.sink"):
+        config.audio_for_run(cfg, "pulse", None, 30.0)
     with pytest.raises(ConfigError, match=r"audio\.latency_ms"):  # the file's, under pulse
-        config.audio_for_run(cfg, None, None, None, "pulse")
-    plain = load(tmp_path, "audio: {output: pulse}\n")
-    assert config.audio_for_run(plain, None, None, None)[3] == "pulse"
-    assert config.audio_for_run(plain, None, None, None, "sdl")[3] == "sdl"
+        config.audio_for_run(cfg, "pulse", None, None)
+    with pytest.raises(ConfigError, match=r"--audio: stream is what every sink but mixer"):
+        config.audio_for_run(cfg, "stream", None, None)
+    plain = load(tmp_path, "audio: {sink: [pulse, alsa]}\n")
+    assert config.audio_for_run(plain, None, None, None)[0] == ("pulse", "alsa")
+    assert config.audio_for_run(plain, "sdl,mixer", None, None)[0] == ("sdl", "mixer")
 
 
-def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys) -> None:
+def test_check_shows_the_sinks_tried_and_those_passed_over(tmp_path: Path, capsys) -> None:
     from timekeeper.cli import main
 
     for text, said in [
-        ("audio: {output: pulse}\n", "ok  audio: stream, audio.output pulse (PulseAudio's"),
+        ("audio: {sink: pulse}\n", "ok  audio: audio.sink pulse: tried in turn pulse"),
         (
-            "audio: {kind: stream}\n",
-            "ok  audio: stream, audio.output auto: pulse when a PulseAudio server answers "
-            "(alsa where it is PipeWire's), else alsa when the default ALSA device opens, "
-            "else sdl",
+            "audio: {volume: 0.5}\n",
+            "ok  audio: audio.sink auto: tried in turn pipewire, pulse, alsa, sdl",
         ),
         (
             "audio: {driver: alsa, latency_ms: 20}\n",
-            "ok  audio: stream, audio.output auto: sdl, as SDL settings are made (audio.driver "
-            "alsa, audio.latency_ms 20)",
+            "ok  audio: audio.sink auto: tried in turn (pipewire: passed over: audio.driver is "
+            "set, which is for sdl), (pulse: passed over: audio.driver is set, which is for "
+            "sdl), (alsa: passed over: audio.driver is set, which is for sdl), sdl",
         ),
-        ("audio: {kind: mixer}\n", "ok  audio: mixer (audio.output is for the stream only)"),
+        ("audio: {sink: silent}\n", "ok  audio: audio.sink silent (no device"),
     ]:
         (tmp_path / "config.yaml").write_text(text)
         assert main(["check", "--config", str(tmp_path / "config.yaml"), "--profile", "ithf"]) == 0
@@ -174,20 +194,21 @@ def test_check_shows_the_audio_output_and_what_auto_takes(tmp_path: Path, capsys
 
 def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: Path) -> None:
     measured = load(tmp_path, "audio: {latency: 10}\n")
-    # the speaker's latency is the stream's offset on every output: it chooses no sink and
+    # the speaker's latency is the stream's offset on every sink: it chooses no sink and
     # leaves SDL's own latency alone
     assert measured.audio_offset == pytest.approx(0.010)
-    assert config.audio_for_run(measured, None, None, None) == ("stream", None, None, "auto")
-    assert config.audio_for_run(measured, None, 1024, 20.0) == (
-        "stream",
-        1024,
-        pytest.approx(0.020),
-        "auto",
-    )
+    sinks, settings = config.audio_for_run(measured, None, None, None)
+    assert (sinks, settings.chunk, settings.latency) == (devices.AUTO, None, None)
+    assert settings.offset == pytest.approx(0.010)
+    sinks, settings = config.audio_for_run(measured, None, 1024, 20.0)
+    assert (settings.chunk, settings.latency) == (1024, pytest.approx(0.020))
     with pytest.raises(ConfigError, match=r"audio\.latency"):
         config.audio_for_run(measured, "mixer", None, None)
     plain = config.Config(None)
-    assert config.audio_for_run(plain, "mixer", 512, None) == ("mixer", 512, None, "auto")
+    assert config.audio_for_run(plain, "mixer", 512, None) == (
+        ("mixer",),
+        devices.Settings(chunk=512),
+    )
     with pytest.raises(ConfigError, match="--audio-latency"):
         config.audio_for_run(plain, "mixer", None, 20.0)
     with pytest.raises(ConfigError, match="--audio-chunk"):

@@ -347,7 +347,7 @@ def test_a_frozen_sound_server_never_freezes_the_controls(service_box, pulse) ->
         "beeps",
         "--start",
         "--audio",
-        "stream",
+        "pulse",
         "--events",
         str(events),
         env=pulse["env"],
@@ -528,15 +528,19 @@ def test_the_install_script_dry_run_shows_every_step() -> None:
 
 
 @pytest.mark.slow
-def test_the_ready_line_names_the_sink_audio_output_chose(service_box, pulse) -> None:
-    """`audio.output` decides, and the box says what it plays on: auto takes the PulseAudio
-    server that answers though SDL_AUDIODRIVER says dummy; --audio-output sdl goes over it."""
+def test_the_ready_line_names_the_sink_audio_chose(service_box, pulse) -> None:
+    """`--audio` decides, and the box says what it plays on and why: auto takes the
+    PulseAudio server that answers though SDL_AUDIODRIVER says dummy, each sink before it
+    saying why not; --audio sdl goes over it."""
     env = pulse["env"] | {"SDL_AUDIODRIVER": "dummy"}
     for args, said in [
-        ((), "audio stream on pulse (audio.output auto)"),
-        (("--audio-output", "sdl"), "audio stream on sdl (audio.output sdl)"),
+        ((), "audio stream on pulse (--audio auto)"),
+        (("--audio", "sdl"), "audio stream on sdl (--audio sdl)"),
     ]:
         proc = start(service_box, *args, env=env)
         status(service_box, proc)
         _, err = stop(proc)
         assert said in err, err
+        if not args:
+            assert "audio: pipewire: no PipeWire server (no socket at" in err, err
+            assert "; pulse: server 'pulseaudio' answered, 48 kHz, period " in err, err

@@ -21,7 +21,7 @@ def write(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize("output", ["pulse", "alsa", "sdl", "auto"])
 def test_the_speakers_latency_is_taken_on_every_output(tmp_path: Path, output: str) -> None:
     for value, seconds in (("12.5", 0.0125), ('"12.5 ms"', 0.0125), ("-3", -0.003), ("0", 0.0)):
-        file = write(tmp_path, f"audio:\n  output: {output}\n  latency: {value}\n")
+        file = write(tmp_path, f"audio:\n  sink: {output}\n  latency: {value}\n")
         assert config.load(file).audio_offset == pytest.approx(seconds)
     assert config.Config(None).audio_offset == 0.0
 
@@ -30,7 +30,7 @@ def test_the_speakers_latency_is_taken_on_every_output(tmp_path: Path, output: s
     "value", ["900", "-501", "twelve", '"12.5 s"', "true", ".nan", "[1]", "1e3"]
 )
 def test_a_bad_latency_is_refused_naming_file_line_and_field(tmp_path: Path, value: str) -> None:
-    file = write(tmp_path, f"# my box\naudio:\n  output: alsa\n  latency: {value}\n")
+    file = write(tmp_path, f"# my box\naudio:\n  sink: alsa\n  latency: {value}\n")
     with pytest.raises(ConfigError) as refused:
         config.load(file)
     assert str(refused.value).startswith(f"{file}:4:12: audio.latency: must be -500 to 500 ms")
@@ -41,7 +41,7 @@ BLOCK = """\
 profile: ithf   # the league's
 audio:
   # the USB card
-  output: alsa
+  sink: alsa
   latency: 4.0  # measured by hand
   volume: 0.8
 web: {listen: 8080}
@@ -56,16 +56,16 @@ web: {listen: 8080}
             BLOCK.replace("latency: 4.0  # measured by hand", "latency: 13.5  # calibrated"),
         ),
         (  # added beside the section's first key, at its indent
-            "# box\naudio:\n    output: alsa  # USB\n",
-            "# box\naudio:\n    latency: 13.5  # calibrated\n    output: alsa  # USB\n",
+            "# box\naudio:\n    sink: alsa  # USB\n",
+            "# box\naudio:\n    latency: 13.5  # calibrated\n    sink: alsa  # USB\n",
         ),
         (  # inside a one-line flow mapping
-            "audio: {output: alsa, volume: 0.5}  # kept\n",
-            "audio: {latency: 13.5, output: alsa, volume: 0.5}  # kept\n",
+            "audio: {sink: alsa, volume: 0.5}  # kept\n",
+            "audio: {latency: 13.5, sink: alsa, volume: 0.5}  # kept\n",
         ),
         (  # a flow mapping's value replaced
-            "audio: {latency: 4, output: alsa}\n",
-            "audio: {latency: 13.5, output: alsa}\n",
+            "audio: {latency: 4, sink: alsa}\n",
+            "audio: {latency: 13.5, sink: alsa}\n",
         ),
         (  # an empty section
             "audio:   # to do\nprofile: ithf\n",
@@ -97,8 +97,8 @@ def test_calibrate_makes_a_missing_config(tmp_path: Path) -> None:
 
 
 def test_a_measured_latency_out_of_range_is_not_written(tmp_path: Path) -> None:
-    file = write(tmp_path, "audio: {output: alsa}\n")
+    file = write(tmp_path, "audio: {sink: alsa}\n")
     with pytest.raises(ConfigError, match=r"audio\.latency: must be -500 to 500 ms"):
         config.write_speaker_latency(file, 0.9, "calibrated")
-    assert file.read_text() == "audio: {output: alsa}\n"
+    assert file.read_text() == "audio: {sink: alsa}\n"
     assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]

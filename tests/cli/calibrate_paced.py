@@ -26,7 +26,7 @@ from timekeeper.sound.mixing import RATE  # noqa: E402
 def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="tk-cal-"))
     config = folder / "config.yaml"
-    config.write_text("# the paced box\naudio:\n  output: alsa  # ALSA's jack PCM\n")
+    config.write_text("# the paced box\naudio:\n  sink: alsa  # ALSA's jack PCM\n")
     mic = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "standin_mic.py")], stdout=subprocess.PIPE, text=True
     )

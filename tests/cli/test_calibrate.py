@@ -22,21 +22,21 @@ STACK = Path(os.environ.get("TK_STACKS", "/var/cache/timekeeper-bench")) / "alsa
 
 def test_without_an_input_calibrate_says_how_to_measure_otherwise(tmp_path: Path, capsys) -> None:
     file = tmp_path / "config.yaml"
-    file.write_text("# table 3\naudio: {output: alsa}  # the jack\n")
+    file.write_text("# table 3\naudio: {sink: alsa}  # the jack\n")
     assert main(["calibrate", "--config", str(file), "--input", "hw:99"]) == 1
     said = capsys.readouterr().err
     assert "no input 'hw:99'" in said
     assert "name it with --input (`arecord -L` lists them)" in said
     assert f"set audio.latency (ms) in {file} by hand" in said
     assert "bench/timing.py" in said and "slow motion" in said
-    assert file.read_text() == "# table 3\naudio: {output: alsa}  # the jack\n"  # untouched
+    assert file.read_text() == "# table 3\naudio: {sink: alsa}  # the jack\n"  # untouched
 
 
 def test_calibrate_refuses_a_config_it_cannot_measure_for(tmp_path: Path, capsys) -> None:
     file = tmp_path / "config.yaml"
-    file.write_text("audio:\n  kind: mixer\n")
+    file.write_text("audio:\n  sink: mixer\n")
     assert main(["calibrate", "--config", str(file), "--input", "hw:99"]) == 2
-    assert "calibrate measures the stream" in capsys.readouterr().err
+    assert "calibrate measures a stream" in capsys.readouterr().err
     file.write_text("audio:\n  latency: fast\n")
     assert main(["calibrate", "--config", str(file)]) == 2
     assert f"{file}:2:12: audio.latency: must be" in capsys.readouterr().err
@@ -70,4 +70,4 @@ def test_calibrate_finds_the_paced_stacks_latency_as_the_bench_does(period: int)
     assert result["config"].startswith(
         f"# the paced box\naudio:\n  latency: {written}  # ms, measured by timekeeper calibrate"
     )
-    assert result["config"].endswith("\n  output: alsa  # ALSA's jack PCM\n")
+    assert result["config"].endswith("\n  sink: alsa  # ALSA's jack PCM\n")

@@ -17,6 +17,19 @@ from helpers import ROOT
 
 @pytest.mark.slow
 def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) -> None:
+    # built from a copy of the project's files: pip builds in the tree it is given, and a
+    # build/ left in the checkout (ignored by git) would carry modules long gone into the wheel
+    source = tmp_path / "source"
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
     built = subprocess.run(
         [
             sys.executable,
@@ -27,7 +40,7 @@ def test_the_wheel_carries_profiles_and_sounds_and_finds_them(tmp_path: Path) ->
             "-q",
             "-w",
             str(tmp_path / "dist"),
-            str(ROOT),
+            str(source),
         ],
         capture_output=True,
         text=True,

@@ -341,7 +341,7 @@ def test_a_real_pulseaudio_stream_reports_its_timing_and_its_loss(
 
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
-    audio = open_output(pack, None, "stream", "pulseaudio")
+    audio = open_output(pack, None, ("pulse",))
     try:
         assert isinstance(audio, FramedOutput) and isinstance(audio.sink, PulseSink)
         wait_for(lambda: audio.frames.reported, "the server's timing report")
@@ -366,7 +366,7 @@ def test_a_close_takes_the_writer_out_of_libpulse_even_from_a_frozen_server(
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
     for frozen in (False, True):
-        audio = open_output(pack, None, "stream", "pulseaudio")
+        audio = open_output(pack, None, ("pulse",))
         wait_for(lambda a=audio: a.frames.reported, "the server's timing report")
         if frozen:
             pulseaudio.freeze()
@@ -468,23 +468,23 @@ def test_a_sink_that_rewrites_is_handed_cues_only_the_rewrite_lead_early(pack) -
 def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_says(
     pack, pulseaudio, monkeypatch
 ) -> None:
-    """`audio.output` decides, not SDL_AUDIODRIVER: auto plays on the server that answers
+    """`--audio` decides, not SDL_AUDIODRIVER: auto plays on the server that answers
     (SDL_AUDIODRIVER=dummy here), `sdl` on SDL (the dummy driver) although it answers, and
-    SDL settings made by hand (a driver, a device, a latency) take SDL at once."""
-    from timekeeper.sound.devices import open_sink
+    SDL settings made by hand (a driver, a device, a latency) pass the others over."""
+    from timekeeper.sound.devices import AUTO, Settings, choose
 
     for key, value in pulseaudio.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
     for output, driver, latency, name in [
-        ("auto", None, None, "pulse"),
-        ("auto", "pulseaudio", None, "pulse"),
-        ("pulse", None, None, "pulse"),
-        ("sdl", None, None, "sdl"),
-        ("auto", "dummy", None, "sdl"),
-        ("auto", None, 0.02, "sdl"),
+        (AUTO, None, None, "pulse"),
+        (AUTO, "pulseaudio", None, "pulse"),
+        (("pulse",), None, None, "pulse"),
+        (("sdl",), None, None, "sdl"),
+        (AUTO, "dummy", None, "sdl"),
+        (AUTO, None, 0.02, "sdl"),
     ]:
-        sink = open_sink(output, driver, None, latency)
+        sink = choose(output, Settings(driver, None, None, latency))
         try:
             assert sink.name == name, (output, driver, latency)
         finally:
@@ -495,10 +495,10 @@ def test_auto_takes_a_pulseaudio_server_that_answers_whatever_sdl_audiodriver_sa
 def test_auto_takes_sdl_where_no_pulseaudio_server_answers_and_pulse_says_why(
     pack, monkeypatch, tmp_path
 ) -> None:
-    from timekeeper.sound.devices import open_sink
+    from timekeeper.sound.devices import AUTO, choose, open_sink
 
     monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")
-    sink = open_sink("auto")
+    sink = choose(AUTO)
     try:
         assert sink.name == "sdl"  # (on SDL_AUDIODRIVER's driver: the tests' dummy)
     finally:

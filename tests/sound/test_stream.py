@@ -16,7 +16,7 @@ from timekeeper.box.runner import Runner
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Cue, Engine
-from timekeeper.sound.devices import open_output
+from timekeeper.sound.devices import Settings, open_output
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.framed import FrameClock, FramedOutput
 from timekeeper.sound.mixing import RATE, mix_into
@@ -210,7 +210,7 @@ def test_stream_audio_on_the_dummy_driver_plays_every_cue_kind(pack) -> None:
 
     pygame.mixer.quit()
     ithf = profile.load("ithf")
-    audio = open_output(pack, ithf, "stream", driver="dummy", chunk=512, latency=0.01)
+    audio = open_output(pack, ithf, ("sdl",), Settings("dummy", None, 512, 0.01))
     try:
         assert isinstance(audio, FramedOutput) and isinstance(audio.sink, SdlSink)
         assert audio.lead == pytest.approx(0.01 + 512 / RATE + 0.010)
@@ -317,27 +317,46 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
 
 
 @pytest.mark.parametrize(
-    "args", [["--audio-chunk", "0"], ["--audio-latency", "-5"], ["--audio-latency", "nan"]]
+    "args",
+    [
+        ["--audio-chunk", "0"],
+        ["--audio-latency", "-5"],
+        ["--audio-latency", "nan"],
+        ["--audio", "stream"],
+        ["--audio", "pulse", "--audio-latency", "20"],
+    ],
 )
 def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
     from timekeeper.cli import main
 
     assert main(["run", "--no-keyboard", *args]) == 2
-    assert args[0] in capsys.readouterr().err
+    assert args[-2] in capsys.readouterr().err
 
 
-def test_the_mixer_fallback_has_no_lead_and_unknown_kinds_are_refused(pack) -> None:
+def test_run_refuses_the_second_audio_option_naming_the_one_that_chooses(capsys) -> None:
+    from timekeeper.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--no-keyboard", "--audio-output", "alsa"])
+    assert exited.value.code == 2
+    assert (
+        "--audio-output is no option: --audio names the sink, or a list tried in turn "
+        "(e.g. --audio alsa, --audio pulse,alsa,sdl)"
+    ) in capsys.readouterr().err
+
+
+def test_the_mixer_fallback_has_no_lead_and_unknown_sinks_are_refused(pack) -> None:
     import pygame
 
     from timekeeper.sound.pygame_mixer import PygameAudio
 
     pygame.mixer.quit()  # (the stream tests before this one closed their devices)
     ithf = profile.load("ithf")
-    audio = open_output(pack, ithf, "mixer", driver="dummy")
+    audio = open_output(pack, ithf, ("mixer",), Settings("dummy"))
     try:
         assert isinstance(audio, PygameAudio)
         assert audio.lead == 0.0 and audio.fault() is None
     finally:
         audio.close()
-    with pytest.raises(ValueError, match="not one of"):
-        open_output(pack, ithf, "speaker")
+    with pytest.raises(ValueError, match="not a stream sink"):
+        open_output(pack, ithf, ("speaker",))

@@ -56,19 +56,24 @@ def list_devices(driver: str | None, configured: str | None, out: TextIO = sys.s
 
 
 def play_test(
-    cfg: Config, sounds: str | None, cue_name: str, kind: str, gain: float, out: TextIO = sys.stdout
+    cfg: Config,
+    sounds: str | None,
+    cue_name: str,
+    sinks: tuple[str, ...],
+    gain: float,
+    out: TextIO = sys.stdout,
 ) -> int:
     """Play one cue through the configured output and wait for it to end; 1 when the
     device cannot be opened (the reason and what to do are printed)."""
-    from timekeeper.sound.devices import current_driver, described, open_output
+    from timekeeper.sound.devices import Settings, current_driver, described, open_output
     from timekeeper.sound.pack import CUE_NAMES, find_pack, load_pack
 
     if cue_name not in CUE_NAMES:
         raise ConfigError(f"unknown cue {cue_name!r}; cues: {', '.join(CUE_NAMES)}", field="CUE")
-    if kind == "silent":
+    if sinks == ("silent",):
         print(
-            "timekeeper: audio.kind is silent: nothing to play; "
-            "`timekeeper audio test --audio stream` tries the card",
+            "timekeeper: audio.sink is silent: nothing to play; "
+            "`timekeeper audio test --audio auto` tries the card",
             file=out,
         )
         return 1
@@ -79,12 +84,8 @@ def play_test(
         output = open_output(
             pack,
             None,
-            kind,
-            cfg.audio_driver,
-            cfg.audio_chunk,
-            cfg.audio_latency,
-            cfg.audio_device,
-            cfg.audio_output,
+            sinks,
+            Settings(cfg.audio_driver, cfg.audio_device, cfg.audio_chunk, cfg.audio_latency),
         )
     except AudioError as exc:
         print(f"timekeeper: {_reason(exc)}\n{NO_DEVICES}", file=out)
@@ -144,4 +145,12 @@ def test_command(args: argparse.Namespace) -> int:
         audio_driver=args.driver or cfg.audio_driver,
         audio_device=args.device or cfg.audio_device,
     )
-    return play_test(cfg, args.sounds, args.cue, args.audio or cfg.audio_kind, gain)
+    from timekeeper.sound.devices import parse
+
+    sinks = cfg.audio_sinks
+    if args.audio is not None:
+        try:
+            sinks = parse(args.audio)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field="--audio") from None
+    return play_test(cfg, args.sounds, args.cue, sinks, gain)

@@ -4,7 +4,8 @@ horn and buzzer are wired (that section is read in `wiring.py`). Validated once 
 profiles, with file:line:column: field: message.
 
 The audio settings are checked here only: the file's `audio:` section at load, and `run`'s
---audio options over it in `audio_for_run`."""
+--audio options over it in `audio_for_run`: a setting that no sink `audio.sink` (or
+`--audio`) lists can use is refused, at its line."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from timekeeper.hall.bus import timesync
 from timekeeper.rules.commands import check_name
 from timekeeper.rules.yamldoc import ConfigError, Doc, Path_, Reader
 from timekeeper.show import language
-from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
+from timekeeper.sound import devices
 
 DEFAULT_FILE = Path("/etc/timekeeper/config.yaml")
 
@@ -42,8 +43,7 @@ NAMES_KEYS = ("home", "away")
 WEB_KEYS = ("listen",)
 HALL_KEYS = ("broker", "hall", "table", "user", "password", "password_file", "sync")
 AUDIO_KEYS = (
-    "kind",
-    "output",
+    "sink",
     "driver",
     "device",
     "chunk",
@@ -76,8 +76,8 @@ class Config:
     state_dir: Path | None = None
     journal_interval: float = 1.0
     control: Path | None = None
-    audio_kind: str = "stream"
-    audio_output: str = "auto"  # the stream's sink (devices.OUTPUTS): auto, pulse, alsa, sdl
+    # the sinks tried in turn (devices.SINKS; `audio.sink`: a name, a list, auto or silent)
+    audio_sinks: tuple[str, ...] = devices.AUTO
     audio_driver: str | None = None
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
@@ -113,6 +113,7 @@ def build(doc: Doc, file: Path) -> Config:
     if not isinstance(doc.data, dict):
         raise ConfigError("must be a mapping of settings", file)
     doc.check_keys((), doc.data, TOP_KEYS)
+    _refuse_old_audio_keys(r)
     audio = r.mapping(("audio",), AUDIO_KEYS) or {}
     return Config(
         source=file,
@@ -121,8 +122,7 @@ def build(doc: Doc, file: Path) -> Config:
         state_dir=_optional_path(r, ("state_dir",), file),
         journal_interval=r.seconds(("journal_interval",), 1.0),
         control=_optional_path(r, ("control",), file),
-        audio_kind=r.choice(("audio", "kind"), AUDIO_KINDS, "stream"),
-        audio_output=_output(r),
+        audio_sinks=_sinks(r),
         audio_driver=_driver(r) if audio else None,
         audio_device=_optional_text(r, ("audio", "device")),
         audio_chunk=_chunk(r),
@@ -219,21 +219,50 @@ def _names(r: Reader) -> tuple[str, str]:
 SDL_DRIVERS = ("alsa", "pulseaudio", "pipewire", "jack", "dummy", "disk")
 
 
-def _output(r: Reader) -> str:
-    """audio.output: which sink the stream plays through; the SDL settings it cannot use
-    are refused here, at their line."""
-    output = r.choice(("audio", "output"), OUTPUTS, "auto")
-    if output in ("pulse", "alsa"):  # (alsa takes audio.device: an ALSA PCM's name)
-        for key in ("device", "latency_ms") if output == "pulse" else ("latency_ms",):
-            if r.get(("audio", key)) is not None:
-                raise r.doc.error(("audio", key), SDL_ONLY)
-    return output
-
-
-SDL_ONLY = (
-    "is for audio.output sdl (or auto, which then takes SDL): PulseAudio's stream "
-    "is timed by the server and plays on its default sink, ALSA's by the device's status"
+NEW_FORM = (
+    "the output is chosen by audio.sink (run --audio): a name or a list tried in turn, e.g. "
+    "`sink: [pulse, alsa, sdl]`, `sink: auto` (the default), `sink: mixer`, `sink: silent`"
 )
+
+
+def _refuse_old_audio_keys(r: Reader) -> None:
+    audio = r.get(("audio",))
+    for key in ("kind", "output"):
+        if isinstance(audio, dict) and key in audio:
+            raise r.doc.error(("audio", key), f"is no setting: {NEW_FORM}")
+
+
+def _sinks(r: Reader) -> tuple[str, ...]:
+    """audio.sink: the sinks tried in turn; the settings none of them can use are refused
+    here, at their line."""
+    value = r.get(("audio", "sink"), "auto")
+    try:
+        names = devices.parse(value)
+    except ValueError as exc:
+        raise r.doc.error(("audio", "sink"), str(exc)) from None
+    for key, setting in (
+        ("driver", "driver"),
+        ("device", "device"),
+        ("latency_ms", "latency"),
+    ):
+        given = r.get(("audio", key))
+        if given is None or (key == "driver" and given == "pulseaudio"):
+            continue
+        if (problem := unused(setting, names)) is not None:
+            raise r.doc.error(("audio", key), problem)
+    return names
+
+
+def unused(setting: str, names: tuple[str, ...]) -> str | None:
+    """Why a setting cannot be used by any of `names`, or None."""
+    if names == ("silent",) or devices.owner(setting, names):
+        return None
+    users = [name for name in devices.SINKS if setting in devices.USES[name]]
+    return (
+        f"is for {' or '.join(users)}, and audio.sink (--audio) is {devices.shown(names)}: "
+        "PulseAudio's and PipeWire's streams are timed by the server and play on its default "
+        "sink, ALSA's by the device's status"
+    )
 
 
 def _driver(r: Reader) -> str | None:
@@ -380,7 +409,7 @@ def volume_gain(value: object) -> float | str:
         return f"{how}, not {value!r}"
     if isinstance(value, int | float):
         if value == 0:
-            return f"{how}; 0 would be silence: for no sound use audio.kind: silent"
+            return f"{how}; 0 would be silence: for no sound use audio.sink: silent"
         if not 0 < value <= 1:
             return f"{how}, not {value!r}" + (
                 "; to play louder turn up the card's mixer (alsamixer)" if value > 1 else ""
@@ -409,70 +438,60 @@ def _volume(r: Reader) -> float:
 
 def audio_for_run(
     cfg: Config,
-    kind: str | None,
+    sinks: str | None,
     chunk: int | None,
     latency_ms: float | None,
-    output: str | None = None,
-) -> tuple[str, int | None, float | None, str]:
-    """(kind, chunk, latency in s, output) for `run`: its --audio, --audio-chunk,
-    --audio-latency and --audio-output (None: not given) over the config, checked together,
-    so that settings that cannot work are refused (exit 2) before anything is opened or
-    read. (The config's audio.latency is the stream's offset: `cfg.audio_offset`.)"""
-    kind = kind or cfg.audio_kind
-    output = output or cfg.audio_output
-    if output in ("pulse", "alsa") and latency_ms is not None:
-        raise ConfigError(SDL_ONLY, field="--audio-latency")
-    if output == "alsa" and cfg.audio_latency is not None:
-        raise ConfigError(SDL_ONLY, field="audio.latency_ms")
-    if output == "pulse" and (
-        cfg.audio_device or cfg.audio_latency is not None
-    ):  # (--audio-output pulse over the file)
-        raise ConfigError(SDL_ONLY, field="audio.device / audio.latency_ms")
+) -> tuple[tuple[str, ...], devices.Settings]:
+    """(the sinks to try, the settings) for `run`: its --audio, --audio-chunk and
+    --audio-latency (None: not given) over the config, checked together, so that settings
+    that cannot work are refused (exit 2) before anything is opened or read. The config's
+    audio.latency (the speaker path's offset, `calibrate`) goes with them to every sink."""
+    names = cfg.audio_sinks
+    if sinks is not None:
+        try:
+            names = devices.parse(sinks)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field="--audio") from None
+    if latency_ms is not None and (problem := unused("latency", names)):
+        raise ConfigError(problem, field="--audio-latency")
+    for setting, given, where in (
+        ("driver", cfg.audio_driver not in (None, "pulseaudio"), "audio.driver"),
+        ("device", cfg.audio_device is not None, "audio.device"),
+        ("latency", cfg.audio_latency is not None, "audio.latency_ms"),
+    ):
+        if given and (problem := unused(setting, names)):  # (--audio over the file)
+            raise ConfigError(problem, field=where)
     if chunk is not None and (problem := chunk_problem(chunk)):
         raise ConfigError(problem, field="--audio-chunk")
     if latency_ms is not None and (problem := latency_problem(latency_ms)):
         raise ConfigError(problem, field="--audio-latency")
     latency = cfg.audio_latency if latency_ms is None else latency_ms / 1000
     chunk = chunk or cfg.audio_chunk
-    if kind == "mixer" and latency is not None:
+    if cfg.audio_offset and names == ("mixer",):
         raise ConfigError(
-            "is for --audio stream only (the mixer cannot compensate latency)",
-            field="--audio-latency / audio.latency_ms",
+            "is for a stream's sinks (the mixer cannot place cues)", field="audio.latency"
         )
-    if cfg.audio_offset and kind == "mixer":
-        raise ConfigError(
-            "is for audio.kind stream only (the mixer cannot place cues)", field="audio.latency"
-        )
-    return kind, chunk, latency, output
+    return names, devices.Settings(
+        cfg.audio_driver, cfg.audio_device, chunk, latency, cfg.audio_offset
+    )
 
 
 def audio_text(cfg: Config) -> str:
-    """The audio settings in a line, as `check --config` shows them: for `auto`, which sink
-    it takes (devices.open_sink decides the same way)."""
-    if cfg.audio_kind != "stream":
-        return f"{cfg.audio_kind} (audio.output is for the stream only)"
-    by_hand = [
-        f"audio.{key} {value}"
-        for key, value in (
-            ("driver", cfg.audio_driver if cfg.audio_driver != "pulseaudio" else None),
-            ("device", cfg.audio_device),
-            ("latency_ms", None if cfg.audio_latency is None else f"{cfg.audio_latency * 1e3:g}"),
-        )
-        if value is not None
-    ]
-    output = {
-        "pulse": "pulse (PulseAudio's own stream, timed by the server)",
-        "alsa": "alsa (an ALSA device, timed by its own status)",
-        "sdl": "sdl (an SDL device, timed by its callbacks)",
-        "auto": (
-            "auto: sdl, as SDL settings are made (" + ", ".join(by_hand) + ")"
-            if by_hand
-            else "auto: pulse when a PulseAudio server answers (alsa where it is PipeWire's), "
-            "else alsa when the default ALSA device opens, else sdl"
-        ),
-    }[cfg.audio_output]
+    """The audio settings in a line, as `check --config` shows them: the sinks tried in
+    turn, and those passed over for the settings made (devices.choose decides the same
+    way)."""
+    names = cfg.audio_sinks
+    if names == ("silent",):
+        return "audio.sink silent (no device: every cue only logged)"
+    settings = devices.Settings(
+        cfg.audio_driver, cfg.audio_device, cfg.audio_chunk, cfg.audio_latency
+    )
+    tried = []
+    for name in names:
+        why = devices.passed_over(name, names, settings)
+        tried.append(name if why is None else f"({name}: {why})")
     latency = f", audio.latency {cfg.audio_offset * 1e3:g} ms" if cfg.audio_offset else ""
-    return f"stream, audio.output {output}{latency}"
+    return f"audio.sink {devices.shown(names)}: tried in turn {', '.join(tried)}{latency}"
 
 
 def _looks_like_path(text: str) -> bool:

@@ -67,7 +67,7 @@ def _run_live(args: argparse.Namespace) -> int:
     from timekeeper.box.soundcard import start_audio, terminal_asker
     from timekeeper.box.switch import ProfileSwitch
     from timekeeper.show.status import LogLines, StatusLine
-    from timekeeper.sound.devices import described, open_output
+    from timekeeper.sound.devices import described, open_output, shown
     from timekeeper.sound.eventlog import EventLog
     from timekeeper.sound.pack import find_pack, load_pack, melody_window
 
@@ -75,9 +75,9 @@ def _run_live(args: argparse.Namespace) -> int:
     # every file the box reads is read before it answers: a language file that cannot be read
     # later (EMFILE, a full disk's errors) would stop a running box at its first status line
     language.words(cfg.language)
-    kind, chunk, latency, output = box_config.audio_for_run(  # refused before anything is
-        cfg, args.audio, args.audio_chunk, args.audio_latency, args.audio_output
-    )  # touched
+    sinks, settings = box_config.audio_for_run(  # refused before anything is touched
+        cfg, args.audio, args.audio_chunk, args.audio_latency
+    )
     control_path = args.control or cfg.control or default_path()
     folder = state_dir(args.state_dir or cfg.state_dir)
     if in_use(control_path):  # before the journal: the running box's match is left alone
@@ -102,22 +102,12 @@ def _run_live(args: argparse.Namespace) -> int:
         engine.name_sides(*cfg.names)
 
     def open_audio() -> Output:
-        return open_output(
-            pack,
-            chosen,
-            kind,
-            cfg.audio_driver,
-            chunk,
-            latency,
-            cfg.audio_device,
-            output,
-            offset=cfg.audio_offset,  # (audio.latency: the speaker path, every output)
-        )
+        return open_output(pack, chosen, sinks, settings)
 
     if not args.no_gpio and cfg.gpio.enabled:  # imported meanwhile: the stream's start waits
         threading.Thread(target=importlib.import_module, args=("gpiozero",), daemon=True).start()
     try:  # at a terminal, no card is told at once and SILENT offered; the service retries
-        started = start_audio(open_audio, chosen, cfg.audio_attempts, kind, terminal_asker())
+        started = start_audio(open_audio, chosen, cfg.audio_attempts, sinks, terminal_asker())
     except AudioError as exc:
         print(f"timekeeper: {exc}", file=sys.stderr)
         return 1
@@ -222,20 +212,19 @@ def _run_live(args: argparse.Namespace) -> int:
             )
             log.info("resumed %s: %s", source, resumed_text(runner.status(), args.replay))
         log.info(
-            "ready: profile %s, sounds %s, audio %s (audio.output %s), control %s, journal %s",
+            "ready: profile %s, sounds %s, audio %s (--audio %s), control %s, journal %s",
             chosen.key,
             pack.name,
             described(audio.output),
-            output,
+            shown(sinks),
             control_path,
             journal.path,
         )
         log.debug(
-            "audio: %s, chunk %s, latency %s, device %s, look-ahead %.0f ms",
-            kind,
-            chunk or "default",
-            "default" if latency is None else f"{latency * 1e3:g} ms",
-            cfg.audio_device or "default",
+            "audio: chunk %s, latency %s, device %s, look-ahead %.0f ms",
+            settings.chunk or "default",
+            "default" if settings.latency is None else f"{settings.latency * 1e3:g} ms",
+            settings.device or "default",
             runner.lead * 1e3,
         )
         notifier.ready(service.text(runner.status()))

@@ -28,7 +28,7 @@ FIX = (
     "the cards; "
     "`timekeeper audio devices` lists what audio.device may name).\n"
     "  To run without sound from the start: `timekeeper run --audio silent` "
-    "(audio.kind: silent in the config)."
+    "(audio.sink: silent in the config)."
 )
 PROMPT = (
     "  Press Enter to go on SILENT (every cue still logged, none heard), "
@@ -48,13 +48,13 @@ def start_audio(
     opener: Callable[[], Output],
     profile: Profile,
     attempts: int,
-    kind: str,
+    sinks: tuple[str, ...],
     ask: Callable[[str], str] | None,
 ) -> Audio:
     """Open the output for `profile`. `ask` (a terminal, else None) is asked what to do when
     the card cannot be opened; without it the guard's retries decide, and AudioError is
     raised once they are spent. Also raises AudioError when the person chooses to quit."""
-    if kind == "silent":
+    if sinks == ("silent",):
         return _silent(profile)
     guard = AudioGuard(opener, 1 if ask is not None else attempts)
     while True:
@@ -64,7 +64,7 @@ def start_audio(
         except AudioError as exc:
             if ask is None:  # (the service: systemd starts it again; a script may choose)
                 raise AudioError(
-                    f"{exc}; to run without sound: --audio silent (audio.kind: silent)"
+                    f"{exc}; to run without sound: --audio silent (audio.sink: silent)"
                 ) from None
             why = str(exc)
         answer = ask(f"No sound card: {_reason(why)}\n{FIX}\n{PROMPT}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from timekeeper.box.controls.socket import NOT_ON_SOCKET
 from timekeeper.cli.profiles import default_profile
 from timekeeper.rules.commands import Action
-from timekeeper.sound.devices import AUDIO_KINDS, OUTPUTS
+from timekeeper.sound.devices import AUTO, SINKS
 
 # what `ctl` may send: the socket's own requests (status, link, result: a hall box's last
 # result, `result confirm`) and every action the socket
@@ -91,26 +91,21 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--no-keyboard", action="store_true", help="ignore the terminal's keys")
     run.add_argument(
         "--audio",
-        choices=AUDIO_KINDS,
-        help="stream: cues placed at their exact sample (default, or the "
-        "config's audio.kind); mixer: plain Sound.play() at the deadline "
-        "(fallback); silent: no sound card, every cue only logged",
+        metavar="SINK[,SINK…]",
+        help=f"where the sound goes: one of {', '.join(SINKS)}, or a list tried in turn "
+        f"(e.g. pulse,alsa,sdl), each logged with why it was or was not taken; auto "
+        f"(default, or the config's audio.sink): {','.join(AUTO)}; mixer: plain "
+        "Sound.play() at the deadline (the fallback); silent: no sound card, every cue "
+        "only logged",
     )
     run.add_argument(
         "--audio-chunk",
         type=int,
         metavar="FRAMES",
         help="audio buffer in frames (stream 2048, mixer 512); larger costs "
-        "less CPU, and with --audio stream only adds look-ahead",
+        "less CPU, and on a stream sink only adds look-ahead",
     )
-    run.add_argument(
-        "--audio-output",
-        choices=OUTPUTS,
-        help="the stream's back end: pulse (PulseAudio's or PipeWire's pulse "
-        "stream, timed by the server), alsa (an ALSA device, timed by its status), "
-        "sdl, or auto (default, or the config's audio.output): pulse when a "
-        "server answers, else alsa when the default device opens, else sdl",
-    )
+    run.add_argument("--audio-output", action=_Refused, help=argparse.SUPPRESS)
     run.add_argument(
         "--audio-latency",
         type=float,
@@ -210,9 +205,7 @@ def _add_audio(sub: argparse._SubParsersAction) -> None:
     test.add_argument("--config", type=Path, help="box config: its audio settings and pack")
     test.add_argument("--sounds", help="sound pack folder or name (default: the config's)")
     test.add_argument(
-        "--audio",
-        choices=[kind for kind in AUDIO_KINDS if kind != "silent"],
-        help="as for run (a test plays a sound)",
+        "--audio", metavar="SINK[,SINK…]", help="as for run (default: the config's audio.sink)"
     )
     test.add_argument("--driver", help="SDL audio driver (default: the config's)")
     test.add_argument("--device", help="SDL device name (default: the config's)")
@@ -220,6 +213,16 @@ def _add_audio(sub: argparse._SubParsersAction) -> None:
         "--volume", help="level 0.0-1.0 or dB, e.g. 0.5 or -6dB (default: the config's)"
     )
     test.set_defaults(func=cmd_audio_test)
+
+
+class _Refused(argparse.Action):
+    """--audio-output: the sink is named by --audio alone (one option, one config key)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.error(
+            f"{option_string} is no option: --audio names the sink, or a list tried in turn "
+            f"(e.g. --audio {values or 'alsa'}, --audio pulse,alsa,sdl)"
+        )
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ what no driver reports into its config's `audio.latency`, which every output the
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -59,11 +60,16 @@ def calibrate(args: argparse.Namespace) -> int:
     env = os.environ.get("TIMEKEEPER_CONFIG")
     file = args.config or (Path(env) if env else box_config.DEFAULT_FILE)
     cfg = box_config.load(file) if file.exists() else box_config.Config(None)
-    if cfg.audio_kind != "stream":
-        raise ConfigError("calibrate measures the stream: set audio.kind: stream", file)
+    streams = tuple(n for n in cfg.audio_sinks if n not in ("mixer", "silent"))
+    if not streams:
+        raise ConfigError(
+            "calibrate measures a stream's sink: set audio.sink to one (auto, pulse, alsa, …)",
+            file,
+        )
     if not 3 <= args.clicks <= 100:
         raise ConfigError(f"must be 3 to 100, not {args.clicks}", field="--clicks")
-    _, chunk, latency, output = box_config.audio_for_run(cfg, "stream", None, None)
+    _, settings = box_config.audio_for_run(cfg, None, None, None)
+    settings = dataclasses.replace(settings, offset=0.0)  # (the raw path is what is measured)
     try:
         capture = Capture(args.input)
     except AudioError as exc:
@@ -76,9 +82,7 @@ def calibrate(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        played = open_output(
-            click_pack(), None, "stream", cfg.audio_driver, chunk, latency, cfg.audio_device, output
-        )
+        played = open_output(click_pack(), None, streams, settings)
     except AudioError as exc:
         capture.stop()
         print(

@@ -186,7 +186,7 @@ class AlsaSink(Sink):
             text = (self._lib.snd_strerror(result) or b"error").decode("utf-8", "replace")
             raise AudioError(
                 f"cannot {what} the ALSA device {self._name!r} ({text}); check the sound card "
-                "(`aplay -l`), or run with --audio silent (audio.kind: silent)"
+                "(`aplay -l`), or run with --audio silent (audio.sink: silent)"
             )
         return result
 

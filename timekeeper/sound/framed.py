@@ -11,7 +11,7 @@ by the same `Voices` (sound/voices.py) an offline render mixes with.
 rule, the rewrite of written frames on a press, the writer thread. A back end is a `Sink`:
 how frames get to its device, and what it can tell, DECLARED as class attributes, never
 probed. Adding one (ALSA, PipeWire) is a subclass of `Sink` in a module of its own, its
-name in `devices.OUTPUTS` (which `audio.output` is checked against), and one branch in
+name in `devices.SINKS` (which `--audio` and `audio.sink` are checked against), a branch in
 `devices.open_sink`:
 
 - `pulls`: True where the device calls back for each block (SDL: `start(fill)`, on the
@@ -77,7 +77,7 @@ class Sink:
     it; the capabilities are declared (module docstring), the methods of a capability a sink
     does not declare are never called."""
 
-    name = "?"  # as `audio.output` names it, and the log
+    name = "?"  # as `--audio` names it, and the log
     pulls = False
     reports = False
     rewrites = False

@@ -58,7 +58,7 @@ class Output:
 
 
 class SilentOutput(Output):
-    """No sound at all: `--audio silent` (`audio.kind: silent`), or chosen at a terminal when
+    """No sound at all: `--audio silent` (`audio.sink: silent`), or chosen at a terminal when
     there is no sound card. The match runs as ever; the status line says SILENT and every
     cue is still logged, marked as not heard."""
 

@@ -178,7 +178,7 @@ class PulseSink(Sink):
         spawn: bool = True,
     ) -> None:
         """`target` None: two periods; `spawn` False: a server that is not running is an
-        AudioError, not started by libpulse (`audio.output: auto` asks that way)."""
+        AudioError, not started by libpulse (`--audio auto` asks that way)."""
         lib = _library()
         if lib is None:
             raise AudioError("cannot open a PulseAudio stream: libpulse is missing")
@@ -245,7 +245,7 @@ class PulseSink(Sink):
     def _cannot(self, error: int) -> str:
         return (
             f"cannot open a PulseAudio stream ({self._strerror(error)}); check the sound "
-            "server, or run with --audio silent (audio.kind: silent)"
+            "server, or run with --audio silent (audio.sink: silent)"
         )
 
     def _context_ready(self) -> bool:

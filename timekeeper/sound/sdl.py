@@ -55,7 +55,7 @@ def init_mixer(driver: str | None = None, buffer: int = 512, device: str | None 
             raise AudioError(
                 f"cannot open audio ({exc}); check the speaker/sound card "
                 "(audio.driver/audio.device in the config), or run with "
-                "--audio silent (audio.kind: silent)"
+                "--audio silent (audio.sink: silent)"
             ) from None
 
 

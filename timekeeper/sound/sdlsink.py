@@ -126,7 +126,7 @@ class _Device:
                 raise AudioError(
                     f"cannot open an audio stream ({_sdl_error(sdl)}); check the "
                     "speaker/sound card, or run with --audio silent "
-                    "(audio.kind: silent)"
+                    "(audio.sink: silent)"
                 )
         self.id = sdl.SDL_OpenAudioDevice(
             name.encode() if name else None, 0, ctypes.byref(want), ctypes.byref(got), 0
@@ -136,7 +136,7 @@ class _Device:
             sdl.SDL_QuitSubSystem(_SDL_INIT_AUDIO)
             raise AudioError(
                 f"cannot open an audio stream ({why}); check the speaker/sound "
-                "card, or run with --audio silent (audio.kind: silent)"
+                "card, or run with --audio silent (audio.sink: silent)"
             )
         _open_callbacks.append(self._callback)
 
