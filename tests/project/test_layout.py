@@ -205,3 +205,13 @@ def test_a_test_module_imports_test_modules_of_its_own_folder_only() -> None:
             if not (file.parent / f"{name}.py").exists():
                 crossing.append(f"{file.relative_to(tests)} imports {name}")
     assert not crossing, crossing
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """pytest imports test modules by their base name (the folders are no packages): two of
+    one name in two wings stop the collection of the whole suite."""
+    tests = Path(__file__).resolve().parents[1]
+    seen: dict[str, list[str]] = {}
+    for file in tests.glob("*/test_*.py"):
+        seen.setdefault(file.name, []).append(str(file.relative_to(tests)))
+    assert not {name: where for name, where in seen.items() if len(where) > 1}
