@@ -233,3 +233,39 @@ def test_the_reply_to_the_goal_that_ends_a_game_shows_the_series_with_that_game(
     runner.step(Command(Action.GOAL, team="away"), None, reply)
     assert reply.result().state == "finished"
     assert reply.result().match_series == AWAY_WON_GAME_1  # counted, not `game 1, 0:0`
+
+
+def test_the_sudden_death_is_no_count_of_regulations_parts_on_ctl_status(box) -> None:
+    from timekeeper.show.status import status_block
+
+    box["press"](Action.START)
+    box["run"](box["clock"].now + 4)
+    box["press"](Action.NEXT)
+    shown = status_block(box["runner"].status().to_dict())
+    assert "state      RUNNING, overtime\n" in shown and "of 1)" not in shown
+
+
+def test_a_won_series_offers_no_start_in_the_status_line_or_the_prompts(box) -> None:
+    from timekeeper.show.prompts import resumed_text, what_now
+    from timekeeper.show.status import status_text
+
+    for _ in range(4):
+        game(box, "home")
+    s = box["runner"].status()
+    assert s.match_series["winner"] == "home" and s.waiting_for == ""  # type: ignore[index]
+    assert "[start]" not in status_text(s) and "Novák wins the series 4:0" in status_text(s)
+    assert what_now(s) == (
+        "the series is won: RESET (r r, ctl reset, or hold START/NEXT) begins a new series"
+    )
+    assert resumed_text(s) == f"no match under way: {what_now(s)}"
+    box["press"](Action.RESET)  # the next series: START begins its game 1
+    assert box["runner"].status().waiting_for == "start"
+
+
+def test_the_log_names_the_players_of_a_game_counted(box, caplog) -> None:
+    import logging
+
+    with caplog.at_level(logging.INFO):
+        game(box, "away")
+    said = caplog.text
+    assert "series Novák – Svoboda: game 1 won by Svoboda 1:0; game 2, 0:1" in said, said

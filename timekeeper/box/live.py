@@ -129,6 +129,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if events is not None:
             devices.callback(events.close)
         runner = Runner(engine, [audio], events)  # (the events log: its first listener)
+        runner.silent = started.silent
         # a stop signal from here on is a clean stop: queued, and taken once the loop runs
         # (before, the ctl socket answered while SIGTERM still killed the box outright)
         for sig in STOP_SIGNALS:

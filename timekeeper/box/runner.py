@@ -75,6 +75,7 @@ class Runner:
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
         self.audio_fault = ""  # why the sound is not heard now (an output's fault), "": it is
+        self.silent = False  # no sound card (SILENT): no cue is ever heard
         # the result this table holds for the hall's desk (tablematch.MatchLink's, where the
         # box joins a hall): a box fact of the status, for its operator to confirm
         self.hall_result: Callable[[], dict | None] = lambda: None
@@ -167,11 +168,15 @@ class Runner:
     def _status(self, now: float) -> Status:  # (under the lock)
         """The engine's status (the match and its profile's facts) with the box's facts:
         the one place they are added."""
+        status = self.engine.status(now)
+        over = self.series is not None and self.series.over(status.state)
         return dataclasses.replace(
-            self.engine.status(now),
+            status,
+            waiting_for="" if over else status.waiting_for,  # (START takes no further game)
             muted=self.muted,
             scheduled=self._waiting(now),
             audio_fault=self.audio_fault,
+            silent=self.silent,
             hall_result=self.hall_result(),
             next_pairing=self.hall_next(),
             match_series=None if self.series is None else self.series.shown(),

@@ -50,6 +50,7 @@ FORMAT = 1
 MAX_FILE = 4096  # bytes: the file is at most about 1100
 LOCAL = "local"  # the id of a series `run --best-of` plays (the desk's is its pairing's)
 UNDER_WAY = ("prestart", "running")  # a game begun (START from idle or finished)
+BETWEEN = ("idle", "finished")  # no game on the table
 _ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/bus/pairing.py), LOCAL or none
 _MATCH = re.compile(r"[A-Za-z0-9._-]{0,16}")
 _KEYS = {"format", "id", "match", "series", "open"}
@@ -198,6 +199,11 @@ class SeriesPlay(RunnerListener):
         if self.series is None:
             return None
         return {**self.series.shown(self.match), "games": games_record(self.series)}
+
+    def over(self, state: str) -> bool:
+        """The series is won and no game of it is on the table: START takes no further one
+        (the status offers none: its `waiting_for` is empty)."""
+        return self.series is not None and bool(self.series.winner) and state in BETWEEN
 
     def refusal(self, command: Command, state: str, names: dict | None = None) -> str:
         """Why the box takes no further game now ("": it may): the series is won (by
