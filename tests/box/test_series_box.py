@@ -269,3 +269,26 @@ def test_the_log_names_the_players_of_a_game_counted(box, caplog) -> None:
         game(box, "away")
     said = caplog.text
     assert "series Novák – Svoboda: game 1 won by Svoboda 1:0; game 2, 0:1" in said, said
+
+
+def test_the_sheet_names_a_line_that_is_no_series_and_prints_the_others(
+    box, tmp_path: Path, capsys
+) -> None:
+    import json
+
+    from timekeeper import cli
+
+    for winner in ("home", "away", "home", "home", "home"):
+        game(box, winner)
+    box["press"](Action.RESET)  # the won series is left: on record in series-played.jsonl
+    played = tmp_path / "series-played.jsonl"
+    good = played.read_text(encoding="utf-8")
+    bad = json.loads(good) | {"games": [{"number": 1, "home": 2, "away": 2}]}
+    played.write_text(good + json.dumps(bad) + "\n", encoding="utf-8")
+    assert cli.main(["series", "show", "--state-dir", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("series 1 · best of 7 · Novák – Svoboda · Novák wins 4:1")
+    assert f"{played}:2: field 'games[0].decided' is one of regulation" in err
+    assert played.read_text(encoding="utf-8").count("\n") == 2  # (left as it is)
+    assert cli.main(["series", "show", "--state-dir", str(tmp_path / "none")]) == 1
+    assert "no series played in" in capsys.readouterr().err

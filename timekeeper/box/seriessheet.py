@@ -130,7 +130,10 @@ def _line(line: bytes) -> Played:
             for g in games
         ],
     }
-    series = parse_series(body)
+    try:
+        series = parse_series(body)
+    except SeriesFileError as exc:  # (its fields are the line's own, not under `series`)
+        raise SeriesFileError(str(exc).replace("field 'series.", "field '")) from None
     ended, match = data.get("ended", ""), data.get("match", "")
     if not isinstance(ended, str) or len(ended) > 40:
         raise SeriesFileError(f"field 'ended' is a time ({ended!r:.40})")
