@@ -215,9 +215,11 @@ def test_a_desks_series_pairing_is_played_on_the_box_and_each_games_result_goes_
         assert results.of_game(3)["score"] == [1, 0]
         wait_for(  # the desk's view of the table: its retained status (sent within seconds)
             lambda: (
-                json.loads(box["tk"]("hall", "status", "--json", "--broker", broker["url"]).stdout)[
-                    "1"
-                ]["status"]["match_series"]
+                counted(
+                    json.loads(
+                        box["tk"]("hall", "status", "--json", "--broker", broker["url"]).stdout
+                    )["1"]["status"]["match_series"]
+                )
                 == series(4, 2, 1, match="QF2")
             ),
             "the series on the desk's view of the table",
