@@ -9,7 +9,10 @@ at TV (1920×1080) and phone (390×844) size, the operator page at phone size, t
 overlay (a transparent PNG) and the display's FINAL; and the desk's hall overview (`hall
 serve`) over eight tables in every state a hall sees, into docs/hall-overview.png (--hall);
 and the board on the hall's TV at 1080p and 720p with a player's page on a phone (board():
-docs/img/board-*.png, player-phone.png; --board-only for these alone).
+docs/img/board-*.png, player-phone.png; --board-only for these alone); and a best-of-5
+play-off at each moment of a series' life — the board, its play-off blocks, a player's phone
+and the box's display page — checked as tests/web/test_series_screens.py checks them
+(docs/img/series-*.png; --series-only for these alone).
 Chromium and chromedriver come from Debian (`./bootstrap.sh --test`); nothing downloads a
 browser."""
 
@@ -25,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from boardhall import FakeDesk, scene, serving, serving_board
 from helpers import wait_for  # tests/helpers.py: the tests' one wait
-from webbox import WebBox, browser  # tests/webbox.py: the tests' own helper
+from seriesscreens import take_box, take_night
+from webbox import WebBox, browser, drawn  # tests/webbox.py: the tests' own helper
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,6 +118,13 @@ def board(out: Path) -> list[Path]:
     return shots
 
 
+def series(out: Path) -> list[Path]:
+    """The series' pictures (docs/img/series-*.png), each page checked before it is taken."""
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tk-shots-") as folder:
+        return take_night(Path(folder) / "night", out) + take_box(Path(folder), out)
+
+
 def hall(shot: Path) -> Path:
     """The desk's overview with its buttons (the desk's link), eight tables in the states a
     hall sees: running, stopped on its own, a break, the pre-start, a shoot-out, the end,
@@ -196,17 +207,6 @@ def display(box: WebBox, width: int, height: int, shot: Path) -> Path:
     return shot
 
 
-def drawn(driver, condition: str) -> None:
-    """Wait until the page has its status (`condition`, in JavaScript) and its fonts."""
-    wait_for(
-        lambda: driver.execute_script(
-            f"return document.fonts.status === 'loaded' && ({condition})"
-        ),
-        condition,
-        10,
-    )
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
@@ -219,10 +219,14 @@ def main() -> int:
     ap.add_argument(
         "--board-only", action="store_true", help="only the board's and a player page's pictures"
     )
+    ap.add_argument("--series-only", action="store_true", help="only a series' pictures")
     args = ap.parse_args()
-    shots = board(args.out) if args.board_only else [*take(args.out, hall_shot=args.hall)]
-    if not args.board_only:
-        shots += board(args.out)
+    if args.board_only:
+        shots = board(args.out)
+    elif args.series_only:
+        shots = series(args.out)
+    else:
+        shots = [*take(args.out, hall_shot=args.hall), *board(args.out), *series(args.out)]
     for shot in shots:
         print(f"wrote {shot}")
     return 0

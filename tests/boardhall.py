@@ -21,11 +21,9 @@ from helpers import free_port, write_tournament
 
 from timekeeper.hall.bus.messages import HallCommand
 from timekeeper.hall.bus.pairing import Pairing
-from timekeeper.hall.desk.board import add_board
 from timekeeper.hall.desk.director import Director, calls_path
 from timekeeper.hall.desk.link import Desk
-from timekeeper.hall.desk.overview import Overview
-from timekeeper.hall.desk.players import add_players
+from timekeeper.hall.desk.overview import Overview, desk_app
 from timekeeper.hall.table.deskprompts import desk_prompt
 from timekeeper.tournament import clerk
 from timekeeper.tournament.ledger import open_tournament
@@ -234,11 +232,8 @@ def serving_board(
     (web/guard.py's doors), on a free port in a thread of their own: (url, token, director)."""
     tokens = TokenStore(folder)
     director = Director(desk, file, wall)
-    overview = Overview(desk, tokens, lang)
-    app = overview.app()
-    add_board(app, overview.guard, director, tokens, lang)
-    add_players(app, director, lang)
-    site = Site(overview.guard, app, "127.0.0.1", free_port())
+    desk_guard, app = desk_app(desk, tokens, lang, director=director)
+    site = Site(desk_guard, app, "127.0.0.1", free_port())
     with site_thread(site):
         yield f"http://127.0.0.1:{site.port}", tokens.token, director
 

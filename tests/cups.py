@@ -91,3 +91,32 @@ def ithf_placement_group(c: Sequence[str], d: Sequence[str]) -> Callable[[str, s
         return "2:0" if hk == 0 else "0:2"
 
     return score
+
+
+PLAYOFF = (
+    "title: Play-off night\nrules: {extends: radegast}\ntables: 2\n"
+    "players: [Novák, Dvořák, Svoboda, Černý]\nstages:\n  knockout:\n    tree: seeded\n"
+    "    profile: ithf-playoff\n    final_profile: ithf-playoff\n"
+)
+
+
+def drawn(tmp_path: Path, best_of: str = "{F: 7, 3P: 5, SF: 3}") -> Path:
+    file = tmp_path / "po.yaml"
+    file.write_text(PLAYOFF + f"    best_of: {best_of}\n", encoding="utf-8")
+    t, ledger = open_tournament(file)
+    ledger.record(t, clerk.draw(t, 1))  # seeds: 1. Černý, 2. Novák, 3. Svoboda, 4. Dvořák
+    return file
+
+
+class Published:
+    def wait_for_publish(self, timeout: float) -> None:
+        return None
+
+
+class Client:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes, bool]] = []
+
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
+        self.sent.append((topic, payload, retain))
+        return Published()

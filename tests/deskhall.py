@@ -54,21 +54,27 @@ class Served:
         self.base = f"http://127.0.0.1:{self.port}"
         wait_for(lambda: self.get("/api/hall"), "hall serve to answer", HALL_WAIT)
 
-    def get(self, path: str):
-        with urllib.request.urlopen(self.base + path, timeout=5) as answer:
+    def get(self, path: str, token: str = ""):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        request = urllib.request.Request(self.base + path, headers=headers)
+        with urllib.request.urlopen(request, timeout=5) as answer:
             body = answer.read().decode()
         return json.loads(body) if path.startswith("/api/") else body
 
+    @property
+    def token(self) -> str:
+        return (self.state / "hall" / "web-token").read_text().strip()
+
     def board(self) -> dict:
-        return self.get("/api/board")
+        """The director's board (with the desk's token: everything)."""
+        return self.get("/api/board", self.token)
 
     def post(self, path: str, body: dict) -> tuple[int, dict]:
-        token = (self.state / "hall" / "web-token").read_text().strip()
         request = urllib.request.Request(
             self.base + path,
             method="POST",
             data=json.dumps(body).encode(),
-            headers={"Authorization": f"Bearer {token}"},
+            headers={"Authorization": f"Bearer {self.token}"},
         )
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:

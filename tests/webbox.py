@@ -308,3 +308,14 @@ def browser(width: int, height: int, height_of_page: bool = False) -> Iterator:
     finally:
         del driver.get  # (the instance's own: the class's method again)
         chromium.give_back()
+
+
+def drawn(driver, condition: str) -> None:
+    """Wait until the page has its data (`condition`, in JavaScript) and its fonts."""
+    wait_for(
+        lambda: driver.execute_script(
+            f"return document.fonts.status === 'loaded' && ({condition})"
+        ),
+        condition,
+        10,
+    )

@@ -262,6 +262,9 @@ def test_hall_serve_serves_the_player_pages_and_their_qr_codes(tmp_path: Path, b
         assert get("/qr/player.svg").decode() == qr_svg(f"{base}/player")
         assert get(f"/qr/player/{name}.svg").decode() == qr_svg(f"{base}/player/{name}")
         assert b"<svg" in get("/board/sheets/rounds.html")
+        form = get("/board/sheets/ithf-form.txt").decode()  # the ranking's form, to copy
+        assert form.startswith(f"Tournament: {t.spec.title}\n")
+        assert f"\nNumber of participants: {len(t.spec.names)}\n" in form
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=10)

@@ -76,7 +76,7 @@ def test_a_round_called_elsewhere_is_the_boards_whoever_reads_the_calls_first(
 
 def series_desk(tmp_path: Path, best_of: str) -> tuple[Director, list]:
     """A desk serving a play-off in series, round 1 called; the pairings it pushed."""
-    from test_tournament_series import Client, drawn
+    from cups import Client, drawn
 
     desk = BoardDesk()
     desk.client = Client()

@@ -173,7 +173,8 @@ def test_the_sheets_print_the_qr_code_of_the_configured_address(tmp_path: Path) 
 
 def test_the_player_pages_show_the_public_view_and_the_board_everything(tmp_path: Path) -> None:
     """Over HTTP (the desk's app in a thread, told the time): a player's JSON keeps back what
-    `public:` says; the director's board, /api/board, shows it all."""
+    `public:` says, and so does the board's without the token; the director's board (with
+    the desk's token) shows it all."""
     import json
     import urllib.error
     import urllib.parse
@@ -186,10 +187,12 @@ def test_the_player_pages_show_the_public_view_and_the_board_everything(tmp_path
     play_round(file, 2, NOW - 5 * 60, lambda i: "0:2")
     t, _ = open_tournament(file, drawn=True)
     name = t.spec.names[0]
-    with serving_board(BoardDesk(), file, tmp_path / "desk", wall=lambda: NOW) as (url, _, _):
+    with serving_board(BoardDesk(), file, tmp_path / "desk", wall=lambda: NOW) as (url, token, _):
 
-        def get(path: str) -> dict:
-            with urllib.request.urlopen(url + path, timeout=5) as answer:
+        def get(path: str, token: str = "") -> dict:
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            request = urllib.request.Request(url + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=5) as answer:
                 return json.loads(answer.read())
 
         mine = get(f"/api/player/{urllib.parse.quote(name)}")
@@ -198,8 +201,9 @@ def test_the_player_pages_show_the_public_view_and_the_board_everything(tmp_path
         assert mine["results"][1]["score"] in ("0:2", "2:0")  # 5 minutes ago
         assert mine["points_hidden"] and {r["points"] for r in mine["table"]} == {None}
         assert mine["next"]["round"] == 3
-        board = get("/api/board")
+        board = get("/api/board", token)
         assert {r["points"] for r in board["groups"]["A"]} != {None}  # the director's: all
+        assert {r["points"] for r in get("/api/board")["groups"]["A"]} == {None}  # the TV's
         assert get(f"/api/player/{urllib.parse.quote(name.upper())}")["player"] == name
         with urllib.request.urlopen(f"{url}/qr/player/{urllib.parse.quote(name)}.svg") as qr:
             assert qr.headers["Content-Type"].startswith("image/svg+xml")

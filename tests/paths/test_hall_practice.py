@@ -228,9 +228,15 @@ def doc_ports() -> Iterator[None]:
         yield
 
 
-def board(url: str) -> dict:
-    """The board's JSON (polled at most twice a second: the desk limits a client's rate)."""
-    with urllib.request.urlopen(f"{url}/api/board", timeout=5) as answer:
+def board(director: str) -> dict:
+    """The director's board's JSON, from the link the hall printed (`…/board#token=…`: the
+    token goes with the request), polled at most twice a second (the desk limits a client's
+    rate)."""
+    url, _, token = director.partition("/board#token=")
+    request = urllib.request.Request(
+        f"{url}/api/board", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
         return json.load(answer)
 
 
@@ -383,6 +389,7 @@ def test_a_round_played_through_the_practice_hall(tmp_path: Path) -> None:
         hall.ready()
         url = hall.line(r"broker:\s+(mqtt://127\.0\.0\.1:\d+)").group(1)
         base = hall.line(r"board:\s+(http://\S+)/board").group(1)
+        director = hall.line(r"the director's: (http://\S+)\)").group(1)
         sock = hall.line(r"table 1: .*ctl --control (\S+)\)").group(1)
         assert url == f"mqtt://127.0.0.1:{port}" and base == f"http://localhost:{web}"
         round_1 = f"timekeeper hall round 1 --tournament cup.yaml --broker {url}"
@@ -392,7 +399,7 @@ def test_a_round_played_through_the_practice_hall(tmp_path: Path) -> None:
         once_running(f"timekeeper ctl --control {sock} goal home", tmp_path, env)
 
         def home() -> list:  # each table's result at the desk: counted, or waiting for it
-            b = board(base)
+            b = board(director)
             counted = [t["result"] for t in b["tables"] if t["result"]]
             return counted + [p["score"] for p in b["pending"]]
 
@@ -439,7 +446,7 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
     hall = Hall(practice, tmp_path, env)
     try:
         hall.ready()
-        base = hall.line(r"board:\s+(http://\S+)/board").group(1)
+        director = hall.line(r"the director's: (http://\S+)\)").group(1)
         round1, start1, goal, standings, round2, start2 = second
         called = typed(round1, tmp_path, env)
         assert "round 1 of Practice cup" in called, called
@@ -447,7 +454,7 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
         once_running(goal, tmp_path, env)
 
         def home() -> dict | None:  # both results counted, or one waiting for the director
-            b = board(base)
+            b = board(director)
             done = [r["played"] for r in b["groups"]["A"]] == [1, 1, 1, 1]
             return b if done or b["pending"] else None
 
@@ -455,12 +462,12 @@ def test_a_whole_evening_runs_as_written(tmp_path: Path, doc_ports) -> None:
         assert not b["pending"], [p["why"] for p in b["pending"]]  # (not "… did not call")
         table = typed(standings, tmp_path, env)
         assert "1:0" in table, table
-        assert board(base)["next"]["round"] == 2
+        assert board(director)["next"]["round"] == 2
         called = typed(round2, tmp_path, env, timeout=60)
         assert "round 2 of Practice cup" in called, called
         # the board is on round 2 at once, its tables' names round 2's (a newcomer saw round 1
         # all evening: a box's status had read the calls before the board could)
-        wait_for(lambda: board(base)["round"] == 2, "the board on round 2", WAIT, 0.5)
+        wait_for(lambda: board(director)["round"] == 2, "the board on round 2", WAIT, 0.5)
         assert typed(start2, tmp_path, env).count(": ok") == 2
         hall.ctrl_c()
     finally:

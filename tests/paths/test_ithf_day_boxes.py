@@ -346,7 +346,7 @@ def test_an_ithf_day_on_four_boxes_with_the_play_off_in_series(
         assert "best of 5: 1:3 in games (0:1, 0:1, 1:0, 0:1)" in bracket, bracket
         assert f"    1. {a[0]}" in bracket and f"    4. {b[2]}" in bracket
         ok("tournament", "export", "-f", "day.yaml")
-        body = (tmp_path / "day-export" / "ithf.txt").read_text(encoding="utf-8")
+        body = (tmp_path / "day-export" / "final.csv").read_text(encoding="utf-8")
         assert len([line for line in body.splitlines() if line[:1].isdigit()]) == 32
     finally:
         if served is not None:

@@ -6,6 +6,7 @@ Every import counts, those inside functions too: a late import is still a depend
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from helpers import ROOT
@@ -191,3 +192,16 @@ def test_mixing_is_the_sound_wings_own_module() -> None:
     assert not copies, copies
     for user in ("render", "voices"):
         assert mixing.__name__ in imports_of(PACKAGE / "sound" / f"{user}.py"), user
+
+
+def test_a_test_module_imports_test_modules_of_its_own_folder_only() -> None:
+    """A test module found only because pytest put another wing's folder on sys.path imports
+    when the whole suite runs and fails when its own folder runs alone: what tests of more
+    than one wing share lives in a helper at tests/ top (cups, helpers, running, …)."""
+    tests = Path(__file__).resolve().parents[1]
+    crossing = []
+    for file in tests.glob("*/test_*.py"):
+        for name in re.findall(r"^\s*(?:from|import) (test_\w+)", file.read_text(), re.M):
+            if not (file.parent / f"{name}.py").exists():
+                crossing.append(f"{file.relative_to(tests)} imports {name}")
+    assert not crossing, crossing

@@ -168,15 +168,16 @@ def test_a_correction_that_would_change_a_played_knockout_match_is_refused(
     assert "order a replay of SF1 first" in capsys.readouterr().err
 
 
-def test_export_writes_documented_csv_json_a4_sheets_and_the_ithf_list(cup: Path) -> None:
+def test_export_writes_documented_csv_json_a4_sheets_and_the_ithf_form(cup: Path) -> None:
     assert tk(cup, "result", "1", "1", "3:1") == 0
     out = cup.parent / "out"
     assert tk(cup, "export", "--out", str(out)) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == [
         "bracket.html",
+        "final.csv",
         "groups.html",
-        "ithf.txt",
+        "ithf-form.txt",
         "results.csv",
         "results.json",
         "rounds.html",
@@ -193,10 +194,10 @@ def test_export_writes_documented_csv_json_a4_sheets_and_the_ithf_list(cup: Path
     for sheet in ("groups.html", "bracket.html", "rounds.html"):
         html = (out / sheet).read_text(encoding="utf-8")
         assert "@page { size: A4" in html and "break-inside: avoid" in html
-    ithf = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
+    ithf = (out / "ithf-form.txt").read_text(encoding="utf-8").splitlines()
     assert ithf[0] == "Tournament: cup" and len([n for n in ithf if n.startswith("Player")]) == 8
     documented = DOCS.read_text(encoding="utf-8")
-    for field in (*export.RESULT_FIELDS, *export.STANDING_FIELDS):
+    for field in (*export.RESULT_FIELDS, *export.STANDING_FIELDS, *export.FINAL_FIELDS):
         assert f"`{field}`" in documented, f"{field} is not documented in docs/tournament.md"
 
 

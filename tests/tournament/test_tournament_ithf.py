@@ -9,6 +9,7 @@ same command line in this process (170 of them: a process each would take minute
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 import shlex
@@ -207,13 +208,21 @@ def test_an_ithf_day_of_32_from_the_ranking_to_the_ithf_list(day: Path) -> None:
 
     run_doc(folder, 1)  # docs/tournament.md: the end of the day, as the page shows it
     out = folder / "day-export"
-    lines = (out / "ithf.txt").read_text(encoding="utf-8").splitlines()
-    body = lines[-32:]
+    with open(out / "final.csv", encoding="utf-8") as stream:
+        final = list(csv.DictReader(stream))
     winner = ranking.match(ranking.read(folder / "ranking.txt"), [seeds[1]]).entries[seeds[1]]
-    assert body[0] == f"1\t{winner.id}\t{winner.name}\t{winner.club}\t{winner.nation}"
-    assert [line.split("\t")[0] for line in body] == [str(n) for n in range(1, 33)]
-    unranked = [line for line in body if line.split("\t")[1] == ""]
-    assert sorted(line.split("\t")[2] for line in unranked) == sorted(t.order[28:])
+    assert [final[0][k] for k in ("place", "ithf_id", "ithf_name", "club", "nation")] == [
+        "1",
+        winner.id,
+        winner.name,
+        winner.club,
+        winner.nation,
+    ]
+    assert [r["place"] for r in final] == [str(n) for n in range(1, 33)]
+    unranked = [r["player"] for r in final if not r["ithf_id"]]
+    assert sorted(unranked) == sorted(t.order[28:])
+    form = (out / "ithf-form.txt").read_text(encoding="utf-8").split("\nStandings:\n")[1]
+    assert form.split("\n\n")[0].splitlines() == [r["ithf_name"] or r["player"] for r in final]
     saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert len(saved["carried"]["A"]) == 4 and "B" not in saved["carried"]
     assert [r["player"] for r in saved["groups"]["A"]] == seeds
@@ -300,11 +309,11 @@ def test_a_carried_result_counts_once_in_a_final_group_never_in_a_placement_grou
 
 def test_the_ranking_file_matches_names_either_way_and_refuses_a_bad_line(tmp_path: Path) -> None:
     file = ithfranking.write(tmp_path / "ranking.txt")
-    entries = ranking.read(file)
-    assert len(entries) == 7800 and entries[0].rank == 1
+    entries = ranking.read(file).entries
+    assert len(entries) == 7850 and entries[0].rank == 1
     first, tenth = entries[0], entries[9]
-    surname, given = first.name.split(" ", 1)
-    typed_as = [f"{given} {surname}", ranking.fold(tenth.name).title(), "Nobody Here"]
+    given, surname = first.name.split(" ", 1)
+    typed_as = [f"{surname} {given}", ranking.fold(tenth.name).title(), "Nobody Here"]
     found = ranking.match(entries, typed_as)
     assert found.ranked == (typed_as[0], typed_as[1])
     assert found.unranked == ("Nobody Here",)
@@ -392,7 +401,7 @@ def test_a_ranking_file_has_a_size_and_the_real_one_reads_quickly_enough(tmp_pat
     with big.open("w", encoding="utf-8") as f:
         f.write("1\t1\tNovák Jan\tTHC\tCZE\n" * (ranking.MAX_BYTES // 20))
     with pytest.raises(
-        ranking.ConfigError, match=r"big.txt: \d+ bytes; a ranking list has at most"
+        ranking.ConfigError, match=r"big.txt: more than \d+ bytes; a ranking list has at most"
     ):
         ranking.read(big)
     many = tmp_path / "many.txt"
@@ -401,7 +410,7 @@ def test_a_ranking_file_has_a_size_and_the_real_one_reads_quickly_enough(tmp_pat
         ranking.read(many)
     heading = tmp_path / "heading.txt"
     heading.write_text("rank\tid\tname\tclub\tnation\n1\t7\tNovák Jan\tTHC\n", encoding="utf-8")
-    assert ranking.read(heading) == [ranking.Entry(1, "Novák Jan", "7", "THC", "")]
+    assert ranking.read(heading).entries == (ranking.Entry(1, "Novák Jan", "7", "THC", ""),)
 
 
 def test_two_final_groups_interleaved_feed_their_play_offs(tmp_path: Path) -> None:

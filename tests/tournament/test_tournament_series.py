@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cups import PLAYOFF, Client, drawn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,20 +24,6 @@ from timekeeper.tournament import clerk, spec
 from timekeeper.tournament.ledger import open_tournament
 from timekeeper.tournament.series import Game, Series, SeriesError, needed
 from timekeeper.tournament.state import Tournament, TournamentError
-
-PLAYOFF = (
-    "title: Play-off night\nrules: {extends: radegast}\ntables: 2\n"
-    "players: [Novák, Dvořák, Svoboda, Černý]\nstages:\n  knockout:\n    tree: seeded\n"
-    "    profile: ithf-playoff\n    final_profile: ithf-playoff\n"
-)
-
-
-def drawn(tmp_path: Path, best_of: str = "{F: 7, 3P: 5, SF: 3}") -> Path:
-    file = tmp_path / "po.yaml"
-    file.write_text(PLAYOFF + f"    best_of: {best_of}\n", encoding="utf-8")
-    t, ledger = open_tournament(file)
-    ledger.record(t, clerk.draw(t, 1))  # seeds: 1. Černý, 2. Novák, 3. Svoboda, 4. Dvořák
-    return file
 
 
 def game(t: Tournament, match: str, score: str, decided: str = "regulation", **kw) -> None:
@@ -228,20 +215,6 @@ def test_a_series_pairing_carries_its_game_and_wins_and_each_game_is_its_own_sou
     assert _source(dataclasses.replace(made, game=None)) == "F.2.x.g3"  # (its pairing's)
     single = Pairing("A.1.x", 1, "A.1", "group A", "a", "b", "ithf", 1.0)
     assert _source(from_status(single, "1", {}, 5.0)) == "A.1.x"
-
-
-class Published:
-    def wait_for_publish(self, timeout: float) -> None:
-        return None
-
-
-class Client:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, bytes, bool]] = []
-
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False):
-        self.sent.append((topic, payload, retain))
-        return Published()
 
 
 def test_the_desk_calls_the_next_game_of_a_series_until_it_is_decided(tmp_path: Path) -> None:

@@ -154,9 +154,9 @@ def test_every_moment_of_an_ithf_match(tmp_path: Path) -> None:
         assert text_of(page, "state") == "PERIOD OVER"
         assert "next: overtime" in text_of(page, "sub")
 
-        ok(box, "next")  # the untimed sudden death
+        ok(box, "next")  # the untimed sudden death: said as such
         state_is(box, page, "running")
-        assert text_of(page, "state") == "OVERTIME"
+        assert text_of(page, "state") == "SUDDEN DEATH"
         ok(box, "goal", "away", "11")
         if box.status()["state"] != "finished":  # (NEXT at the goal, where it plays on)
             ok(box, "next")
@@ -207,7 +207,7 @@ def test_every_moment_of_a_ball_hockey_match(tmp_path: Path) -> None:
         assert "next: overtime" in text_of(page, "sub")
         ok(box, "next")
         state_is(box, page, "running")
-        assert text_of(page, "state") == "OVERTIME"
+        assert text_of(page, "state") == "SUDDEN DEATH"  # (its overtime: a goal ends it)
         end_the_period(box, page, "shootout")
 
         # the shoot-out: its score in place of the clock, each attempt, whose turn

@@ -52,8 +52,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--ranking",
         type=Path,
-        help="seed from a ranking: the ITHF world ranking's ranking.txt (tab-separated: rank, "
-        "id, name, club, nation) or a list, one player a line, best first",
+        help="seed from a ranking: the ITHF world ranking's ranking.txt as published (title, "
+        "header, tab-separated: rank, id, name, club, nation, points, value) or a list, one "
+        "player a line, best first",
+    )
+    d.add_argument(
+        "--unranked-ok",
+        action="store_true",
+        help="draw by lot when the ranking names none of the players (else refused)",
     )
     d.set_defaults(func=cmd_draw)
 
@@ -137,8 +143,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     h = actions.add_parser("history", parents=[where], help="the ledger, readable")
     h.set_defaults(func=cmd_history)
 
-    e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF list")
+    e = actions.add_parser("export", parents=[where], help="CSV, JSON, A4 sheets, ITHF form")
     e.add_argument("--out", type=Path, help="folder (default: FILE's name + -export)")
+    e.add_argument(
+        "--form", action="store_true", help="show the ITHF ranking's result form filled in"
+    )
+    e.add_argument(
+        "--surname",
+        choices=("last", "first"),
+        default="last",
+        help="the form's switch: where the surname stands in the names (default: last, as "
+        "the ITHF ranking writes them)",
+    )
     e.set_defaults(func=cmd_export)
 
 
@@ -211,6 +227,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     from timekeeper.tournament import clerk
     from timekeeper.tournament import ranking as ranking_list
     from timekeeper.tournament.evening import evening
+    from timekeeper.tournament.state import TournamentError
 
     t, ledger = _open(args)
     import secrets  # (here, not at the top: it loads OpenSSL, 4 MB in every `run`)
@@ -218,23 +235,47 @@ def cmd_draw(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     ranking = None
     entries = None
+    day = None
     if args.ranking:
-        found = ranking_list.match(ranking_list.read(args.ranking), t.spec.names)
-        ranking, unknown = list(found.ranked), found.unknown
-        entries = {n: e.to_json() for n, e in found.entries.items()}
-        if unknown:
-            print(
-                f"(not in this tournament: {', '.join(unknown[:10])}"
-                f"{' …' if len(unknown) > 10 else ''})"
+        listed = ranking_list.read(args.ranking)
+        found = ranking_list.match(listed, t.spec.names)
+        count, on = len(t.spec.names), args.ranking.name
+        few = 2 * len(found.ranked) < count
+        hints = ranking_list.hints(listed, found.unranked[:12]) if few else []
+        if not found.ranked and not args.unranked_ok:
+            raise TournamentError(
+                f"{args.ranking}: names none of the {count} players (is it the ranking?): "
+                f"{'; '.join(hints[:3])}; `--unranked-ok` draws them all by lot"
             )
+        for note in listed.notes:
+            print(f"({note})")
+        for rank, names in found.shared:
+            print(f"({' and '.join(names)} share rank {rank} on {on}: seeded in its order)")
+        if found.ranked:
+            ranking, unknown = list(found.ranked), found.unknown
+            entries = {n: e.to_json() for n, e in found.entries.items()}
+            day = listed.date.isoformat() if listed.date else None
+            if unknown:
+                print(
+                    f"(not in this tournament: {', '.join(unknown[:10])}"
+                    f"{' …' if len(unknown) > 10 else ''})"
+                )
+        if found.ranked and few:
+            print(
+                f"WARNING: only {len(found.ranked)} of the {count} players are on {on}; "
+                "the others are drawn by lot after them. Not on it:",
+                file=sys.stderr,
+            )
+            for line in hints + (["…"] if len(found.unranked) > len(hints) else []):
+                print(f"  {line}", file=sys.stderr)
         if found.unranked:
             given = t.spec.groups.unranked if t.spec.groups else ()
             order = "in the file's unranked: order" if given else "drawn by lot"
             print(
-                f"not on {args.ranking.name} ({len(found.unranked)}, unranked: {order} "
+                f"not on {on} ({len(found.unranked)}, unranked: {order} "
                 f"after the {len(found.ranked)} ranked): {', '.join(found.unranked)}"
             )
-    ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries))
+    ledger.record(t, clerk.draw(t, seed, ranking, _now(), entries, day))
     seeding = t.spec.groups.seeding if t.spec.groups else "pots"
     how = (
         "the groups the file sets"
@@ -531,8 +572,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from timekeeper.tournament import export, sheets
 
     t, _ = _open(args, drawn=True)
+    if args.form:  # a view: the fields as the director copies them, the notes below
+        form = export.form(t, args.surname)
+        print(form.text(), end="")
+        print("".join(f"\nnote: {note}" for note in form.notes()))
+        return 0
     out = args.out or args.file.with_name(args.file.stem + "-export")
     out.mkdir(parents=True, exist_ok=True)
-    written = export.write_all(t, out) + sheets.write_all(t, out)
+    written = export.write_all(t, out, args.surname) + sheets.write_all(t, out)
     print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}")
     return 0

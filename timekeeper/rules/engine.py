@@ -324,15 +324,6 @@ class Engine(Reporting, Guards, StoppedPlay, Periods):
             return False
         return next(g for g in reversed(self.m.tally.goals) if g.team == team) is decider
 
-    def _in_sudden_death(self) -> bool:
-        p = self.period
-        return (
-            self.state in (State.RUNNING, State.STOPPED)
-            and not self.m.shootout
-            and p is not None
-            and p.sudden_death
-        )
-
     def _reopen(self, now: float) -> None:
         """The goal that ended the sudden death was entered by mistake: play goes on from
         where it stopped, the clock stopped (STOP/RESUME resumes it); its marks and its

@@ -80,6 +80,9 @@ class Status:
     # once finished, how the match was decided: regulation, overtime, sudden_death or
     # shootout, from the profile's typed parts ("" before the end)
     decided: str = ""
+    # the part being played is a sudden death (the next goal ends the match): the screens
+    # say "sudden death" rather than "running"
+    sudden_death: bool = False
     # stopped-time games only (None otherwise)
     teams: dict[str, TeamStatus] | None = None
     timeout: str | None = None  # the team whose time-out is running

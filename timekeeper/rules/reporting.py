@@ -47,6 +47,7 @@ class Reporting(MatchCore):
             series=series,
             waiting_for=self._waiting_for(),
             decided=self._decided_by(now),
+            sudden_death=self._in_sudden_death(),
             **self._stopped_time_status(now),
             score=m.tally.score(),
             goals=[goal.public() for goal in m.tally.goals],
@@ -56,6 +57,16 @@ class Reporting(MatchCore):
             add_step=self.profile.add_step,
             length=self.profile.periods[0].length,
             tenths=self.profile.tenths,
+        )
+
+    def _in_sudden_death(self) -> bool:
+        """A part that one goal ends is being played (or stopped in)."""
+        p = self.period
+        return (
+            self.state in (State.RUNNING, State.STOPPED)
+            and not self.m.shootout
+            and p is not None
+            and p.sudden_death
         )
 
     def _decided_by(self, now: float) -> str:

@@ -41,12 +41,13 @@ def draw(
     ranking: Sequence[str] | None = None,
     time: str = "",
     entries: Mapping[str, Mapping[str, Any]] | None = None,
+    ranking_date: str | None = None,
 ) -> DrawEvent:
     if t.draw is not None:
         raise TournamentError(
             f"already drawn (seed {t.draw.seed}); a new draw needs a new tournament file"
         )
-    return make_draw(t.spec, seed, ranking, time or None, entries)
+    return make_draw(t.spec, seed, ranking, time or None, entries, ranking_date)
 
 
 def result(

@@ -23,11 +23,13 @@ def make_draw(
     ranking: Sequence[str] | None = None,
     time: str | None = None,
     entries: Mapping[str, Mapping[str, Any]] | None = None,
+    ranking_date: str | None = None,
 ) -> DrawEvent:
     """The draw event: groups (or the knock-out's seed order), every group match, the tree,
     and every match's round and table — all fixed now, so that the rounds never change
     under the players even if a later version lays them out differently. `entries`: the
-    ranking list's line of each ranked player (kept for the ITHF form)."""
+    ranking list's line of each ranked player (kept for the ITHF form); `ranking_date`: the
+    ITHF ranking's date (YYYY-MM-DD), printed on the sheets and exports."""
     g = spec.groups
     groups = g.count(len(spec.players)) if g else 0
     unranked = g.unranked if g else ()
@@ -79,6 +81,7 @@ def make_draw(
         time,
         later={lg.name: Later(lg.seats, lg.carry) for lg in spec.later} or None,
         ranking={name: dict(e) for name, e in (entries or {}).items()} or None,
+        ranking_date=ranking_date,
     )
 
 

@@ -44,6 +44,7 @@ DRAW_KEYS = (
     "time",
     "later",
     "ranking",
+    "ranking_date",
 )
 RESULT_KEYS = (
     "event",
@@ -85,6 +86,7 @@ class DrawEvent:
     later: Mapping[str, Later] | None = None
     # the ranking list's line of each ranked player: name -> {rank, id, name, club, nation}
     ranking: Mapping[str, Mapping[str, Any]] | None = None
+    ranking_date: str | None = None  # the ITHF ranking's date, YYYY-MM-DD (its title's)
 
     def to_dict(self) -> JSON:
         out: JSON = {
@@ -109,6 +111,8 @@ class DrawEvent:
             }
         if self.ranking:
             out["ranking"] = {p: dict(v) for p, v in self.ranking.items()}
+        if self.ranking_date is not None:
+            out["ranking_date"] = self.ranking_date
         return out
 
     @classmethod
@@ -159,6 +163,7 @@ class DrawEvent:
             f.whole("n", 0),
             later,
             _mappings(f, "ranking"),
+            f.optional_text("ranking_date"),
         )
 
     def text(self) -> str:

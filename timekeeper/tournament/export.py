@@ -1,6 +1,7 @@
-"""Exports for the world outside the hall: results and standings as CSV and JSON (the fields
-are documented in docs/tournament.md), and the plain list the ITHF ranking's web form takes
-(tournament details, then the final standings, one player a line, the winner first)."""
+"""Exports for the world outside the hall: results, standings and the final standings as
+CSV and JSON for a program (the fields are documented in docs/tournament.md), and the ITHF
+ranking's result form as a director fills it in: each field as it is pasted, the standings
+one name a line, the winner first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 import io
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ STANDING_FIELDS = (
     "ahead_by",
     "lot",
 )
+FINAL_FIELDS = ("place", "player", "ithf_id", "ithf_name", "club", "nation")
 
 
 def status(m: Fixture) -> str:
@@ -140,6 +143,7 @@ def about(t: Tournament) -> dict[str, Any]:
         "tables": list(s.tables),
         "seed": t.draw.seed if t.draw else None,
         "draw": t.draw.method if t.draw else None,
+        "ranking_date": ithf_date(t.draw.ranking_date) if t.draw and t.draw.ranking_date else None,
     }
 
 
@@ -149,68 +153,137 @@ def ithf_date(text: str) -> str:
     return f"{int(found[3])}.{int(found[2])}.{found[1]}" if found else text
 
 
-def ithf_tabbed(t: Tournament) -> bool:
-    """The tab-separated list (close to the ranking file) for an ITHF day: the rule set is
-    ITHF's, the day has final groups, or the draw was seeded from a ranking file with ids."""
-    ranked = t.draw.ranking if t.draw else None
-    return (
-        t.spec.rules.key == "ithf"
-        or bool(t.spec.later)
-        or any(e.get("id") for e in (ranked or {}).values())
+def final_rows(t: Tournament) -> list[dict[str, Any]]:
+    """The final standings for a program: the ITHF id and the name as the ranking writes it
+    where the draw matched the player to a ranking line; club and nation the ranking's, else
+    the tournament file's."""
+    ranked = (t.draw.ranking or {}) if t.draw else {}
+    players = {p.name: p for p in t.spec.players}
+    rows = []
+    for place, name in t.placings():
+        entry, player = ranked.get(name) or {}, players.get(name)
+        rows.append(
+            {
+                "place": place,
+                "player": name,
+                "ithf_id": str(entry.get("id") or ""),
+                "ithf_name": str(entry.get("name") or ""),
+                "club": str(entry.get("club") or "") or (player.club if player else ""),
+                "nation": str(entry.get("nation") or "") or (player.country if player else ""),
+            }
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Form:
+    """The ITHF ranking's result form as a director fills it in: the general fields in the
+    form's order, the switch, the standings box (one name a line, the winner first) and the
+    additional-info box; and what the director should know that goes in no field."""
+
+    fields: tuple[tuple[str, str], ...]
+    surname: str  # the switch "Surname is stated": first or last
+    standings: tuple[str, ...]
+    info: str
+    typed: tuple[str, ...]  # written as the desk typed them: matched to no ranking line
+    ranked: bool  # the draw was seeded from a ranking list
+    shared: tuple[tuple[int, int], ...]  # places the placing rule orders by the draw alone
+    finished: bool
+
+    def text(self) -> str:
+        """Each field as it is pasted, in the form's order (the file `ithf-form.txt`)."""
+        lines = [f"{field}: {value}".rstrip() for field, value in self.fields]
+        lines += [f"Surname is stated: {self.surname}", "", "Standings:"]
+        lines += [*self.standings, "", f"Additional info: {self.info}".rstrip()]
+        return "\n".join(lines) + "\n"
+
+    def notes(self) -> list[str]:
+        """What the `--form` view adds below the fields: nothing of it is pasted."""
+        out = [
+            f"{field}: empty, and the form needs it"
+            for field, value in self.fields
+            if not value and field != "Series"  # (the form's one optional field)
+        ]
+        if not self.finished:
+            out.append("the final is not played yet: these are the standings so far")
+        if self.shared:
+            runs = ", ".join(f"{first}–{last}" for first, last in self.shared)
+            out.append(f"shared places {runs}: one name a line, in the draw's order")
+        if not self.ranked:
+            out.append("the draw used no ranking list: every name is written as typed")
+        elif self.typed:
+            out.append(f"not matched at the draw, written as typed: {', '.join(self.typed)}")
+        return out
+
+
+def form(t: Tournament, surname: str = "last") -> Form:
+    """The form filled in from the ledger. A player matched at the draw is written as the
+    ranking writes them (the site matches its own spelling), anyone else as typed; no name
+    is turned round: `surname` only sets the switch, which the director sets to the order
+    the names are in (the ranking as the ITHF publishes it writes the first name first)."""
+    s = t.spec
+    ranked = (t.draw.ranking or {}) if t.draw else {}
+    places = t.placings()
+    standings = tuple(str((ranked.get(n) or {}).get("name") or n) for _, n in places)
+    typed = tuple(n for _, n in places if not (ranked.get(n) or {}).get("name"))
+    new = []
+    for row in final_rows(t) if ranked else []:
+        if not row["ithf_name"]:
+            known = ", ".join(x for x in (row["nation"], row["club"]) if x)
+            new.append(f"{row['player']} ({known})" if known else row["player"])
+    return Form(
+        fields=(
+            ("Tournament", s.title),
+            ("Date", ithf_date(s.date)),
+            ("Series", ""),
+            ("Country", s.country),
+            ("City", s.place),
+            ("Number of participants", str(len(s.players))),
+        ),
+        surname=surname,
+        standings=standings,
+        info=f"new to the ranking: {'; '.join(new)}" if new else "",
+        typed=typed,
+        ranked=bool(ranked),
+        shared=_shared(t, [n for _, n in places]),
+        finished=t.outcome("F") is not None or not t.nodes,
     )
 
 
-def ithf_line(t: Tournament, place: int, name: str) -> str:
-    """place, ITHF id, name, club, nation, tab-separated: the id, the name as the ranking
-    writes it, club and nation from the ranking where the player was matched to it, else
-    the tournament file's name, club and country (and no id)."""
-    entry = (t.draw.ranking or {}).get(name) if t.draw else None
-    player = next((p for p in t.spec.players if p.name == name), None)
-    cells = [
-        str(place),
-        str(entry.get("id", "")) if entry else "",
-        str(entry.get("name") or name) if entry else name,
-        str(entry.get("club") or "") if entry else (player.club if player else ""),
-        str(entry.get("nation") or "") if entry else (player.country if player else ""),
-    ]
-    if entry and not cells[3] and player:
-        cells[3] = player.club
-    if entry and not cells[4] and player:
-        cells[4] = player.country
-    return "\t".join(c.replace("\t", " ") for c in cells)
+def _shared(t: Tournament, order: list[str]) -> tuple[tuple[int, int], ...]:
+    """Runs of places that only the draw's order separates (placings.py breaks such ties by
+    it): out in the same round of the same play-off, or in none, with the same place,
+    points and goals in a group of the same kind; a place a match decided is never shared."""
+    decided: set[str] = set()
+    out_at: dict[str, int] = {}
+    for node in t.nodes.values():
+        if (o := t.outcome(node.id)) is not None:
+            if node.places:
+                decided.update(o)
+            else:
+                out_at[o[1]] = node.level
+    rows = {}
+    for g in [*t.basic, *(g for g in t.later if g in t.groups)]:
+        for r in t.standings(g):
+            rows[r.player] = (
+                "" if g in t.basic else next((p.name for p in t.spec.playoffs if g in p.groups), g),
+                r.place,
+                r.points,
+                r.goal_difference,
+                r.goals_for,
+            )
 
+    def key(name: str) -> tuple[object, ...]:
+        return (name,) if name in decided else (out_at.get(name, -1), rows.get(name))
 
-def ithf_text(t: Tournament) -> str:
-    s = t.spec
-    finished = t.outcome("F") is not None or not t.nodes
-    if ithf_tabbed(t):
-        head = [
-            f"Tournament: {s.title}",
-            f"Date: {ithf_date(s.date)}",
-            f"Country: {s.country}",
-            f"City: {s.place}",
-            f"Participants: {len(s.players)}",
-            "",
-            "Final standings (place, ITHF id, name, club, nation; tab-separated):"
-            if finished
-            else "Standings so far (the final is not played yet):",
-            "",
-        ]
-        return "\n".join(head + [ithf_line(t, p, n) for p, n in t.placings()]) + "\n"
-    lines = [
-        f"Tournament: {s.title}",
-        f"Date: {ithf_date(s.date)}",
-        f"Country: {s.country}",
-        f"City: {s.place}",
-        f"Participants: {len(s.players)}",
-        "",
-        "Final standings (winner first, one player a line; names as written, surname last):"
-        if finished
-        else "Standings so far (the final is not played yet):",
-        "",
-    ]
-    lines += [name for _, name in t.placings()]
-    return "\n".join(lines) + "\n"
+    runs: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(order) + 1):
+        if i == len(order) or key(order[i]) != key(order[start]):
+            if i - start > 1:
+                runs.append((start + 1, i))
+            start = i
+    return tuple(runs)
 
 
 def carried_ids(t: Tournament) -> dict[str, list[str]]:
@@ -227,8 +300,8 @@ def carried_ids(t: Tournament) -> dict[str, list[str]]:
     return out
 
 
-def write_all(t: Tournament, out: Path) -> list[Path]:
-    results, standings = result_rows(t), standing_rows(t)
+def write_all(t: Tournament, out: Path, surname: str = "last") -> list[Path]:
+    results, standings, final = result_rows(t), standing_rows(t), final_rows(t)
     staged = {"carried": carried_ids(t)} if t.later else {}
     files = {
         "results.csv": _csv(results, RESULT_FIELDS),
@@ -241,14 +314,15 @@ def write_all(t: Tournament, out: Path) -> list[Path]:
             {
                 "tournament": about(t),
                 "groups": {g: [r for r in standings if r["group"] == g] for g in t.groups},
-                "final": [{"place": p, "player": n} for p, n in t.placings()],
+                "final": final,
                 **staged,
             },
             ensure_ascii=False,
             indent=1,
         )
         + "\n",
-        "ithf.txt": ithf_text(t),
+        "final.csv": _csv(final, FINAL_FIELDS),
+        "ithf-form.txt": form(t, surname).text(),
     }
     written = []
     for name, text in files.items():

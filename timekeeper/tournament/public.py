@@ -1,6 +1,8 @@
-"""What the public pages (a player's page on a phone, `/player/NAME`) may show of a tournament
-that plays fair: the tournament file's `public:` settings (publicview.py's `view` applies
-them, told the time: it never reads a clock). The director's board shows everything.
+"""What the pages the desk serves without its token (the board on the hall's TV, the sheets,
+a player's page on a phone, the tables' overview) may show of a tournament that plays fair:
+the tournament file's `public:` settings (publicview.py's `view` applies them, told the
+time: it never reads a clock). The director's board (with the desk's token) shows
+everything.
 
     public:
       points: hidden          # no points (nor goals) in the group tables during the groups
@@ -10,7 +12,7 @@ them, told the time: it never reads a clock). The director's board shows everyth
 
 Why: a player who knows the table and every score before the last rounds knows what result
 is enough for both sides; the Czech Open's live results hide exactly that. All three hold
-"during the groups" only: once every group match is in, the public sees what the board does.
+"during the groups" only: once every group match is in, the public sees what the director does.
 Frozen rounds' results are not shown (they would give the table away), nor a result older
 than `results_for_minutes`; the knock-out's results always are (the bracket says who won)."""
 

@@ -11,18 +11,19 @@ from typing import Any
 
 from timekeeper.rules.decision import EXTRA
 
-# the tie-breakers a rule set may list; `lot` is always last (added if missing)
-CRITERIA = (
-    "points",
-    "goal_difference",
-    "goals_for",
-    "goals_against",
-    "head_to_head",
-    "head_to_head_goal_difference",
-    "head_to_head_goals_for",
-    "wins",
-    "lot",
-)
+# each criterion as the sheets say what put a player above the next ("ahead by …")
+SAID = {
+    "points": "points",
+    "goal_difference": "goal difference",
+    "goals_for": "goals scored",
+    "goals_against": "fewer goals conceded",
+    "head_to_head": "head-to-head points",
+    "head_to_head_goal_difference": "head-to-head goal difference",
+    "head_to_head_goals_for": "head-to-head goals scored",
+    "wins": "more wins",
+    "lot": "the lot",
+}
+CRITERIA = tuple(SAID)  # the tie-breakers a rule set may list; `lot` is always last
 # the criteria counted on the matches among the tied players alone (a mini-table); where one
 # of them splits a tie, those still level start again at the first of them (standings.py)
 HEAD_TO_HEAD = ("head_to_head", "head_to_head_goal_difference", "head_to_head_goals_for")
@@ -193,8 +194,9 @@ ITHF = RuleSet(
     final_profile="ithf-playoff",
     third_place=True,
     tree="seeded",
-    source="ITHF tournament (the ITHF Tournament Rules of 2021 could not be read; ours, after "
-    "the Czech association's competition rules): win 2, draw 1, loss 0 (a group draw stands); "
+    source="ITHF tournament as this project sets it, after the Czech association's "
+    "competition rules (not a quotation of the ITHF Tournament Rules of 2021): win 2, draw 1, "
+    "loss 0 (a group draw stands); "
     "points, then among the tied players their matches' points, goal difference and goals "
     "scored (again for those still level), then goal difference, goals scored, lot; "
     "forfeit 0:5 (ours); play-off draws to sudden death (4.8)",

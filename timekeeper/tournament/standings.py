@@ -198,3 +198,11 @@ def _lot(
         ranked.append(name)
         if i < len(order) - 1:
             gaps.append("lot")
+
+
+def tie_told(row: Row, complete: bool) -> tuple[str, str]:
+    """What a table says of `row` (`ahead_by`, `lot`): the criterion that put it above the
+    next one, and a lot drawn or pending — but before its group is complete, players level
+    are level for now: no lot said. The board's and the sheets' one reading."""
+    ahead_by = row.ahead_by if complete or row.ahead_by != "lot" else ""
+    return ahead_by, row.lot if complete else ""

@@ -65,7 +65,7 @@ rules: {rules:<12} # {", ".join(BUILT_IN)}, or a mapping (extends: …)
 tables: {tables:<11} # how many (or a list of names: [A, B, C])
 changeover: 120     # seconds between two matches at a table (for the evening's length)
 # public: {{points: hidden, results_for_minutes: 15, freeze_last_rounds: 3}}
-#                   # what the players' pages keep back during the groups (docs/board.md)
+#                   # what the open pages keep back during the groups (docs/board.md)
 players:            # one a line; or {{name: …, club: …, country: …}}
 {names}
 {stages}"""

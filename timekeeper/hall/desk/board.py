@@ -2,9 +2,11 @@
 pairings by table with each table's live clock and score, the group standings, the bracket
 and the next round — and the tournament's printable sheets (tournament/sheets.py).
 
-The page and its JSON (`/api/board`) are read-only and open, as the overview is; the
-director's actions (call a round, type or correct a result, accept or refuse a result the
-desk did not call, confirm a result that came home) need the
+The page, its JSON (`/api/board`) and the sheets are read-only and open, as the overview is,
+and what they show without the desk's token is the public's view (tournament/publicview.py,
+the file's `public:`); with the token (the director's board, `/board#token=…`, sends it) the
+director's, everything. The director's actions (call a round, type or correct a result,
+accept or refuse a result the desk did not call, confirm a result that came home) need the
 desk's token, as the overview's commands do."""
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from timekeeper.hall.desk import players
 from timekeeper.rules.decision import DECISIONS
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.show import language
-from timekeeper.tournament import sheets
+from timekeeper.tournament import export, sheets
+from timekeeper.tournament.publicview import seen
 from timekeeper.web import guard
 from timekeeper.web.guard import error
 from timekeeper.web.token import TokenStore
@@ -40,6 +43,8 @@ SHEETS = {
     "rounds": sheets.rounds_sheet,
     "bracket": sheets.bracket_sheet,
 }
+# what a page shows depends on the token it came with: no cache keeps one for another
+PRIVATE = {"Cache-Control": "no-store", "Vary": "Authorization"}
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 ACTIONS_PER_SECOND, ACTION_BURST = 1.0, 5
 MAX_BODY = 1024  # (the overview's app takes no more)
@@ -61,18 +66,23 @@ class Board:
 
     async def _state(self, request: web.Request) -> web.Response:
         loop = asyncio.get_running_loop()  # (reads the journal: off the loop)
-        state = await loop.run_in_executor(None, players.board_state, self.director)
-        return web.json_response(state)
+        full = guard.authorized(request, self.tokens)
+        state = await loop.run_in_executor(None, players.board_state, self.director, full)
+        return web.json_response(state, headers=PRIVATE)
 
     async def _sheet(self, request: web.Request) -> web.Response:
+        if request.match_info["name"] == "ithf-form.txt":  # the ranking's form, to copy
+            return web.Response(text=export.form(self.director.t).text())
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
-            return error(404, f"sheets: {', '.join(SHEETS)}")
+            return error(404, f"sheets: {', '.join(SHEETS)}, ithf-form.txt")
         base = players.base_url(request, self.director.t.spec.public.url)
+        t = self.director.t
+        view = seen(t, self.director.wall(), guard.authorized(request, self.tokens))
         return web.Response(
-            text=make(self.director.t, players.player_link(base)),
+            text=make(t, players.player_link(base), view),
             content_type="text/html",
-            headers={"Content-Security-Policy": SHEET_POLICY},
+            headers={"Content-Security-Policy": SHEET_POLICY, **PRIVATE},
         )
 
     async def _action(self, request: web.Request) -> web.Response:

@@ -15,6 +15,7 @@ from typing import Any
 from timekeeper.hall.desk.deskfiles import DeskFiles
 from timekeeper.hall.desk.intake import Intake
 from timekeeper.hall.desk.rounds import Rounds
+from timekeeper.hall.desk.seriesview import match_view, series_view
 from timekeeper.rules.yamldoc import ConfigError
 from timekeeper.tournament.events import ResultEvent
 
@@ -114,6 +115,7 @@ class BoardView:
                         "result": m.result.text() if m and m.result else None,
                         "result_id": source,
                         "confirmed": source in confirmed if source else None,
+                        "series": series_view(m) if m else None,
                     }
                 )
             groups = {
@@ -144,6 +146,7 @@ class BoardView:
                     else m.result.text()
                     if m.result
                     else None,
+                    **match_view(t, m),
                 }
                 for m in t.fixtures()
                 if m.knockout

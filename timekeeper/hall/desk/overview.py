@@ -45,6 +45,9 @@ class Overview:
     ) -> None:
         self.desk, self.tokens, self.lang = desk, tokens, language.check(lang)
         self.warnings = warnings or []  # shown on the page (an anonymous broker)
+        # with a tournament, the tables' statuses seen through its view (players.tables_seen:
+        # a result the public may not see yet is not on the table's status either)
+        self.seen: Callable[[dict[str, dict], bool], dict[str, dict]] | None = None
         self.guard = guard.Guard("desk")  # (the caps, the timeouts, the rate limits: the box's)
         self.guard.limit(
             "/api/hall/command",
@@ -76,11 +79,14 @@ class Overview:
         raise web.HTTPFound("/hall")
 
     async def _tables(self, request: web.Request) -> web.Response:
+        tables = self.desk.tables()
+        if self.seen is not None:
+            tables = self.seen(tables, guard.authorized(request, self.tokens))
         return web.json_response(
             {
                 "hall": self.desk.hall,
                 "now": time.time(),
-                "tables": self.desk.tables(),
+                "tables": tables,
                 "warnings": self.warnings,
                 "on_bus": getattr(self.desk, "on_bus", True),
             }
@@ -153,15 +159,30 @@ def serve(
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     out(f"hall {desk.hall}: overview http://{shown}:{port}/hall (read-only)")
     out(f"the desk's link (commands): http://{shown}:{port}/hall#token={tokens.token}")
+    desk_guard, app = desk_app(desk, tokens, lang, warnings, director)
+    if director is not None:
+        out(f"the board (the hall's big screen): http://{shown}:{port}/board")
+        out(f"the players' pages (phones; a QR code on the board): http://{shown}:{port}/player")
+    guard.run(guard.Site(desk_guard, app, host, port, access_log))
+    return 0
+
+
+def desk_app(
+    desk: Desk,
+    tokens: TokenStore,
+    lang: str = language.DEFAULT,
+    warnings: list[str] | None = None,
+    director: Director | None = None,
+) -> tuple[guard.Guard, web.Application]:
+    """The desk's app as `hall serve` serves it, and its guard: the overview, and with a
+    `director` (`--tournament`) the board and the players' pages."""
     overview = Overview(desk, tokens, lang, warnings)
     app = overview.app()
     if director is not None:
         from timekeeper.hall.desk.board import add_board
-        from timekeeper.hall.desk.players import add_players
+        from timekeeper.hall.desk.players import add_players, tables_seen
 
         add_board(app, overview.guard, director, tokens, lang)
         add_players(app, director, lang)
-        out(f"the board (the hall's big screen): http://{shown}:{port}/board")
-        out(f"the players' pages (phones; a QR code on the board): http://{shown}:{port}/player")
-    guard.run(guard.Site(overview.guard, app, host, port, access_log))
-    return 0
+        overview.seen = lambda statuses, full: tables_seen(director, statuses, full)
+    return overview.guard, app

@@ -4,10 +4,13 @@ results, the group table and the bracket — and the QR codes that lead there (`
 shown on the board and printed on the sheets.
 
 Read-only and open, as the board is, and no token: so what they show is the public's view
-(tournament/public.py, the tournament file's `public:`), never more; the director's board
-shows everything. "About when" is the plan, not a promise: the round called last began when
-it was called, and every round after it takes its profile's match and the changeover
-(tournament/evening.py's round lengths)."""
+(tournament/public.py, the tournament file's `public:`), never more. The board's JSON and the
+tables' statuses go through the same view here (`board_state`, `tables_seen`): the public's
+without the desk's token, the director's (everything) with it.
+
+"About when" is the plan, not a promise: the round called last began when it was called, and
+every round after it takes its profile's match and the changeover (tournament/evening.py's
+round lengths)."""
 
 from __future__ import annotations
 
@@ -20,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from timekeeper.hall.desk.seriesview import side_from, side_text, standing_for
 from timekeeper.show import language
 from timekeeper.tournament import evening
+from timekeeper.tournament.fixture import Fixture, seat_text
 from timekeeper.tournament.public import qr_svg
-from timekeeper.tournament.publicview import view
+from timekeeper.tournament.publicview import View, seen
 from timekeeper.tournament.state import Tournament
 from timekeeper.web import guard
 from timekeeper.web.guard import error
@@ -60,15 +65,25 @@ def about(
     return now + offset
 
 
+def _opponent(t: Tournament, public: View, m: Fixture, home: bool) -> str:
+    """The other side as the public view may name it; a side it holds back (a frozen group's
+    place) is written as its seat ("A1"), a side not known yet as where it comes from."""
+    if shown := public.named(m)[home]:
+        return shown
+    if m.away if home else m.home:
+        return seat_text(m.away_source if home else m.home_source)
+    return side_text(t, m, "away" if home else "home")
+
+
 def player_data(
     t: Tournament, name: str, calls: list[dict], now: float, lengths: dict[int, float]
 ) -> dict[str, Any]:
     """A player's page: `calls`, the board's tables' pairings (round, match, sent)."""
-    public = view(t, t.spec.public, now)
+    public = seen(t, now, director=False)
     called: dict[int, float] = {}
     for p in calls:
         called[p["round"]] = min(called.get(p["round"], p["sent"]), p["sent"])
-    mine = [m for m in t.fixtures() if name in (m.home, m.away)]
+    mine = [m for m in t.fixtures() if name in public.named(m)]
     upcoming = [m for m in mine if m.result is None]
     nxt = None
     if upcoming:
@@ -79,9 +94,11 @@ def player_data(
             "table": m.slot.table,
             "match": m.id,
             "stage": m.stage,
-            "opponent": m.away if home else m.home,
+            "opponent": _opponent(t, public, m, home),
+            "opponent_from": side_from(t, m, "away" if home else "home"),
             "called": any(p["match"] == m.id for p in calls),
             "about": about(t, called, m.slot.round, now, lengths),
+            "series": standing_for(m, name),
         }
     results = []
     for m in mine:
@@ -106,6 +123,7 @@ def player_data(
                 else "lost"
                 if mine_goals < theirs
                 else "drawn",
+                "series": standing_for(m, name) if shown else None,
             }
         )
     group = next((g for g, players in t.groups.items() if name in players), None)
@@ -121,7 +139,7 @@ def player_data(
         "bracket": [
             {
                 "stage": m.stage,
-                "sides": m.sides,
+                "sides": public.sides(m),
                 "result": m.result.text() if m.result and public.results.get(m.id) else None,
                 "round": m.slot.round,
                 "table": m.slot.table,
@@ -134,23 +152,61 @@ def player_data(
     }
 
 
-def board_state(director: Director) -> dict[str, Any]:
-    """The board's JSON (the director's snapshot) with what decided each place in the group
-    tables (the tie-breaker, a lot), for the board's `/api/board`."""
+def board_state(director: Director, full: bool) -> dict[str, Any]:
+    """The board's JSON (the director's snapshot) seen through the view (publicview.seen):
+    with the desk's token (`full`) the director's, everything; without it the public's — the
+    group tables as `public:` lets them be seen, a result (on a table's tile, in the bracket)
+    only where the view shows it, the tables' statuses by `tables_seen`, and none of what
+    waits for the director (results to accept or confirm, the desk's log)."""
     state = director.snapshot()
     t = director.t
-    for group, rows in state.get("groups", {}).items():
-        if group not in t.groups:
-            continue
-        decided = {r.player: r for r in t.standings(group)}
-        final = t.complete(group)  # (before that, players level are level for now: no lot)
-        for row in rows:
-            r = decided.get(row["player"])
-            if r is not None:
-                row["ahead_by"] = r.ahead_by if final or r.ahead_by != "lot" else ""
-                row["lot"] = r.lot if final else ""
+    v = seen(t, director.wall(), full)
+    state["groups"] = {g: rows for g, rows in v.groups.items() if g in state.get("groups", {})}
+    hidden = _hidden_tables(director, v)
+    for tile in state["tables"]:
+        if tile["table"] in hidden:
+            tile["result"] = None
+        tile["status"] = _seen_status(tile["status"], tile["table"] in hidden)
+    for m in state["bracket"]:
+        fixture = t.fixture(m["id"])
+        m["sides"] = v.sides(fixture)
+        if not v.results.get(m["id"], False):
+            m["result"] = None
+    for m in state["next"]["matches"]:
+        m["sides"] = v.sides(t.fixture(m["match"]))
+    if not full:
+        state.update(pending=[], unconfirmed=[], events=[])
     state["players_url"] = t.spec.public.url  # ("": the board's own address)
     return state
+
+
+def tables_seen(director: Director, statuses: dict[str, dict], full: bool) -> dict[str, dict]:
+    """The tables' statuses (`/api/hall`) seen through the view: a table whose match has a
+    result the view hides shows its state and clock, not its score."""
+    hidden = _hidden_tables(director, seen(director.t, director.wall(), full))
+    return {table: _seen_status(s, table in hidden) for table, s in statuses.items()}
+
+
+def _hidden_tables(director: Director, v: View) -> set[str]:
+    """The tables whose match called last has a result `v` does not show."""
+    t = director.t
+    return {
+        table
+        for table, p in director.files.called.items()
+        if p.match in t.results and not v.results.get(p.match, False)
+    }
+
+
+KEPT = ("state", "part", "remaining", "countdown", "period", "periods", "waiting_for", "names")
+
+
+def _seen_status(entry: Any, hidden: bool) -> Any:
+    """A table's status as the view lets it be seen: its match's state and clock without the
+    score (nor anything else a box sends) where the result is hidden."""
+    if not hidden or not entry or not isinstance(entry.get("status"), dict):
+        return entry
+    kept = {k: v for k, v in entry["status"].items() if k in KEPT}
+    return {**entry, "status": {**kept, "score": None}}
 
 
 def base_url(request: web.Request, configured: str) -> str:

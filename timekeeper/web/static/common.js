@@ -94,6 +94,15 @@ const TK = (() => {
     return out.join(" · ");
   }
 
+  // A play-off side not known yet, in the page's words: "winner of SF1 (Novák – Svoboda)";
+  // `from` as the desk sends it (hall/desk/seriesview.py's side_from), `text` (its English)
+  // where there is none; `winnerOf`, `loserOf`: the page's words, "{match}" in them.
+  function sideText(text, from, winnerOf, loserOf) {
+    if (!from) return text;
+    const said = (from.what === "loser" ? loserOf : winnerOf).replace("{match}", from.match);
+    return from.sides ? `${said} (${from.sides})` : said;
+  }
+
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -101,5 +110,6 @@ const TK = (() => {
     return node;
   }
 
-  return { clockText, clockTenths, elapsedText, say, partName, teamName, seriesText, fill, el };
+  return { clockText, clockTenths, elapsedText, say, partName, teamName, seriesText, sideText, fill,
+    el };
 })();

@@ -168,8 +168,13 @@
     document.body.dataset.state = s.state;
     $("part").textContent = s.state === "idle" ? "" : TK.partText(s); // (idle: the title below)
     $("state").textContent = TK.stateWord(s);
-    $("sub").textContent = subLine(s);
     const series = TK.seriesText(s); // (a series on the table: QF2 · game 3 · Novák leads 2:0)
+    // once the series is won, its result is the headline and the last game's score under it
+    const m = s.match_series;
+    const won = Boolean(m && m.winner && s.state === "finished");
+    document.body.classList.toggle("series-won", won);
+    $("sub").textContent = won ? [SERIES.game.replace("{game}", m.game), subLine(s)]
+      .filter(Boolean).join(" · ") : subLine(s);
     $("series").textContent = series;
     $("series").hidden = !series;
     for (const team of ["home", "away"]) {

@@ -155,7 +155,7 @@ Object.assign(TK, (() => {
     switch (s.state) {
       case "idle": return say("ready");
       case "prestart": return say("getReady");
-      case "running": return overtime ? say("overtime") : "";
+      case "running": return s.sudden_death ? say("suddenDeath") : overtime ? say("overtime") : "";
       case "stopped": return overtime ? say("overtimeStopped") : say("stopped");
       case "break": return say("breakWord");
       case "waiting": return say("periodOver");

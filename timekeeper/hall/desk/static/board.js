@@ -29,24 +29,61 @@ let nextRound = null;
 const clock = (seconds) => (seconds === null || seconds === undefined ? ""
   : TK.clockText(Math.max(0, seconds)));
 
+// what a table is doing, in words: a sudden-death overtime says so (not "running")
+function stateWord(status) {
+  if (!status) return word("offline");
+  if (status.sudden_death) return word("boardSuddenDeath");
+  return status.state in WORDS ? word(status.state) : status.state;
+}
+
+// a series' standing in words: "Dvořák leads 2:0", "series 1:1", "Dvořák wins the series 3:1"
+function seriesState(sr, home, away) {
+  const say = (key, vars) => SERIES[key].replace(/\{(\w+)\}/g, (all, n) => (n in vars ? vars[n]
+    : all));
+  const h = sr.home_wins, a = sr.away_wins;
+  const score = `${Math.max(h, a)}:${Math.min(h, a)}`;
+  if (sr.winner) return say("won", { name: sr.winner === "home" ? home : away, score });
+  if (h === a) return say("level", { score: `${h}:${a}` });
+  return say("leads", { name: h > a ? home : away, score });
+}
+
+// "SF2 · best of 5 · game 3": the series' first words (the game left out once it is won)
+function seriesHead(sr) {
+  const bestOf = SERIES.bestOf.replace("{n}", sr.best_of);
+  return [sr.match, bestOf, ...(sr.winner ? [] : [SERIES.game.replace("{game}", sr.game)])]
+    .join(" · ");
+}
+
+// each game's score in a row, in order ("3:1 · 1:2 (SD) · 2:0"), a game never broken apart
+function gamesRow(sr, cls) {
+  const row = el("div", cls);
+  sr.games.forEach((g, i) => {
+    if (i) row.appendChild(document.createTextNode(" · "));
+    row.appendChild(el("span", "game", g.score));
+  });
+  return row;
+}
+
 function tableCard(t, current) {
   const status = t.status && t.status.online ? t.status.status : null;
   const p = t.pairing;
   const earlier = p && current && p.round < current;
+  const sr = t.series;
   const card = el("div", "card " + (status ? status.state : "offline") +
-    (earlier ? " earlier" : ""));
+    (earlier ? " earlier" : "") + (sr ? " series" : "") + (status && status.sudden_death
+    ? " sudden" : ""));
   card.dataset.table = t.table;
   card.appendChild(el("div", "label", word("table", { name: t.table })));
-  card.appendChild(el("div", "state", status ? (status.state in WORDS ? word(status.state)
-    : status.state) : word("offline")));
+  card.appendChild(el("div", "state", stateWord(status)));
   if (!p) {
     card.appendChild(el("div", "free", word("boardFree")));
     return card;
   }
+  if (sr) return seriesCard(card, t, status, sr);
   // the result once it is in (its suffix: OT, SO …), else the box's live score
   const done = t.result && /^(\d+):(\d+)\s*(.*)$/.exec(t.result);
-  const goals = done ? [done[1], done[2]] : status ? [status.score.home, status.score.away]
-    : ["", ""];
+  const goals = done ? [done[1], done[2]] : status && status.score
+    ? [status.score.home, status.score.away] : ["", ""];  // (none: a result kept back)
   card.appendChild(el("div", "side", p.home));
   card.appendChild(el("div", "goals", String(goals[0])));
   card.appendChild(el("div", "side", p.away));
@@ -56,16 +93,44 @@ function tableCard(t, current) {
   const left = status ? (status.countdown ?? status.remaining) : null;
   card.appendChild(el("div", "clock", done ? done[3] :
     status && status.state !== "finished" ? clock(left) : ""));
-  if (t.result_id) {
-    const mark = el("div", "mark", word(t.confirmed ? "boardConfirmed" : "boardUnconfirmed"));
-    if (token && !t.confirmed) {
-      const yes = el("button", "", word("boardConfirm"));
-      yes.onclick = () => act("confirm", { id: t.result_id });
-      mark.appendChild(yes);
-    }
-    card.appendChild(mark);
-  }
+  resultMark(card, t);
   return card;
+}
+
+// a game of a series on its table: the series the headline ("SF2 · best of 5 · game 3 ·
+// Dvořák leads 2:0"), the game's score and clock under it, each game's score at the foot;
+// once won, the last game's score stays under "Dvořák wins the series 3:1"
+function seriesCard(card, t, status, sr) {
+  const p = t.pairing;
+  const head = el("div", "serieshead");
+  head.append(el("div", "", seriesHead(sr)),
+    el("div", "standing", seriesState(sr, p.home, p.away)));
+  card.appendChild(head);
+  const last = sr.games.length ? /^(\d+):(\d+)/.exec(sr.games[sr.games.length - 1].score) : null;
+  const goals = sr.winner && last ? [last[1], last[2]]
+    : status ? [status.score.home, status.score.away] : ["", ""];
+  for (const [i, side] of ["home", "away"].entries()) {
+    card.appendChild(el("div", "side" + (sr.winner === side ? " won" : ""),
+      (sr.winner === side ? "✓ " : "") + p[side]));
+    card.appendChild(el("div", "goals", String(goals[i])));
+  }
+  card.appendChild(gamesRow(sr, "label games"));
+  const left = status ? (status.countdown ?? status.remaining) : null;
+  card.appendChild(el("div", "clock", !sr.winner && status && status.state !== "finished"
+    ? clock(left) : ""));
+  resultMark(card, t);
+  return card;
+}
+
+function resultMark(card, t) {
+  if (!t.result_id) return;
+  const mark = el("div", "mark", word(t.confirmed ? "boardConfirmed" : "boardUnconfirmed"));
+  if (token && !t.confirmed) {
+    const yes = el("button", "", word("boardConfirm"));
+    yes.onclick = () => act("confirm", { id: t.result_id });
+    mark.appendChild(yes);
+  }
+  card.appendChild(mark);
 }
 
 function decidedBy(r) {
@@ -82,7 +147,7 @@ function standings(name, rows) {
   for (const r of rows) {
     const tr = el("tr");
     [`${r.place}. ${r.player}`, r.played, r.goals, r.points]
-      .forEach((v, i) => tr.appendChild(el("td", CLASSES[i], String(v))));
+      .forEach((v, i) => tr.appendChild(el("td", CLASSES[i], String(v ?? ""))));  // (null: hidden)
     tr.appendChild(el("td", "by", decidedBy(r)));
     table.appendChild(tr);
   }
@@ -92,13 +157,36 @@ function standings(name, rows) {
   return box;
 }
 
-function matchBox(label, sides, result) {
-  const box = el("div", "match" + (result ? " done" : ""));
+// the next round's match: where, and who
+function matchBox(label, sides) {
+  const box = el("div", "match");
   box.appendChild(el("div", "label", label));
-  const line = el("div", "sides");
-  if (result) line.appendChild(el("span", "result", result));
-  line.appendChild(document.createTextNode(sides));
-  box.appendChild(line);
+  box.appendChild(el("div", "sides", sides));
+  return box;
+}
+
+// a play-off match: the names first, each with its figure beside it (games won in a series,
+// goals in a single match), the winner marked; a series' games in a row under them
+function bracketBox(m) {
+  const sr = m.series;
+  const box = el("div", "match" + (m.winner ? " done" : "") + (sr ? " series" : ""));
+  box.dataset.match = m.id;
+  const label = [m.stage, sr ? SERIES.bestOf.replace("{n}", sr.best_of)
+    : word("boardRound", { n: m.round }), word("table", { name: m.table })];
+  box.appendChild(el("div", "label", label.join(" · ")));
+  const played = sr ? sr.games.length > 0 : m.result !== null;
+  const goals = !sr && m.result ? /^(\d+):(\d+)\s*(.*)$/.exec(m.result) : null;
+  for (const [i, side] of ["home", "away"].entries()) {
+    const won = m.winner === side;
+    const row = el("div", "pair" + (won ? " won" : ""));
+    row.appendChild(el("span", "name", (won ? "✓ " : "") + TK.sideText(m[side],
+      m[`${side}_from`], word("boardWinnerOf"), word("boardLoserOf"))));
+    const figure = sr ? (played ? sr[`${side}_wins`] : "") : goals ? goals[i + 1] : "";
+    row.appendChild(el("span", "figure", String(figure)));
+    box.appendChild(row);
+  }
+  if (sr && sr.games.length) box.appendChild(gamesRow(sr, "games"));
+  else if (goals && goals[3]) box.appendChild(el("div", "games", goals[3]));
   return box;
 }
 
@@ -178,7 +266,8 @@ let plan = null;
 let planKey = null;
 const layoutKey = (board) => JSON.stringify([innerWidth, innerHeight, board.title,
   board.tables.map((t) => [t.table, t.pairing && t.pairing.id, t.result, t.result_id,
-    t.confirmed, t.status && t.status.online && t.status.status.state]),
+    t.confirmed, t.status && t.status.online && t.status.status.state, t.series,
+    t.status && t.status.online && t.status.status.sudden_death]),
   board.groups, board.bracket, board.next, board.pending.length, board.players_url,
   (board.trouble || []).length]);
 
@@ -226,14 +315,12 @@ function show(board) {
       standings(g, rows)) });
   }
   if (board.bracket.length) {
-    blocks.push({ title: word("boardBracket"), items: board.bracket.map((m) => matchBox(
-      `${m.stage} · ${word("boardRound", { n: m.round })} · ${word("table", { name: m.table })}`,
-      m.sides, m.result)) });
+    blocks.push({ title: word("boardBracket"), items: board.bracket.map(bracketBox) });
   }
   nextRound = board.next.round;
   blocks.push({ title: nextRound ? word("boardNextRound", { n: nextRound }) : word("boardNext"),
     items: nextRound ? board.next.matches.map((m) => matchBox(word("table", { name: m.table }),
-      m.sides, null)) : [el("div", "none", word("boardNoNext"))] });
+      m.sides)) : [el("div", "none", word("boardNoNext"))] });
   const key = layoutKey(board);
   if (key === planKey) {
     pages = replay(blocks, plan);
@@ -294,7 +381,9 @@ $("correct").onsubmit = (event) => {
 let last = null;
 async function refresh() {
   try {
-    const answer = await fetch("/api/board", { cache: "no-store" });
+    // the director's board (#token=…) is the whole board; without the token, the public's
+    const answer = await fetch("/api/board", { cache: "no-store",
+      headers: token ? { "Authorization": `Bearer ${token}` } : {} });
     if (!answer.ok) throw new Error(answer.status);
     last = await answer.json();
     show(last);

@@ -56,7 +56,8 @@ function goodTile(name, t, now) {
   div.querySelector(".state").textContent = label;
   div.querySelector(".name").textContent = word("table", { name });
   div.querySelector(".clock").textContent = t.online ? clock(left) : "";
-  div.querySelector(".score").textContent = t.online ? `${score.home}:${score.away}` : "";
+  // (no score: a result the public may not see yet, `public:` in the tournament file)
+  div.querySelector(".score").textContent = t.online && s.score ? `${score.home}:${score.away}` : "";
   div.querySelector(".part").textContent = partName(text(s.part, "part"));
   div.querySelector(".series").textContent = t.online ? TK.seriesText(s) : "";
   div.querySelector(".pending").textContent = t.online ? pending.map(w =>
@@ -90,7 +91,8 @@ function draw() {
 
 async function poll() {
   try {
-    const r = await fetch("/api/hall", { cache: "no-store" });
+    const r = await fetch("/api/hall", { cache: "no-store",
+      headers: token ? { "Authorization": "Bearer " + token } : {} });
     if (!r.ok) throw new Error(r.status);
     last = await r.json(); lastAt = performance.now();
     document.getElementById("offline").hidden = true;

@@ -9,6 +9,7 @@ const name = decodeURIComponent(location.pathname.replace(/^\/player\/?/, ""));
 const COLUMNS = ["", "boardPlayed", "boardWon", "boardDrawn", "boardLost", "boardGoals",
   "boardPoints"];
 
+let me = name;  // the player shown, as the desk spells the name
 const hhmm = (epoch) => new Date(epoch * 1000).toLocaleTimeString(LANG,
   { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 
@@ -16,8 +17,11 @@ function nextBox(n, now) {
   const box = el("div", "next" + (n.called ? " called" : ""));
   box.appendChild(el("div", "where", `${word("boardRound", { n: n.round })} · ` +
     word("table", { name: n.table })));
-  box.appendChild(el("div", "who", word("playerVs", { name: n.opponent })));
+  const opponent = TK.sideText(n.opponent, n.opponent_from, word("boardWinnerOf"),
+    word("boardLoserOf"));
+  box.appendChild(el("div", "who", word("playerVs", { name: opponent })));
   box.appendChild(el("div", "small", n.stage));
+  if (n.series) box.appendChild(seriesBox(n.series, opponent));
   let when = "";
   if (n.called) when = word("playerCalled", { table: n.table });
   else if (n.about) {
@@ -26,6 +30,30 @@ function nextBox(n, now) {
       (minutes > 0 ? ` (${word("playerIn", { n: minutes })})` : "");
   }
   box.appendChild(el("div", "when", when));
+  return box;
+}
+
+// a series from the player's side (their figures first): "SF1 · best of 5 · game 4",
+// "Novák leads 2:1", and each game's score in a row, the games they won marked
+function seriesBox(sr, opponent) {
+  const say = (key, vars) => SERIES[key].replace(/\{(\w+)\}/g, (all, k) => (k in vars ? vars[k]
+    : all));
+  const box = el("div", "series");
+  const [mine, theirs] = sr.wins;
+  const score = `${Math.max(mine, theirs)}:${Math.min(mine, theirs)}`;
+  const leader = mine > theirs ? me : opponent;
+  box.appendChild(el("div", "head", [sr.match, say("bestOf", { n: sr.best_of }),
+    ...(sr.won === null ? [say("game", { game: sr.game })] : [])].join(" · ")));
+  if (sr.games.length) box.appendChild(el("div", "standing", sr.won !== null
+    ? say("won", { name: sr.won ? me : opponent, score })
+    : mine === theirs ? say("level", { score: `${mine}:${theirs}` })
+      : say("leads", { name: leader, score })));
+  const games = el("ol", "games");
+  for (const g of sr.games) {
+    games.appendChild(el("li", g.won ? "won" : "lost", `${say("game", { game: g.number })}: ` +
+      g.score));
+  }
+  if (sr.games.length) box.appendChild(games);
   return box;
 }
 
@@ -38,6 +66,7 @@ function resultLine(r) {
   li.appendChild(el("div", "", word("playerVs", { name: r.opponent })));
   li.appendChild(el("div", "small", `${word("boardRound", { n: r.round })} · ${r.stage}` +
     (r.score ? "" : ` · ${word("playerScoreLater")}`)));
+  if (r.series) li.appendChild(seriesBox(r.series, r.opponent));
   return li;
 }
 
@@ -65,6 +94,7 @@ function groupTable(data) {
 }
 
 function showPlayer(data) {
+  me = data.player;
   $("title").textContent = data.player;
   document.title = `${data.player} — ${data.title}`;
   const parts = [el("p", "small", data.title), el("h2", "", word("playerNext"))];
