@@ -35,7 +35,7 @@ def turns(runner: Runner) -> None:
     """The runner's turns for what waits in its queue (as its loop takes them)."""
     runner.step()
     while not runner._queue.empty():
-        runner.step(*(lambda c, f, g: (c, g, f))(*runner._queue.get_nowait()))
+        runner.step(*(lambda c, f, g, by: (c, g, f, by))(*runner._queue.get_nowait()))
 
 
 def test_the_box_switches_profile_between_matches_never_during_one(tmp_path: Path) -> None:

@@ -148,12 +148,43 @@ def test_hall_status_is_a_table_one_line_per_table() -> None:
     }
     lines = status_table("cup", statuses).splitlines()
     assert lines[0] == "hall cup: 3 of 4 tables online"
-    assert lines[1].split() == ["table", "state", "part", "left", "score", "sync"]
+    assert lines[1].split() == ["table", "state", "part", "time", "score", "match", "sync"]
     assert lines[2].split()[:5] == ["1", "RUNNING", "1st", "half", "1:06"]
     assert "2:1" in lines[2] and lines[2].endswith("synced")
     assert "NOT SYNCED: chrony is not running" in lines[3]
     assert lines[4].split() == ["3", "OFFLINE"]
     assert lines[5].endswith("synced; off the hall's time")  # a late table started alone
+
+
+def test_hall_status_names_each_tables_match_players_and_series_and_counts_the_prestart() -> None:
+    series = {"best_of": 5, "game": 3, "home_wins": 2, "away_wins": 0, "winner": None}
+    pairing = {"id": "SF2-c3", "round": 4, "match": "SF2", "home": "Dvořák", "away": "Novák"}
+    statuses = {
+        "1": {
+            "online": True,
+            "synced": True,
+            "in_step": True,
+            "pairing": pairing,
+            "status": {
+                "state": "prestart",
+                "countdown": 14.2,
+                "remaining": None,
+                "score": {"home": 0, "away": 0},
+                "names": {"home": "Dvořák", "away": "Novák"},
+                "match_series": {**series, "match": "SF2", "games": []},
+            },
+        },
+        "2": {
+            "online": True,
+            "synced": True,
+            "pairing": {**pairing, "match": "G1", "home": "Kos", "away": "Vrba"},
+            "status": {"state": "idle", "score": {"home": 0, "away": 0}, "names": {}},
+        },
+    }
+    lines = status_table("cup", statuses).splitlines()
+    assert lines[2].split()[:4] == ["1", "PRESTART", "0:15", "0:0"]  # the pre-start's count
+    assert "SF2 Dvořák – Novák · game 3 · Dvořák leads 2:0" in lines[2]
+    assert "G1 Kos – Vrba" in lines[3]  # (the pairing's names, where the box shows none)
 
 
 def test_a_start_in_4s_counts_from_when_it_goes_out_not_from_the_typing(monkeypatch) -> None:

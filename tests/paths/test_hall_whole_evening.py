@@ -207,7 +207,7 @@ def play_round(
             f"table {table} running",
             HALL_WAIT,
         )
-        assert tables()[table]["in_step"] is False  # started on its own: off the hall's time
+        assert tables()[table]["in_step"] is True  # one start for the round: the hall's time
         if table == victim:  # killed mid-match, started again: back from its journal
             boxes.kill(table)
             boxes.start(table, fresh=False)

@@ -63,17 +63,24 @@ def series(game: int, home: int, away: int, winner: str | None = None, match: st
     }
 
 
+def counted(shown: dict | None) -> dict | None:
+    """A status's series without its record of games (asserted where the test plays them)."""
+    return None if shown is None else {k: v for k, v in shown.items() if k != "games"}
+
+
 def test_a_local_best_of_seven_is_played_game_by_game_and_survives_a_kill(box: dict) -> None:
     proc = box["run"]("--best-of", "7")
     ctl = box["ctl"]
     ctl("names", "Novák", "Svoboda")
-    assert ctl("status")["match_series"] == series(1, 0, 0)
+    assert counted(ctl("status")["match_series"]) == series(1, 0, 0)
     begin(box)
     first = end(box, "home", sudden=False)
-    assert first["decided"] == "regulation" and first["match_series"] == series(2, 1, 0)
+    assert first["decided"] == "regulation" and counted(first["match_series"]) == series(2, 1, 0)
     begin(box)
     second = end(box, "home", sudden=True)
-    assert second["decided"] == "sudden_death" and second["match_series"] == series(3, 2, 0)
+    assert second["decided"] == "sudden_death" and counted(second["match_series"]) == series(
+        3, 2, 0
+    )
     shown = box["tk"]("ctl", "status", "--control", str(box["sock"])).stdout
     assert "next: game 3 · Novák leads 2:0" in shown, shown
     begin(box)
@@ -90,30 +97,30 @@ def test_a_local_best_of_seven_is_played_game_by_game_and_survives_a_kill(box: d
     box["run"]("--best-of", "7")  # the same command
     again = ctl("status")
     assert again["state"] == "stopped" and again["score"] == {"home": 0, "away": 1}
-    assert again["match_series"] == series(3, 2, 0) and again["names"] == NOVAK
+    assert counted(again["match_series"]) == series(3, 2, 0) and again["names"] == NOVAK
     ctl("set", "0:00")
     ctl("resume")
-    assert box["state"]("finished")["match_series"] == series(4, 2, 1)
+    assert counted(box["state"]("finished")["match_series"]) == series(4, 2, 1)
     for game in (4, 5):
         assert ctl("status")["match_series"]["game"] == game
         begin(box)
         done = end(box, "home", sudden=False)
         assert done["names"] == NOVAK
-    assert done["match_series"] == series(5, 4, 1, "home")
+    assert counted(done["match_series"]) == series(5, 4, 1, "home")
     shown = box["tk"]("ctl", "status", "--control", str(box["sock"])).stdout
     assert "Novák wins the series 4:1" in shown, shown
     refused = box["tk"]("ctl", "start", "--control", str(box["sock"]))
     assert refused.returncode != 0 and "the series is over" in refused.stderr + refused.stdout
     assert ctl("status")["state"] == "finished"
     ctl("reset")
-    assert ctl("status")["match_series"] == series(1, 0, 0)  # the evening's next series
+    assert counted(ctl("status")["match_series"]) == series(1, 0, 0)  # the evening's next series
 
 
 def test_the_docs_series_command_starts_a_series_of_ithf_playoff_games(box: dict) -> None:
     box["run"]("--best-of", "7", "--profile", "ithf-playoff")  # (docs/box.md, as typed)
     box["ctl"]("names", "Jan Novák", "Svoboda")
     s = box["ctl"]("status")
-    assert s["profile"] == "ithf-playoff" and s["match_series"] == series(1, 0, 0)
+    assert s["profile"] == "ithf-playoff" and counted(s["match_series"]) == series(1, 0, 0)
     assert box["ctl"]("start")["state"] == "prestart"  # (its 20-s pre-start: ITHF 4.4)
 
 
@@ -178,7 +185,7 @@ def test_a_desks_series_pairing_is_played_on_the_box_and_each_games_result_goes_
         game_1 = Pairing(**{**call.__dict__, "knockout": True, "best_of": 7, "game": 1})
         push(broker["port"], game_1)
         wait_for(
-            lambda: box["status"]()["match_series"] == series(1, 0, 0, match="QF2"),
+            lambda: counted(box["status"]()["match_series"]) == series(1, 0, 0, match="QF2"),
             "the series on the box",
             HALL_WAIT,
         )
@@ -193,12 +200,12 @@ def test_a_desks_series_pairing_is_played_on_the_box_and_each_games_result_goes_
         end(box, "away", sudden=True)
         two = results.of_game(2)
         assert two["score"] == [0, 1] and two["decided"] == "sudden_death"
-        assert box["ctl"]("status")["match_series"] == series(3, 1, 1, match="QF2")
+        assert counted(box["ctl"]("status")["match_series"]) == series(3, 1, 1, match="QF2")
         # killed between games, before the desk's word on game 3: back in game 3
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         box["run"](*hall)
-        assert box["ctl"]("status")["match_series"] == series(3, 1, 1, match="QF2")
+        assert counted(box["ctl"]("status")["match_series"]) == series(3, 1, 1, match="QF2")
         push(
             broker["port"],
             Pairing(**{**game_1.__dict__, "game": 3, "home_wins": 1, "away_wins": 1}),
@@ -208,9 +215,11 @@ def test_a_desks_series_pairing_is_played_on_the_box_and_each_games_result_goes_
         assert results.of_game(3)["score"] == [1, 0]
         wait_for(  # the desk's view of the table: its retained status (sent within seconds)
             lambda: (
-                json.loads(box["tk"]("hall", "status", "--json", "--broker", broker["url"]).stdout)[
-                    "1"
-                ]["status"]["match_series"]
+                counted(
+                    json.loads(
+                        box["tk"]("hall", "status", "--json", "--broker", broker["url"]).stdout
+                    )["1"]["status"]["match_series"]
+                )
                 == series(4, 2, 1, match="QF2")
             ),
             "the series on the desk's view of the table",

@@ -228,6 +228,20 @@ def test_a_player_who_withdraws_forfeits_every_match_still_to_play(cup: Path, ca
     assert tk(cup, "withdraw", player, "--reason", "again") == 2
 
 
+def test_a_withdrawal_naming_nobody_offers_the_closest_names(tmp_path: Path, capsys) -> None:
+    file = tmp_path / "club.yaml"
+    players = "[Adam, Běla, Cyril, Dana, Jan Novák, Svoboda]"
+    file.write_text(f"rules: radegast\ntables: 2\nplayers: {players}\n", encoding="utf-8")
+    assert tk(file, "draw", "--seed", "1") == 0
+    capsys.readouterr()
+    assert tk(file, "withdraw", "Adm", "--reason", "went home") == 2
+    assert "'Adm' names nobody here; the closest: Adam" in capsys.readouterr().err
+    assert tk(file, "withdraw", "novak", "--reason", "went home") == 2  # (accents aside)
+    assert "the closest: Jan Novák" in capsys.readouterr().err
+    assert tk(file, "withdraw", "Xyz", "--reason", "went home") == 2
+    assert capsys.readouterr().err.rstrip().endswith("'Xyz' names nobody here")
+
+
 def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
     """docs/tournament.md's first example, command by command, prints what it shows (a `…`
     line ends what is shown; the draw gets the seed the page shows it printing)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib
 import logging
 import os
@@ -126,6 +127,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if events is not None:
             devices.callback(events.close)
         runner = Runner(engine, [audio], events)  # (the events log: its first listener)
+        runner.silent = started.silent
         # a stop signal from here on is a clean stop: queued, and taken once the loop runs
         # (before, the ctl socket answered while SIGTERM still killed the box outright)
         for sig in STOP_SIGNALS:
@@ -172,7 +174,7 @@ def _run_live(args: argparse.Namespace) -> int:
             )
             devices.callback(keys.start().close)
 
-        series = _series(args, cfg, runner, chosen, folder)  # (before the hall's: counted first)
+        series = _series(args, cfg, runner, chosen, folder, events)  # (counted first)
         hall = _hall(args, cfg, runner, chosen.key, folder, switch, series)  # (joined below)
         # the box's commands beyond the match's: ctl result [confirm] (and the page's button)
         commands = {} if hall is None else {"result": hall.match.ctl}
@@ -328,7 +330,9 @@ def _link_handler(web):
     return lambda words: web.link(renew=words == ["new"])
 
 
-def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Profile, folder):
+def _series(
+    args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Profile, folder, events
+):
     """The series the box plays (box/series.py), a listener of the runner: the desk's pairings
     name theirs; `--best-of N` with no desk plays a local one. A local series under way goes
     on by the same command, or by one that names no --best-of (said so); one that names
@@ -337,10 +341,10 @@ def _series(args: argparse.Namespace, cfg: box_config.Config, runner, chosen: Pr
     from timekeeper.box.series import LOCAL, SeriesPlay
     from timekeeper.rules.series import Series
 
-    play = SeriesPlay(folder, runner.submit)
+    # (its own FINISH of a decided game is logged as the series', not the operator's)
+    play = SeriesPlay(folder, functools.partial(runner.submit, by="series"), events)
     play.on = runner.engine.state.value not in ("idle", "finished")  # (a journaled game)
-    runner.listeners.append(play)
-    runner.series_shown, runner.series_refusal = play.shown, play.refusal
+    runner.series = play  # (told of each change first: the reply shows the game counted)
     best_of = args.best_of
     in_hall = bool(args.hall or cfg.hall)
     s = play.series

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from timekeeper.box.failalone import FailAlone
 from timekeeper.rules.commands import Action, Command, Refused
@@ -29,6 +30,9 @@ from timekeeper.show import prompts
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.listener import RunnerListener
 from timekeeper.sound.output import Output
+
+if TYPE_CHECKING:
+    from timekeeper.box.series import SeriesPlay
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,8 @@ class Runner:
         # SimpleQueue: its put() is reentrant, so a signal handler may submit QUIT while this
         # very thread is inside get() (a queue.Queue deadlocks on its own lock there)
         # Each command goes with the runner's clock at submit: the time it was given
-        self._queue: queue.SimpleQueue[tuple[Command | None, Future | None, float | None]] = (
+        # and who gave it (`by`: the operator, else the box itself, named in the log)
+        self._queue: queue.SimpleQueue[tuple[Command | None, Future | None, float | None, str]] = (
             queue.SimpleQueue()
         )
         self._lock = threading.Lock()
@@ -70,14 +75,15 @@ class Runner:
         # listeners (relays, lamp, screens) still hear of every cue
         self.muted = False
         self.audio_fault = ""  # why the sound is not heard now (an output's fault), "": it is
+        self.silent = False  # no sound card (SILENT): no cue is ever heard
         # the result this table holds for the hall's desk (tablematch.MatchLink's, where the
         # box joins a hall): a box fact of the status, for its operator to confirm
         self.hall_result: Callable[[], dict | None] = lambda: None
         self.hall_next: Callable[[], dict | None] = lambda: None
-        # the series the table plays (box/series.py): shown in the status, and a won one
-        # refuses a further game's start (the refusal's reason; "": the command may go on)
-        self.series_shown: Callable[[], dict | None] = lambda: None
-        self.series_refusal: Callable[[Command, str, dict], str] = lambda command, state, names: ""
+        # the series the table plays (box/series.py; None: single matches): it counts a game
+        # that ends before any status goes out (the reply to the command that ended it
+        # included), is shown in the status, and a won one refuses a further game's start
+        self.series: SeriesPlay | None = None
         self._last_state: str | None = None
         self._fails = FailAlone()
         # commands to apply at an instant of this clock (a hall start): (at, n, command, future)
@@ -85,7 +91,7 @@ class Runner:
         self._order = itertools.count()
         self._next_engine: Engine | None = None  # the next match's (another profile)
 
-    def submit(self, command: Command, at: float | None = None) -> Future:
+    def submit(self, command: Command, at: float | None = None, by: str = "operator") -> Future:
         """Queue a command from any thread; the future gets the status after it, or Refused.
         The command is applied at the time it was given (now, on the runner's clock), however
         long it waits in the queue (never earlier than the engine was already told).
@@ -99,7 +105,7 @@ class Runner:
         and the status lists them (`scheduled`)."""
         future: Future = Future()
         if at is None:
-            self._queue.put((command, future, self.clock()))
+            self._queue.put((command, future, self.clock(), by))
             return future
         with self._lock:
             if len(self._scheduled) >= MAX_SCHEDULED:
@@ -112,7 +118,7 @@ class Runner:
                 )
                 return future
             heapq.heappush(self._scheduled, (at, next(self._order), command, future))
-        self._queue.put((None, None, None))  # wake the loop: its wait is computed anew
+        self._queue.put((None, None, None, ""))  # wake the loop: its wait is computed anew
         return future
 
     def cancel_scheduled(self, why: str) -> list[str]:
@@ -127,7 +133,7 @@ class Runner:
             log.info(
                 "scheduled %s called off: %s", ", ".join(str(c) for _, _, c, _ in called_off), why
             )
-            self._queue.put((None, None, None))  # (its wait is computed anew)
+            self._queue.put((None, None, None, ""))  # (its wait is computed anew)
         return [str(command) for _, _, command, _ in called_off]
 
     def replace_engine(self, engine: Engine) -> None:
@@ -137,7 +143,7 @@ class Runner:
         The sides' names go over; the listeners hear `engine_replaced`, then the status."""
         with self._lock:
             self._next_engine = engine
-        self._queue.put((None, None, None))  # (a turn at once)
+        self._queue.put((None, None, None, ""))  # (a turn at once)
 
     def _swap_engine(self) -> None:  # (on the runner's thread, at the top of a turn)
         with self._lock:
@@ -162,14 +168,18 @@ class Runner:
     def _status(self, now: float) -> Status:  # (under the lock)
         """The engine's status (the match and its profile's facts) with the box's facts:
         the one place they are added."""
+        status = self.engine.status(now)
+        over = self.series is not None and self.series.over(status.state)
         return dataclasses.replace(
-            self.engine.status(now),
+            status,
+            waiting_for="" if over else status.waiting_for,  # (START takes no further game)
             muted=self.muted,
             scheduled=self._waiting(now),
             audio_fault=self.audio_fault,
+            silent=self.silent,
             hall_result=self.hall_result(),
             next_pairing=self.hall_next(),
-            match_series=self.series_shown(),
+            match_series=None if self.series is None else self.series.shown(),
         )
 
     def _waiting(self, now: float) -> list[dict]:  # (under the lock)
@@ -186,10 +196,10 @@ class Runner:
             wake = self.wake_at()
             timeout = None if wake is None else min(MAX_WAIT, max(0.0, wake - self.clock()))
             try:
-                command, future, given = self._queue.get(timeout=timeout)
+                command, future, given, by = self._queue.get(timeout=timeout)
             except queue.Empty:
-                command, future, given = None, None, None
-            if not self.step(command, given, future):
+                command, future, given, by = None, None, None, ""
+            if not self.step(command, given, future, by or "operator"):
                 break
         self.exited.set()
 
@@ -209,6 +219,7 @@ class Runner:
         command: Command | None = None,
         given: float | None = None,
         future: Future | None = None,
+        by: str = "operator",
     ) -> bool:
         """One turn: apply `command`, given at `given` on the runner's clock (None: now), or
         with no command, what is due by now plus the lead and a scheduled command whose
@@ -245,7 +256,9 @@ class Runner:
                 cues = self.engine.advance(now)
             else:
                 try:
-                    if why := self.series_refusal(command, before.value, self.engine.names):
+                    if self.series is not None and (
+                        why := self.series.refusal(command, before.value, self.engine.names)
+                    ):
                         won = Refused(why)  # (a won series: no further game)
                         won.cues = self.engine.advance(now)
                         raise won
@@ -255,12 +268,17 @@ class Runner:
             status = self._status(now)
             if cues or command is not None or self.engine.state != before:
                 self._settled = now  # (in the lock: no status from before the change)
+        applied = command is not None and refusal is None
+        if self.series is not None and (cues or applied or status.state != self._last_state):
+            # a game that ended is counted before anyone is told (the reply, the screens)
+            self._fails.call("SeriesPlay.match_changed", self.series.match_changed, status, now)
+            status = dataclasses.replace(status, match_series=self.series.shown())
         self._dispatch(cues, status)
         changed = bool(cues)
         if refusal is not None:
             log.info("%s refused: %s", command, refusal)
         elif command is not None:  # the record a scorekeeper can look back on
-            log.info("operator: %s%s", command, " (scheduled)" if scheduled else "")
+            log.info("%s: %s%s", by, command, " (scheduled)" if scheduled else "")
             if command.action is Action.RESET and self._scheduled:
                 self.cancel_scheduled(f"the {'scheduled ' if scheduled else ''}reset")
                 with self._lock:

@@ -12,7 +12,13 @@ a word for a game this box has counted already is older than its own journal, an
 or `timekeeper run --best-of N` with no desk (a club's play-off night). Each game needs a
 winner: a game decided at the end of regulation is over (the knock-out's FINISH, done by the
 box, as the hall's knock-out pairing does), a drawn one goes on to the profile's overtime
-(ITHF 4.8: sudden death), and a game that still ends drawn is not counted (played again)."""
+(ITHF 4.8: sudden death), and a game that still ends drawn is not counted (played again).
+
+What it played is its record: each game's score and how it was decided, with the players'
+names, in the status (`match_series.games`), a line per counted game in the events log, and
+for a local series, once the box begins another (RESET after a won one, --fresh), a line in
+`series-played.jsonl` beside the journal, so that `timekeeper series show|export`
+(box/seriessheet.py) prints the evening's result sheet after the last series too."""
 
 from __future__ import annotations
 
@@ -21,29 +27,34 @@ import logging
 import os
 import re
 import stat
+import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from timekeeper.box.journal import keep_aside, write_atomic
 from timekeeper.hall.bus.pairing import Pairing
 from timekeeper.hall.table.tablematch import decided_at_the_end
-from timekeeper.rules.commands import Action, Command
+from timekeeper.rules.commands import MAX_NAME, Action, Command
 from timekeeper.rules.engine import Status
 from timekeeper.rules.series import DECIDED, Game, Series, SeriesError
+from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.listener import RunnerListener
 
 log = logging.getLogger(__name__)
 
 FILE = "series.json"
+PLAYED = "series-played.jsonl"  # the local series the box has left, one line each
 FORMAT = 1
-MAX_FILE = 4096  # bytes: the file is at most about 900
+MAX_FILE = 4096  # bytes: the file is at most about 1100
 LOCAL = "local"  # the id of a series `run --best-of` plays (the desk's is its pairing's)
 UNDER_WAY = ("prestart", "running")  # a game begun (START from idle or finished)
+BETWEEN = ("idle", "finished")  # no game on the table
 _ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/bus/pairing.py), LOCAL or none
 _MATCH = re.compile(r"[A-Za-z0-9._-]{0,16}")
 _KEYS = {"format", "id", "match", "series", "open"}
+_MORE = {"names", "ended"}  # (a file may go without them: written before it knew the names)
 _SERIES_KEYS = {"best_of", "earlier", "games"}
 _GAME_KEYS = {"number", "home", "away", "decided"}
 
@@ -70,11 +81,18 @@ class SeriesPlay(RunnerListener):
     """The box's series (None: it plays single matches). `submit` is the runner's; the runner
     asks `shown()` for the status's `match_series` and `refusal()` before every command."""
 
-    def __init__(self, folder: Path | None, submit: Callable[[Command], Any]) -> None:
+    def __init__(
+        self,
+        folder: Path | None,
+        submit: Callable[[Command], Any],
+        events: EventLog | None = None,
+    ) -> None:
         self.file = None if folder is None else Path(folder) / FILE
-        self.submit = submit
+        self.submit, self.events = submit, events
         self.id, self.match = "", ""  # the desk's pairing id (LOCAL: run --best-of), its match
         self.series: Series | None = None
+        self.names = {"home": "", "away": ""}  # the players', as the last game had them
+        self.ended = ""  # when its last game was counted (local time, ISO 8601; "": none)
         # the game just counted may be taken back: a goal entered after its end
         self.open = False
         self.finishing = (self.id, 0)  # the game this box ended by itself (once)
@@ -90,8 +108,12 @@ class SeriesPlay(RunnerListener):
     # ---------------------------------------------------------------- the series' state
 
     def begin(self, series: Series | None, id: str, match: str = "") -> None:
-        """Play `series` (the desk's pairing or --best-of), or no series (None)."""
+        """Play `series` (the desk's pairing or --best-of), or no series (None); a local
+        series left with games played goes on the record first (series-played.jsonl)."""
+        if self.id == LOCAL and self.series is not None and self.series.games:
+            self._keep_played()
         self.id, self.match, self.series, self.open, self.on = id, match, series, False, False
+        self.ended = ""
         self._save()
         if series is not None:
             log.info("series %s: best of %d, %s", match or id, series.best_of, self.text())
@@ -171,9 +193,17 @@ class SeriesPlay(RunnerListener):
         return 0 if s is None else s.on_table
 
     def shown(self) -> dict | None:
-        """The status's `match_series` ({best_of, game, home_wins, away_wins, winner, match}):
-        the game on the table (once one ends, the next), or None."""
-        return None if self.series is None else self.series.shown(self.match)
+        """The status's `match_series` ({best_of, game, home_wins, away_wins, winner, match,
+        games}): the game on the table (once one ends, the next), and the record of the
+        games this box counted (`games_record`); or None."""
+        if self.series is None:
+            return None
+        return {**self.series.shown(self.match), "games": games_record(self.series)}
+
+    def over(self, state: str) -> bool:
+        """The series is won and no game of it is on the table: START takes no further one
+        (the status offers none: its `waiting_for` is empty)."""
+        return self.series is not None and bool(self.series.winner) and state in BETWEEN
 
     def refusal(self, command: Command, state: str, names: dict | None = None) -> str:
         """Why the box takes no further game now ("": it may): the series is won (by
@@ -192,22 +222,39 @@ class SeriesPlay(RunnerListener):
         )
 
     def text(self) -> str:
-        """The series for the log (English, home/away): `game 3, 2:0`, `won by home 4:1`."""
+        """The series for the log (English): `game 3, 2:0`, `won by Novák 4:1` (the
+        players' names, else home or away)."""
         s = self.series
         if s is None:
             return ""
         if s.winner:
-            return (
-                f"won by {s.winner} {max(s.home_wins, s.away_wins)}:{min(s.home_wins, s.away_wins)}"
-            )
+            won = f"{max(s.home_wins, s.away_wins)}:{min(s.home_wins, s.away_wins)}"
+            return f"won by {self.name(s.winner)} {won}"
         return f"game {s.on_table}, {s.home_wins}:{s.away_wins}"
+
+    def name(self, side: str) -> str:
+        """A side's player, as the match names them (else home or away)."""
+        return self.names.get(side) or side
+
+    def where(self) -> str:
+        """How the log names the series: its match (the desk's), else its players."""
+        if self.match:
+            return f"series {self.match}"
+        home, away = self.names["home"], self.names["away"]
+        return f"series {home} – {away}" if home or away else "series"
 
     # ---------------------------------------------------------------- the runner's side
 
     def match_changed(self, status: Status, now: float) -> None:
+        """The match's change, told by the runner before any status goes out: a game that
+        ended is counted (or taken back), a decided one ended (the box's FINISH)."""
         s = self.series
         if s is None:
             return
+        names = {side: status.names.get(side, "") for side in ("home", "away")}
+        if names != self.names and any(names.values()):
+            self.names = names
+            self._save()
         if status.state not in ("idle", "finished"):
             self.on = True
         if status.state == "idle" and s.winner and self.id == LOCAL:
@@ -221,7 +268,7 @@ class SeriesPlay(RunnerListener):
             self._save()
         elif self.open and status.state not in ("idle", "finished"):
             # a goal entered after the end (or the deciding one taken back): not over yet
-            log.info("series %s: game %d goes on; not counted yet", self.match, s.played)
+            log.info("%s: game %d goes on; not counted yet", self.where(), s.played)
             self.series, self.open = s.without_last(), False
             self._save()
         elif (
@@ -230,7 +277,9 @@ class SeriesPlay(RunnerListener):
             and self.finishing != (self.id, s.on_table)  # (once: the status comes again)
         ):
             self.finishing = (self.id, s.on_table)
-            log.info("series: game %d is decided at the end of regulation: over", s.on_table)
+            log.info(
+                "%s: game %d is decided at the end of regulation: over", self.where(), s.on_table
+            )
             self.submit(Command(Action.FINISH))
 
     def _count(self, s: Series, status: Status) -> None:
@@ -238,9 +287,9 @@ class SeriesPlay(RunnerListener):
         number = s.played + 1
         if won is None:
             log.warning(
-                "series %s: game %d ended drawn, which a series game cannot: not counted, "
+                "%s: game %d ended drawn, which a series game cannot: not counted, "
                 "it is played again (a profile with an overtime decides it)",
-                self.match,
+                self.where(),
                 number,
             )
             return
@@ -248,9 +297,44 @@ class SeriesPlay(RunnerListener):
         if home == away:  # (a shoot-out's: its winner one goal up, as the result has it)
             home, away = home + (won == "home"), away + (won == "away")
         decided = status.decided if status.decided in DECIDED else "regulation"
-        self.series, self.open = s.add(Game(number, home, away, decided)), True
+        game = Game(number, home, away, decided)
+        self.series, self.open = s.add(game), True
+        self.ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self._save()
-        log.info("series %s: game %d won by %s; %s", self.match, number, won, self.text())
+        how = "" if decided == "regulation" else f" in {decided.replace('_', ' ')}"
+        log.info(
+            "%s: game %d won by %s %s%s; %s",
+            self.where(),
+            number,
+            self.name(won),
+            f"{max(home, away)}:{min(home, away)}",
+            how,
+            self.text(),
+        )
+        if self.events is not None:  # the record beside the cues (one line per game)
+            self.events.note(
+                {"series": self.id, **self.record(), "counted": game_record(game)},
+                self.names,
+            )
+
+    def record(self) -> dict[str, Any]:
+        """The series as the record has it (`record`): the games, the names, the winner."""
+        assert self.series is not None
+        return record(self.series, self.match, self.names, self.ended)
+
+    def _keep_played(self) -> None:
+        """The local series being left, as one line of series-played.jsonl (appended: the
+        lines before it are never rewritten)."""
+        if self.file is None or self.series is None:
+            return
+        line = json.dumps(self.record(), ensure_ascii=False) + "\n"
+        try:
+            with open(self.file.with_name(PLAYED), "a", encoding="utf-8") as out:
+                out.write(line)
+                out.flush()
+                os.fsync(out.fileno())
+        except OSError as exc:  # the next series goes on; its record is the lost one's
+            log.warning("series: %s could not be written (%s)", self.file.with_name(PLAYED), exc)
 
     # ---------------------------------------------------------------- its file
 
@@ -258,7 +342,10 @@ class SeriesPlay(RunnerListener):
         if self.file is None:
             return
         try:
-            write_atomic(self.file, dumps(self.id, self.match, self.series, self.open))
+            write_atomic(
+                self.file,
+                dumps(self.id, self.match, self.series, self.open, self.names, self.ended),
+            )
         except OSError as exc:  # the games go on; a restart would not know the series
             log.warning("series: %s could not be written (%s)", self.file, exc)
 
@@ -272,7 +359,9 @@ class SeriesPlay(RunnerListener):
                 raise SeriesFileError("not a regular file")
             with open(self.file, "rb") as f:
                 raw = f.read(MAX_FILE + 1)
-            self.id, self.match, self.series, self.open = loads(raw)
+            j = loads(raw)
+            self.id, self.match, self.series, self.open = j.id, j.match, j.series, j.open
+            self.names, self.ended = j.names, j.ended
         except FileNotFoundError:
             return
         except (OSError, SeriesFileError) as exc:
@@ -285,36 +374,98 @@ class SeriesPlay(RunnerListener):
             log.warning("series %s not resumed: %s; %s", self.file, exc, where)
 
 
-def dumps(id: str, match: str, series: Series | None, open: bool) -> str:
+@dataclass(frozen=True)
+class Journaled:
+    """A series file, checked whole: the pairing's id and match, the series (None: single
+    matches), whether its last game may be taken back, the players' names and when its
+    last game was counted ("": none, or a file written before either was kept)."""
+
+    id: str
+    match: str
+    series: Series | None
+    open: bool = False
+    names: dict[str, str] = field(default_factory=lambda: {"home": "", "away": ""})
+    ended: str = ""
+
+
+def dumps(
+    id: str,
+    match: str,
+    series: Series | None,
+    open: bool,
+    names: dict[str, str] | None = None,
+    ended: str = "",
+) -> str:
     body = {
         "format": FORMAT,
         "id": id,
         "match": match,
-        "series": None
-        if series is None
-        else {
-            "best_of": series.best_of,
-            "earlier": list(series.earlier),
-            "games": [
-                {"number": g.number, "home": g.home, "away": g.away, "decided": g.decided}
-                for g in series.games
-            ],
-        },
+        "series": None if series is None else series_body(series),
         "open": open,
+        "names": {side: (names or {}).get(side, "") for side in ("home", "away")},
+        "ended": ended,
     }
     return json.dumps(body, ensure_ascii=False) + "\n"
 
 
-def loads(raw: bytes) -> tuple[str, str, Series | None, bool]:
-    """A series file checked whole into (id, match, series, open): SeriesFileError says
-    what is wrong with it, whatever it is."""
+def series_body(series: Series) -> dict[str, Any]:
+    """The series as its file keeps it: best_of, the earlier wins, each game counted here."""
+    return {
+        "best_of": series.best_of,
+        "earlier": list(series.earlier),
+        "games": [
+            {"number": g.number, "home": g.home, "away": g.away, "decided": g.decided}
+            for g in series.games
+        ],
+    }
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """One game on the record: its number, score, how it was decided and its winner."""
+    return {
+        "number": game.number,
+        "home": game.home,
+        "away": game.away,
+        "decided": game.decided,
+        "winner": game.winner,
+    }
+
+
+def games_record(series: Series) -> list[dict[str, Any]]:
+    return [game_record(g) for g in series.games]
+
+
+def record(series: Series, match: str, names: dict[str, str], ended: str) -> dict[str, Any]:
+    """A series on the record (the events log's line, series-played.jsonl's, the sheet's
+    export): its players, each game counted here, the wins (with the games before them
+    known by their winners only, `earlier`) and the winner."""
+    return {
+        "match": match,
+        "names": {side: names.get(side, "") for side in ("home", "away")},
+        "best_of": series.best_of,
+        "earlier": list(series.earlier),
+        "games": games_record(series),
+        "home_wins": series.home_wins,
+        "away_wins": series.away_wins,
+        "winner": series.winner,
+        "ended": ended,
+    }
+
+
+def loads(raw: bytes) -> Journaled:
+    """A series file checked whole: SeriesFileError says what is wrong with it, whatever it
+    is."""
     if len(raw) > MAX_FILE:
         raise SeriesFileError(f"larger than {MAX_FILE} bytes")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise SeriesFileError(f"not JSON (corrupt or truncated: {exc})") from None
-    if not isinstance(data, dict) or set(data) != _KEYS or data["format"] != FORMAT:
+    if (
+        not isinstance(data, dict)
+        or not _KEYS <= set(data) <= _KEYS | _MORE
+        or data["format"] != FORMAT
+    ):
         raise SeriesFileError(f"not a series file of format {FORMAT} ({', '.join(sorted(_KEYS))})")
     ident, match, body, open = data["id"], data["match"], data["series"], data["open"]
     if not isinstance(ident, str) or not _ID.fullmatch(ident):
@@ -323,17 +474,33 @@ def loads(raw: bytes) -> tuple[str, str, Series | None, bool]:
         raise SeriesFileError(f"field 'match' is not a match's id ({match!r:.40})")
     if not isinstance(open, bool):
         raise SeriesFileError(f"field 'open' is true or false ({open!r:.40})")
+    names, ended = names_of(data.get("names")), data.get("ended", "")
+    if not isinstance(ended, str) or len(ended) > 40:
+        raise SeriesFileError(f"field 'ended' is a time ({ended!r:.40})")
     if body is None:
         if open:
             raise SeriesFileError("field 'open': no series, no game to take back")
-        return ident, match, None, False
-    series = _series(body)
+        return Journaled(ident, match, None, False, names, ended)
+    series = parse_series(body)
     if open and not series.games:
         raise SeriesFileError("field 'open': no game counted here to take back")
-    return ident, match, series, open
+    return Journaled(ident, match, series, open, names, ended)
 
 
-def _series(body: object) -> Series:
+def names_of(value: object) -> dict[str, str]:
+    """A file's `names` ({home, away}: each a name of at most MAX_NAME characters)."""
+    if value is None:
+        return {"home": "", "away": ""}
+    if (
+        not isinstance(value, dict)
+        or set(value) != {"home", "away"}
+        or not all(isinstance(n, str) and len(n) <= MAX_NAME for n in value.values())
+    ):
+        raise SeriesFileError(f"field 'names' is {{home, away}}, each a name ({value!r:.40})")
+    return {"home": value["home"], "away": value["away"]}
+
+
+def parse_series(body: object) -> Series:
     if not isinstance(body, dict) or set(body) != _SERIES_KEYS:
         raise SeriesFileError(f"field 'series' has {', '.join(sorted(_SERIES_KEYS))}")
     best_of, earlier, games = body["best_of"], body["earlier"], body["games"]

@@ -28,6 +28,7 @@ CTL_COMMANDS = (
 def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_run(sub)
     _add_ctl(sub)
+    _add_series(sub)
     _add_audio(sub)
 
 
@@ -181,6 +182,61 @@ def _add_ctl(sub: argparse._SubParsersAction) -> None:
         "as /api/status and the hall's), not as lines for a person",
     )
     ctl.set_defaults(func=cmd_ctl)
+
+
+def _add_series(sub: argparse._SubParsersAction) -> None:
+    series = sub.add_parser(
+        "series",
+        help="the result sheet of the series a box played without a desk (run --best-of)",
+        description="Read from the box's state folder (the box may be stopped): every series "
+        "it has played since the folder was made, each game's score and how it was decided.",
+    )
+    actions = series.add_subparsers(required=True, metavar="ACTION")
+    show = actions.add_parser("show", help="print the sheet")
+    export = actions.add_parser("export", help="write the sheet as CSV (a row per game) or JSON")
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="default: csv")
+    export.add_argument("-o", "--output", type=Path, help="the file (default: standard output)")
+    for action in (show, export):
+        action.add_argument(
+            "--state-dir",
+            type=Path,
+            help="the box's state folder (default: as `run`: the config's, $STATE_DIRECTORY, "
+            "else ~/.local/state/timekeeper)",
+        )
+        action.add_argument("--config", type=Path, help="box config (its state_dir)")
+        action.set_defaults(func=cmd_series, export=action is export)
+
+
+def cmd_series(args: argparse.Namespace) -> int:
+    """Exit 0: printed; 1: no series played in the folder; 2: a line that is not a series
+    (named; the others printed)."""
+    from timekeeper.box import config as box_config
+    from timekeeper.box import seriessheet
+    from timekeeper.box.journal import state_dir
+
+    cfg = box_config.load(args.config)
+    folder = state_dir(args.state_dir or cfg.state_dir)
+    played, problems = seriessheet.read(folder)
+    for problem in problems:
+        print(f"timekeeper: {problem}", file=sys.stderr)
+    if not played:
+        if not problems:
+            print(
+                f"timekeeper: no series played in {folder} (`timekeeper run --best-of N` plays "
+                "one)",
+                file=sys.stderr,
+            )
+        return 2 if problems else 1
+    if not args.export:
+        print(seriessheet.text(played))
+    else:
+        body = (seriessheet.csv_text if args.format == "csv" else seriessheet.json_text)(played)
+        if args.output is None:
+            sys.stdout.write(body if body.endswith("\n") else body + "\n")
+        else:
+            args.output.write_text(body if body.endswith("\n") else body + "\n", encoding="utf-8")
+            print(f"{len(played)} series written to {args.output}")
+    return 2 if problems else 0
 
 
 def _add_audio(sub: argparse._SubParsersAction) -> None:

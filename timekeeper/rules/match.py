@@ -108,6 +108,8 @@ class Status:
     # the box's, not the match's: why its sound is not heard now ("": it is), e.g. the card
     # lost and being reopened; the clock goes on meanwhile (the live runner fills it in)
     audio_fault: str = ""
+    # the box's, not the match's: it runs SILENT (no sound card: every cue logged, none heard)
+    silent: bool = False
     # the box's, where it joins a hall: the result its table holds for the desk ({"id",
     # "match", "score", "confirmed"}; None: none), for its operator to confirm
     hall_result: dict[str, object] | None = None

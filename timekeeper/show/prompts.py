@@ -60,6 +60,8 @@ def what_now(status: Status) -> str:
     the engine's table has from the status's state, worded. What their guards decided is
     read from the status: `waiting_for` says what NEXT starts, or `finish` where it starts
     nothing; after regulation FINISH is offered too."""
+    if over := series_over(status):
+        return over
     s = State(status.state)
     if s is State.PRESTART:  # no press goes on: the start comes by itself
         left = math.ceil((status.countdown or 0.0) - 1e-9)
@@ -85,6 +87,18 @@ def what_now(status: Status) -> str:
     return ", ".join(presses)
 
 
+def series_over(status: Status) -> str:
+    """After a won series, with no game on the table, what goes on (START takes no further
+    game of it): a new series (RESET, a local one: its match has no id), or the desk's next
+    call. "": no won series."""
+    series = status.match_series
+    if not series or not series.get("winner") or status.state not in ("idle", "finished"):
+        return ""
+    if series.get("match"):
+        return "the series is won: the desk calls the next match"
+    return f"the series is won: {PRESS_RESET} begins a new series"
+
+
 def resumed_text(status: Status, replayed: bool = False) -> str:
     """Where a match resumed from its journal (or left in it at quit) stands, and which
     press goes on with it (`replayed`: --replay sent it back to before its start)."""
@@ -100,7 +114,7 @@ def resumed_text(status: Status, replayed: bool = False) -> str:
     if s == "idle" and replayed:
         return f"to be played again from the start, goals kept ({score}): {PRESS_START} begins it"
     if s in ("finished", "idle"):
-        return f"no match under way: {PRESS_START} begins one"
+        return f"no match under way: {series_over(status) or f'{PRESS_START} begins one'}"
     if s == "prestart":
         return f"in the pre-start countdown: {PRESS_START} begins it again"
     if s == "running":  # (quitting) it comes back stopped here

@@ -250,6 +250,24 @@ def series_text(
     return " · ".join(out)
 
 
+DECIDED_WORDS = {
+    "regulation": "in regulation",
+    "overtime": "in overtime",
+    "sudden_death": "in sudden death",
+    "shootout": "in the shoot-out",
+    "forfeit": "by forfeit",
+}
+
+
+def game_text(game: dict, names: dict) -> str:
+    """A series' game on the record (box/series.py `game_record`): `3:2 Novák, in sudden
+    death` (the winner's name, else HOME or AWAY)."""
+    winner = str(game.get("winner", ""))
+    who = str(names.get(winner) or "") or winner.upper()
+    how = DECIDED_WORDS.get(str(game.get("decided")), str(game.get("decided")))
+    return f"{game['home']}:{game['away']} {who}, {how}"
+
+
 def score_text(s: Status) -> str:
     """`2:1`, home first."""
     return f"{s.score.get('home', 0)}:{s.score.get('away', 0)}"
@@ -325,7 +343,12 @@ def status_block(s: dict) -> str:
         (
             "state",
             f"{s.get('state', '').upper()}, {part}"
-            + (f" ({s['period']} of {s['periods']})" if s.get("period") else ""),
+            # (the count of regulation's parts: an overtime is past it, not `2 of 1`)
+            + (
+                f" ({s['period']} of {s['periods']})"
+                if s.get("period") and s["period"] <= (s.get("periods") or 0)
+                else ""
+            ),
         ),
     ]
     if s.get("remaining") is not None or s.get("play_time"):
@@ -363,7 +386,9 @@ def status_block(s: dict) -> str:
     for held in s.get("scheduled") or []:
         rows.append(("scheduled", f"{held['command']} in {held['in']:g} s"))
     sound = "muted by the operator" if s.get("muted") else "on"
-    if s.get("audio_fault"):
+    if s.get("silent"):
+        sound = "off: SILENT (no sound card; every cue is logged, none is heard)"
+    elif s.get("audio_fault"):
         sound = f"not heard: {s['audio_fault']}"
     rows.append(("sound", sound))
     if s.get("hall_result"):
@@ -384,6 +409,8 @@ def status_block(s: dict) -> str:
             lambda side: side.upper(),
         )
         rows.append(("series", shown))
+        for game in s["match_series"].get("games") or []:
+            rows.append((f"game {game['number']}", game_text(game, names)))
     if s.get("next_pairing"):  # (held for after the match on the table)
         n = s["next_pairing"]
         rows.append(("next match", f"{n['match']} {n['home'] or 'HOME'} – {n['away'] or 'AWAY'}"))

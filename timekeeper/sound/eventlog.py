@@ -2,8 +2,9 @@
 A cue nobody heard (the sound was down) is still written, marked `"heard": false` with why.
 Once the sides have names, each line carries them (`"names": {"home": …, "away": …}`): a day
 of matches goes into one file, and a line read alone (grep, tail, jq) still says whose match
-it was — no line of another kind for a reader to keep track of. A render has no names, and
-its lines are as they always were."""
+it was. A render has no names, and its lines are as they always were. A series played on the
+box adds one line of another kind for each game it counts (`{"series": …}`: that game, the
+games before it, the wins; box/series.py): a result a referee looks up beside the cues."""
 
 from __future__ import annotations
 
@@ -98,6 +99,18 @@ class EventLog(RunnerListener):
             entry["detail"] = cue.detail
         if not self.heard and not_heard is None:
             entry["heard"] = False
+        self.write_line(json.dumps(entry, ensure_ascii=False))
+
+    def note(self, entry: dict[str, object], names: dict[str, str] | None = None) -> None:
+        """A line that is not a cue's (a series' game counted: `{"series": …}`), with the
+        profile, the names and the time as a cue's line has them."""
+        entry = dict(entry)
+        if self.profile:
+            entry["profile"] = self.profile
+        if names and any(names.values()):
+            entry["names"] = {"home": names.get("home", ""), "away": names.get("away", "")}
+        if self.wall_clock:
+            entry["time"] = datetime.now().astimezone().isoformat(timespec="milliseconds")
         self.write_line(json.dumps(entry, ensure_ascii=False))
 
     def write_line(self, text: str) -> None:

@@ -9,7 +9,9 @@ correction re-seeds the knock-out."""
 
 from __future__ import annotations
 
+import difflib
 import random
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -238,14 +240,37 @@ def unplayed(t: Tournament, player: str) -> list[Fixture]:
 
 
 def find_player(t: Tournament, text: str) -> str:
-    """A player by name, any letter case, or by a beginning only one name has."""
-    text = text.strip().casefold()
+    """A player by name, any letter case, or by a beginning only one name has; a text that
+    names nobody is refused with the closest names (a typo, a letter left out)."""
+    typed = text.strip()
+    text = typed.casefold()
     exact = [n for n in t.spec.names if n.casefold() == text]
     near = exact or [n for n in t.spec.names if n.casefold().startswith(text)]
+    if not near:
+        closest = closest_names(typed, t.spec.names)
+        hint = f"; the closest: {', '.join(closest)}" if closest else ""
+        raise TournamentError(f"{typed!r} names nobody here{hint}")
     if len(near) != 1:
-        what = "nobody" if not near else ", ".join(near)
-        raise TournamentError(f"{text!r} names {what}")
+        raise TournamentError(f"{text!r} names {', '.join(near)}")
     return near[0]
+
+
+def closest_names(text: str, names: Sequence[str], most: int = 3) -> list[str]:
+    """The names nearest `text` (difflib's ratio on the whole name or one of its words, any
+    letter case, accents aside: `Adm` finds Adam, `novak` Jan Novák), the nearest first."""
+
+    def key(s: str) -> str:
+        plain = unicodedata.normalize("NFKD", s.casefold())
+        return "".join(c for c in plain if not unicodedata.combining(c))
+
+    typed = key(text)
+    scores: dict[str, float] = {}
+    for name in names:
+        for part in (name, *name.split()):
+            ratio = difflib.SequenceMatcher(None, typed, key(part)).ratio()
+            scores[name] = max(scores.get(name, 0.0), ratio)
+    ranked = sorted((n for n in names if scores[n] >= 0.6), key=lambda n: -scores[n])
+    return ranked[:most]
 
 
 def _reason_fits(reason: str) -> None:

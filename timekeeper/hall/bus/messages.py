@@ -41,6 +41,10 @@ class HallCommand:
     at: float | None = None  # wall-clock instant it takes effect (start, stop, resume)
     profile: str | None = None  # start: the profile the hall plays (a box on another refuses)
     seconds: float | None = None  # add
+    # for this table alone (`hall start --table T`: a late table started on its own is off
+    # the hall's time); None: one of the hall's, on the all topic or on each table's own at
+    # one instant (a round's tables)
+    alone: bool | None = None
 
     def to_json(self) -> bytes:
         return json.dumps({k: v for k, v in asdict(self).items() if v is not None}).encode()
@@ -56,7 +60,7 @@ def parse_command(payload: bytes, now_wall: float) -> HallCommand:
         raise BadMessage(f"not a JSON object ({exc})") from None
     if not isinstance(data, dict):
         raise BadMessage("not a JSON object")
-    unknown = set(data) - {"id", "kind", "sent", "at", "profile", "seconds"}
+    unknown = set(data) - {"id", "kind", "sent", "at", "profile", "seconds", "alone"}
     if unknown:
         raise BadMessage(f"unknown field(s) {', '.join(sorted(map(str, unknown)))[:80]}")
     ident, kind = data.get("id"), data.get("kind")
@@ -86,7 +90,10 @@ def parse_command(payload: bytes, now_wall: float) -> HallCommand:
     seconds = _number(data, "seconds")
     if kind == "add" and (seconds is None or not 0 < abs(seconds) <= MAX_ADD):
         raise BadMessage(f"add needs seconds, 0 < |seconds| <= {MAX_ADD:g}")
-    return HallCommand(ident, kind, sent, at, profile, seconds)
+    alone = data.get("alone")
+    if alone not in (None, True):
+        raise BadMessage("alone must be true (or left out)")
+    return HallCommand(ident, kind, sent, at, profile, seconds, alone)
 
 
 def _number(data: dict, key: str) -> float | None:

@@ -42,6 +42,16 @@ def check_status(body: dict) -> dict:
         _text(body, name)
     for name in ("offset", "sent"):
         _number(body, name)
+    pairing = body.get("pairing")
+    if pairing is not None and not (
+        isinstance(pairing, dict)
+        and len(pairing) <= MAX_FIELDS
+        and all(
+            isinstance(pairing.get(k, ""), str) and len(pairing.get(k, "")) <= MAX_TEXT
+            for k in ("match", "home", "away")
+        )
+    ):  # (`hall status` shows its match and players)
+        raise BadStatus("pairing: not {match, home, away} text")
     status = body.get("status")
     if status is not None:
         check_match(status)

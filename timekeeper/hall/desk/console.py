@@ -24,6 +24,8 @@ from timekeeper.hall.desk.link import (
     new_command,
     summary,
 )
+from timekeeper.show import language
+from timekeeper.show.status import series_text
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
 
@@ -187,12 +189,14 @@ def _key(name: str) -> tuple[int, Any]:
     return (0, int(name)) if name.isdigit() else (1, name)
 
 
-STATUS_COLUMNS = ("table", "state", "part", "left", "score", "sync")
+STATUS_COLUMNS = ("table", "state", "part", "time", "score", "match", "sync")
 
 
 def status_table(hall: str, statuses: dict[str, dict]) -> str:
-    """`hall status`: one line per table — state, part, time left, score, sync (and what
-    else the desk must know: off the hall's time, the last refusal)."""
+    """`hall status`: one line per table — state, part, its clock (the time left, or the
+    countdown of a pre-start, a break or a shot), score, the match (its id, the players and
+    the series on the table), sync (and what else the desk must know: off the hall's time,
+    the last refusal)."""
     if not statuses:
         return f"hall {hall}: no table has reported (none online in this hall?)"
     rows = [STATUS_COLUMNS] + [status_row(name, status) for name, status in statuses.items()]
@@ -205,16 +209,44 @@ def status_table(hall: str, statuses: dict[str, dict]) -> str:
     return "\n".join([f"hall {hall}: {online} of {len(statuses)} tables online", *lines])
 
 
+def match_text(status: dict) -> str:
+    """The match on a table: `QF2 Novák – Svoboda · game 3 · Novák leads 2:0` (the pairing's
+    id, the players the box shows, else the pairing's, and the series on the table)."""
+    s = status.get("status") or {}
+    pairing = status.get("pairing") or {}
+    names = {
+        side: str((s.get("names") or {}).get(side) or pairing.get(side) or "")
+        for side in ("home", "away")
+    }
+    words = [str(pairing.get("match") or "")]
+    if any(names.values()):
+        words.append(f"{names['home'] or 'HOME'} – {names['away'] or 'AWAY'}")
+    text = " ".join(w for w in words if w)
+    series = s.get("match_series")
+    if series:
+        said = series_text(
+            {**series, "match": ""},  # (its id is the pairing's, said first)
+            names,
+            str(s.get("state", "")),
+            language.english()["series"],
+            lambda side: side.upper(),
+        )
+        text = f"{text} · {said}" if text else said
+    return text
+
+
 def status_row(name: str, status: dict) -> tuple[str, ...]:
     if status.get("bad"):
-        return (name, "BAD STATUS", "", "", "", str(status["bad"]))
+        return (name, "BAD STATUS", "", "", "", "", str(status["bad"]))
     if not status.get("online", False):
-        return (name, "OFFLINE", "", "", "", "")
+        return (name, "OFFLINE", "", "", "", "", "")
     s = status.get("status") or {}
     score = s.get("score") or {}
     left = ""
-    if s.get("remaining") is not None:
-        whole = int(max(0.0, s["remaining"]) + 0.999)
+    counting = s.get("state") in ("prestart", "break", "shot") and s.get("countdown") is not None
+    clock = s.get("countdown") if counting else s.get("remaining")
+    if clock is not None:
+        whole = int(max(0.0, clock) + 0.999)
         left = f"{whole // 60}:{whole % 60:02d}"
     sync = "synced" if status.get("synced", True) else status.get("sync", "NOT SYNCED")
     notes = []
@@ -234,5 +266,6 @@ def status_row(name: str, status: dict) -> tuple[str, ...]:
         str(s.get("part") or ""),
         left,
         f"{score.get('home', 0)}:{score.get('away', 0)}",
+        match_text(status),
         "; ".join([sync, *notes]),
     )

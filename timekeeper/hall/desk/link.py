@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from typing import Any
 
 from timekeeper.hall.bus import tablestatus
@@ -209,8 +210,8 @@ class Desk:
         at the one instant); wait until every online table answered (or `wait` s after its
         instant); returns table -> reply, with every table the desk knows of that did not
         answer (offline, a bad status, silent) and why."""
-        if table is not None:
-            only = [table]
+        if table is not None:  # (the command says so: its table leaves the hall's time)
+            only, command = [table], replace(command, alone=True)
         topics = (
             [self.all_topic]
             if only is None

@@ -237,13 +237,15 @@ class HallLink(RunnerListener):
         try:
             if self.match.owns(message.topic):
                 return self.match.handle(message.payload)
-            self._handle(message.payload, alone=message.topic == self.topics.command)
+            self._handle(message.payload)
         except Exception:  # never: but a bug here must not kill paho's network thread
             log.exception("hall: a message could not be handled")
 
-    def _handle(self, payload: bytes, alone: bool = False) -> None:
-        """`alone`: sent to this table only (a late table started on its own: off the
-        hall's time)."""
+    def _handle(self, payload: bytes) -> None:
+        """A hall command: on the all topic or this table's own, the command itself says
+        whether it is for this table alone (`alone`: a late table started on its own is off
+        the hall's time), not the topic: a round's tables get one start on each one's own
+        topic, at one instant, and stay on the hall's time."""
         if len(payload) > MAX_PAYLOAD:
             return self._refuse(None, f"payload of {len(payload)} bytes refused")
         try:
@@ -260,7 +262,7 @@ class HallLink(RunnerListener):
                     f"too many hall commands in the last {REMEMBER:g} s; not carried out",
                 )
         try:
-            future = self._apply(command, alone)
+            future = self._apply(command)
         except _HallRefusal as exc:
             return self._refuse(command.id, str(exc))
         # answered when the runner has applied it (a start at T: at T), never waited for here:
@@ -296,7 +298,7 @@ class HallLink(RunnerListener):
             self._seen.popitem(last=False)
         return True
 
-    def _apply(self, command: HallCommand, alone: bool = False) -> Future:
+    def _apply(self, command: HallCommand) -> Future:
         kind, clock = command.kind, self.box.clock
         if kind == "cancel" or (kind in ("stop", "reset") and command.at is None):
             # the desk's later word calls off what it scheduled earlier on this table
@@ -340,7 +342,7 @@ class HallLink(RunnerListener):
         if kind in ("start", "resume", "next"):
             # (a local command in the meantime takes it off again; so does a command for
             # this table alone: a late table started on its own is on its own time)
-            self.in_step = not alone
+            self.in_step = not command.alone
         elif kind == "reset":
             self.in_step = False
         return future

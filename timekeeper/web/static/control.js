@@ -161,6 +161,8 @@
     for (const node of document.querySelectorAll("[data-w-team]")) {
       if (!node.classList.contains("armed")) label(node, s);
     }
+    // START/NEXT where it goes on: after a won series the box offers no further game
+    $("go").hidden = ["idle", "finished"].includes(s.state) && !s.waiting_for;
     $("hockey").hidden = !s.teams;
     const shootout = s.state === "shootout" || s.state === "shot";
     $("shootout-block").hidden = !shootout;

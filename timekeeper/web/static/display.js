@@ -164,6 +164,9 @@
     return sub.filter(Boolean).join(" · ");
   }
 
+  // how a game went past regulation, as a result is written (3:2 SD)
+  const GAME_MARK = { overtime: " OT", sudden_death: " SD", shootout: " SO" };
+
   function drawStatus(s) {
     document.body.dataset.state = s.state;
     $("part").textContent = s.state === "idle" ? "" : TK.partText(s); // (idle: the title below)
@@ -177,6 +180,11 @@
       .filter(Boolean).join(" · ") : subLine(s);
     $("series").textContent = series;
     $("series").hidden = !series;
+    // the record of the games the box counted: each score, how it went past regulation
+    const games = (m && Array.isArray(m.games) ? m.games : []).map((g) =>
+      `${g.home}:${g.away}${GAME_MARK[g.decided] || ""}`).join(" · ");
+    $("series-games").textContent = games;
+    $("series-games").hidden = !games;
     for (const team of ["home", "away"]) {
       $(`name-${team}`).textContent = TK.teamName(s, team);
       $(`att-name-${team}`).textContent = TK.teamName(s, team);
