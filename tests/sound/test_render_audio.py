@@ -14,7 +14,7 @@ from timekeeper.rules import profile
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profile import Profile
 from timekeeper.rules.replay import parse_actions
-from timekeeper.sound.mixing import RATE
+from timekeeper.sound.mixing import RATE, floats
 from timekeeper.sound.pack import SoundPack, default_pack_dir, load_pack
 from timekeeper.sound.render import render
 
@@ -74,7 +74,7 @@ def regions(cues: list[Cue], pack: SoundPack) -> list[tuple[Cue, int, np.ndarray
     for i, cue in enumerate(cues):
         if cue.stop:
             continue
-        samples = pack.samples(cue)
+        samples = floats(pack.samples(cue))
         if cue.name == "last30":
             stop = next(c for c in cues[i + 1 :] if c.name == "last30" and c.stop)
             samples = samples[: at(stop.due) - at(cue.due)]
@@ -233,7 +233,7 @@ def test_melody_resumes_where_it_was_paused(
     assert resumed.offset == pytest.approx(2.3)
 
     audio = read_wav(out)
-    tune = pack.melody(5.0)
+    tune = floats(pack.melody(5.0))
     played = at(40.8) - at(38.5)
     assert np.abs(audio[at(38.5) : at(40.8)] - tune[:played]).max() <= 1.5 * LSB
     assert not audio[at(40.8) : at(44.5)].any(), "the melody kept playing through the pause"

@@ -19,7 +19,7 @@ from timekeeper.rules.engine import Cue, Engine
 from timekeeper.sound.devices import Settings, open_output
 from timekeeper.sound.eventlog import EventLog
 from timekeeper.sound.framed import FrameClock, FramedOutput
-from timekeeper.sound.mixing import RATE, mix_into
+from timekeeper.sound.mixing import RATE, floats, mix_into
 from timekeeper.sound.output import AudioError
 from timekeeper.sound.pack import default_pack_dir, load_pack
 from timekeeper.sound.render import voices_for, write_mix
@@ -109,7 +109,7 @@ def test_a_late_cue_starts_at_once_and_a_late_melody_skips_ahead(pack) -> None:
     voices = Voices()
     stream_blocks(voices, 4800, 480)  # 0.1 s already played
     assert voices.add("start", 0, pack.sounds["start"].samples) == 4800
-    tune = pack.melody(30.0)
+    tune = floats(pack.melody(30.0))
     voices.add("last30", 1000, tune)
     assert voices.late == 2
     out = stream_blocks(voices, 480, 480)
@@ -123,7 +123,7 @@ def test_a_stopped_melody_ends_at_its_stop_frame_live_as_in_a_render(pack, tmp_p
     cues = [Cue("last30", 0.0, length=30), Cue("last30", 10_000 / RATE, stop=True)]
     voices = voices_for(cues, pack)
     out = stream_blocks(voices, 12_000, 512)
-    tune = pack.samples(cues[0])
+    tune = floats(pack.samples(cues[0]))
     assert np.array_equal(out[:10_000], np.clip(tune[:10_000], -1, 1))
     assert not out[10_000:].any()
     assert not voices.playing

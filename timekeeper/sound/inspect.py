@@ -43,9 +43,10 @@ def inspect(pack: SoundPack) -> list[CueReport]:
     reports = []
     for name in pack.own:
         sound = pack.sounds[name]
-        top = dbfs(peak(sound.samples))
-        onset = onset_ms(sound.samples)
-        seconds = len(sound.samples) / RATE
+        samples = sound.samples  # (float32: one copy of a cue held as int16, not four)
+        top = dbfs(peak(samples))
+        onset = onset_ms(samples)
+        seconds = len(samples) / RATE
         warnings = []
         if onset > LATE_MS and name not in FEEDBACK_CUES:
             warnings.append(
@@ -72,9 +73,7 @@ def inspect(pack: SoundPack) -> list[CueReport]:
             file = str(sound.file.relative_to(pack.folder.resolve()))
         except ValueError:
             file = str(sound.file)
-        reports.append(
-            CueReport(sound, file, seconds, top, lufs(sound.samples), onset, tuple(warnings))
-        )
+        reports.append(CueReport(sound, file, seconds, top, lufs(samples), onset, tuple(warnings)))
     return reports
 
 

@@ -1,8 +1,9 @@
 """Sound packs: a folder with pack.yaml mapping cue names to audio files (WAV, FLAC, OGG, MP3).
 
-Everything is decoded at start-up (`decoding.py`) into float32 mono samples at the output
-rate, so that a missing, corrupt or unusable file is refused before a match, and nothing is
-decoded mid-match.
+Everything is decoded at start-up (`decoding.py`) into mono samples at the output rate
+(int16 as a 16-bit mono file at that rate holds them, else float32: sound/mixing.py), so
+that a missing, corrupt or unusable file is refused before a match, and nothing is decoded
+mid-match.
 
 Every file is bounded before it is decoded: a signal or a mark lasts at most
 MAX_SIGNAL_SECONDS, the melody is decoded only as far as its longest window, the rate lies in
@@ -24,7 +25,7 @@ from timekeeper.rules.profiletypes import FEEDBACK_CUES, Profile
 from timekeeper.rules.yamldoc import ConfigError, Doc
 from timekeeper.sound.decoding import FORMATS, MAX_SIGNAL_SECONDS, Source, decode_source
 from timekeeper.sound.loudness import dbfs, lufs, peak
-from timekeeper.sound.mixing import RATE
+from timekeeper.sound.mixing import RATE, floats
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +68,14 @@ CEILING_DBFS = -1.0  # never louder than this peak: levelling never clips
 class CueSound:
     name: str
     file: Path
-    samples: np.ndarray  # float32, mono, RATE
+    data: np.ndarray  # mono, RATE: float32, or int16 standing for value/32768 (mixing.py)
     repeat_every: float  # onset spacing when a mark sounds N times
     source: Source | None = None
+
+    @property
+    def samples(self) -> np.ndarray:
+        """The float32 samples (a copy where `data` is int16: for a look, not to keep)."""
+        return floats(self.data)
 
 
 @dataclass
@@ -92,7 +98,8 @@ class SoundPack:
 
     def samples(self, cue: Cue) -> np.ndarray:
         """The samples a (non-stop) cue plays: marks repeated `count` times, the melody as
-        its whole window from `offset` (the caller cuts it where the melody stops)."""
+        its whole window from `offset` (the caller cuts it where the melody stops). Stored
+        as the pack holds them (int16 or float32): the mix reads either."""
         if cue.name == "last30":
             window = self.melody(cue.length)
             return window[min(len(window), round(cue.offset * RATE)) :]
@@ -114,22 +121,23 @@ class SoundPack:
         if key not in self._cache:
             sound = self.sounds[name]
             if count <= 1:
-                self._cache[key] = sound.samples
+                self._cache[key] = sound.data
             else:
-                step = round(sound.repeat_every * RATE)
-                out = np.zeros(step * (count - 1) + len(sound.samples), np.float32)
+                step, one = round(sound.repeat_every * RATE), sound.samples
+                out = np.zeros(step * (count - 1) + len(one), np.float32)
                 for i in range(count):
-                    out[i * step : i * step + len(sound.samples)] += sound.samples
+                    out[i * step : i * step + len(one)] += one
                 self._cache[key] = np.clip(out, -1, 1)
         return self._cache[key]
 
     def scaled(self, gain: float) -> SoundPack:
         """The pack at `gain` (audio.volume): every sample scaled once, at load, so that
-        nothing is computed mid-match and the render tests' packs stay as recorded."""
+        nothing is computed mid-match and the render tests' packs stay as recorded (float32
+        samples, then: a gain leaves 16-bit values)."""
         if gain == 1.0:
             return self
         sounds = {
-            name: replace(sound, samples=(sound.samples * np.float32(gain)))
+            name: replace(sound, data=(sound.samples * np.float32(gain)))
             for name, sound in self.sounds.items()
         }
         return replace(self, sounds=sounds, _cache={})
@@ -138,14 +146,14 @@ class SoundPack:
         """The tune looped (if shorter) and cut to exactly `length` seconds."""
         key = ("last30-window", length)
         if key not in self._cache:
-            tune = self.sounds["last30"].samples
+            tune = self.sounds["last30"].data
             n = round(length * RATE)
             if n == len(tune):  # the usual case: the tune itself, not a second 6-MB copy
                 self._cache[key] = tune
             elif n < len(tune):  # a view, no copy
                 self._cache[key] = tune[:n]
             else:
-                self._cache[key] = np.resize(tune, n).astype(np.float32) if n else tune[:0]
+                self._cache[key] = np.resize(tune, n) if n else tune[:0]
         return self._cache[key]
 
 
@@ -231,13 +239,15 @@ def load_pack(
 def _normalize(pack: SoundPack) -> None:
     """Level every cue to TARGET_LUFS (feedback cues FEEDBACK_BELOW under it), each limited
     so that its peak stays at CEILING_DBFS: a cue that cannot get loud enough without
-    clipping stays as loud as it can. Gains apply in place (no second copy of any cue)."""
+    clipping stays as loud as it can. Gains apply in place to float32 samples (one float32
+    copy of a cue stored as int16: a gain leaves 16-bit values)."""
     for name, sound in pack.sounds.items():
         target = TARGET_LUFS - (FEEDBACK_BELOW if name in FEEDBACK_CUES else 0.0)
-        gain_db = min(target - lufs(sound.samples), CEILING_DBFS - dbfs(peak(sound.samples)))
-        np.multiply(sound.samples, np.float32(10 ** (gain_db / 20)), out=sound.samples)
-        if sound.source is not None:
-            pack.sounds[name] = replace(sound, source=replace(sound.source, gain_db=gain_db))
+        samples = sound.samples
+        gain_db = min(target - lufs(samples), CEILING_DBFS - dbfs(peak(samples)))
+        np.multiply(samples, np.float32(10 ** (gain_db / 20)), out=samples)
+        source = sound.source and replace(sound.source, gain_db=gain_db)
+        pack.sounds[name] = replace(sound, data=samples, source=source)
     pack._cache.clear()
 
 

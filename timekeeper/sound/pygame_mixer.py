@@ -7,15 +7,16 @@ import numpy as np
 
 from timekeeper.rules.engine import Cue
 from timekeeper.rules.profiletypes import Profile
-from timekeeper.sound.mixing import RATE
+from timekeeper.sound.mixing import RATE, floats
 from timekeeper.sound.output import Output
 from timekeeper.sound.pack import SoundPack
 from timekeeper.sound.sdl import device_removed, init_mixer, watch_device_events
 
 
 def to_pcm(samples: np.ndarray) -> np.ndarray:
-    """float mono → the mixer's int16 stereo frames."""
-    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+    """A pack's mono samples (float32 or int16: sound/mixing.py) → the mixer's int16 stereo
+    frames."""
+    pcm = (np.clip(floats(samples), -1.0, 1.0) * 32767).astype(np.int16)
     return np.ascontiguousarray(np.repeat(pcm[:, None], 2, axis=1))
 
 
