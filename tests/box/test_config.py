@@ -133,6 +133,22 @@ def test_profile_and_pack_paths_are_relative_to_the_config_file(tmp_path: Path) 
         ),
         ("audio: {sink: alsa, latency_ms: 5}\n", r"config.yaml:1:33: audio.latency_ms: is for"),
         ("audio: {sink: mixer, latency_ms: 5}\n", r"config.yaml:1:34: audio.latency_ms: is for"),
+        (
+            "audio:\n  sink: alsa\n  driver: pulseaudio\n",
+            r"config.yaml:3:11: audio.driver: is for sdl or mixer, and audio.sink \(--audio\) "
+            r"is alsa",
+        ),
+        (
+            "audio:\n  sink: silent\n  device: hw:0\n",
+            r"config.yaml:3:11: audio.device: is for alsa or sdl or mixer, and audio.sink "
+            r"\(--audio\) is silent: silent opens no device",
+        ),
+        ("audio: {sink: silent, chunk: 512}\n", r"config.yaml:1:30: audio.chunk: is for pipewire"),
+        (
+            "audio:\n  sink: mixer\n  latency: 12\n",
+            r"config.yaml:3:12: audio.latency: is for pipewire or pulse or alsa or sdl, and "
+            r"audio.sink \(--audio\) is mixer: the mixer cannot place cues",
+        ),
     ],
 )
 def test_the_audio_sink_is_checked_at_its_line(tmp_path: Path, text: str, where: str) -> None:

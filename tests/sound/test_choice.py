@@ -57,6 +57,8 @@ def test_a_name_or_a_list_is_the_sinks_tried_in_turn(value: object, names: tuple
         ("alsa,silent", "silent opens no device: it stands alone"),
         ("auto,alsa", "alsa is named twice"),
         ("alsa,", "must be a name or a list"),
+        ("mixer,alsa", "mixer is the fallback: it comes last in a list, e.g. alsa,mixer"),
+        (["mixer", "pulse", "alsa"], "it comes last in a list, e.g. pulse,alsa,mixer"),
     ],
 )
 def test_what_cannot_be_a_list_of_sinks_is_refused(value: str, why: str) -> None:
@@ -100,6 +102,16 @@ def test_each_sink_tried_says_why_it_was_or_was_not_taken(monkeypatch, tmp_path,
         "pulse: no PulseAudio server answers (refused); "
         "alsa: default opened (PLUG), 48 kHz, period 480 frames, latency 80 ms: taken"
     ) in caplog.text
+
+
+def test_without_a_runtime_folder_no_pipewire_server_is_looked_for(monkeypatch) -> None:
+    # a root shell or the service: PipeWire runs in a user's session, whose socket is in
+    # that user's XDG_RUNTIME_DIR
+    for name in ("XDG_RUNTIME_DIR", "PIPEWIRE_RUNTIME_DIR", "PIPEWIRE_REMOTE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(AudioError) as refused:
+        devices.open_sink("pipewire")
+    assert str(refused.value) == "no PipeWire server (XDG_RUNTIME_DIR is not set)"
 
 
 def test_a_pipewire_socket_takes_its_alsa_plugin_without_libpulse_never_the_card(

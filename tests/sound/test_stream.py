@@ -324,6 +324,9 @@ def test_the_stream_reaches_the_device_on_the_frame_it_chose(pack, tmp_path: Pat
         ["--audio-latency", "nan"],
         ["--audio", "stream"],
         ["--audio", "pulse", "--audio-latency", "20"],
+        ["--audio", "silent", "--audio-latency", "20"],
+        ["--audio", "silent", "--audio-chunk", "512"],
+        ["--audio", "mixer,alsa"],
     ],
 )
 def test_run_refuses_audio_settings_that_cannot_work(args, capsys) -> None:
@@ -343,6 +346,27 @@ def test_run_refuses_the_second_audio_option_naming_the_one_that_chooses(capsys)
         "--audio-output is no option: --audio names the sink, or a list tried in turn "
         "(e.g. --audio alsa, --audio pulse,alsa,sdl)"
     ) in capsys.readouterr().err
+
+
+def test_an_abbreviated_audio_option_is_never_taken_for_the_retired_one(capsys) -> None:
+    from timekeeper.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--no-keyboard", "--aud", "silent"])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert "--aud" in said and "--audio-output" not in said
+
+
+def test_runs_help_tells_sdls_latency_from_the_speakers(capsys) -> None:
+    from timekeeper.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "stream only" not in said and "bench/timing.py" not in said
+    assert "--audio-latency MS sdl only" in said
+    assert "audio.latency, written by `timekeeper calibrate`" in said
 
 
 def test_the_mixer_fallback_has_no_lead_and_unknown_sinks_are_refused(pack) -> None:

@@ -5,7 +5,7 @@ profiles, with file:line:column: field: message.
 
 The audio settings are checked here only: the file's `audio:` section at load, and `run`'s
 --audio options over it in `audio_for_run`: a setting that no sink `audio.sink` (or
-`--audio`) lists can use is refused, at its line."""
+`--audio`) lists can use (devices.unused) is refused, at its line or naming its option."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Config:
     audio_driver: str | None = None
     audio_device: str | None = None
     audio_chunk: int | None = None  # frames; None: the kind's default
-    audio_latency: float | None = None  # seconds to compensate (stream); None: measured default
+    audio_latency: float | None = None  # s SDL's stream compensates (sdl); None: measured default
     # audio.latency, in s: what this box's speaker path adds after its output's own timing
     # (a DAC, HDMI, Bluetooth, JACK), measured by `timekeeper calibrate`; every output kind
     audio_offset: float = 0.0
@@ -232,6 +232,16 @@ def _refuse_old_audio_keys(r: Reader) -> None:
             raise r.doc.error(("audio", key), f"is no setting: {NEW_FORM}")
 
 
+# the file's audio keys as the settings devices.USES names
+AUDIO_SETTINGS = (
+    ("driver", "driver"),
+    ("device", "device"),
+    ("latency_ms", "latency"),
+    ("chunk", "chunk"),
+    ("latency", "offset"),
+)
+
+
 def _sinks(r: Reader) -> tuple[str, ...]:
     """audio.sink: the sinks tried in turn; the settings none of them can use are refused
     here, at their line."""
@@ -240,29 +250,10 @@ def _sinks(r: Reader) -> tuple[str, ...]:
         names = devices.parse(value)
     except ValueError as exc:
         raise r.doc.error(("audio", "sink"), str(exc)) from None
-    for key, setting in (
-        ("driver", "driver"),
-        ("device", "device"),
-        ("latency_ms", "latency"),
-    ):
-        given = r.get(("audio", key))
-        if given is None or (key == "driver" and given == "pulseaudio"):
-            continue
-        if (problem := unused(setting, names)) is not None:
+    for key, setting in AUDIO_SETTINGS:
+        if r.get(("audio", key)) is not None and (problem := devices.unused(setting, names)):
             raise r.doc.error(("audio", key), problem)
     return names
-
-
-def unused(setting: str, names: tuple[str, ...]) -> str | None:
-    """Why a setting cannot be used by any of `names`, or None."""
-    if names == ("silent",) or devices.owner(setting, names):
-        return None
-    users = [name for name in devices.SINKS if setting in devices.USES[name]]
-    return (
-        f"is for {' or '.join(users)}, and audio.sink (--audio) is {devices.shown(names)}: "
-        "PulseAudio's and PipeWire's streams are timed by the server and play on its default "
-        "sink, ALSA's by the device's status"
-    )
 
 
 def _driver(r: Reader) -> str | None:
@@ -452,14 +443,16 @@ def audio_for_run(
             names = devices.parse(sinks)
         except ValueError as exc:
             raise ConfigError(str(exc), field="--audio") from None
-    if latency_ms is not None and (problem := unused("latency", names)):
-        raise ConfigError(problem, field="--audio-latency")
     for setting, given, where in (
-        ("driver", cfg.audio_driver not in (None, "pulseaudio"), "audio.driver"),
+        ("latency", latency_ms is not None, "--audio-latency"),
+        ("chunk", chunk is not None, "--audio-chunk"),
+        ("driver", cfg.audio_driver is not None, "audio.driver"),  # (--audio over the file)
         ("device", cfg.audio_device is not None, "audio.device"),
         ("latency", cfg.audio_latency is not None, "audio.latency_ms"),
+        ("chunk", cfg.audio_chunk is not None, "audio.chunk"),
+        ("offset", cfg.audio_offset != 0.0, "audio.latency"),
     ):
-        if given and (problem := unused(setting, names)):  # (--audio over the file)
+        if given and (problem := devices.unused(setting, names)):
             raise ConfigError(problem, field=where)
     if chunk is not None and (problem := chunk_problem(chunk)):
         raise ConfigError(problem, field="--audio-chunk")
@@ -467,10 +460,6 @@ def audio_for_run(
         raise ConfigError(problem, field="--audio-latency")
     latency = cfg.audio_latency if latency_ms is None else latency_ms / 1000
     chunk = chunk or cfg.audio_chunk
-    if cfg.audio_offset and names == ("mixer",):
-        raise ConfigError(
-            "is for a stream's sinks (the mixer cannot place cues)", field="audio.latency"
-        )
     return names, devices.Settings(
         cfg.audio_driver, cfg.audio_device, chunk, latency, cfg.audio_offset
     )

@@ -34,7 +34,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
     chosen = default_profile()
-    run = sub.add_parser("run", help="run matches live with sound")
+    # options spelled in full: an abbreviation could be taken for, or offer, the retired
+    # --audio-output, which stays in the parser only to be refused naming --audio
+    run = sub.add_parser("run", help="run matches live with sound", allow_abbrev=False)
     # `-v` after the command too (`timekeeper run -v`); SUPPRESS keeps an earlier `-v`
     run.add_argument(
         "-v",
@@ -111,8 +113,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--audio-latency",
         type=float,
         metavar="MS",
-        help="stream only: output latency to compensate (default: 0.75 "
-        "chunk, as measured on PulseAudio; calibrate with bench/timing.py)",
+        help="sdl only: SDL's output latency to compensate (audio.latency_ms; default: "
+        "0.75 chunk, as measured on PulseAudio). The speaker path's own delay, on every "
+        "sink, is audio.latency, written by `timekeeper calibrate`",
     )
     run.add_argument(
         "--web",

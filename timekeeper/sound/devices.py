@@ -37,22 +37,28 @@ SINKS = ("pipewire", "pulse", "alsa", "sdl", "mixer")  # what `--audio` may list
 # answers, else ALSA's default device (Pi OS Lite: the card itself), else SDL
 AUTO = ("pipewire", "pulse", "alsa", "sdl")
 WORDS = ("auto", "silent", *SINKS)
-# the settings each name uses; one made that a sink does not use, while a later one in the
-# list does, passes it over (an SDL device named: SDL's; `audio.device` names an ALSA PCM
-# only where neither sdl nor mixer is listed)
-SDL_SETTINGS = ("driver", "device", "latency")
+# the settings each name uses (`silent`: none): one that no listed name uses is refused
+# (unused); one made that a sink does not use, while a later one in the list does, passes
+# it over (an SDL device named: SDL's; `audio.device` names an ALSA PCM only where neither
+# sdl nor mixer is listed). `offset` is audio.latency, the speaker path's: every stream
+# sink places its cues by it, the mixer cannot
 USES: dict[str, tuple[str, ...]] = {
-    "pipewire": (),
-    "pulse": (),
-    "alsa": ("device",),
-    "sdl": SDL_SETTINGS,
-    "mixer": ("driver", "device"),
+    "pipewire": ("chunk", "offset"),
+    "pulse": ("chunk", "offset"),
+    "alsa": ("device", "chunk", "offset"),
+    "sdl": ("driver", "device", "latency", "chunk", "offset"),
+    "mixer": ("driver", "device", "chunk"),
 }
 PROC = Path("/proc")  # where the holders of a busy device are looked up
 SETTING_NAMES = {  # as the config and the command line spell them
     "driver": "audio.driver",
     "device": "audio.device",
     "latency": "audio.latency_ms / --audio-latency",
+    "chunk": "audio.chunk / --audio-chunk",
+    "offset": "audio.latency",
+}
+WHY_UNUSED = {  # why the sinks listed cannot use a setting
+    "offset": "the mixer cannot place cues",
 }
 
 
@@ -85,6 +91,11 @@ def parse(value: object) -> tuple[str, ...]:
             if one in chosen:
                 raise ValueError(f"{one} is named twice (auto is {','.join(AUTO)})")
             chosen.append(one)
+    if "mixer" in chosen[:-1]:  # (tried only once the stream sinks before it have failed)
+        before = [name for name in names if name != "mixer"]
+        raise ValueError(
+            f"mixer is the fallback: it comes last in a list, e.g. {','.join([*before, 'mixer'])}"
+        )
     return tuple(chosen)
 
 
@@ -93,10 +104,27 @@ def shown(names: tuple[str, ...]) -> str:
     return "auto" if names == AUTO else ",".join(names)
 
 
+def unused(setting: str, names: tuple[str, ...]) -> str | None:
+    """Why none of `names` can use `setting` (a key of USES), or None: the one check of
+    the config's audio settings and `run`'s options over them (box/config.py)."""
+    if owner(setting, names):
+        return None
+    users = [name for name in SINKS if setting in USES[name]]
+    if names == ("silent",):
+        why = "silent opens no device"
+    else:
+        why = WHY_UNUSED.get(
+            setting,
+            "PulseAudio's and PipeWire's streams are timed by the server and play on its "
+            "default sink, ALSA's by the device's status",
+        )
+    return f"is for {' or '.join(users)}, and audio.sink (--audio) is {shown(names)}: {why}"
+
+
 def owner(setting: str, names: tuple[str, ...]) -> tuple[str, ...]:
     """The names in `names` that use `setting` (USES; `device` is SDL's where sdl or the
     mixer is listed)."""
-    users = tuple(name for name in names if setting in USES[name])
+    users = tuple(name for name in names if setting in USES.get(name, ()))
     if setting == "device" and any(name in ("sdl", "mixer") for name in names):
         users = tuple(name for name in users if name != "alsa")
     return users
@@ -249,6 +277,8 @@ def _pipewire(chunk: int | None) -> Sink:
     from timekeeper.sound.alsasink import PERIOD, AlsaSink
 
     where = _pipewire_socket()
+    if where is None:
+        raise AudioError("no PipeWire server (XDG_RUNTIME_DIR is not set)")
     if not _is_socket(where):
         raise AudioError(f"no PipeWire server (no socket at {where})")
     alsa = AlsaSink(None, chunk or PERIOD)
@@ -261,11 +291,15 @@ def _pipewire(chunk: int | None) -> Sink:
     return alsa
 
 
-def _pipewire_socket() -> Path:
-    """Where libpipewire finds its server's socket."""
+def _pipewire_socket() -> Path | None:
+    """Where libpipewire finds its server's socket; None: nowhere, no runtime folder is set
+    (a root shell, the service: PipeWire runs in a user's session, its socket in that
+    user's XDG_RUNTIME_DIR, which is not looked for)."""
     folder = os.environ.get("PIPEWIRE_RUNTIME_DIR") or os.environ.get("XDG_RUNTIME_DIR")
     name = os.environ.get("PIPEWIRE_REMOTE") or "pipewire-0"
-    return Path(name) if name.startswith("/") else Path(folder or "/nonexistent") / name
+    if name.startswith("/"):
+        return Path(name)
+    return None if not folder else Path(folder) / name
 
 
 def _is_socket(path: Path) -> bool:
