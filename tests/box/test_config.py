@@ -229,3 +229,13 @@ def test_runs_audio_options_are_checked_over_the_config_in_one_place(tmp_path: P
         config.audio_for_run(plain, "mixer", None, 20.0)
     with pytest.raises(ConfigError, match="--audio-chunk"):
         config.audio_for_run(plain, None, 10, None)
+
+
+def test_run_audio_silent_leaves_a_card_boxs_settings_alone(tmp_path: Path) -> None:
+    """`run --audio silent` (a practice hall, a test at the desk) on a box set up for its
+    card: no device is opened, so the file's device settings are not used, not refused; the
+    command line's own unused settings still are."""
+    card = load(tmp_path, "audio: {sink: alsa, device: 'hw:1', latency: 12, chunk: 1024}\n")
+    assert config.audio_for_run(card, "silent", None, None)[0] == ("silent",)
+    with pytest.raises(ConfigError, match="--audio-latency"):
+        config.audio_for_run(card, "silent", None, 20.0)

@@ -452,6 +452,8 @@ def audio_for_run(
         ("chunk", cfg.audio_chunk is not None, "audio.chunk"),
         ("offset", cfg.audio_offset != 0.0, "audio.latency"),
     ):
+        if where.startswith("audio.") and sinks is not None and names == ("silent",):
+            continue  # (run --audio silent on a box set up for a card: no device, nothing used)
         if given and (problem := devices.unused(setting, names)):
             raise ConfigError(problem, field=where)
     if chunk is not None and (problem := chunk_problem(chunk)):
