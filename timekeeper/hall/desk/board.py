@@ -6,9 +6,9 @@ The page, its JSON (`/api/board`) and the sheets are read-only and open, as the 
 and what they show without the desk's token is the public's view (tournament/publicview.py,
 the file's `public:`); with the token (the director's board, `/board#token=…`, sends it) the
 director's, everything. The ITHF form (`ithf-form.txt`) is the director's alone: it is the
-final ranking in order, which would give away a frozen round. The director's actions (call a round, type or correct a result,
-accept or refuse a result the desk did not call, confirm a result that came home) need the
-desk's token, as the overview's commands do."""
+final ranking in order, which would give away a frozen round. The director's actions (call
+a round, type or correct a result, accept or refuse a result the desk did not call, confirm
+a result that came home) need the desk's token, as the overview's commands do."""
 
 from __future__ import annotations
 
