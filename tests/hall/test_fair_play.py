@@ -203,8 +203,9 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
 @pytest.mark.slow
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
 def test_the_tv_shows_the_public_board_and_the_directors_link_all_of_it(tmp_path: Path) -> None:
-    """In Chromium: `/board` asks for the public's board (no points while they are hidden);
-    `/board#token=…`, the director's link opened on the same TV, for the whole of it."""
+    """In Chromium: `/board` asks for the public's board (no points while they are hidden,
+    and it says so); `/board#token=…`, the director's link opened on the same TV, for the
+    whole of it."""
     desk, file = scene(tmp_path, public="public:\n  points: hidden\n")
     with (
         serving_board(desk, file, tmp_path / "desk") as (url, token, _),
@@ -225,3 +226,5 @@ def test_the_tv_shows_the_public_board_and_the_directors_link_all_of_it(tmp_path
                 "return [...document.querySelectorAll('td.points')].map((n) => n.textContent)"
             )
             assert ("null" not in cells) and (any(cells) is not hidden), cells
+            said = page.execute_script("return document.getElementById('pages').textContent")
+            assert ("points and goals are not shown during the groups" in said) is hidden, said
