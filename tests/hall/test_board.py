@@ -248,8 +248,10 @@ def test_hall_serve_serves_the_player_pages_and_their_qr_codes(tmp_path: Path, b
     )
     base = f"http://127.0.0.1:{port}"
 
-    def get(path: str) -> bytes:
-        with urllib.request.urlopen(base + path, timeout=5) as answer:
+    def get(path: str, token: str = "") -> bytes:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        request = urllib.request.Request(base + path, headers=headers)
+        with urllib.request.urlopen(request, timeout=5) as answer:
             return answer.read()
 
     try:
@@ -262,7 +264,8 @@ def test_hall_serve_serves_the_player_pages_and_their_qr_codes(tmp_path: Path, b
         assert get("/qr/player.svg").decode() == qr_svg(f"{base}/player")
         assert get(f"/qr/player/{name}.svg").decode() == qr_svg(f"{base}/player/{name}")
         assert b"<svg" in get("/board/sheets/rounds.html")
-        form = get("/board/sheets/ithf-form.txt").decode()  # the ranking's form, to copy
+        token = (tmp_path / "state" / "hall" / "web-token").read_text().strip()
+        form = get("/board/sheets/ithf-form.txt", token).decode()  # the director's, to copy
         assert form.startswith(f"Tournament: {t.spec.title}\n")
         assert f"\nNumber of participants: {len(t.spec.names)}\n" in form
     finally:

@@ -3,8 +3,11 @@ hidden, a result shown for 15 minutes, the table frozen over the last round), `h
 --tournament` — a process on a real broker, as docs/board.md starts it — is asked for every
 route its app has that needs no token (taken from the app's router, so that a route added
 later is asked too), and no hidden figure is in any answer: not a score of the frozen round,
-nor one older than 15 minutes, nor a point or a goal of the group tables. With the desk's
-token the board and the sheets show them all."""
+nor one older than 15 minutes, nor a point or a goal of the group tables, nor the order the
+frozen round made (a page listing a group's players as the table stands now, not as it was
+frozen, gives the round away as a score would). A route that answers only with the desk's
+token (the ITHF form: the final ranking) is the director's. With the token the board, the
+sheets and the form show them all."""
 
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ def tokenless_paths(app: Any, t: Any) -> list[str]:
     `{…}` parts filled with every value it takes (a route this does not know fails the test:
     it must be added here, and so it is asked)."""
     values = {
-        ("/board/sheets/{name}", "name"): [f"{n}.html" for n in board.SHEETS],
+        ("/board/sheets/{name}", "name"): [f"{n}.html" for n in board.SHEETS] + ["ithf-form.txt"],
         ("/player/{name}", "name"): list(t.spec.names),
         ("/api/player/{name}", "name"): list(t.spec.names),
         ("/qr/player/{name}.svg", "name"): list(t.spec.names),
@@ -97,14 +100,29 @@ def both_ways(scores: tuple[str, ...]) -> set[str]:
     return {s for x in scores for s in (x, ":".join(reversed(x.split(":"))))}
 
 
-def get(base: str, path: str, token: str = "") -> str:
+def get(base: str, path: str, token: str = "", closed: bool = False) -> str | None:
+    """The page's text; None where it needs the token and `closed` allows that."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     request = urllib.request.Request(base + path, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.read().decode()
     except urllib.error.HTTPError as exc:
+        if closed and exc.code == 401:
+            return None
         raise AssertionError(f"{path}: {exc.code}") from None
+
+
+def page(base: str, path: str, token: str = "") -> str:
+    text = get(base, path, token)
+    assert text is not None
+    return text
+
+
+def in_order(text: str, names: list[str]) -> bool:
+    """Every name is in the text and their first mentions come in this order."""
+    at = [text.find(n) for n in names]
+    return -1 not in at and at == sorted(at)
 
 
 @pytest.mark.slow
@@ -142,16 +160,26 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
             HALL_WAIT,
         )
 
-        full = json.loads(get(served.base, "/api/board", token))
+        full = json.loads(page(served.base, "/api/board", token))
         rows = [r for g in full["groups"].values() for r in g]
         assert all(r["points"] is not None for r in rows)  # the director's board: all of it
         hidden = both_ways(OLD + FROZEN) | {r["goals"] for r in rows if r["goals"] != "0:0"}
-        assert hidden_in(get(served.base, "/board/sheets/groups.html", token), both_ways(FROZEN))
+        assert hidden_in(page(served.base, "/board/sheets/groups.html", token), both_ways(FROZEN))
+        public = json.loads(page(served.base, "/api/board"))
+        now_order = {g: [r["player"] for r in full["groups"][g]] for g in full["groups"]}
+        frozen_order = {g: [r["player"] for r in public["groups"][g]] for g in public["groups"]}
+        moved = [now_order[g] for g in now_order if now_order[g] != frozen_order[g]]
+        assert moved, (now_order, frozen_order)  # the frozen round changed a table's order
+        form = page(served.base, "/board/sheets/ithf-form.txt", token)
+        assert any(in_order(form, order) for order in moved), form  # the director's: as it is
 
         leaks = {}
         for path in paths:
-            text = get(served.base, path)
+            text = get(served.base, path, closed=True)
+            if text is None:  # the director's alone
+                continue
             found = hidden_in(text, hidden)
+            found += [f"the order {order}" for order in moved if in_order(text, order)]
             if path.startswith("/api/"):
                 found += row_figures(json.loads(text), hidden)
             if "<th>pts</th>" in text:
@@ -159,12 +187,12 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
             if found:
                 leaks[path] = found
         assert not leaks, leaks
-        sheet = get(served.base, "/board/sheets/groups.html")
+        sheet = page(served.base, "/board/sheets/groups.html")
         assert hidden_in(sheet, both_ways(RECENT))  # what is shown is shown
+        assert get(served.base, "/board/sheets/ithf-form.txt", closed=True) is None
         # group A is over, but its table frozen: the play-off does not name its first two
         named = [m["sides"] for m in full["bracket"] if any(p in m["sides"] for p in NAMES)]
         assert named, full["bracket"]
-        public = json.loads(get(served.base, "/api/board"))
         assert not [m for m in public["bracket"] if any(p in m["sides"] for p in NAMES)]
     finally:
         client.loop_stop()
@@ -175,8 +203,9 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
 @pytest.mark.slow
 @pytest.mark.skipif(not have_browser(), reason="needs chromium and chromium-driver")
 def test_the_tv_shows_the_public_board_and_the_directors_link_all_of_it(tmp_path: Path) -> None:
-    """In Chromium: `/board` asks for the public's board (no points while they are hidden);
-    `/board#token=…`, the director's link opened on the same TV, for the whole of it."""
+    """In Chromium: `/board` asks for the public's board (no points while they are hidden,
+    and it says so); `/board#token=…`, the director's link opened on the same TV, for the
+    whole of it."""
     desk, file = scene(tmp_path, public="public:\n  points: hidden\n")
     with (
         serving_board(desk, file, tmp_path / "desk") as (url, token, _),
@@ -197,3 +226,5 @@ def test_the_tv_shows_the_public_board_and_the_directors_link_all_of_it(tmp_path
                 "return [...document.querySelectorAll('td.points')].map((n) => n.textContent)"
             )
             assert ("null" not in cells) and (any(cells) is not hidden), cells
+            said = page.execute_script("return document.getElementById('pages').textContent")
+            assert ("points and goals are not shown during the groups" in said) is hidden, said

@@ -276,3 +276,30 @@ def test_the_shipped_broker_config_loads_without_warnings_and_the_desk_logs_in(
             timeout=30,
         )
         assert by_config.returncode == 0 and by_config.stdout.strip() == "{}", by_config
+
+
+def test_hall_status_ages_each_status_from_when_the_box_sent_it() -> None:
+    """A status is the box's last, sent up to 5 s ago: a running clock, a countdown and what
+    is pending are told as of now (the hall's time); a stopped clock is not; a status not
+    heard from for long says how old it is."""
+
+    def table(state: str, sent: float, **fields: object) -> dict:
+        status = {"state": state, "score": {"home": 0, "away": 0}, **fields}
+        return {"online": True, "synced": True, "sent": sent, "status": status}
+
+    pending = [{"command": "start", "in": 20.0}]
+    statuses = {
+        "1": table("idle", 996.0, scheduled=pending),
+        "2": table("prestart", 995.5, countdown=15.0, remaining=None),
+        "3": table("running", 996.0, part="1st half", remaining=30.0),
+        "4": table("stopped", 996.0, part="1st half", remaining=30.0),
+        "5": table("running", 980.0, part="1st half", remaining=300.0),
+        "6": {**table("running", 900.0, remaining=30.0), "synced": False, "sync": "NOT SYNCED"},
+    }
+    lines = status_table("cup", statuses, now=1000.0).splitlines()[2:]
+    assert "pending: start in 16 s" in lines[0], lines[0]
+    assert lines[1].split()[:3] == ["2", "PRESTART", "0:11"], lines[1]  # 15 - 4.5
+    assert lines[2].split()[:5] == ["3", "RUNNING", "1st", "half", "0:26"], lines[2]
+    assert lines[3].split()[:5] == ["4", "STOPPED", "1st", "half", "0:30"], lines[3]
+    assert "4:40" in lines[4] and lines[4].endswith("synced; status 20 s old"), lines[4]
+    assert "0:30" in lines[5] and "old" not in lines[5], lines[5]  # (its clock is not ours)

@@ -212,3 +212,39 @@ def test_the_player_pages_show_the_public_view_and_the_board_everything(tmp_path
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(url + missing, timeout=5)
             assert refused.value.code == 404
+
+
+def test_the_public_board_says_what_it_holds_back(tmp_path: Path) -> None:
+    """The TV's board (`/api/board` without the token) says which group's table is frozen at
+    which round and that points are hidden, so that its blank cells have a reason; board.js
+    says both, in every language; the director's board holds nothing back."""
+    import json
+    import urllib.request
+
+    from boardhall import BoardDesk, serving_board
+
+    from timekeeper.hall.desk.overview import STATIC
+
+    public = "public:\n  points: hidden\n  freeze_last_rounds: 1\n"
+    file = group_of_four(tmp_path, public)
+    for round_ in (1, 2):
+        play_round(file, round_, NOW - 60, lambda i: "2:1")
+    result(file, 3, "1", "2:1", NOW - 60)  # the groups' last round, frozen: one match in
+    with serving_board(BoardDesk(), file, tmp_path / "desk", wall=lambda: NOW) as (url, token, _):
+
+        def get(path: str, token: str = "") -> dict:
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            request = urllib.request.Request(url + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                return json.loads(answer.read())
+
+        tv = get("/api/board")
+        assert tv["frozen"] == {"A": 2} and tv["points_hidden"] is True
+        director = get("/api/board", token)
+        assert director["frozen"] == {} and director["points_hidden"] is False
+    js = (STATIC / "board.js").read_text(encoding="utf-8")
+    assert 'word("boardFrozen", { n: frozen })' in js and "board.frozen" in js
+    assert 'word("boardPointsHidden")' in js and "board.points_hidden" in js
+    for lang in (Path(__file__).parents[2] / "lang").glob("*.json"):
+        words = next(v for v in json.loads(lang.read_text("utf-8")).values() if "boardGoals" in v)
+        assert "{n}" in words["boardFrozen"] and words["boardPointsHidden"], lang.name

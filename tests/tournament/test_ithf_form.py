@@ -110,7 +110,7 @@ def day(tmp_path: Path) -> Path:
     for old, new in (
         ('date: ""', "date: 2026-05-12"),
         ('place: ""', 'place: "Praha"'),
-        ('country: ""', 'country: "Czech Republic"'),
+        ('country: ""', "country: CZE"),  # (the code, as the template says: named in English)
         ('  - "Karel Nový"', '  - {name: "Karel Nový", club: "SK Kladno", country: "CZE"}'),
         ('  - "Mia Berg"', '  - {name: "Mia Berg", country: "NOR"}'),
     ):
@@ -237,3 +237,27 @@ def test_a_cup_without_a_ranking_shares_the_places_no_match_decided(cup: Path) -
     ]
     assert form.standings == tuple(n for _, n in open_tournament(cup)[0].placings())
     assert "\nAdditional info:\n" in form.text()
+
+
+def test_the_country_is_the_english_name_of_its_code_and_a_code_it_cannot_name_is_said(
+    tmp_path: Path,
+) -> None:
+    """The site's country list names countries in English: the file's `country:` code (IOC
+    or ISO) is written as that name; a name is written as typed; a code the export cannot
+    name is written as is, and the `--form` view says so."""
+    assert export.country_name("CZE") == ("Czech Republic", False)
+    assert export.country_name("lva") == ("Latvia", False)
+    assert export.country_name("DEU") == export.country_name("GER") == ("Germany", False)
+    assert export.country_name("Czech Republic") == ("Czech Republic", False)
+    assert export.country_name("") == ("", False)
+    file = tmp_path / "cup.yaml"
+    file.write_text(
+        "rules: ithf\ntables: 2\ncountry: XYZ\nplayers: [Ann, Bea, Cid, Dan]\n",
+        encoding="utf-8",
+    )
+    made = export.form(Tournament(spec.load(file)))
+    assert ("Country", "XYZ") in made.fields
+    assert any("XYZ is a code this export cannot name" in n for n in made.notes())
+    file.write_text(file.read_text(encoding="utf-8").replace("XYZ", "SVK"), encoding="utf-8")
+    made = export.form(Tournament(spec.load(file)))
+    assert ("Country", "Slovakia") in made.fields and not any("XYZ" in n for n in made.notes())

@@ -336,3 +336,35 @@ def test_control_characters_in_a_name_or_club_are_stripped_and_named(
     text = file.with_suffix(".journal.jsonl").read_text(encoding="utf-8")
     assert "\u202e" not in text and "\\u0000" not in text and "\u2066" not in text
     assert json.loads(text.splitlines()[0])["ranking"]["Jan Novák"]["club"] == "THC Praha"
+
+
+def test_a_ranking_naming_no_one_names_the_near_misses_wherever_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The refusal of a list that names nobody gives the near misses (the under-half
+    warning's "did you mean"), not the first few players each with nothing close."""
+    names = ["Jan Novak", "Petr Dvořák", "Erik Åberg", "Mia Berg", "Karel Nový"]
+    file = new_day(tmp_path, names, "radegast")
+    assert draw(file, published([(1, "Olli Rantanen", "", ""), (2, "Karel Novi", "", "")])) == 2
+    err = capsys.readouterr().err
+    assert "names none of the 5 players (is it the ranking?): " in err
+    assert "Karel Nový — did you mean Karel Novi (rank 2)?; nothing close for the other 4;" in err
+    assert "Jan Novak — nothing close" not in err
+    assert ledger(file) is None
+
+
+def test_only_one_player_on_the_list_is_said_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = new_day(tmp_path, ["Jan Novak", "Petr Dvořák", "Erik Åberg", "Mia Berg"], "radegast")
+    assert draw(file, published([(12, "Jan Novak", "THC", "CZE")])) == 0
+    assert "WARNING: only 1 of the 4 players is on ranking.txt;" in capsys.readouterr().err
+
+
+def test_unranked_ok_without_a_ranking_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = new_day(tmp_path, ["Ann", "Bob", "Cid", "Dan"], "radegast")
+    assert cli.main(["tournament", "draw", "--unranked-ok", "-f", str(file)]) == 2
+    assert "--unranked-ok goes with --ranking LIST" in capsys.readouterr().err
+    assert ledger(file) is None

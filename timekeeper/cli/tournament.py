@@ -59,7 +59,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--unranked-ok",
         action="store_true",
-        help="draw by lot when the ranking names none of the players (else refused)",
+        help="with --ranking: draw by lot when the ranking names none of the players "
+        "(else refused)",
     )
     d.set_defaults(func=cmd_draw)
 
@@ -229,6 +230,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
     from timekeeper.tournament.evening import evening
     from timekeeper.tournament.state import TournamentError
 
+    if args.unranked_ok and not args.ranking:  # (it says what to do with a list's misses)
+        raise TournamentError("--unranked-ok goes with --ranking LIST (without one: by lot)")
     t, ledger = _open(args)
     import secrets  # (here, not at the top: it loads OpenSSL, 4 MB in every `run`)
 
@@ -241,12 +244,17 @@ def cmd_draw(args: argparse.Namespace) -> int:
         found = ranking_list.match(listed, t.spec.names)
         count, on = len(t.spec.names), args.ranking.name
         few = 2 * len(found.ranked) < count
-        hints = ranking_list.hints(listed, found.unranked[:12]) if few else []
         if not found.ranked and not args.unranked_ok:
+            close = ranking_list.hints(listed, found.unranked, close_only=True)
+            far = count - len(close)
+            said = [*close[:5], *(["…"] if len(close) > 5 else [])]
+            if far:
+                said.append(f"nothing close for the other {far}" if close else "nothing close")
             raise TournamentError(
                 f"{args.ranking}: names none of the {count} players (is it the ranking?): "
-                f"{'; '.join(hints[:3])}; `--unranked-ok` draws them all by lot"
+                f"{'; '.join(said)}; `--unranked-ok` draws them all by lot"
             )
+        hints = ranking_list.hints(listed, found.unranked[:12]) if few else []
         for note in listed.notes:
             print(f"({note})")
         for rank, names in found.shared:
@@ -262,7 +270,8 @@ def cmd_draw(args: argparse.Namespace) -> int:
                 )
         if found.ranked and few:
             print(
-                f"WARNING: only {len(found.ranked)} of the {count} players are on {on}; "
+                f"WARNING: only {len(found.ranked)} of the {count} players "
+                f"{'is' if len(found.ranked) == 1 else 'are'} on {on}; "
                 "the others are drawn by lot after them. Not on it:",
                 file=sys.stderr,
             )

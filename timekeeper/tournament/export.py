@@ -175,6 +175,33 @@ def final_rows(t: Tournament) -> list[dict[str, Any]]:
     return rows
 
 
+# the table-hockey nations' codes (IOC, and ISO 3166 where it differs) -> the English name
+# the ranking site's country list gives; a tournament file's `country:` is such a code
+COUNTRIES = {
+    "ARG": "Argentina", "AUS": "Australia", "AUT": "Austria", "BEL": "Belgium",
+    "BLR": "Belarus", "BRA": "Brazil", "BUL": "Bulgaria", "BGR": "Bulgaria",
+    "CAN": "Canada", "CHN": "China", "CRO": "Croatia", "HRV": "Croatia",
+    "CZE": "Czech Republic", "DEN": "Denmark", "DNK": "Denmark", "ESP": "Spain",
+    "EST": "Estonia", "FIN": "Finland", "FRA": "France", "GBR": "Great Britain",
+    "GER": "Germany", "DEU": "Germany", "HUN": "Hungary", "ISR": "Israel",
+    "ITA": "Italy", "JPN": "Japan", "KAZ": "Kazakhstan", "LAT": "Latvia",
+    "LVA": "Latvia", "LTU": "Lithuania", "NED": "Netherlands", "NLD": "Netherlands",
+    "NOR": "Norway", "POL": "Poland", "ROU": "Romania", "RSA": "South Africa",
+    "ZAF": "South Africa", "RUS": "Russia", "SLO": "Slovenia", "SVN": "Slovenia",
+    "SRB": "Serbia", "SUI": "Switzerland", "CHE": "Switzerland", "SVK": "Slovakia",
+    "SWE": "Sweden", "UKR": "Ukraine", "USA": "USA",
+}  # fmt: skip
+
+
+def country_name(country: str) -> tuple[str, bool]:
+    """The form's Country: the English name of a 3-letter code, else as written; and whether
+    it is a code the table cannot name (left as written, and the `--form` view says so)."""
+    code = country.strip().upper()
+    if code in COUNTRIES:
+        return COUNTRIES[code], False
+    return country, len(code) == 3 and code.isalpha()  # (no country's English name is 3 letters)
+
+
 @dataclass(frozen=True)
 class Form:
     """The ITHF ranking's result form as a director fills it in: the general fields in the
@@ -189,6 +216,7 @@ class Form:
     ranked: bool  # the draw was seeded from a ranking list
     shared: tuple[tuple[int, int], ...]  # places the placing rule orders by the draw alone
     finished: bool
+    unnamed_country: str = ""  # a country code the export cannot name in English
 
     def text(self) -> str:
         """Each field as it is pasted, in the form's order (the file `ithf-form.txt`)."""
@@ -204,6 +232,11 @@ class Form:
             for field, value in self.fields
             if not value and field != "Series"  # (the form's one optional field)
         ]
+        if self.unnamed_country:
+            out.append(
+                f"Country: {self.unnamed_country} is a code this export cannot name: "
+                "choose the country's English name from the site's list"
+            )
         if not self.finished:
             out.append("the final is not played yet: these are the standings so far")
         if self.shared:
@@ -231,12 +264,13 @@ def form(t: Tournament, surname: str = "last") -> Form:
         if not row["ithf_name"]:
             known = ", ".join(x for x in (row["nation"], row["club"]) if x)
             new.append(f"{row['player']} ({known})" if known else row["player"])
+    country, unnamed = country_name(s.country)
     return Form(
         fields=(
             ("Tournament", s.title),
             ("Date", ithf_date(s.date)),
             ("Series", ""),
-            ("Country", s.country),
+            ("Country", country),
             ("City", s.place),
             ("Number of participants", str(len(s.players))),
         ),
@@ -247,6 +281,7 @@ def form(t: Tournament, surname: str = "last") -> Form:
         ranked=bool(ranked),
         shared=_shared(t, [n for _, n in places]),
         finished=t.outcome("F") is not None or not t.nodes,
+        unnamed_country=s.country.strip() if unnamed else "",
     )
 
 

@@ -355,20 +355,22 @@ def _one_line_each(found: dict[str, Entry], file: Path | None) -> None:
         by_line[key] = name
 
 
-def hints(ranking: Ranking, names: Sequence[str]) -> list[str]:
+def hints(ranking: Ranking, names: Sequence[str], close_only: bool = False) -> list[str]:
     """Each unmatched name with the list's nearest (its words without diacritics, in either
-    order): "Jan Novak — did you mean Novák Jan (rank 12)?"."""
+    order): "Jan Novak — did you mean Novák Jan (rank 12)?"; `close_only`: only the names
+    that have one (a list that names nobody: the near misses are what tell)."""
     index: dict[str, Entry] = {}
     for e in ranking.entries:
         index.setdefault(" ".join(keys(e.name)[1]), e)
     out = []
     for name in names:
         near = difflib.get_close_matches(" ".join(keys(name)[1]), list(index), 2, 0.6)
-        out.append(
-            f"{name} — did you mean "
-            + " or ".join(f"{index[k].name} (rank {index[k].rank})" for k in near)
-            + "?"
-            if near
-            else f"{name} — nothing close on {ranking.file.name}"
-        )
+        if near:
+            out.append(
+                f"{name} — did you mean "
+                + " or ".join(f"{index[k].name} (rank {index[k].rank})" for k in near)
+                + "?"
+            )
+        elif not close_only:
+            out.append(f"{name} — nothing close on {ranking.file.name}")
     return out

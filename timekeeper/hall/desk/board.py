@@ -5,9 +5,10 @@ and the next round — and the tournament's printable sheets (tournament/sheets.
 The page, its JSON (`/api/board`) and the sheets are read-only and open, as the overview is,
 and what they show without the desk's token is the public's view (tournament/publicview.py,
 the file's `public:`); with the token (the director's board, `/board#token=…`, sends it) the
-director's, everything. The director's actions (call a round, type or correct a result,
-accept or refuse a result the desk did not call, confirm a result that came home) need the
-desk's token, as the overview's commands do."""
+director's, everything. The ITHF form (`ithf-form.txt`) is the director's alone: it is the
+final ranking in order, which would give away a frozen round. The director's actions (call
+a round, type or correct a result, accept or refuse a result the desk did not call, confirm
+a result that came home) need the desk's token, as the overview's commands do."""
 
 from __future__ import annotations
 
@@ -72,7 +73,11 @@ class Board:
 
     async def _sheet(self, request: web.Request) -> web.Response:
         if request.match_info["name"] == "ithf-form.txt":  # the ranking's form, to copy
-            return web.Response(text=export.form(self.director.t).text())
+            # the director's, as the full sheets are: its order is the final ranking, which
+            # gives away a frozen round's result (and who leads between groups)
+            if not guard.authorized(request, self.tokens):
+                return error(401, "the ITHF form is the director's: it needs the desk's token")
+            return web.Response(text=export.form(self.director.t).text(), headers=PRIVATE)
         make = SHEETS.get(request.match_info["name"].removesuffix(".html"))
         if make is None:
             return error(404, f"sheets: {', '.join(SHEETS)}, ithf-form.txt")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from timekeeper.hall.bus import timesync
 from timekeeper.hall.bus.broker import Broker
 from timekeeper.hall.bus.messages import BadMessage
 from timekeeper.hall.bus.pairing import Pairing, pairing_topic, parse_pairing
@@ -28,6 +29,10 @@ from timekeeper.show import language
 from timekeeper.show.status import series_text
 
 TIMED = ("start", "resume", "next")  # happen at an instant: every table together
+# a box sends its status at least every 5 s (hall/table/link.py): one older than this was
+# not heard from since, and `hall status` says how old it is
+OLD_STATUS = 12.0
+COUNTING = ("prestart", "break", "shot")  # the states whose countdown runs
 
 
 def instant(
@@ -192,14 +197,17 @@ def _key(name: str) -> tuple[int, Any]:
 STATUS_COLUMNS = ("table", "state", "part", "time", "score", "match", "sync")
 
 
-def status_table(hall: str, statuses: dict[str, dict]) -> str:
+def status_table(hall: str, statuses: dict[str, dict], now: float | None = None) -> str:
     """`hall status`: one line per table — state, part, its clock (the time left, or the
     countdown of a pre-start, a break or a shot), score, the match (its id, the players and
     the series on the table), sync (and what else the desk must know: off the hall's time,
-    the last refusal)."""
+    the last refusal, a status not heard from lately). Each status is the box's last, up to
+    a few seconds old: a running clock and what is pending are told as of `now` (the hall's
+    time, the desk's synced wall clock)."""
     if not statuses:
         return f"hall {hall}: no table has reported (none online in this hall?)"
-    rows = [STATUS_COLUMNS] + [status_row(name, status) for name, status in statuses.items()]
+    at = timesync.wall_now() if now is None else now
+    rows = [STATUS_COLUMNS] + [status_row(name, status, at) for name, status in statuses.items()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(STATUS_COLUMNS) - 1)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
@@ -235,7 +243,17 @@ def match_text(status: dict) -> str:
     return text
 
 
-def status_row(name: str, status: dict) -> tuple[str, ...]:
+def status_age(status: dict, now: float) -> float:
+    """How long ago (s, on the hall's time) the box sent this status; 0 where unknown or
+    where the box's clock is not the hall's (not synced: its `sent` says nothing)."""
+    sent = status.get("sent")
+    if not isinstance(sent, (int, float)) or not status.get("synced", True):
+        return 0.0
+    return max(0.0, now - float(sent))
+
+
+def status_row(name: str, status: dict, now: float) -> tuple[str, ...]:
+    """One table's line, its clock and what is pending aged from when the box sent it."""
     if status.get("bad"):
         return (name, "BAD STATUS", "", "", "", "", str(status["bad"]))
     if not status.get("online", False):
@@ -243,8 +261,11 @@ def status_row(name: str, status: dict) -> tuple[str, ...]:
     s = status.get("status") or {}
     score = s.get("score") or {}
     left = ""
-    counting = s.get("state") in ("prestart", "break", "shot") and s.get("countdown") is not None
+    age = status_age(status, now)
+    counting = s.get("state") in COUNTING and s.get("countdown") is not None
     clock = s.get("countdown") if counting else s.get("remaining")
+    if clock is not None and (counting or s.get("state") == "running"):
+        clock -= age  # (the clock ran on since the box sent it)
     if clock is not None:
         whole = int(max(0.0, clock) + 0.999)
         left = f"{whole // 60}:{whole % 60:02d}"
@@ -259,7 +280,9 @@ def status_row(name: str, status: dict) -> tuple[str, ...]:
     if status.get("error"):
         notes.append(f"last command refused: {status['error']}")
     for waiting in s.get("scheduled") or []:
-        notes.append(f"pending: {waiting['command']} in {waiting['in']:.0f} s")
+        notes.append(f"pending: {waiting['command']} in {max(0.0, waiting['in'] - age):.0f} s")
+    if age > OLD_STATUS:
+        notes.append(f"status {age:.0f} s old")
     return (
         name,
         str(s.get("state", "?")).upper(),

@@ -157,11 +157,15 @@ def board_state(director: Director, full: bool) -> dict[str, Any]:
     with the desk's token (`full`) the director's, everything; without it the public's — the
     group tables as `public:` lets them be seen, a result (on a table's tile, in the bracket)
     only where the view shows it, the tables' statuses by `tables_seen`, and none of what
-    waits for the director (results to accept or confirm, the desk's log)."""
+    waits for the director (results to accept or confirm, the desk's log); `frozen` (group
+    -> the group round its table stands at) and `points_hidden` say what it holds back."""
     state = director.snapshot()
     t = director.t
     v = seen(t, director.wall(), full)
     state["groups"] = {g: rows for g, rows in v.groups.items() if g in state.get("groups", {})}
+    # what the view holds back, so that the board can say why a cell is blank
+    state["frozen"] = {g: n for g, n in v.frozen.items() if g in state["groups"]}
+    state["points_hidden"] = v.points_hidden
     hidden = _hidden_tables(director, v)
     for tile in state["tables"]:
         if tile["table"] in hidden:

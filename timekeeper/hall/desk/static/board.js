@@ -138,7 +138,9 @@ function decidedBy(r) {
   return DECIDED_BY[r.ahead_by] ? word(DECIDED_BY[r.ahead_by]) : "";
 }
 
-function standings(name, rows) {
+// a frozen group's table says so under it: the round it stands at (the last round's results
+// come later); with points hidden the groups' title says why the figures are blank
+function standings(name, rows, frozen) {
   const table = el("table", "standings");
   table.appendChild(el("caption", "", word("boardGroup", { name })));
   const head = el("tr");
@@ -154,6 +156,7 @@ function standings(name, rows) {
   const box = el("div", "group");
   box.dataset.group = name;
   box.appendChild(table);
+  if (frozen) box.appendChild(el("div", "note", word("boardFrozen", { n: frozen })));
   return box;
 }
 
@@ -268,7 +271,8 @@ const layoutKey = (board) => JSON.stringify([innerWidth, innerHeight, board.titl
   board.tables.map((t) => [t.table, t.pairing && t.pairing.id, t.result, t.result_id,
     t.confirmed, t.status && t.status.online && t.status.status.state, t.series,
     t.status && t.status.online && t.status.status.sudden_death]),
-  board.groups, board.bracket, board.next, board.pending.length, board.players_url,
+  board.groups, board.frozen, board.points_hidden, board.bracket, board.next,
+  board.pending.length, board.players_url,
   (board.trouble || []).length]);
 
 // the blocks' items onto the pages `where` says (each item's page), without measuring
@@ -311,8 +315,10 @@ function show(board) {
       tableCard(t, current)) }];
   const groups = Object.entries(board.groups);
   if (groups.length) {
-    blocks.push({ title: word("boardGroups"), items: groups.map(([g, rows]) =>
-      standings(g, rows)) });
+    const title = word("boardGroups") + (board.points_hidden
+      ? ` · ${word("boardPointsHidden")}` : "");
+    blocks.push({ title, items: groups.map(([g, rows]) =>
+      standings(g, rows, (board.frozen || {})[g])) });
   }
   if (board.bracket.length) {
     blocks.push({ title: word("boardBracket"), items: board.bracket.map(bracketBox) });
