@@ -20,7 +20,7 @@ from pathlib import Path
 
 from timekeeper.box import config as box_config
 from timekeeper.box.journal import Journal, match_in_progress, state_dir
-from timekeeper.box.resume import resume, series_going_on, series_profile
+from timekeeper.box.resume import name_sides, resume, series_going_on, series_profile
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -101,10 +101,7 @@ def _run_live(args: argparse.Namespace) -> int:
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
     resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh, args.replay)
-    if not any(engine.names.values()) and kept is not None and any(kept.names.values()):
-        engine.name_sides(kept.names["home"], kept.names["away"])  # (between its games)
-    if not any(engine.names.values()):  # the config's names, unless a journal kept some
-        engine.name_sides(*cfg.names)
+    name_sides(engine, kept, cfg.names)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, sinks, settings)

@@ -155,3 +155,17 @@ def series_profile(
         usual.key,
     )
     return played
+
+
+def name_sides(engine: Engine, kept: Journaled | None, usual: tuple[str, str]) -> None:
+    """The sides' names at start: the journal's match's; else the players of the local
+    series going on (`kept`: between its games the match journal may hold none, e.g. one
+    set aside); else `usual`, the config's. (A box in a hall has no local series: its
+    desk's pairing names the sides.)"""
+    if any(engine.names.values()):
+        return
+    if kept is not None and any(kept.names.values()):
+        engine.name_sides(kept.names["home"], kept.names["away"])
+        log.info("the series' players: %s – %s", kept.names["home"], kept.names["away"])
+    else:
+        engine.name_sides(*usual)
