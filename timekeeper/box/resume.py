@@ -118,7 +118,8 @@ def series_profile(
     """The profile a local series under way is played under, whatever the config says (the
     service's restart names no --profile): its games must go on as they began, a drawn one
     to its overtime. A --profile that names another is refused (ConfigError naming both
-    commands: go on with the series, or begin a new one with --fresh). A file written
+    commands: go on with the series, or begin a new one with --fresh; a won series' next one,
+    after RESET, is played under the one it names). A file written
     before the box kept the profile: the profile of the last game in the match journal,
     unless --profile names one; a profile that can no longer be loaded: `usual`, said."""
     if kept is None or kept.series is None:
