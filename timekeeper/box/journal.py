@@ -309,6 +309,15 @@ def match_in_progress(folder: Path) -> Snapshot | None:
     return snap if snap.state in IN_PROGRESS and snap.index >= 0 else None
 
 
+def last_profile(folder: Path) -> str:
+    """The profile of the journal's match, in progress or finished ("": no journal that can
+    be read): a local series' last game, where its file is older than the profile kept in it."""
+    try:
+        return loads(_read(folder / FILE_NAME)).profile
+    except (OSError, UnicodeDecodeError, JournalError):
+        return ""
+
+
 def keep_aside(path: Path) -> Path | None:
     """Keep a file that is not taken beside it, under a name of its own that is never
     overwritten (match.json.2026-11-30T10-53-01.bad), the file itself gone: nothing writes

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from timekeeper.box import config as box_config
 from timekeeper.box.journal import Journal, match_in_progress, state_dir
-from timekeeper.box.resume import resume
+from timekeeper.box.resume import name_sides, resume, series_going_on, series_profile
 from timekeeper.rules import profile
 from timekeeper.rules.commands import Action, Command
 from timekeeper.rules.engine import Engine
@@ -88,7 +88,9 @@ def _run_live(args: argparse.Namespace) -> int:
         print(refused, file=sys.stderr)  # before anything that could look like a ready box
         return 1
     name = args.profile or cfg.profile or args.default_profile
-    usual = profile.load(name)
+    # a local series under way goes on under its own profile, with its players
+    kept = series_going_on(folder, args.best_of, args.fresh, bool(args.hall or cfg.hall))
+    usual = series_profile(kept, folder, profile.load(name), args.profile)
     explicit = args.resume_at or args.resume_from or args.fresh
     chosen = usual if explicit else _journaled_profile(folder, usual)
     # the sounds of both (the hall may switch back to the usual one for the next match)
@@ -99,8 +101,7 @@ def _run_live(args: argparse.Namespace) -> int:
     engine = Engine(chosen)
     journal = Journal(folder, engine, cfg.journal_interval)
     resumed = resume(engine, journal, args.resume_at, args.resume_from, args.fresh, args.replay)
-    if not any(engine.names.values()):  # the config's names, unless the journal kept some
-        engine.name_sides(*cfg.names)
+    name_sides(engine, kept, cfg.names)
 
     def open_audio() -> Output:
         return open_output(pack, chosen, sinks, settings)
@@ -356,11 +357,13 @@ def _series(
     if best_of is None:
         if local and not in_hall and s is not None and not s.decided:
             play.local = True
+            play.played_under(chosen.key)
             log.info(
-                "series goes on as journaled: best of %d, %s (`timekeeper run --best-of %d "
-                "--fresh` begins a new series)",
+                "series goes on as journaled: best of %d, %s, profile %s (`timekeeper run "
+                "--best-of %d --fresh` begins a new series)",
                 s.best_of,
                 play.text(),
+                chosen.key,
                 s.best_of,
             )
         elif play.id and (local or not in_hall):  # (now single matches; a hall's series
@@ -381,7 +384,8 @@ def _series(
         )
     play.local = True
     if local and s is not None and s.best_of == best_of:
-        log.info("series resumed: best of %d, %s", best_of, play.text())
+        play.played_under(chosen.key)
+        log.info("series resumed: best of %d, %s, profile %s", best_of, play.text(), chosen.key)
     elif local and s is not None and not s.decided:
         raise ConfigError(
             f"{play.file} holds a best-of-{s.best_of} series under way ({play.text()}): "
@@ -390,7 +394,7 @@ def _series(
             field="--best-of",
         )
     else:
-        play.begin(Series(best_of), LOCAL)
+        play.begin(Series(best_of), LOCAL, profile=chosen.key)
     return play
 
 

@@ -54,7 +54,9 @@ BETWEEN = ("idle", "finished")  # no game on the table
 _ID = re.compile(r"[A-Za-z0-9._:-]{0,64}")  # a pairing's id (hall/bus/pairing.py), LOCAL or none
 _MATCH = re.compile(r"[A-Za-z0-9._-]{0,16}")
 _KEYS = {"format", "id", "match", "series", "open"}
-_MORE = {"names", "ended"}  # (a file may go without them: written before it knew the names)
+# (a file may go without them: written before the box kept the names, or the profile)
+_MORE = {"names", "ended", "profile"}
+_PROFILE = re.compile(r"[A-Za-z0-9_.-]{0,64}")  # a profile's key (its file's stem), or none
 _SERIES_KEYS = {"best_of", "earlier", "games"}
 _GAME_KEYS = {"number", "home", "away", "decided"}
 
@@ -92,6 +94,9 @@ class SeriesPlay(RunnerListener):
         self.id, self.match = "", ""  # the desk's pairing id (LOCAL: run --best-of), its match
         self.series: Series | None = None
         self.names = {"home": "", "away": ""}  # the players', as the last game had them
+        # the profile a local series' games are played under ("": a desk's, whose pairing
+        # names it, or a file written before the box kept it)
+        self.profile = ""
         self.ended = ""  # when its last game was counted (local time, ISO 8601; "": none)
         # the game just counted may be taken back: a goal entered after its end
         self.open = False
@@ -107,12 +112,14 @@ class SeriesPlay(RunnerListener):
 
     # ---------------------------------------------------------------- the series' state
 
-    def begin(self, series: Series | None, id: str, match: str = "") -> None:
-        """Play `series` (the desk's pairing or --best-of), or no series (None); a local
-        series left with games played goes on the record first (series-played.jsonl)."""
+    def begin(self, series: Series | None, id: str, match: str = "", profile: str = "") -> None:
+        """Play `series` (the desk's pairing or --best-of, its games under `profile`: a local
+        series'), or no series (None); a local series left with games played goes on the
+        record first (series-played.jsonl)."""
         if self.id == LOCAL and self.series is not None and self.series.games:
             self._keep_played()
         self.id, self.match, self.series, self.open, self.on = id, match, series, False, False
+        self.profile = profile
         self.ended = ""
         self._save()
         if series is not None:
@@ -230,11 +237,18 @@ class SeriesPlay(RunnerListener):
         if s.winner:
             won = f"{max(s.home_wins, s.away_wins)}:{min(s.home_wins, s.away_wins)}"
             return f"won by {self.name(s.winner)} {won}"
-        return f"game {s.on_table}, {s.home_wins}:{s.away_wins}"
+        return under_way(s)
 
     def name(self, side: str) -> str:
         """A side's player, as the match names them (else home or away)."""
         return self.names.get(side) or side
+
+    def played_under(self, key: str) -> None:
+        """A local series going on keeps the profile its games are played under (a file
+        written before the box kept it gets it now)."""
+        if self.profile != key:
+            self.profile = key
+            self._save()
 
     def where(self) -> str:
         """How the log names the series: its match (the desk's), else its players."""
@@ -259,7 +273,7 @@ class SeriesPlay(RunnerListener):
             self.on = True
         if status.state == "idle" and s.winner and self.id == LOCAL:
             # a reset after a won series: the next series of the evening, the same length
-            self.begin(Series(s.best_of), LOCAL)
+            self.begin(Series(s.best_of), LOCAL, profile=self.profile)
         elif status.state == "finished" and self.on and s.winner is None:
             self.on = False
             self._count(s, status)
@@ -344,7 +358,15 @@ class SeriesPlay(RunnerListener):
         try:
             write_atomic(
                 self.file,
-                dumps(self.id, self.match, self.series, self.open, self.names, self.ended),
+                dumps(
+                    self.id,
+                    self.match,
+                    self.series,
+                    self.open,
+                    self.names,
+                    self.ended,
+                    self.profile,
+                ),
             )
         except OSError as exc:  # the games go on; a restart would not know the series
             log.warning("series: %s could not be written (%s)", self.file, exc)
@@ -355,13 +377,9 @@ class SeriesPlay(RunnerListener):
         if self.file is None:
             return
         try:
-            if not stat.S_ISREG(os.stat(self.file).st_mode):
-                raise SeriesFileError("not a regular file")
-            with open(self.file, "rb") as f:
-                raw = f.read(MAX_FILE + 1)
-            j = loads(raw)
+            j = loads(_read(self.file))
             self.id, self.match, self.series, self.open = j.id, j.match, j.series, j.open
-            self.names, self.ended = j.names, j.ended
+            self.names, self.ended, self.profile = j.names, j.ended, j.profile
         except FileNotFoundError:
             return
         except (OSError, SeriesFileError) as exc:
@@ -374,11 +392,34 @@ class SeriesPlay(RunnerListener):
             log.warning("series %s not resumed: %s; %s", self.file, exc, where)
 
 
+def under_way(series: Series) -> str:
+    """A series not yet won, for the log and a refusal: `game 3, 2:0`."""
+    return f"game {series.on_table}, {series.home_wins}:{series.away_wins}"
+
+
+def _read(file: Path) -> bytes:
+    if not stat.S_ISREG(os.stat(file).st_mode):  # (a FIFO would block the start)
+        raise SeriesFileError("not a regular file")
+    with open(file, "rb") as f:
+        return f.read(MAX_FILE + 1)
+
+
+def journaled(folder: Path) -> Journaled | None:
+    """The series file in `folder` as it stands, if it is one (None: none, or not one;
+    nothing is set aside here: SeriesPlay does that): a starting box takes a local series'
+    profile and players from it before it builds the match."""
+    try:
+        return loads(_read(Path(folder) / FILE))
+    except (OSError, SeriesFileError):
+        return None
+
+
 @dataclass(frozen=True)
 class Journaled:
     """A series file, checked whole: the pairing's id and match, the series (None: single
-    matches), whether its last game may be taken back, the players' names and when its
-    last game was counted ("": none, or a file written before either was kept)."""
+    matches), whether its last game may be taken back, the players' names, when its
+    last game was counted and the profile a local series' games are played under ("":
+    none, or a file written before the box kept it)."""
 
     id: str
     match: str
@@ -386,6 +427,7 @@ class Journaled:
     open: bool = False
     names: dict[str, str] = field(default_factory=lambda: {"home": "", "away": ""})
     ended: str = ""
+    profile: str = ""
 
 
 def dumps(
@@ -395,6 +437,7 @@ def dumps(
     open: bool,
     names: dict[str, str] | None = None,
     ended: str = "",
+    profile: str = "",
 ) -> str:
     body = {
         "format": FORMAT,
@@ -404,6 +447,7 @@ def dumps(
         "open": open,
         "names": {side: (names or {}).get(side, "") for side in ("home", "away")},
         "ended": ended,
+        "profile": profile,
     }
     return json.dumps(body, ensure_ascii=False) + "\n"
 
@@ -477,14 +521,17 @@ def loads(raw: bytes) -> Journaled:
     names, ended = names_of(data.get("names")), data.get("ended", "")
     if not isinstance(ended, str) or len(ended) > 40:
         raise SeriesFileError(f"field 'ended' is a time ({ended!r:.40})")
+    key = data.get("profile", "")
+    if not isinstance(key, str) or not _PROFILE.fullmatch(key):
+        raise SeriesFileError(f"field 'profile' is a profile's name ({key!r:.40})")
     if body is None:
         if open:
             raise SeriesFileError("field 'open': no series, no game to take back")
-        return Journaled(ident, match, None, False, names, ended)
+        return Journaled(ident, match, None, False, names, ended, key)
     series = parse_series(body)
     if open and not series.games:
         raise SeriesFileError("field 'open': no game counted here to take back")
-    return Journaled(ident, match, series, open, names, ended)
+    return Journaled(ident, match, series, open, names, ended, key)
 
 
 def names_of(value: object) -> dict[str, str]:
