@@ -308,6 +308,14 @@ def last_line(box: Box) -> str:
     return (lines or [""])[-1][:120]
 
 
+def warnings(box: Box, most: int = 6) -> list[str]:
+    """What the box's log says of its sound going wrong (lost, back, late, not heard), the
+    last `most` lines."""
+    lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
+    said = ("audio lost", "audio is back", "still down", "not heard", "late", "stalled")
+    return [x[:200] for x in lines if any(w in x for w in said)][-most:]
+
+
 def listen(box: Box, recorder, recording, pack) -> list[dict]:
     """Each cue of `box` that sounds, looked for in its recording near its due time: its
     `cue`, `nth` (0 for its first), `due`, when it was heard (`at`, monotonic; None: not
@@ -617,11 +625,11 @@ def calibrate_box(stack: str, sink: str, config: Path, env: dict[str, str], root
             text=True,
             timeout=180,
         )
-    said = (done.stdout + done.stderr).strip().splitlines()
     ok = done.returncode == 0
+    said = [x for x in (done.stdout + done.stderr).splitlines() if not x.startswith("timekeeper: ")]
     return {
         "latency": box_config_file.load(config).audio_offset * 1e3 if ok else float("nan"),
-        "said": said[0] if said else f"exit {done.returncode}",
+        "said": (said[0] if ok else " / ".join(said)) if said else f"exit {done.returncode}",
     }
 
 
@@ -677,6 +685,7 @@ def mixed_part(stack: str, per: int, url: str) -> None:
                         "table": box.table,
                         "cues": listen(box, recorder, recording, pack),
                         "log": "" if box.events() else last_line(box),
+                        "warnings": warnings(box),
                     }
                 )
 
@@ -798,7 +807,12 @@ def box_errors(heard: dict, mono: float) -> dict:
     cues = heard["cues"]
     first = next((c["due"] for c in cues if c["cue"] == "prestart"), None)
     if first is None:
-        return {"errors": {}, "missing": ["every cue: " + heard["log"]], "mapped_us": None}
+        return {
+            "errors": {},
+            "warnings": heard["warnings"],
+            "missing": ["every cue: " + heard["log"]],
+            "mapped_us": None,
+        }
     errors = {
         f"{c['cue']} {c['nth']}": (c["at"] - (mono + c["due"] - first)) * 1e3
         for c in cues
@@ -806,6 +820,7 @@ def box_errors(heard: dict, mono: float) -> dict:
     }
     return {
         "errors": errors,
+        "warnings": heard["warnings"],
         "missing": [f"{c['cue']} {c['nth']}" for c in cues if c["at"] is None],
         "dropouts": [f"{c['cue']} {c['nth']}" for c in cues if c["silent"]],
         "mapped_us": (first - mono) * 1e6,
@@ -875,7 +890,8 @@ def mixed(args: argparse.Namespace, stacks: list[str]) -> None:
                 each = " ".join(f"{k} {e:+.2f}" for k, e in b["errors"].items())
                 print(
                     f"    {phase} {table}: mapped {b['mapped_us'] or float('nan'):+.0f} µs; {each}"
-                    + (f"; NOT FOUND {b['missing']}" if b["missing"] else ""),
+                    + (f"; NOT FOUND {b['missing']}" if b["missing"] else "")
+                    + "".join(f"\n      {w}" for w in b["warnings"]),
                     file=sys.stderr,
                 )
         for table, cal in r["calibrated"].items():
