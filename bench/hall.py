@@ -9,10 +9,20 @@ real Mosquitto on localhost and started by one `timekeeper hall start`.
     python bench/hall.py --recorded-only --sdl            # the same on the SDL stream of before
     python bench/hall.py --recorded-only --as-unit        # the boxes without real-time
     python bench/hall.py --stack pulse,pipewire,alsa-paced --runs 1 --big 0   # the Pi's stacks
+    python bench/hall.py --mixed --load quiet   # one hall of boxes on all three stacks at once,
+                                                # before and after each is calibrated
 
 `--stack` (repeatable or a comma list): only the recorded hall, on each sound stack a Pi
 runs (bench/stacklab.py: PipeWire and a paced ALSA device in chroots built once by
 bench/stacks/*.sh; PipeWire's quantum forced while it records), one row per stack and load.
+
+`--mixed [N]`: N boxes (2; --quick 1) on each of PulseAudio, PipeWire and the paced ALSA
+device (or the `--stack` list) at once, each on its own stack (a process a stack, in its
+chroot), all joined to one Mosquitto and started by one `hall start --at`; each box's
+recordings timed against that one instant, mapped once from the wall clock to the monotonic
+one. Twice: the boxes as they come, then each calibrated the same way (`timekeeper calibrate`
+hearing its sink's monitor on PulseAudio and PipeWire, the stand-in microphone on the paced
+device): each box's error and the hall's spread, before and after.
 
 Recorded boxes play through a private PulseAudio server, each into its own null sink (each
 box has its own speaker, as in a hall), and a recorder of its own (bench/audiolab.py) records
@@ -900,7 +910,8 @@ def mixed(args: argparse.Namespace, stacks: list[str]) -> None:
         print(
             f"The mixed hall (ms; every cue of every box against the hall's one start instant, "
             f"mapped once from the wall clock to the monotonic one; goal: after calibrate, the "
-            f"hall within 2), {load}, 1-min load average "
+            f"hall within 2), {load}, the paced device at "
+            f"{os.environ.get('TK_JACK_PERIOD', '256')}-frame JACK periods, 1-min load average "
             f"{said['before']['loadavg']:.1f} / {said['after']['loadavg']:.1f}; joined "
             f"{said['before']['joined']} / {said['after']['joined']}, refused "
             f"{said['before']['refused']} / {said['after']['refused']}\n"

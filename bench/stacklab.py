@@ -86,7 +86,8 @@ def inside_command(stack: str, script: str, argv: list[str]) -> list[str]:
 def calibrate_input(stack: str, sink: str, folder: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """The input `timekeeper calibrate --input` hears `sink` through on `stack`, and what its
     environment needs for it: on PulseAudio and PipeWire the null sink's monitor, an ALSA PCM
-    through the server's own ALSA plugin (defined in `folder`/alsa/asoundrc); on the paced
+    through the server's own ALSA plugin (defined in `folder`/alsa/asoundrc; on PipeWire its
+    monitor made the default source); on the paced
     device the stand-in microphone (bench/standin_mic.py) on the sink's JACK port, running
     while inside."""
     if stack == "alsa-paced":
@@ -107,6 +108,10 @@ def calibrate_input(stack: str, sink: str, folder: Path) -> Iterator[tuple[str, 
     heard = f'type pulse; device "{sink}.monitor"'  # (libpulse: $PULSE_SERVER's server)
     if stack == "pipewire":
         heard = f'type pipewire; capture_node "{sink}"'
+        # (PipeWire's ALSA plugin took the default source, the first sink's monitor, whatever
+        # capture_node said: on the second sink calibrate heard 0 of 12 clicks)
+        server = os.environ["PULSE_SERVER"]
+        subprocess.run(["pactl", "-s", server, "set-default-source", f"{sink}.monitor"], check=True)
     (folder / "alsa").mkdir(parents=True, exist_ok=True)
     (folder / "alsa" / "asoundrc").write_text(f"pcm.heard_{sink} {{ {heard} }}\n")
     yield f"heard_{sink}", {"XDG_CONFIG_HOME": str(folder)}
