@@ -322,7 +322,7 @@ def warnings(box: Box, most: int = 6) -> list[str]:
     """What the box's log says of its sound going wrong (lost, back, late, not heard), the
     last `most` lines."""
     lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
-    said = ("audio lost", "audio is back", "still down", "not heard", "late", "stalled")
+    said = ("audio lost", "audio is back", "still down", "not heard", "too late", "stalled")
     return [x[:200] for x in lines if any(w in x for w in said)][-most:]
 
 
