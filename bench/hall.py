@@ -665,10 +665,14 @@ def mixed_part(stack: str, per: int, url: str) -> None:
             box_config(stack, s, root / f"{t}.yaml") for s, t in zip(sinks, tables, strict=True)
         ]
         for phase in PHASES:
-            if phase == "after":  # (one at a time: the stand-in hears one port)
+            if phase == "after":  # (when told: one stack at a time; one box at a time, as
+                # the stand-in hears one port)
+                sys.stdin.readline()
                 for sink, table, config in zip(sinks, tables, configs, strict=True):
                     found = calibrate_box(stack, sink, config, env, root)
-                    stacklab.emit({"kind": "calibrated", "stack": stack, "table": table, **found})
+                    said = {"kind": "calibrated", "phase": phase, "stack": stack, "table": table}
+                    stacklab.emit(said | found)
+                sys.stdin.readline()  # (every stack calibrated: the boxes start)
             folder = root / phase
             folder.mkdir()
             with contextlib.ExitStack() as running:
@@ -696,6 +700,7 @@ def mixed_part(stack: str, per: int, url: str) -> None:
                         "cues": listen(box, recorder, recording, pack),
                         "log": "" if box.events() else last_line(box),
                         "warnings": warnings(box),
+                        "whole_log": (box.folder / "log.txt").read_text(errors="replace")[-20000:],
                     }
                 )
 
@@ -719,9 +724,7 @@ class Parts:
                 if stack == "pulse"
                 else stacklab.inside_command(stack, "hall.py", argv)
             )
-            proc = subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
-            )
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
             self.procs[stack] = proc
             threading.Thread(target=self._read, args=(stack, proc), daemon=True).start()
 
@@ -757,6 +760,13 @@ class Parts:
                     raise SystemExit(f"bench: the {stack} part of the mixed hall failed ({code})")
                 continue
             self.got.append(row)
+
+    def tell(self, stack: str) -> None:
+        """Let `stack`'s part go on to its next step (mixed_part)."""
+        proc = self.procs[stack]
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
 
     def close(self) -> None:
         for proc in self.procs.values():
@@ -797,12 +807,22 @@ def mixed_hall(stacks: list[str], per: int, load: str, root: Path) -> dict:
                 loadavg = os.getloadavg()[0]
             finally:
                 load_stop(stress)
+            for h in heard:  # (each box's log beside the bench's other files: --keep)
+                (root / f"{phase}-{h['table']}.log").write_text(h["whole_log"])
             out["phases"][phase] = {
                 "joined": count,
                 "refused": answer.count("REFUSED"),
                 "loadavg": loadavg,
                 "boxes": {h["table"]: box_errors(h, mono) | {"stack": h["stack"]} for h in heard},
             }
+            if phase == "before":  # each stack calibrated in turn, the others idle (in quick
+                # halls, calibrating beside another stack's boxes starting heard clicks a
+                # quantum or more late), then every stack's boxes start
+                for k, stack in enumerate(stacks):
+                    parts.tell(stack)
+                    parts.wait("calibrated", "after", per * (k + 1))
+                for stack in stacks:
+                    parts.tell(stack)
         out["calibrated"] = {r["table"]: r for r in parts.got if r["kind"] == "calibrated"}
     finally:
         parts.close()
