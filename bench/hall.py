@@ -9,10 +9,20 @@ real Mosquitto on localhost and started by one `timekeeper hall start`.
     python bench/hall.py --recorded-only --sdl            # the same on the SDL stream of before
     python bench/hall.py --recorded-only --as-unit        # the boxes without real-time
     python bench/hall.py --stack pulse,pipewire,alsa-paced --runs 1 --big 0   # the Pi's stacks
+    python bench/hall.py --mixed --load quiet   # one hall of boxes on all three stacks at once,
+                                                # before and after each is calibrated
 
 `--stack` (repeatable or a comma list): only the recorded hall, on each sound stack a Pi
 runs (bench/stacklab.py: PipeWire and a paced ALSA device in chroots built once by
 bench/stacks/*.sh; PipeWire's quantum forced while it records), one row per stack and load.
+
+`--mixed [N]`: N boxes (2; --quick 1) on each of PulseAudio, PipeWire and the paced ALSA
+device (or the `--stack` list) at once, each on its own stack (a process a stack, in its
+chroot), all joined to one Mosquitto and started by one `hall start --at`; each box's
+recordings timed against that one instant, mapped once from the wall clock to the monotonic
+one. Twice: the boxes as they come, then each calibrated the same way (`timekeeper calibrate`
+hearing its sink's monitor on PulseAudio and PipeWire, the stand-in microphone on the paced
+device): each box's error and the hall's spread, before and after.
 
 Recorded boxes play through a private PulseAudio server, each into its own null sink (each
 box has its own speaker, as in a hall), and a recorder of its own (bench/audiolab.py) records
@@ -275,6 +285,74 @@ def load_stop(procs: list[subprocess.Popen]) -> None:
         proc.wait(timeout=10)
 
 
+def box_env(stack: str, sink: str, env: dict[str, str]) -> tuple[dict[str, str], str]:
+    """What a box playing to `sink` on `stack` (bench/stacklab.py) runs with: its environment
+    and its --audio. PulseAudio: its null sink; PipeWire: as a box runs there (auto, PipeWire's
+    ALSA plugin) on its null sink; the paced ALSA device: ALSA PCMs box1…box8 on JACK's
+    playback ports 1…8, named in the box's config (box_config)."""
+    if stack == "alsa-paced":
+        return env, "alsa"
+    if stack == "pipewire":
+        return env | {"PULSE_SINK": sink, "PIPEWIRE_NODE": sink}, "auto"
+    return env | {"PULSE_SINK": sink}, "pulse"
+
+
+def box_config(stack: str, sink: str, path: Path) -> Path:
+    """A box's config file: its sink (box_env), and on the paced stack its ALSA device."""
+    _env, output = box_env(stack, sink, {})
+    device = f"  device: {sink}\n" if stack == "alsa-paced" else ""
+    path.write_text(f"audio:\n  sink: {output}\n{device}")
+    return path
+
+
+def stack_box(
+    stack: str, sink: str, table: str, root: Path, url: str, env: dict[str, str], config: Path
+) -> Box:
+    """Table `table`'s box on `stack`, playing to `sink`, with `config` (box_config)."""
+    to, output = box_env(stack, sink, env)
+    return start_box(table, root, url, to, output=output, config=config)
+
+
+def last_line(box: Box) -> str:
+    lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
+    return (lines or [""])[-1][:120]
+
+
+def warnings(box: Box, most: int = 6) -> list[str]:
+    """What the box's log says of its sound going wrong (lost, back, late, not heard), the
+    last `most` lines."""
+    lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
+    said = ("audio lost", "audio is back", "still down", "not heard", "too late", "stalled")
+    return [x[:200] for x in lines if any(w in x for w in said)][-most:]
+
+
+def listen(box: Box, recorder, recording, pack) -> list[dict]:
+    """Each cue of `box` that sounds, looked for in its recording near its due time: its
+    `cue`, `nth` (0 for its first), `due`, when it was heard (`at`, monotonic; None: not
+    found), and `silent`, ms of silence where it sounds (a dropout: a block written late,
+    docs/timing.md, the fifth pass)."""
+    import numpy as np
+    from audiolab import RATE, find_onset
+
+    out: list[dict] = []
+    seen: dict[str, int] = {}
+    for cue in box.events():
+        name = cue["cue"]
+        if name not in pack.sounds or cue.get("stop"):
+            continue
+        nth = seen[name] = seen.get(name, -1) + 1
+        ref = pack.sounds[name].samples
+        origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
+        onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
+        heard = {"cue": name, "nth": nth, "due": cue["due"], "at": None, "silent": 0.0}
+        if onset is not None:  # (the whole sound, not only its head: silence is a dropout)
+            whole = recording[onset : onset + len(ref)]
+            silent = int(np.sum((np.abs(whole) < 1e-7) & (np.abs(ref[: len(whole)]) > 0.05)))
+            heard.update(at=origin + onset / RATE, silent=silent / RATE * 1e3)
+        out.append(heard)
+    return out
+
+
 def recorded_hall(
     n: int,
     root: Path,
@@ -288,9 +366,7 @@ def recorded_hall(
     recording and compared with its due time, and the spread between boxes of each.
     `stack` (bench/stacklab.py): PipeWire's pulse server and its null sinks instead, or a
     paced ALSA device a box (ALSA PCMs box1…box8 on JACK's playback ports 1…8)."""
-    import numpy as np
     import stacklab
-    from audiolab import RATE, find_onset
 
     from timekeeper.sound.pack import default_pack_dir, load_pack
 
@@ -309,16 +385,8 @@ def recorded_hall(
         boxes: list[Box] = []
         stack.callback(stop, boxes)
         for i, sink in enumerate(sinks):
-            if stack_name == "alsa-paced":  # (its ALSA device named in a config of its own)
-                config = root / f"box{i + 1}.yaml"
-                config.write_text(f"audio:\n  sink: alsa\n  device: {sink}\n")
-                box = start_box(str(i + 1), root, broker.url, env, output="alsa", config=config)
-            elif stack_name == "pipewire":  # (as a box runs: auto, PipeWire's ALSA plugin)
-                to = {"PULSE_SINK": sink, "PIPEWIRE_NODE": sink}
-                box = start_box(str(i + 1), root, broker.url, env | to, output="auto")
-            else:
-                box = start_box(str(i + 1), root, broker.url, env | {"PULSE_SINK": sink})
-            boxes.append(box)
+            config = box_config(stack_name, sink, root / f"box{i + 1}.yaml")
+            boxes.append(stack_box(stack_name, sink, str(i + 1), root, broker.url, env, config))
         wait_ready(boxes)
         count = joined(broker.url, n)
         stress = load_start(load)
@@ -341,28 +409,16 @@ def recorded_hall(
     missing: list[str] = []
     dropouts: list[str] = []  # cues found with silence inside them
     for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
-        seen: dict[str, int] = {}
         if not box.events():  # (e.g. it refused a start that came after its instant)
-            lines = (box.folder / "log.txt").read_text(errors="replace").splitlines()
-            missing.append(f"box {box.table}: no cue at all ({(lines or [''])[-1][:120]})")
-        for cue in box.events():
+            missing.append(f"box {box.table}: no cue at all ({last_line(box)})")
+        for cue in listen(box, recorder, recording, pack):
             name = cue["cue"]
-            if name not in pack.sounds or cue.get("stop"):
-                continue
-            nth = seen[name] = seen.get(name, -1) + 1
-            ref = pack.sounds[name].samples
-            origin = recorder.origin_near(round((cue["due"] - recorder.origin) * RATE))
-            onset = find_onset(recording, ref, round((cue["due"] - origin) * RATE))
-            if onset is None:
+            if cue["at"] is None:
                 missing.append(f"box {box.table} {name}")
                 continue
-            # the whole sound heard, not only its head: silence where it sounds is a dropout
-            # (a block written late: docs/timing.md, the fifth pass)
-            whole = recording[onset : onset + len(ref)]
-            silent = int(np.sum((np.abs(whole) < 1e-7) & (np.abs(ref[: len(whole)]) > 0.05)))
-            if silent:
-                dropouts.append(f"box {box.table} {name}: {silent / RATE * 1e3:.1f} ms")
-            heard.setdefault((name, nth), []).append((origin + onset / RATE - cue["due"]) * 1000)
+            if cue["silent"]:
+                dropouts.append(f"box {box.table} {name}: {cue['silent']:.1f} ms")
+            heard.setdefault((name, cue["nth"]), []).append((cue["at"] - cue["due"]) * 1000)
     errors = [e for v in heard.values() for e in v]
     for (name, nth), v in heard.items():  # (on stderr: every cue, box by box)
         print(f"    {name} {nth}: " + " ".join(f"{e:+.2f}" for e in v), file=sys.stderr)
@@ -556,6 +612,333 @@ def by_stack(stacks: list[str], args: argparse.Namespace) -> None:
         )
 
 
+# ---------------------------------------------------------------- the mixed hall
+
+PHASES = ("before", "after")  # the hall as the boxes come, then each calibrated
+SHORT = {"pulse": "pulse", "pipewire": "pipewire", "alsa-paced": "paced"}  # table names
+MIXED_LEAD = 8.0  # s from `hall start` to its instant (3 stacks' boxes on a busy machine)
+
+
+def calibrate_box(stack: str, sink: str, config: Path, env: dict[str, str], root: Path) -> dict:
+    """`timekeeper calibrate --config F --input DEV` for one box, hearing its speaker as its
+    stack offers (stacklab.calibrate_input): the latency it wrote (ms) and what it said."""
+    import stacklab
+
+    from timekeeper.box import config as box_config_file
+
+    to, _output = box_env(stack, sink, env)
+    with stacklab.calibrate_input(stack, sink, root) as (device, more):
+        done = subprocess.run(
+            [*TIMEKEEPER, "calibrate", "--config", str(config), "--input", device],
+            env=dict(os.environ) | to | more,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    ok = done.returncode == 0
+    said = [x for x in (done.stdout + done.stderr).splitlines() if not x.startswith("timekeeper: ")]
+    return {
+        "latency": box_config_file.load(config).audio_offset * 1e3 if ok else float("nan"),
+        "said": (said[0] if ok else " / ".join(said)) if said else f"exit {done.returncode}",
+    }
+
+
+def mixed_part(stack: str, per: int, url: str) -> None:
+    """(one stack's share of a mixed hall, on that stack: in its chroot, or here for
+    PulseAudio) `per` boxes joined to the hall's broker at `url`, run twice: as they come,
+    then each calibrated. Each time: their recorders and boxes started, `ready` told, the
+    match the hall starts played and recorded; every cue's due and heard instants told back
+    (lines `ROW {json}`: the bench outside times them against the hall's start instant)."""
+    import stacklab
+
+    from timekeeper.sound.pack import default_pack_dir, load_pack
+
+    pack = load_pack(default_pack_dir())
+    sinks = tuple(f"box{i + 1}" for i in range(per))
+    tables = [f"{SHORT[stack]}{i + 1}" for i in range(per)]
+    with (
+        tempfile.TemporaryDirectory(prefix="tk-mixed-") as tmp,
+        stacklab.server(stack, sinks) as env,
+    ):
+        root = Path(tmp)
+        configs = [
+            box_config(stack, s, root / f"{t}.yaml") for s, t in zip(sinks, tables, strict=True)
+        ]
+        for phase in PHASES:
+            if phase == "after":  # (when told: one stack at a time; one box at a time, as
+                # the stand-in hears one port)
+                sys.stdin.readline()
+                for sink, table, config in zip(sinks, tables, configs, strict=True):
+                    found = calibrate_box(stack, sink, config, env, root)
+                    said = {"kind": "calibrated", "phase": phase, "stack": stack, "table": table}
+                    stacklab.emit(said | found)
+                sys.stdin.readline()  # (every stack calibrated: the boxes start)
+            folder = root / phase
+            folder.mkdir()
+            with contextlib.ExitStack() as running:
+                recorders = [stacklab.recorder(stack, env, sink) for sink in sinks]
+                for recorder in recorders:
+                    running.callback(lambda p=recorder.proc: p.poll() is None and p.kill())
+                time.sleep(0.5)
+                boxes: list[Box] = []
+                running.callback(stop, boxes)
+                for sink, table, config in zip(sinks, tables, configs, strict=True):
+                    boxes.append(stack_box(stack, sink, table, folder, url, env, config))
+                wait_ready(boxes)
+                stacklab.emit({"kind": "ready", "stack": stack, "phase": phase})
+                wait_end(boxes, timeout=900)  # (the hall starts when every stack is ready)
+                time.sleep(3.0)  # the end signal plays out
+                stop(boxes)
+                recordings = [r.stop() for r in recorders]
+            for box, recorder, recording in zip(boxes, recorders, recordings, strict=True):
+                stacklab.emit(
+                    {
+                        "kind": "heard",
+                        "stack": stack,
+                        "phase": phase,
+                        "table": box.table,
+                        "cues": listen(box, recorder, recording, pack),
+                        "log": "" if box.events() else last_line(box),
+                        "warnings": warnings(box),
+                        "whole_log": (box.folder / "log.txt").read_text(errors="replace")[-20000:],
+                    }
+                )
+
+
+class Parts:
+    """The mixed hall's parts, one process a stack (mixed_part), and the rows they told."""
+
+    def __init__(self, stacks: list[str], per: int, url: str) -> None:
+        import queue
+        import threading
+
+        import stacklab
+
+        self.rows: queue.Queue[tuple[str, dict | None]] = queue.Queue()
+        self.got: list[dict] = []
+        self.procs: dict[str, subprocess.Popen] = {}
+        for stack in stacks:
+            argv = ["--mixed-part", stack, "--mixed", str(per), "--broker", url]
+            cmd = (
+                [sys.executable, __file__, *argv]
+                if stack == "pulse"
+                else stacklab.inside_command(stack, "hall.py", argv)
+            )
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
+            self.procs[stack] = proc
+            threading.Thread(target=self._read, args=(stack, proc), daemon=True).start()
+
+    def _read(self, stack: str, proc: subprocess.Popen) -> None:
+        import stacklab
+
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(stacklab.ROW):
+                self.rows.put((stack, json.loads(line[len(stacklab.ROW) :])))
+            else:
+                sys.stderr.write(line)
+        self.rows.put((stack, None))  # (its end)
+
+    def wait(self, kind: str, phase: str, count: int, timeout: float = 900) -> list[dict]:
+        """The rows of `kind` for `phase`, `count` of them, from every part."""
+        import queue
+
+        deadline = time.monotonic() + timeout
+        while True:
+            mine = [r for r in self.got if r["kind"] == kind and r.get("phase") == phase]
+            if len(mine) >= count:
+                return mine
+            try:
+                stack, row = self.rows.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise SystemExit(
+                    f"bench: the mixed hall's {kind} rows ({phase}) never came"
+                ) from None
+            if row is None:
+                code = self.procs[stack].wait()
+                if code != 0:
+                    raise SystemExit(f"bench: the {stack} part of the mixed hall failed ({code})")
+                continue
+            self.got.append(row)
+
+    def tell(self, stack: str) -> None:
+        """Let `stack`'s part go on to its next step (mixed_part)."""
+        proc = self.procs[stack]
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=30)
+
+
+def mixed_hall(stacks: list[str], per: int, load: str, root: Path) -> dict:
+    """Boxes on each stack (`per` a stack, each on its own server or device, as bench/
+    stacklab.py runs them), joined to one Mosquitto; the hall started at one instant
+    (`hall start --at`) twice: the boxes as they come, then each calibrated the same way
+    (`timekeeper calibrate`). The instant is on the wall clock; the bench maps it to the
+    monotonic clock once (as a box does), and every heard cue is timed against it: error =
+    heard − (instant + the cue's place in the match)."""
+    import datetime as dt
+
+    from timekeeper.hall.bus import timesync
+
+    broker = Mosquitto(root)
+    broker.start()
+    parts = Parts(stacks, per, broker.url)
+    out: dict = {"stacks": stacks, "per": per, "load": load, "phases": {}}
+    try:
+        for phase in PHASES:
+            parts.wait("ready", phase, len(stacks))
+            count = joined(broker.url, per * len(stacks))
+            stress = load_start(load)
+            try:
+                time.sleep(1.0 if stress else 0.0)
+                instant = float(int(time.time() + MIXED_LEAD))
+                at = dt.datetime.fromtimestamp(instant).strftime("%H:%M:%S")
+                answer = hall(broker.url, "start", "--at", at)
+                mono = timesync.to_clock(instant, time.monotonic)
+                heard = parts.wait("heard", phase, per * len(stacks), timeout=300)
+                loadavg = os.getloadavg()[0]
+            finally:
+                load_stop(stress)
+            for h in heard:  # (each box's log beside the bench's other files: --keep)
+                (root / f"{phase}-{h['table']}.log").write_text(h["whole_log"])
+            out["phases"][phase] = {
+                "joined": count,
+                "refused": answer.count("REFUSED"),
+                "loadavg": loadavg,
+                "boxes": {h["table"]: box_errors(h, mono) | {"stack": h["stack"]} for h in heard},
+            }
+            if phase == "before":  # each stack calibrated in turn, the others idle (in quick
+                # halls, calibrating beside another stack's boxes starting heard clicks a
+                # quantum or more late), then every stack's boxes start
+                for k, stack in enumerate(stacks):
+                    parts.tell(stack)
+                    parts.wait("calibrated", "after", per * (k + 1))
+                for stack in stacks:
+                    parts.tell(stack)
+        out["calibrated"] = {r["table"]: r for r in parts.got if r["kind"] == "calibrated"}
+    finally:
+        parts.close()
+        broker.stop()
+    return out
+
+
+def box_errors(heard: dict, mono: float) -> dict:
+    """One box's cues against the hall's instant `mono` (monotonic): each error (ms), its
+    median and worst, what was not found, and how far its own mapping of the instant (its
+    first pre-start's due) is from the bench's (µs)."""
+    cues = heard["cues"]
+    first = next((c["due"] for c in cues if c["cue"] == "prestart"), None)
+    if first is None:
+        return {
+            "errors": {},
+            "warnings": heard["warnings"],
+            "missing": ["every cue: " + heard["log"]],
+            "mapped_us": None,
+        }
+    errors = {
+        f"{c['cue']} {c['nth']}": (c["at"] - (mono + c["due"] - first)) * 1e3
+        for c in cues
+        if c["at"] is not None
+    }
+    return {
+        "errors": errors,
+        "warnings": heard["warnings"],
+        "missing": [f"{c['cue']} {c['nth']}" for c in cues if c["at"] is None],
+        "dropouts": [f"{c['cue']} {c['nth']}" for c in cues if c["silent"]],
+        "mapped_us": (first - mono) * 1e6,
+    }
+
+
+def hall_spread(phase: dict) -> tuple[float, float, float]:
+    """The hall's spread (ms): of the boxes' medians, of each cue across the boxes (its
+    worst), and the worst single cue's error."""
+    boxes = [b for b in phase["boxes"].values() if b["errors"]]
+    medians = [statistics.median(b["errors"].values()) for b in boxes]
+    keys = set.intersection(*(set(b["errors"]) for b in boxes)) if boxes else set()
+    per_cue = [spread_ms([b["errors"][k] / 1e3 for b in boxes]) for k in keys]
+    worst = max((abs(e) for b in boxes for e in b["errors"].values()), default=float("nan"))
+    return spread_ms([m / 1e3 for m in medians]), max(per_cue, default=float("nan")), worst
+
+
+def mixed_table(r: dict) -> list[str]:
+    """Each box's error (median, worst) before and after calibrate, the latency calibrate
+    wrote, and the hall's spread (max − min across the boxes)."""
+    before, after = r["phases"]["before"], r["phases"]["after"]
+
+    def cell(b: dict | None) -> str:
+        if b is None or not b["errors"]:
+            return "— (not heard)"
+        e = list(b["errors"].values())
+        med, worst = statistics.median(e), max(map(abs, e))
+        lost = len(b["missing"])
+        return f"{med:+.2f} / {worst:.2f}" + (f" ({lost} not found)" if lost else "")
+
+    lines = [
+        "| box | stack | before: median / worst | calibrate wrote | after: median / worst |",
+        "|---|---|---|---|---|",
+    ]
+    for table, b in before["boxes"].items():
+        cal = r["calibrated"].get(table, {})
+        wrote = f"{cal['latency']:+.2f} ms" if cal.get("latency") == cal.get("latency") else "—"
+        lines.append(
+            f"| {table} | {b['stack']} | {cell(b)} | {wrote} | {cell(after['boxes'].get(table))} |"
+        )
+    sb, sa = hall_spread(before), hall_spread(after)
+    lines.append(
+        f"| **hall** (spread of medians / worst cue's spread / worst error) | "
+        f"{len(before['boxes'])} boxes | {fmt(sb[0])} / {fmt(sb[1])} / {fmt(sb[2])} | | "
+        f"**{fmt(sa[0])} / {fmt(sa[1])} / {fmt(sa[2])}** |"
+    )
+    return lines
+
+
+def mixed(args: argparse.Namespace, stacks: list[str]) -> None:
+    """--mixed: the mixed hall's row, per load."""
+    per = 1 if args.quick else args.mixed
+    loads = (
+        ["quiet"] if args.quick else (["quiet", "stress"] if args.load == "both" else [args.load])
+    )
+    for load in loads:
+        print(
+            f"  mixed hall: {per} box(es) on each of {', '.join(stacks)}, {load} …", file=sys.stderr
+        )
+        with tempfile.TemporaryDirectory(prefix="tk-hall-") as tmp:
+            root = Path(tmp) if args.keep is None else args.keep
+            root.mkdir(parents=True, exist_ok=True)
+            r = mixed_hall(stacks, per, load, root)
+        for phase in PHASES:
+            p = r["phases"][phase]
+            for table, b in p["boxes"].items():
+                each = " ".join(f"{k} {e:+.2f}" for k, e in b["errors"].items())
+                print(
+                    f"    {phase} {table}: mapped {b['mapped_us'] or float('nan'):+.0f} µs; {each}"
+                    + (f"; NOT FOUND {b['missing']}" if b["missing"] else "")
+                    + "".join(f"\n      {w}" for w in b["warnings"]),
+                    file=sys.stderr,
+                )
+        for table, cal in r["calibrated"].items():
+            print(f"    calibrate {table}: {cal['said']}", file=sys.stderr)
+        said = {ph: r["phases"][ph] for ph in PHASES}
+        print(
+            f"The mixed hall (ms; every cue of every box against the hall's one start instant, "
+            f"mapped once from the wall clock to the monotonic one; goal: after calibrate, the "
+            f"hall within 2), {load}, the paced device at "
+            f"{os.environ.get('TK_JACK_PERIOD', '256')}-frame JACK periods, 1-min load average "
+            f"{said['before']['loadavg']:.1f} / {said['after']['loadavg']:.1f}; joined "
+            f"{said['before']['joined']} / {said['after']['joined']}, refused "
+            f"{said['before']['refused']} / {said['after']['refused']}\n"
+        )
+        print("\n".join(mixed_table(r)) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -603,8 +986,22 @@ def main() -> None:
         help="only the recorded hall, on these sound stacks (pulse, pipewire, alsa-paced; "
         "repeatable or a comma list): a row each",
     )
+    ap.add_argument(
+        "--mixed",
+        nargs="?",
+        type=int,
+        const=2,
+        metavar="N",
+        help="a mixed hall: N boxes (default 2; --quick: 1) on each --stack (default all "
+        "three) at once, one broker, one hall start; before and after each box is calibrated",
+    )
     ap.add_argument("--inside", help=argparse.SUPPRESS)
+    ap.add_argument("--mixed-part", help=argparse.SUPPRESS)
+    ap.add_argument("--broker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.mixed_part:  # (one stack's boxes of a mixed hall, where that stack runs)
+        mixed_part(args.mixed_part, args.mixed, args.broker)
+        return
     import stacklab
 
     stacks = stacklab.parse_list(args.stack, stacklab.STACKS, "stack")
@@ -620,6 +1017,9 @@ def main() -> None:
     )
     rows: list[tuple[str, str, str]] = []
     recorded: list[dict] = []
+    if args.mixed is not None:
+        mixed(args, stacks or list(stacklab.STACKS))
+        return
     if stacks:
         by_stack(stacks, args)
         return

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 from audiolab import RATE, SINK, PulseServer, Recorder
 from cpubudget import CpuBudgetUnavailable, cpu_budget
+from standin_mic import PCM as STANDIN
 
 HERE = Path(__file__).resolve().parent
 STACKS = ("pulse", "pipewire", "alsa-paced")
@@ -57,9 +58,8 @@ def parse_list(values: list[str] | None, allowed: tuple[str, ...], what: str) ->
 def run_inside(stack: str, script: str, argv: list[str]) -> list[dict]:
     """Run `script` (bench/timing.py, bench/hall.py) with `argv` inside `stack`'s chroot;
     its rows. Its other output goes to our stderr as it comes."""
-    cmd = [str(HERE / "stacks" / "run.sh"), stack, sys.executable, str(HERE / script)]
     proc = subprocess.Popen(
-        [*cmd, *argv, "--inside", stack],
+        [*inside_command(stack, script, argv), "--inside", stack],
         stdout=subprocess.PIPE,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -74,6 +74,47 @@ def run_inside(stack: str, script: str, argv: list[str]) -> list[dict]:
     if proc.wait() != 0:
         raise SystemExit(f"bench: the {stack} stack's run failed (exit {proc.returncode})")
     return rows
+
+
+def inside_command(stack: str, script: str, argv: list[str]) -> list[str]:
+    """The command that runs `script` (a bench of bench/) with `argv` inside `stack`'s chroot
+    (bench/stacks/run.sh: the stack's daemons started for it)."""
+    return [str(HERE / "stacks" / "run.sh"), stack, sys.executable, str(HERE / script), *argv]
+
+
+@contextlib.contextmanager
+def calibrate_input(stack: str, sink: str, folder: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """The input `timekeeper calibrate --input` hears `sink` through on `stack`, and what its
+    environment needs for it: on PulseAudio and PipeWire the null sink's monitor, an ALSA PCM
+    through the server's own ALSA plugin (defined in `folder`/alsa/asoundrc; on PipeWire its
+    monitor made the default source); on the paced
+    device the stand-in microphone (bench/standin_mic.py) on the sink's JACK port, running
+    while inside."""
+    if stack == "alsa-paced":
+        port = sink[3:] if sink.startswith("box") else "1"
+        mic = subprocess.Popen(
+            [sys.executable, str(HERE / "standin_mic.py"), f"system:playback_{port}"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert mic.stdout is not None
+            mic.stdout.readline()  # ("standin: ready …")
+            yield STANDIN, {}
+        finally:
+            mic.terminate()
+            mic.wait(10)
+        return
+    heard = f'type pulse; device "{sink}.monitor"'  # (libpulse: $PULSE_SERVER's server)
+    if stack == "pipewire":
+        heard = f'type pipewire; capture_node "{sink}"'
+        # (PipeWire's ALSA plugin took the default source, the first sink's monitor, whatever
+        # capture_node said: on the second sink calibrate heard 0 of 12 clicks)
+        server = os.environ["PULSE_SERVER"]
+        subprocess.run(["pactl", "-s", server, "set-default-source", f"{sink}.monitor"], check=True)
+    (folder / "alsa").mkdir(parents=True, exist_ok=True)
+    (folder / "alsa" / "asoundrc").write_text(f"pcm.heard_{sink} {{ {heard} }}\n")
+    yield f"heard_{sink}", {"XDG_CONFIG_HOME": str(folder)}
 
 
 def emit(row: dict) -> None:

@@ -116,3 +116,10 @@ def test_the_latency_is_the_median_of_the_clicks_that_agree() -> None:
     assert found.heard == [0.0121, 0.0135, 0.0124]  # (an echo 370 ms late left out)
     assert found.latency == pytest.approx(0.0124)
     assert found.spread == pytest.approx(0.0011)
+
+
+def test_no_click_found_is_none_heard_not_a_crash() -> None:
+    """(An input that heard nothing of the speaker: calibrate then says how many it heard.)"""
+    from timekeeper.sound.calibration import Measurement
+
+    assert Measurement([1.0, 1.6, 2.2], [None, None, None]).heard == []

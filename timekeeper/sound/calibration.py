@@ -71,6 +71,8 @@ class Measurement:
     def heard(self) -> list[float]:
         """The clicks found within APART of the median of all found: a reflection found
         instead of a click, or an input's first burst, is not the speaker's delay."""
+        if not self.found:  # (the input heard none: calibrate says so)
+            return []
         middle = _median(self.found)
         return [e for e in self.found if abs(e - middle) <= APART]
 
