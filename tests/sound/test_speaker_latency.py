@@ -14,7 +14,7 @@ import pytest
 
 from timekeeper.rules.engine import Cue
 from timekeeper.sound.alsasink import AlsaSink
-from timekeeper.sound.calibration import CLICK, click_pack
+from timekeeper.sound.calibration import CLICK, Measurement, click_pack
 from timekeeper.sound.framed import FramedOutput, Sink
 from timekeeper.sound.mixing import RATE
 from timekeeper.sound.pulse import PulseSink
@@ -123,3 +123,11 @@ def test_no_click_found_is_none_heard_not_a_crash() -> None:
     from timekeeper.sound.calibration import Measurement
 
     assert Measurement([1.0, 1.6, 2.2], [None, None, None]).heard == []
+
+
+def test_clicks_heard_a_graph_step_apart_give_no_figure() -> None:
+    """At load 9.6 PipeWire's clicks came 21.5, 42.9 and 64.2 ms late: their median is one of
+    three timelines, so no figure is steady enough to write (calibrate exits 1)."""
+    jumping = Measurement([0.0] * 6, [0.0215, 0.0429, 0.0642, 0.0215, 0.0429, 0.0642])
+    assert not jumping.steady
+    assert Measurement([0.0] * 4, [0.0301, 0.0298, 0.0303, 0.0300]).steady

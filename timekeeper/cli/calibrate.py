@@ -52,7 +52,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 def calibrate(args: argparse.Namespace) -> int:
     # (imported when the command runs: the command line loads no numpy for --help or ctl)
     from timekeeper.box import config as box_config
-    from timekeeper.sound.calibration import APART, Capture, click_pack, measure
+    from timekeeper.sound.calibration import APART, STEADY, Capture, click_pack, measure
     from timekeeper.sound.devices import open_output
     from timekeeper.sound.framed import FramedOutput
     from timekeeper.sound.output import AudioError
@@ -116,6 +116,15 @@ def calibrate(args: argparse.Namespace) -> int:
         )
         return 1
     ms = found.latency * 1e3
+    if not found.steady:
+        print(
+            f"timekeeper calibrate: the clicks heard on {args.input!r} spread "
+            f"±{found.spread * 1e3:.1f} ms ({each} ms), more than ±{STEADY * 1e3:g} ms: no "
+            "figure written. Calibrate again when the box runs nothing else (and no match), "
+            "and check that the input is steady (`arecord` from it)",
+            file=sys.stderr,
+        )
+        return 1
     print(
         f"audio.latency {ms:.1f} ms: the median of {len(heard)} of {args.clicks} clicks heard "
         f"on {args.input!r} through {played.sink.name}; spread ±{found.spread * 1e3:.1f} ms "

@@ -37,6 +37,8 @@ SETTLE = 1.5  # s of stream before the first click (a device that starts late, a
 EARLY, LATE = 0.2, 0.45  # s: a click is looked for from EARLY before its due to LATE after
 FOUND = 0.3  # normalised correlation a click must reach to count as heard
 APART = 0.025  # s: a click this far from the others' median is left out (an echo, a burst)
+STEADY = 0.005  # s: heard clicks spread wider than this give no figure to write (a busy box,
+# a graph's quantum jumping: clicks 21, 43 and 64 ms late on PipeWire at load 9.6)
 READ = 480  # frames a read of the input (10 ms)
 BUFFER = 500_000  # µs of input buffered: a reader held up that long loses frames (overrun)
 
@@ -85,6 +87,12 @@ class Measurement:
     def spread(self) -> float:
         """The largest distance of a heard click from the median (s)."""
         return max(abs(e - self.latency) for e in self.heard)
+
+    @property
+    def steady(self) -> bool:
+        """Whether the heard clicks agree within STEADY: a wider spread means the median is
+        one of several timelines, and written it would put every cue off by a step."""
+        return self.spread <= STEADY
 
 
 def _median(values: list[float]) -> float:
