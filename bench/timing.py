@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -687,6 +688,16 @@ def _period(r: dict) -> str:
     return "—" if p is None else f"{p} ({p / RATE * 1000:.1f} ms)"
 
 
+def _after(r: dict) -> str:
+    """The worst cue after calibrate and the latency it wrote; "calibrate failed" where it
+    wrote none (its message is in the bench's log); — where the stack has no stand-in."""
+    if "after" not in r:
+        return "—"
+    if math.isnan(r["calibrated"]):
+        return "calibrate failed"
+    return f"{r['after']:.2f} (at {r['calibrated']:+.1f})"
+
+
 # the stack table's columns: (heading, width, the cell of a row); another figure of a row
 # (a key its dict carries) is one more entry here
 STACK_COLUMNS: list[tuple[str, int, Callable[[dict], str]]] = [
@@ -704,11 +715,7 @@ STACK_COLUMNS: list[tuple[str, int, Callable[[dict], str]]] = [
     ("dropouts", 8, lambda r: str(len(r["dropouts"]))),
     ("press ms", 8, lambda r: f"{max(r['presses'], default=float('nan')):.0f}"),
     ("met", 3, lambda r: "yes" if met(r) else "NO"),
-    (
-        "worst after calibrate",
-        21,
-        lambda r: f"{r['after']:.2f} (at {r['calibrated']:+.1f})" if "after" in r else "—",
-    ),
+    ("worst after calibrate", 21, _after),
 ]
 
 

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import wait_for
 
@@ -75,6 +76,23 @@ class FakeDevice:
     def snd_pcm_get_params(self, _pcm, buffer, period) -> int:
         buffer._obj.value, period._obj.value = self.buffer, self.period
         return 0
+
+    def snd_pcm_hw_params_malloc(self, hw) -> int:
+        hw._obj.value = 8
+        return 0
+
+    def snd_pcm_hw_params_any(self, _pcm, _hw) -> int:
+        return 0
+
+    def snd_pcm_hw_params_set_rate(self, _pcm, _hw, _rate, _dir) -> int:
+        return 0
+
+    def snd_pcm_hw_params_get_period_size_min(self, _hw, frames, _dir) -> int:
+        frames._obj.value = self.period  # (JACK's PCM: periods are whole JACK periods)
+        return 0
+
+    def snd_pcm_hw_params_free(self, _hw) -> None:
+        pass
 
     def snd_pcm_sw_params_malloc(self, sw) -> int:
         sw._obj.value = 7
@@ -159,6 +177,19 @@ class FakeDevice:
         return b"fake error"
 
 
+class JackLikeDevice(FakeDevice):
+    """As ALSA's JACK PCM: JACK's thread copies a whole period at each cycle's start, and
+    here a cycle comes just after a rewind, before the sink writes the frames again (the
+    writer waiting for the GIL)."""
+
+    def snd_pcm_rewind(self, pcm, frames) -> int:
+        done = super().snd_pcm_rewind(pcm, frames)
+        cycles = int((self.now - self.started) * RATE) // self.period + 1
+        self.now = self.started + (cycles * self.period + 1) / RATE
+        self.played()  # (the cycle: an underrun if it finds less than a period written)
+        return done
+
+
 class VirtualPoll:
     """The sink's wait: the device's time moves on by the wait's timeout, at once."""
 
@@ -191,6 +222,30 @@ def test_a_period_the_box_did_not_choose_never_stalls_the_stream(
     finally:
         audio.close()
         wait_for(lambda: not audio._thread.is_alive(), "the writer to leave the device")
+
+
+@pytest.mark.parametrize("period", [256, 480, 1024])
+def test_a_rewind_leaves_the_frames_the_device_takes_next(monkeypatch, period: int) -> None:
+    """A press rewritten from the device's own position: the rewind stops short of the
+    period the device takes next, so a cycle between the rewind and the rewrite still finds
+    it written. Before, the sink rewound as far as snd_pcm_rewindable said (to the position
+    itself): the cycle underran, the buffer was dropped and the stream started again, its
+    cues timed by a timeline that had moved."""
+    device = JackLikeDevice(period)
+    monkeypatch.setattr(alsasink, "_lib", device)
+    sink = alsasink.AlsaSink("hw:fake")
+    sink._poller = VirtualPoll(device)  # type: ignore[assignment]
+    try:
+        while device.state != RUNNING:
+            sink.write(np.zeros(sink.period, np.float32))
+        device.now += 0.05
+        at, written = device.played(), sink._written
+        sink.write_at(np.ones(written - at, np.float32), at)
+        assert device.xruns == 0 and sink.restarts == 0
+        assert sink._written == device.appl == written
+        assert sink.rewound == written - at - sink.guard and sink.guard >= period
+    finally:
+        sink.close()
 
 
 STACKS = Path("/var/cache/timekeeper-bench")

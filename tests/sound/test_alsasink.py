@@ -122,13 +122,14 @@ def test_a_press_on_the_alsa_sink_is_written_into_the_buffered_frames() -> None:
 def test_a_rewind_the_device_cannot_make_in_full_drops_only_the_played_head(
     monkeypatch,
 ) -> None:
-    """Frames the device can no longer take back (snd_pcm_rewindable less than asked) stay
-    as they are: the block's tail lands on its own frames and the stream's end is kept."""
+    """Frames the device can no longer take back (snd_pcm_rewindable, less the period it
+    takes next, less than asked) stay as they are: the block's tail lands on its own frames
+    and the stream's end is kept."""
     sink = alsasink.AlsaSink("null")
     try:
         sink.write(np.zeros(3 * 4096, np.float32))
         lib = sink._lib
-        monkeypatch.setattr(sink, "_lib", _Rewindable(lib, 1000))
+        monkeypatch.setattr(sink, "_lib", _Rewindable(lib, 1000 + sink.guard))
         sink.write_at(np.ones(3000, np.float32), 3 * 4096 - 3000)
         assert sink.rewound == 1000 and sink._written == 3 * 4096
     finally:

@@ -14,7 +14,8 @@ interrupt() write to its pipe), reports its
 timing, and rewrites: a press is mixed into the frames written already but not yet played
 (`snd_pcm_rewind` back to them, then written again), so it is heard REWRITE_AHEAD after it
 (~30 ms) and not one buffer later (256 ms + a block: 0.3-0.35 s). Where the device cannot
-rewind as far (`snd_pcm_rewindable` less), the frames it still can are written again: the
+rewind as far (`snd_pcm_rewindable` less, less its least period: `guard`), the frames it
+still can are written again: the
 sound's start is cut, never its timing; the delay and report stay the device's own, as the
 write index goes back with the rewind."""
 
@@ -39,6 +40,9 @@ from timekeeper.sound.output import AudioError
 PERIOD = 4096  # frames per write (85 ms): ~12 wake-ups a second
 BUFFER = 3  # blocks in the device's buffer (256 ms): a writer late by 170 ms underruns not
 WAIT = 100  # ms at most a wait for room lasts (a wake or a close ends it at once)
+# a rewind stops this far (after the device's least period) short of the frames it plays:
+# the rewrite's own time (a wait for the GIL: 5 ms) before the rewound frames are full again
+REWIND_MARGIN = 0.005
 
 _PLAYBACK, _NONBLOCK = 0, 1  # snd_pcm_stream_t, open mode
 _FLOAT_LE, _RW_INTERLEAVED = 14, 3  # snd_pcm_format_t, snd_pcm_access_t
@@ -67,6 +71,11 @@ def _library():
             ("snd_pcm_open", i, [pp, ctypes.c_char_p, i, i]),
             ("snd_pcm_set_params", i, [p, i, i, u, u, i, u]),
             ("snd_pcm_get_params", i, [p, ctypes.POINTER(long), ctypes.POINTER(long)]),
+            ("snd_pcm_hw_params_malloc", i, [pp]),
+            ("snd_pcm_hw_params_free", None, [p]),
+            ("snd_pcm_hw_params_any", i, [p, p]),
+            ("snd_pcm_hw_params_set_rate", i, [p, p, u, i]),
+            ("snd_pcm_hw_params_get_period_size_min", i, [p, ctypes.POINTER(ctypes.c_ulong), p]),
             ("snd_pcm_sw_params_malloc", i, [pp]),
             ("snd_pcm_sw_params_free", None, [p]),
             ("snd_pcm_sw_params_current", i, [p, p]),
@@ -157,6 +166,7 @@ class AlsaSink(Sink):
         self.period = max(64, min(period, buffer.value // 2))
         self.latency = buffer.value / RATE
         self.stall = 2.0 + self.latency
+        self.guard = self._least_period() + round(REWIND_MARGIN * RATE)
         sw = ctypes.c_void_p()
         self._check(lib.snd_pcm_sw_params_malloc(ctypes.byref(sw)), "set up")
         try:
@@ -180,6 +190,24 @@ class AlsaSink(Sink):
         self._check(lib.snd_pcm_status_malloc(ctypes.byref(self._status)), "set up")
         self._poller = select.poll()
         self._poller.register(self._wake_r, select.POLLIN)
+
+    def _least_period(self) -> int:
+        """The fewest frames the device takes at a time: the least period it offers (JACK's
+        PCM: JACK's own period; a card: its DMA's), 0 where it does not say."""
+        lib, hw = self._lib, ctypes.c_void_p()
+        if lib.snd_pcm_hw_params_malloc(ctypes.byref(hw)) < 0:
+            return 0
+        try:
+            least = ctypes.c_ulong()
+            if (
+                lib.snd_pcm_hw_params_any(self._pcm, hw) < 0
+                or lib.snd_pcm_hw_params_set_rate(self._pcm, hw, RATE, 0) < 0  # (plug: any)
+                or lib.snd_pcm_hw_params_get_period_size_min(hw, ctypes.byref(least), None) < 0
+            ):
+                return 0
+            return min(least.value, self.period)
+        finally:
+            lib.snd_pcm_hw_params_free(hw)
 
     def _check(self, result: int, what: str) -> int:
         if result < 0:
@@ -278,7 +306,8 @@ class AlsaSink(Sink):
 
     def write_at(self, block, frame: int) -> None:
         """Writes `block` over the stream's frames from `frame` on: the device is rewound
-        there (as far as it can: frames already played, or past `snd_pcm_rewindable`, are
+        there (as far as it can: frames already played, or past `snd_pcm_rewindable` less
+        `guard`, are
         left as they are and the block's head dropped), then the block is written; the
         stream goes on from its end, which is where it was."""
         lib, pcm = self._lib, self._pcm
@@ -287,7 +316,12 @@ class AlsaSink(Sink):
             self.write(block)
             return
         lib.snd_pcm_avail_update(pcm)  # (a plugin's position moves only when asked)
-        can = max(0, min(back, lib.snd_pcm_rewindable(pcm)))
+        # never back into the frames the device takes next (`guard`): rewindable counts
+        # them, but JACK's PCM copies a whole JACK period at its cycle's start from
+        # another thread, and a cycle that comes between the rewind and the rewrite finds
+        # less than that period written: an underrun, the buffer dropped, the stream
+        # started again
+        can = max(0, min(back, lib.snd_pcm_rewindable(pcm) - self.guard))
         done = lib.snd_pcm_rewind(pcm, can) if can else 0
         done = max(0, done)
         self._written -= done

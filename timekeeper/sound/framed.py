@@ -68,6 +68,10 @@ REPORT_EVERY = 0.08  # s at least between readings of the device's timing report
 WINDOW = 2.0  # s of reports whose earliest is one point of the timeline's lower envelope
 WINDOWS = 4  # past windows the envelope spans besides the one being filled
 SHIFT = 0.010  # s (or a window's sawtooth, if more): a window that much later: it moved
+# a FULL window (reports at every phase of the step) that much later, or half its sawtooth
+# if more, moved too: its second earliest of 20 is later than half a step once in 50000
+NUDGE = 0.002
+FULL = 20
 START_TIMEOUT = 3.0  # s for the first block (an idle PulseAudio null sink: ~2 s)
 CLOSE_WAIT = 1.0  # s a close waits for the writer to leave the device (a frozen one: not)
 
@@ -194,8 +198,10 @@ class DelayClock:
     little of the envelope's closeness (two in 12 reports: a sixth of a step, then the least
     over five windows). The timeline moving later (an underrun, a resync) is followed when a
     window closes whose point is later than the envelope by more than SHIFT and a window's
-    sawtooth, or else as the old windows pass (≤ 10 s); and at once where the sink says its
-    device began again (`restarts`: an ALSA underrun recovered)."""
+    sawtooth, or, a FULL window (reports at every phase of the step), by more than NUDGE and
+    half the sawtooth (JACK's dummy backend takes a late cycle's lateness as its new beat:
+    8 ms at 10-ms steps); else as the old windows pass (≤ 10 s); and at once where the sink
+    says its device began again (`restarts`: an ALSA underrun recovered)."""
 
     latency = 0.0
 
@@ -212,6 +218,7 @@ class DelayClock:
         self._ranges: deque[float] = deque(maxlen=windows)  # their latest − earliest
         self._window: list[float] | None = None  # the two earliest of the window being filled
         self._latest = 0.0  # the latest of the window being filled
+        self._count = 0  # its reports
         self._window_end = 0.0
         self.origin: float | None = None
         self.dropped = 0
@@ -235,23 +242,28 @@ class DelayClock:
         if self._window is None or heard >= self._window_end:
             if self._window is not None:
                 self._close_window()
-            self._window, self._latest = [candidate], candidate
+            self._window, self._latest, self._count = [candidate], candidate, 1
             self._window_end = heard + self.window
         else:
             self._window = sorted([*self._window, candidate])[:2]
             self._latest = max(self._latest, candidate)
+            self._count += 1
         points = [*self._past, *self._window[1:]]  # (a window's point: its second report)
         self.origin = min(points) if points else candidate
 
     def _close_window(self) -> None:
         """The window's point is its second earliest report (a lone one ahead of the sound
         is left out); a point later than the envelope by more than SHIFT and the sawtooth
-        (the least spread of a past window's reports: about a step) says the timeline moved
-        later, and the old windows go."""
+        (the least spread of a past window's reports: about a step), or a full window's by
+        more than NUDGE and half the sawtooth, says the timeline moved later, and the old
+        windows go."""
         assert self._window is not None
         point = self._window[-1]
         sawtooth = min(self._ranges, default=0.0)
-        if self._past and point > min(self._past) + max(SHIFT, sawtooth):
+        later = point - min(self._past) if self._past else 0.0
+        if later > max(SHIFT, sawtooth) or (
+            self._count >= FULL and sawtooth and later > max(NUDGE, sawtooth / 2)
+        ):
             self._past.clear()
         self._past.append(point)
         self._ranges.append(self._latest - point)
