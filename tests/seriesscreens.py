@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -319,6 +320,9 @@ PHONE = {
         "Dvořák wins the series 3:1",
         "game 3: 2:3 (SD)",
         "game 4: 4:1",
+        "won the series 3:1",  # (the results' line)
+        "winner of SF1 (Novák – Svoboda) – Dvořák",  # (the play-off list)
+        "loser of SF1 (Novák – Svoboda) – Černý",
     ],
 }
 # the docs' pictures: (moment, what) -> docs/img/series-NAME.png
@@ -375,15 +379,26 @@ def check_phone(moment: str, page) -> None:
     assert "null" not in body and "undefined" not in body
     assert page.execute_script("return document.documentElement.scrollWidth <= innerWidth")
     assert page.execute_script("return window.tkMissing") == []
-    if moment == "decided":  # (the opponent to come, in the hall's language too)
-        page.get(page.current_url + "?lang=cs")
+    if moment != "decided":
+        return
+    assert "in games won" not in body  # (a series' result in words, from the player's side)
+    loser = page.current_url.replace(urllib.parse.quote("Dvořák"), urllib.parse.quote("Černý"))
+    said = {  # (the loser's page; the opponent to come, in the hall's language too)
+        loser: ["lost the series 1:3", "winner of SF1 (Novák – Svoboda) – Dvořák"],
+        page.current_url + "?lang=cs": [
+            "proti: vítěz SF1 (Novák – Svoboda)",
+            "výhra v sérii 3:1",
+            "vítěz SF1 (Novák – Svoboda) – Dvořák",
+        ],
+    }
+    for url, words in said.items():
+        page.get(url)
         wait_for(
-            lambda: (
-                "proti: vítěz SF1 (Novák – Svoboda)" in page.find_element("tag name", "body").text
-            ),
-            "the opponent to come, in Czech",
+            lambda words=words: all(w in page.find_element("tag name", "body").text for w in words),
+            f"{words} on {url}",
             10,
         )
+        assert "in games won" not in page.find_element("tag name", "body").text, url
         assert page.execute_script("return window.tkMissing") == []
 
 

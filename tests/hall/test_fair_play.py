@@ -193,7 +193,8 @@ def test_no_tokenless_page_carries_what_public_hides(broker, tmp_path: Path) -> 
         # group A is over, but its table frozen: the play-off does not name its first two
         named = [m["sides"] for m in full["bracket"] if any(p in m["sides"] for p in NAMES)]
         assert named, full["bracket"]
-        assert not [m for m in public["bracket"] if any(p in m["sides"] for p in NAMES)]
+        said = [json.dumps(m, ensure_ascii=False) for m in public["bracket"]]  # (every key)
+        assert not [m for m in said if any(p in m for p in NAMES)], said
     finally:
         client.loop_stop()
         client.disconnect()

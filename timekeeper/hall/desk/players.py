@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from timekeeper.hall.desk.seriesview import side_from, side_text, standing_for
+from timekeeper.hall.desk.seriesview import side_from, side_text, sides_view, standing_for
 from timekeeper.show import language
 from timekeeper.tournament import evening
-from timekeeper.tournament.fixture import Fixture, seat_text
 from timekeeper.tournament.public import qr_svg
 from timekeeper.tournament.publicview import View, seen
 from timekeeper.tournament.state import Tournament
@@ -65,16 +64,6 @@ def about(
     return now + offset
 
 
-def _opponent(t: Tournament, public: View, m: Fixture, home: bool) -> str:
-    """The other side as the public view may name it; a side it holds back (a frozen group's
-    place) is written as its seat ("A1"), a side not known yet as where it comes from."""
-    if shown := public.named(m)[home]:
-        return shown
-    if m.away if home else m.home:
-        return seat_text(m.away_source if home else m.home_source)
-    return side_text(t, m, "away" if home else "home")
-
-
 def player_data(
     t: Tournament, name: str, calls: list[dict], now: float, lengths: dict[int, float]
 ) -> dict[str, Any]:
@@ -94,8 +83,9 @@ def player_data(
             "table": m.slot.table,
             "match": m.id,
             "stage": m.stage,
-            "opponent": _opponent(t, public, m, home),
-            "opponent_from": side_from(t, m, "away" if home else "home"),
+            # (as the public's view may name it: a frozen group's place as its seat, "A1")
+            "opponent": side_text(t, m, "away" if home else "home", public),
+            "opponent_from": side_from(t, m, "away" if home else "home", public),
             "called": any(p["match"] == m.id for p in calls),
             "about": about(t, called, m.slot.round, now, lengths),
             "series": standing_for(m, name),
@@ -140,6 +130,7 @@ def player_data(
             {
                 "stage": m.stage,
                 "sides": public.sides(m),
+                **sides_view(t, m, public),
                 "result": m.result.text() if m.result and public.results.get(m.id) else None,
                 "round": m.slot.round,
                 "table": m.slot.table,
@@ -174,6 +165,7 @@ def board_state(director: Director, full: bool) -> dict[str, Any]:
     for m in state["bracket"]:
         fixture = t.fixture(m["id"])
         m["sides"] = v.sides(fixture)
+        m.update(sides_view(t, fixture, v))
         if not v.results.get(m["id"], False):
             m["result"] = None
     for m in state["next"]["matches"]:

@@ -10,34 +10,42 @@ from typing import Any
 from timekeeper.rules.series import Game
 from timekeeper.tournament.fixture import Fixture, seat_text
 from timekeeper.tournament.plan import Loser, Seat, Winner
+from timekeeper.tournament.publicview import View
 from timekeeper.tournament.state import Tournament
 
 
-def side_from(t: Tournament, m: Fixture, side: str) -> dict[str, str] | None:
+def side_from(
+    t: Tournament, m: Fixture, side: str, view: View | None = None
+) -> dict[str, str] | None:
     """Where a side not known yet comes from, for a page to say in its language: `{"what":
     "winner", "match": "SF1", "sides": "Novák – Svoboda"}` (`sides` "" while that match's
-    players are not known either); None for a side known, or one from a group's place."""
-    name = m.home if side == "home" else m.away
+    players are not known either); None for a side known, or one from a group's place.
+    Named as `view` (the public's, tournament/publicview.py) may name them; None: all."""
     seat: Seat | None = m.home_source if side == "home" else m.away_source
-    if name or not isinstance(seat, Winner | Loser):
+    if _named(m, view)[side == "away"] or not isinstance(seat, Winner | Loser):
         return None
     before = t.fixture(seat.match)
-    sides = before.sides if before.home and before.away else ""
+    home, away = _named(before, view)
+    sides = f"{home} – {away}" if home and away else ""
     return {"what": "winner" if isinstance(seat, Winner) else "loser", "match": seat.match,
             "sides": sides}  # fmt: skip
 
 
-def side_text(t: Tournament, m: Fixture, side: str) -> str:
+def side_text(t: Tournament, m: Fixture, side: str, view: View | None = None) -> str:
     """A side's name, or where it comes from: `winner of SF1 (Novák – Svoboda)` (that
-    match's players once known, else `winner of SF1`), `A1` (a group's place)."""
-    name = m.home if side == "home" else m.away
-    if name:
+    match's players once known, else `winner of SF1`), `A1` (a group's place), as `view`
+    may name them."""
+    if name := _named(m, view)[side == "away"]:
         return name
-    came = side_from(t, m, side)
+    came = side_from(t, m, side, view)
     if came is None:
         return seat_text(m.home_source if side == "home" else m.away_source)
     known = f" ({came['sides']})" if came["sides"] else ""
     return f"{came['what']} of {came['match']}{known}"
+
+
+def _named(m: Fixture, view: View | None) -> tuple[str | None, str | None]:
+    return view.named(m) if view is not None else (m.home, m.away)
 
 
 def series_view(m: Fixture) -> dict[str, Any] | None:
@@ -58,17 +66,18 @@ def series_view(m: Fixture) -> dict[str, Any] | None:
 
 
 def match_view(t: Tournament, m: Fixture) -> dict[str, Any]:
-    """A play-off match's sides (a side not known yet: where it comes from, in words and for
-    the page to say), its winner ("home", "away" or None) and its series, for the bracket's
-    blocks."""
+    """A play-off match's sides (`sides_view`), its winner ("home", "away" or None) and its
+    series, for the bracket's blocks."""
     winner = m.series.winner if m.series is not None else m.result.winner if m.result else None
+    return {**sides_view(t, m), "winner": winner, "series": series_view(m)}
+
+
+def sides_view(t: Tournament, m: Fixture, view: View | None = None) -> dict[str, Any]:
+    """A match's sides as `view` may name them, each a name or where it comes from, in
+    words (`home`, `away`) and for a page to say in its language (`home_from`, `away_from`)."""
     return {
-        "home": side_text(t, m, "home"),
-        "away": side_text(t, m, "away"),
-        "home_from": side_from(t, m, "home"),
-        "away_from": side_from(t, m, "away"),
-        "winner": winner,
-        "series": series_view(m),
+        **{side: side_text(t, m, side, view) for side in ("home", "away")},
+        **{f"{side}_from": side_from(t, m, side, view) for side in ("home", "away")},
     }
 
 

@@ -13,12 +13,14 @@ let me = name;  // the player shown, as the desk spells the name
 const hhmm = (epoch) => new Date(epoch * 1000).toLocaleTimeString(LANG,
   { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 
+// a side by its name, or where it comes from ("winner of SF1 (Novák – Svoboda)")
+const side = (text, from) => TK.sideText(text, from, word("boardWinnerOf"), word("boardLoserOf"));
+
 function nextBox(n, now) {
   const box = el("div", "next" + (n.called ? " called" : ""));
   box.appendChild(el("div", "where", `${word("boardRound", { n: n.round })} · ` +
     word("table", { name: n.table })));
-  const opponent = TK.sideText(n.opponent, n.opponent_from, word("boardWinnerOf"),
-    word("boardLoserOf"));
+  const opponent = side(n.opponent, n.opponent_from);
   box.appendChild(el("div", "who", word("playerVs", { name: opponent })));
   box.appendChild(el("div", "small", n.stage));
   if (n.series) box.appendChild(seriesBox(n.series, opponent));
@@ -59,9 +61,12 @@ function seriesBox(sr, opponent) {
 
 function resultLine(r) {
   const li = el("li");
-  const score = el("span", "score " + (r.outcome || ""), r.score ? `${r.score} ` +
-    (r.outcome === "won" ? word("playerWon") : r.outcome === "lost" ? word("playerLost")
-      : word("playerDrawn")) : "");
+  // a series decided: "won the series 3:1", the player's games first; a match: "2:1 won"
+  const sr = r.series && r.series.won !== null ? r.series : null;
+  const score = el("span", "score " + (r.outcome || ""), !r.score ? ""
+    : sr ? word(sr.won ? "playerWonSeries" : "playerLostSeries", { score: sr.wins.join(":") })
+      : `${r.score} ` + (r.outcome === "won" ? word("playerWon")
+        : r.outcome === "lost" ? word("playerLost") : word("playerDrawn")));
   li.appendChild(score);
   li.appendChild(el("div", "", word("playerVs", { name: r.opponent })));
   li.appendChild(el("div", "small", `${word("boardRound", { n: r.round })} · ${r.stage}` +
@@ -111,7 +116,8 @@ function showPlayer(data) {
     for (const m of data.bracket) {
       const li = el("li");
       if (m.result) li.appendChild(el("span", "score", m.result));
-      li.appendChild(el("div", "", m.sides));
+      li.appendChild(el("div", "", `${side(m.home, m.home_from)} – ` +
+        side(m.away, m.away_from)));
       li.appendChild(el("div", "small", `${m.stage} · ${word("boardRound", { n: m.round })}` +
         ` · ${word("table", { name: m.table })}`));
       tree.appendChild(li);
