@@ -330,8 +330,9 @@ def _pulse_record(server: str, sink: str, folder: Path) -> None:
     np.array(stamps, np.float64).tofile(folder / "stamps")
 
 
-def _jack_record(folder: Path, follow: str) -> None:
-    """The JACK recorder's own process (ctypes on libjack: no module to install)."""
+def libjack() -> ctypes.CDLL:
+    """libjack through ctypes (no module to install), its calls typed once for the bench's two
+    JACK clients: the recorder here and the stand-in microphone (standin_mic.py)."""
     jack = ctypes.CDLL("libjack.so.0")
     p, u32, u64 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64
     jack.jack_client_open.restype = p
@@ -368,6 +369,15 @@ def _jack_record(folder: Path, follow: str) -> None:
     for name in ("jack_activate", "jack_deactivate", "jack_client_close"):
         getattr(jack, name).argtypes = [p]
     jack.jack_set_process_callback.argtypes = [p, p, p]
+    jack.jack_get_buffer_size.restype = u32
+    jack.jack_get_buffer_size.argtypes = [p]
+    return jack
+
+
+def _jack_record(folder: Path, follow: str) -> None:
+    """The JACK recorder's own process (ctypes on libjack: no module to install)."""
+    jack = libjack()
+    p, u32, u64 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64
     with contextlib.suppress(OSError):
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(30))
     client = jack.jack_client_open(b"tkrec", 0x01, None)  # JackNoStartServer

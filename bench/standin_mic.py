@@ -29,31 +29,10 @@ PCM = "standin"  # the ALSA capture device it is heard through (bench/stacks/ins
 
 
 def main(target: str = "system:playback_1") -> None:
-    jack = ctypes.CDLL("libjack.so.0")
+    from stacklab import libjack  # (stacklab names this device: imported here, not above)
+
+    jack = libjack()
     p, u32 = ctypes.c_void_p, ctypes.c_uint32
-    jack.jack_client_open.restype = p
-    jack.jack_client_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
-    jack.jack_port_register.restype = p
-    text, long = ctypes.c_char_p, ctypes.c_ulong
-    jack.jack_port_register.argtypes = [p, text, text, long, long]
-    jack.jack_port_get_buffer.restype = p
-    jack.jack_port_get_buffer.argtypes = [p, u32]
-    jack.jack_get_buffer_size.restype = u32
-    jack.jack_get_buffer_size.argtypes = [p]
-    jack.jack_get_ports.restype = ctypes.POINTER(ctypes.c_char_p)
-    jack.jack_get_ports.argtypes = [p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong]
-    jack.jack_port_by_name.restype = p
-    jack.jack_port_by_name.argtypes = [p, ctypes.c_char_p]
-    jack.jack_port_get_all_connections.restype = ctypes.POINTER(ctypes.c_char_p)
-    jack.jack_port_get_all_connections.argtypes = [p, p]
-    jack.jack_connect.argtypes = [p, ctypes.c_char_p, ctypes.c_char_p]
-    jack.jack_port_name.restype = ctypes.c_char_p
-    jack.jack_port_name.argtypes = [p]
-    jack.jack_free.argtypes = [p]
-    jack.jack_port_get_latency_range.argtypes = [p, ctypes.c_int, ctypes.POINTER(u32 * 2)]
-    for name in ("jack_activate", "jack_deactivate", "jack_client_close"):
-        getattr(jack, name).argtypes = [p]
-    jack.jack_set_process_callback.argtypes = [p, p, p]
     # ahead of a load, as stacklab's JackRecorder: a thread of ours preempted while holding
     # the GIL would hold up JACK's cycle, which waits for this client's callback
     with contextlib.suppress(OSError):

@@ -64,7 +64,8 @@ function resultLine(r) {
   // a series decided: "won the series 3:1", the player's games first; a match: "2:1 won"
   const sr = r.series && r.series.won !== null ? r.series : null;
   const score = el("span", "score " + (r.outcome || ""), !r.score ? ""
-    : sr ? word(sr.won ? "playerWonSeries" : "playerLostSeries", { score: sr.wins.join(":") })
+    : sr ? (sr.won ? word("playerWonSeries", { score: sr.wins.join(":") })
+      : word("playerLostSeries", { score: sr.wins.join(":") }))
       : `${r.score} ` + (r.outcome === "won" ? word("playerWon")
         : r.outcome === "lost" ? word("playerLost") : word("playerDrawn")));
   li.appendChild(score);
