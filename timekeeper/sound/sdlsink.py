@@ -19,7 +19,8 @@ from timekeeper.sound.output import AudioError
 
 DEFAULT_CHUNK = 2048  # frames per callback (43 ms): see docs/timing.md for the figures
 # From a chunk's earliest callback to its first frame at the speaker, in chunks: measured
-# on PulseAudio (0.75 at 1024 and 2048 frames); other devices: calibrate with bench/timing.py
+# on PulseAudio (0.75 at 1024 and 2048 frames); other devices: audio.latency_ms (SDL's own),
+# and the speaker path beyond it: `timekeeper calibrate` (audio.latency)
 LATENCY_IN_CHUNKS = 0.75
 
 
