@@ -374,6 +374,19 @@ def libjack() -> ctypes.CDLL:
     return jack
 
 
+def jack_links(jack: ctypes.CDLL, client: int, name: bytes) -> set[bytes]:
+    """The ports connected to port `name` (the bench's JACK clients follow what feeds a
+    port: connected to it, they hear what it is handed)."""
+    conns = jack.jack_port_get_all_connections(client, jack.jack_port_by_name(client, name))
+    linked, j = set(), 0
+    while conns and conns[j]:
+        linked.add(conns[j])
+        j += 1
+    if conns:
+        jack.jack_free(ctypes.cast(conns, ctypes.c_void_p))
+    return linked
+
+
 def _jack_record(folder: Path, follow: str) -> None:
     """The JACK recorder's own process (ctypes on libjack: no module to install)."""
     jack = libjack()
@@ -438,13 +451,7 @@ def _jack_record(folder: Path, follow: str) -> None:
                 continue
             if name.startswith(b"system:"):
                 continue
-            conns = jack.jack_port_get_all_connections(client, jack.jack_port_by_name(client, name))
-            linked, j = set(), 0
-            while conns and conns[j]:
-                linked.add(conns[j])
-                j += 1
-            if conns:
-                jack.jack_free(ctypes.cast(conns, p))
+            linked = jack_links(jack, client, name)
             if target in linked and mine not in linked:
                 jack.jack_connect(client, name, mine)
         jack.jack_free(ctypes.cast(names, p))

@@ -29,7 +29,10 @@ PCM = "standin"  # the ALSA capture device it is heard through (bench/stacks/ins
 
 
 def main(target: str = "system:playback_1") -> None:
-    from stacklab import libjack  # (stacklab names this device: imported here, not above)
+    from stacklab import (  # (stacklab names this device: imported here, not above)
+        jack_links,
+        libjack,
+    )
 
     jack = libjack()
     p, u32 = ctypes.c_void_p, ctypes.c_uint32
@@ -77,13 +80,7 @@ def main(target: str = "system:playback_1") -> None:
             k += 1
             if name.startswith((b"system:", b"standin:")):
                 continue
-            conns = jack.jack_port_get_all_connections(client, jack.jack_port_by_name(client, name))
-            linked, j = set(), 0
-            while conns and conns[j]:
-                linked.add(conns[j])
-                j += 1
-            if conns:
-                jack.jack_free(ctypes.cast(conns, p))
+            linked = jack_links(jack, client, name)
             if target.encode() in linked and mine not in linked:
                 jack.jack_connect(client, name, mine)
         jack.jack_free(ctypes.cast(names, p))
